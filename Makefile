@@ -1,0 +1,44 @@
+# The Formulated GPT — one entry point for readers, authors and CI.
+#   make book   build the executed HTML book into _build/html (creates .venv the first time)
+#   make test   run the unit tests and execute every chapter
+#   make lab    open the chapters as notebooks in JupyterLab
+#   make clean  remove build outputs (keeps .venv)
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export PATH := $(abspath $(BIN)):$(PATH)
+export PYTHONHASHSEED := 0
+# Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: book test lab clean distclean env bench
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml .ci/constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c .ci/constraints.txt -e ".[book]"
+	@touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
+	@echo "Open _build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=.
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/train_cpu.py
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
+	find . -name __pycache__ -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,25 @@
+"""The Formulated GPT: every boxed definition of the sources as a small, verified function.
+
+Modules, by the chapters that use them:
+
+- :mod:`formulated.formulas`   — the NumPy formulas (chapters 2, 5, 7–12, 17)
+- :mod:`formulated.examples`   — worked numbers of the sources (chapters 8, 9)
+- :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
+- :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)
+- :mod:`formulated.models`     — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16)
+- :mod:`formulated.hf`         — loaders from Hugging Face ``transformers`` models (chapters 13–16)
+- :mod:`formulated.torch_gpt`  — the trainable PyTorch GPT (chapter 18)
+- :mod:`formulated.train`      — training loop, checkpoints, CLI (chapter 18)
+- :mod:`formulated.widgets`    — every interactive widget of the book
+- :mod:`formulated.errata`     — every source error the book found
+
+Math in the book is 1-based (token :math:`x_1`); code is 0-based (``x[0]``).
+"""
+
+from __future__ import annotations
+
+from . import formulas, examples, errata
+from .formulas import *  # noqa: F401,F403  (the formulas are the package's main API)
+
+__version__ = "0.1.0"
+__all__ = list(formulas.__all__) + ["formulas", "examples", "errata"]

@@ -1,0 +1,4 @@
+"""Worked examples of the sources, as data (being written)."""
+from __future__ import annotations
+
+__all__: list[str] = []

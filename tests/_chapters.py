@@ -1,0 +1,33 @@
+"""Helpers to find and execute the book's chapters (MyST-Markdown notebooks) outside Sphinx."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def toc_files() -> list[str]:
+    """Every ``file:`` entry of ``_toc.yml`` plus its ``root``, in order (paths without suffix)."""
+    text = (ROOT / "_toc.yml").read_text()
+    root = re.search(r"^root:\s*(\S+)", text, re.M)
+    files = re.findall(r"file:\s*(\S+)", text)
+    return ([root.group(1)] if root else []) + files
+
+
+def is_notebook(path: Path) -> bool:
+    """A MyST file is a notebook when its front matter declares a kernelspec (jupytext header)."""
+    head = path.read_text(encoding="utf-8")[:2000]
+    return head.startswith("---") and "kernelspec:" in head.split("\n---", 1)[0]
+
+
+def execute_chapter(path: Path, timeout: int = 900):
+    """Execute a MyST notebook top to bottom in a fresh kernel; raise on the first failing cell."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    nb = jupytext.read(path)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    return nb
