@@ -2,6 +2,7 @@
 #   make book   build the executed HTML book into _build/html (creates .venv the first time)
 #   make test   run the unit tests and execute every chapter
 #   make lab    open the chapters as notebooks in JupyterLab
+#   make students / make instructors   notebooks for a course (appendix C)
 #   make clean  remove build outputs (keeps .venv)
 
 PYTHON ?= python3
@@ -13,7 +14,7 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test lab clean distclean env bench
+.PHONY: book test lab clean distclean env bench students instructors
 
 env: $(STAMP)
 
@@ -35,6 +36,12 @@ lab: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/train_cpu.py
+
+students: $(STAMP)
+	$(BIN)/python -m formulated.teaching chapters/[0-9][0-9]_*.md --out _build/students
+
+instructors: $(STAMP)
+	$(BIN)/python -m formulated.teaching chapters/[0-9][0-9]_*.md --out _build/instructors --instructor
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
