@@ -7,6 +7,7 @@
 
 PYTHON ?= python3
 VENV   := .venv
+JOBS   ?= 2        # pytest workers (pytest-xdist); the chapters execute in parallel
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
@@ -29,7 +30,7 @@ book: $(STAMP)
 	@echo "Open _build/html/index.html"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=.
