@@ -1,4 +1,552 @@
-"""The NumPy formulas: one function per boxed definition of the sources (being written)."""
+"""The NumPy formulas: one small function per boxed definition of the sources.
+
+Every function states its formula and its shapes in the docstring, in the book's notation:
+``n`` sequence length, ``V`` vocabulary size, ``H`` model width, ``A`` heads, ``D`` width per
+head, ``F`` feed-forward width, ``B`` batch size.  Vectors are rows; a sequence is an ``(n, H)``
+matrix.
+
+**Indexing.** The math in the book is 1-based (tokens :math:`x_1, \\dots, x_n`, vocabulary ids
+:math:`1, \\dots, V`); the code is 0-based (``x[0]`` is :math:`x_1`, token ids are ``0 .. V-1``).
+A formula's index :math:`i` is the code's ``i - 1``.
+
+**Dtypes.** Inputs may be any float dtype (integers are converted to float64); a float32
+computation stays float32.  Functions that build arrays from nothing (masks, positional
+encodings) return float64.
+
+**Masks.** The book's masks are *additive*: ``0`` where a query may attend to a key, ``-inf``
+where it may not, added to the scores before the softmax.  The sources write the masks with
+``1``/``-inf`` and *multiply* them into the scores; ``kind="multiplicative"`` builds and applies
+that literal version so a chapter can show why it fails (a negative score times ``-inf`` is
+``+inf``, and ``0 * -inf`` is NaN).
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+from typing import Any
+
+import numpy as np
+
+from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
+
+__all__ = [
+    "diag", "stack", "one_hot", "embed",
+    "softmax", "mask_bidirectional", "mask_autoregressive", "masked_softmax",
+    "attention", "concat", "split_heads", "merge_heads",
+    "multi_head_self_attention", "multi_head_self_attention_batched",
+    "relu", "sigmoid", "gelu", "ffn_relu", "ffn_gelu",
+    "layer_norm", "layer_norm_std_eps",
+    "positional_encoding_sinusoidal",
+    "cross_entropy", "cross_entropy_from_logits",
+]
+
+MASK_KINDS = ("additive", "multiplicative")
+GELU_APPROXIMATIONS = ("erf", "tanh", "sigmoid")
+
+
+# ----------------------------------------------------------------------------------------------
+# Small matrices: diag, Stack, OneHot, embedding lookup
+
+
+def diag(x: Any) -> np.ndarray:
+    """Diagonal matrix: ``diag(x)[i, j] = x[i]`` if ``i == j`` else ``0``.
+
+    Shapes: ``(n,) -> (n, n)``.
+    """
+    x = as_float_array(x, "x", ndim=1)
+    return np.diag(x)
+
+
+def stack(x: Any, n: int) -> np.ndarray:
+    """Stack_n: the row vector ``x`` repeated ``n`` times, ``Stack_n(x)[i, j] = x[j]``.
+
+    Shapes: ``(H,) -> (n, H)``.  Returns a new array (not a broadcast view), so it can be edited.
+    """
+    x = as_float_array(x, "x", ndim=1)
+    n = check_positive_int(n, "n")
+    return np.tile(x, (n, 1))
+
+
+def one_hot(ids: Any, V: int) -> np.ndarray:
+    """OneHot: ``one_hot(ids, V)[i, j] = 1`` if ``j == ids[i]`` else ``0``.
+
+    Shapes: ``(n,) -> (n, V)`` (any leading shape ``(...,) -> (..., V)``), float64.
+    The math writes token ids as ``1 .. V``; the code uses ``0 .. V-1``.  Float ids (even ``2.0``)
+    and ids outside ``0 .. V-1`` raise an error naming ``ids``.
+    """
+    V = check_positive_int(V, "V")
+    ids = as_token_ids(ids, "ids", V)
+    return (ids[..., None] == np.arange(V)).astype(np.float64)
+
+
+def embed(ids: Any, W_e: Any) -> np.ndarray:
+    """Token embedding: row lookup ``W_e[ids]``, equal to ``one_hot(ids, V) @ W_e``.
+
+    Shapes: ``ids (n,)``, ``W_e (V, H) -> (n, H)`` (any leading shape of ``ids``).
+    Row ``j`` (0-based) of ``W_e`` is the embedding of token id ``j``, the math's token ``j + 1``.
+    """
+    W_e = as_float_array(W_e, "W_e", ndim=2)
+    ids = as_token_ids(ids, "ids", W_e.shape[0])
+    return W_e[ids]
+
+
+# ----------------------------------------------------------------------------------------------
+# Softmax and masks
+
+
+def softmax(X: Any, axis: int = -1) -> np.ndarray:
+    """Softmax along ``axis``: ``softmax(X)[i, j] = exp(X[i, j]) / sum_k exp(X[i, k])``.
+
+    Shapes: any, e.g. ``(n, H) -> (n, H)``; each slice along ``axis`` sums to 1.
+    Numerically stable: the row maximum is subtracted first (softmax is shift invariant), so
+    ``softmax([1000, 1001])`` is finite.  ``-inf`` entries get probability 0.  A row that is
+    entirely ``-inf`` has no softmax (0/0) and raises ``ValueError``; so do NaN and ``+inf``.
+    """
+    X = as_float_array(X, "X", allow_inf=True)
+    if np.any(X == np.inf):
+        idx = tuple(int(i) for i in np.argwhere(X == np.inf)[0])
+        raise ValueError(f"X: expected values below +inf, got +inf at index {idx}; softmax of a "
+                         "+inf score is inf/inf, undefined")
+    m = np.max(X, axis=axis, keepdims=True)
+    if np.any(m == -np.inf):
+        idx = tuple(int(i) for i in np.argwhere(m == -np.inf)[0])
+        raise ValueError(f"X: expected at least one finite value in every slice along axis {axis}, "
+                         f"got a slice that is entirely -inf (index {idx} of the max); its softmax "
+                         "would be 0/0")
+    e = np.exp(X - m)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _check_kind(kind: str) -> str:
+    if kind not in MASK_KINDS:
+        raise ValueError(f"kind: expected one of {MASK_KINDS}, got {kind!r}")
+    return kind
+
+
+def mask_bidirectional(n: int, kind: str = "additive") -> np.ndarray:
+    """Bidirectional mask Mask_BD: every query may attend to every key.
+
+    Shapes: ``() -> (n, n)``.  ``kind="additive"`` (the default, used by the book) gives all
+    zeros; ``kind="multiplicative"`` gives the sources' literal all-ones matrix.
+    """
+    n, kind = check_positive_int(n, "n"), _check_kind(kind)
+    return np.zeros((n, n)) if kind == "additive" else np.ones((n, n))
+
+
+def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
+    """Autoregressive (causal) mask Mask_AR: query ``i`` may attend to keys ``j <= i`` only.
+
+    Shapes: ``() -> (n, n)``.  ``kind="additive"`` (the default): ``0`` where ``j <= i``,
+    ``-inf`` where ``j > i``, to be *added* to the scores.  ``kind="multiplicative"``: the
+    sources' literal ``1`` where ``j <= i``, ``-inf`` where ``j > i``, meant to be multiplied
+    into the scores -- which is wrong for scores ``<= 0`` (see :func:`masked_softmax`).
+    """
+    n, kind = check_positive_int(n, "n"), _check_kind(kind)
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)  # j > i: strictly above the diagonal
+    allowed = 0.0 if kind == "additive" else 1.0
+    return np.where(future, -np.inf, allowed)
+
+
+def _as_mask(mask: Any, name: str = "mask") -> np.ndarray:
+    """A float mask; a boolean mask (True = may attend, as in torch) becomes 0/-inf."""
+    arr = np.asarray(mask)
+    if arr.dtype == bool:
+        return np.where(arr, 0.0, -np.inf)
+    arr = as_float_array(arr, name, allow_inf=True)
+    if np.any(arr == np.inf):
+        raise ValueError(f"{name}: expected values below +inf (0 or -inf, or 1 or -inf for a "
+                         "multiplicative mask), got +inf")
+    return arr
+
+
+def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray:
+    """Masked softmax over the last axis.
+
+    ``kind="additive"`` (default): ``softmax(scores + mask)`` with ``mask`` 0 (attend) / -inf
+    (blocked), so blocked positions get weight exactly 0.  A boolean ``mask`` means True = may
+    attend (as in ``torch``).  ``kind="multiplicative"``: the sources' literal
+    ``softmax(mask * scores)`` with a 1/-inf mask.  It only works when every blocked score is
+    positive: a negative score times -inf is +inf and ``0 * -inf`` is NaN, and this function
+    then raises ``ValueError`` saying so (``torch`` would return NaN silently).
+
+    Shapes: ``scores (..., n, m)``, ``mask`` broadcastable to it (usually ``(n, m)``) -> ``(..., n, m)``.
+    A row whose every position is masked raises ``ValueError`` (its softmax would be 0/0).
+    """
+    kind = _check_kind(kind)
+    scores = as_float_array(scores, "scores", allow_inf=True)
+    mask = _as_mask(mask)
+    if scores.ndim < 1:
+        raise ValueError(f"scores: expected an array of shape (..., n, m), got {scores.shape}")
+    try:
+        np.broadcast_shapes(mask.shape, scores.shape)
+    except ValueError:
+        raise ValueError(f"mask: expected a shape broadcastable to scores {scores.shape}, "
+                         f"got {mask.shape}") from None
+    if kind == "additive":
+        masked = scores + mask
+    else:
+        with np.errstate(invalid="ignore"):  # 0 * -inf = NaN: reported below, not warned
+            masked = mask * scores
+        bad = np.isnan(masked) | (masked == np.inf)
+        if np.any(bad):
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            s = np.broadcast_to(scores, masked.shape)[idx]
+            raise ValueError(
+                f"mask: the multiplicative mask gives mask * scores = {masked[idx]} at index "
+                f"{idx} (score {s} times -inf); a 1/-inf mask only blocks positive scores. "
+                "Use the additive mask (kind='additive'): scores + mask.")
+    full = np.all(masked == -np.inf, axis=-1)
+    if np.any(full):
+        idx = tuple(int(i) for i in np.argwhere(full)[0])
+        raise ValueError(f"mask: expected at least one allowed position in every row, got a row "
+                         f"with every position masked (row index {idx}); its softmax would be 0/0")
+    return softmax(masked, axis=-1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Attention
+
+
+def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = True,
+              kind: str = "additive") -> np.ndarray:
+    """(Masked) scaled dot-product attention: ``softmax(Q K^T / sqrt(D) + mask) V``.
+
+    Shapes: ``Q (n, D)``, ``K (m, D)``, ``V (m, D_v)``, ``mask (n, m)`` or None -> ``(n, D_v)``;
+    leading batch axes are allowed (``(..., n, D)``, e.g. ``(B, A, n, D)``).
+    ``scale=True`` divides the scores by ``sqrt(D)``; ``scale=False`` does not (the slides'
+    worked example); a number multiplies the scores by it.  ``mask`` and ``kind`` are as in
+    :func:`masked_softmax` (additive 0/-inf by default; ``kind="multiplicative"`` reproduces
+    the source box ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores <= 0).
+    """
+    Q = as_float_array(Q, "Q")
+    K = as_float_array(K, "K")
+    V = as_float_array(V, "V")
+    for name, arr in (("Q", Q), ("K", K), ("V", V)):
+        if arr.ndim < 2:
+            raise ValueError(f"{name}: expected an array of shape (..., n, D), got {arr.shape}")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"K: expected the same width D as Q (D={Q.shape[-1]}), got shape {K.shape}")
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(f"V: expected as many rows as K (m={K.shape[-2]}), got shape {V.shape}")
+    if not (Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]):
+        raise ValueError(f"K, V: expected the same leading (batch) shape as Q {Q.shape[:-2]}, "
+                         f"got K {K.shape[:-2]} and V {V.shape[:-2]}")
+    if isinstance(scale, (bool, np.bool_)):
+        s = 1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0
+    else:
+        s = float(scale)
+    scores = (Q @ np.swapaxes(K, -1, -2)) * s  # (..., n, m)
+    if mask is None:
+        return softmax(scores, axis=-1) @ V
+    mask = _as_mask(mask)
+    if mask.shape[-2:] != scores.shape[-2:]:
+        raise ValueError(f"mask: expected shape (n, m) = {scores.shape[-2:]} "
+                         f"(queries, keys), got {mask.shape}")
+    return masked_softmax(scores, mask, kind=kind) @ V
+
+
+def concat(*Xs: Any) -> np.ndarray:
+    """Concat: put matrices side by side, ``Concat(X_1..X_A)[:, (k-1)D : kD] = X_k`` (1-based k).
+
+    Shapes: ``A`` arrays ``(n, D)`` -> ``(n, A*D)`` (widths may differ; leading axes allowed).
+    In code, head ``k`` (0-based) fills columns ``k*D .. (k+1)*D - 1``.
+    """
+    if not Xs:
+        raise ValueError("Xs: expected at least one array to concatenate, got none")
+    arrs = [as_float_array(X, f"Xs[{k}]") for k, X in enumerate(Xs)]
+    first = arrs[0]
+    if first.ndim < 2:
+        raise ValueError(f"Xs[0]: expected an array of shape (..., n, D), got {first.shape}")
+    for k, arr in enumerate(arrs[1:], start=1):
+        check_shape(arr, f"Xs[{k}]", list(first.shape[:-1]) + [None])
+    return np.concatenate(arrs, axis=-1)
+
+
+def split_heads(X: Any, A: int) -> np.ndarray:
+    """Split the width into ``A`` heads ("Notations" Step 7.2): ``(B, n, A*D) -> (B, A, n, D)``.
+
+    Column ``d`` of ``X`` becomes head ``d // D``, position ``d % D`` (0-based), i.e. a reshape
+    to ``(B, n, A, D)`` followed by swapping the ``n`` and ``A`` axes.  ``A`` must divide the width.
+    """
+    X = as_float_array(X, "X", ndim=3)
+    A = check_positive_int(A, "A")
+    B, n, W = X.shape
+    if W % A:
+        raise ValueError(f"A: expected a number of heads dividing the width {W}, got {A}")
+    return X.reshape(B, n, A, W // A).transpose(0, 2, 1, 3)
+
+
+def merge_heads(X: Any) -> np.ndarray:
+    """Merge heads back ("Notations" Step 7.4): ``(B, A, n, D) -> (B, n, A*D)``.
+
+    The inverse of :func:`split_heads`: swap the ``A`` and ``n`` axes, then reshape, which is
+    Concat(head_1, ..., head_A) for every sequence of the batch.
+    """
+    X = as_float_array(X, "X", ndim=4)
+    B, A, n, D = X.shape
+    return X.transpose(0, 2, 1, 3).reshape(B, n, A * D)
+
+
+def _check_mhsa_weights(H: int, W_q: Any, W_k: Any, W_v: Any, W_o: Any):
+    W_q = as_float_array(W_q, "W_q", ndim=3)
+    A, _, D = W_q.shape
+    check_shape(W_q, "W_q", (A, H, D))
+    W_k = as_float_array(W_k, "W_k", ndim=3)
+    check_shape(W_k, "W_k", (A, H, D))
+    W_v = as_float_array(W_v, "W_v", ndim=3)
+    check_shape(W_v, "W_v", (A, H, None))
+    W_o = as_float_array(W_o, "W_o", ndim=2)
+    check_shape(W_o, "W_o", (A * W_v.shape[2], H))
+    return W_q, W_k, W_v, W_o
+
+
+def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
+                              kind: str = "additive") -> np.ndarray:
+    """Masked multi-head self-attention, one head at a time (the box's definition):
+
+    ``MultiHeadSA(X, Mask) = Concat(head_1, ..., head_A) W_o`` with
+    ``head_i = Attention(X W_q[i], X W_k[i], X W_v[i], Mask)`` (scaled by ``1/sqrt(D)``).
+
+    Shapes: ``X (n, H)``, ``mask (n, n)`` or None, ``W_q, W_k, W_v (A, H, D)``,
+    ``W_o (A*D, H)`` -> ``(n, H)``.  ``W_q[i]`` (0-based) is the math's ``W^Q_{i+1}``.
+    """
+    X = as_float_array(X, "X", ndim=2)
+    W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[1], W_q, W_k, W_v, W_o)
+    heads = [attention(X @ W_q[i], X @ W_k[i], X @ W_v[i], mask, kind=kind)
+             for i in range(W_q.shape[0])]
+    return concat(*heads) @ W_o
+
+
+def multi_head_self_attention_batched(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
+                                      kind: str = "additive") -> np.ndarray:
+    """Multi-head self-attention for a batch, all heads at once ("Notations" Steps 7.1-7.4).
+
+    Same weights and result as :func:`multi_head_self_attention`, applied to each sequence:
+    7.1 project with the heads' matrices side by side, ``Q = X [W_q[0] ... W_q[A-1]]``
+    ``(B, n, A*D)``; 7.2 :func:`split_heads` to ``(B, A, n, D)``; 7.3 attention on every
+    (sequence, head) pair at once; 7.4 :func:`merge_heads` to ``(B, n, A*D)`` and project by ``W_o``.
+
+    Shapes: ``X (B, n, H)``, ``mask (n, n)`` or None, ``W_q, W_k, W_v (A, H, D)``,
+    ``W_o (A*D, H)`` -> ``(B, n, H)``.
+    """
+    X = as_float_array(X, "X", ndim=3)
+    W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[2], W_q, W_k, W_v, W_o)
+    A, H = W_q.shape[0], X.shape[2]
+
+    def side_by_side(W: np.ndarray) -> np.ndarray:  # (A, H, D) -> (H, A*D), head i in block i
+        return W.transpose(1, 0, 2).reshape(H, -1)
+
+    Q = split_heads(X @ side_by_side(W_q), A)  # (B, A, n, D)
+    K = split_heads(X @ side_by_side(W_k), A)
+    V = split_heads(X @ side_by_side(W_v), A)
+    C = attention(Q, K, V, mask, kind=kind)  # (B, A, n, D_v); the mask broadcasts
+    return merge_heads(C) @ W_o
+
+
+# ----------------------------------------------------------------------------------------------
+# Activations and feed-forward networks
+
+
+def relu(x: Any) -> np.ndarray:
+    """ReLU: ``max(0, x)`` elementwise.  Shapes: any -> same."""
+    x = as_float_array(x, "x")
+    return np.maximum(x, 0)
+
+
+def sigmoid(x: Any) -> np.ndarray:
+    """Logistic sigmoid ``1 / (1 + exp(-x))`` elementwise, without overflow for large ``|x|``.
+
+    Shapes: any -> same.
+    """
+    x = as_float_array(x, "x")
+    e = np.exp(-np.abs(x))  # <= 1: never overflows
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)  # NumPy has no erf; math.erf is accurate to double precision
+
+
+def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
+    """GELU elementwise, ``x * Phi(x)`` with ``Phi`` the standard normal CDF.
+
+    - ``"erf"`` (exact): ``x * (1 + erf(x / sqrt(2))) / 2``;
+    - ``"tanh"`` (GPT-2's form): ``x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) / 2``;
+    - ``"sigmoid"`` (the sources' box): ``x * sigmoid(1.702 x)``.
+
+    On ``[-8, 8]`` the tanh form differs from the exact one by at most about 4.7e-4 and the
+    sigmoid form by about 2.0e-2 (measured in the tests).  Shapes: any -> same.
+    """
+    x = as_float_array(x, "x")
+    if approximation == "erf":
+        return x * (1 + np.asarray(_erf(x / math.sqrt(2)), dtype=x.dtype)) / 2
+    if approximation == "tanh":
+        return x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))) / 2
+    if approximation == "sigmoid":
+        return x * sigmoid(1.702 * x)
+    raise ValueError(f"approximation: expected one of {GELU_APPROXIMATIONS}, got {approximation!r}")
+
+
+def _check_ffn(X: Any, W1: Any, b1: Any, W2: Any, b2: Any):
+    X = as_float_array(X, "X")
+    if X.ndim < 1:
+        raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
+    H = X.shape[-1]
+    W1 = as_float_array(W1, "W1", ndim=2)
+    check_shape(W1, "W1", (H, None))
+    F = W1.shape[1]
+    b1 = as_float_array(b1, "b1", ndim=1)
+    check_shape(b1, "b1", (F,))
+    W2 = as_float_array(W2, "W2", ndim=2)
+    check_shape(W2, "W2", (F, None))
+    b2 = as_float_array(b2, "b2", ndim=1)
+    check_shape(b2, "b2", (W2.shape[1],))
+    return X, W1, b1, W2, b2
+
+
+def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
+    """Feed-forward ReLU network: ``FFN_ReLU(X) = max(0, X W1 + b1) W2 + b2``, row by row.
+
+    Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H)``, ``b2 (H,)`` -> ``(n, H)``
+    (leading axes of ``X`` allowed).
+    """
+    X, W1, b1, W2, b2 = _check_ffn(X, W1, b1, W2, b2)
+    return relu(X @ W1 + b1) @ W2 + b2
+
+
+def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
+             approximation: str = "erf") -> np.ndarray:
+    """Feed-forward GELU network: ``FFN_GELU(X) = GELU(X W1 + b1) W2 + b2``, row by row.
+
+    ``approximation`` picks the GELU form (see :func:`gelu`; the sources' box uses
+    ``"sigmoid"``, GPT-2 uses ``"tanh"``).  Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``,
+    ``W2 (F, H)``, ``b2 (H,)`` -> ``(n, H)`` (leading axes of ``X`` allowed).
+    """
+    X, W1, b1, W2, b2 = _check_ffn(X, W1, b1, W2, b2)
+    return gelu(X @ W1 + b1, approximation) @ W2 + b2
+
+
+# ----------------------------------------------------------------------------------------------
+# Layer normalization
+
+
+def _check_ln(X: Any, gamma: Any, beta: Any, eps: float):
+    X = as_float_array(X, "X")
+    if X.ndim < 1:
+        raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
+    gamma = as_float_array(gamma, "gamma", ndim=1)
+    check_shape(gamma, "gamma", (X.shape[-1],))
+    beta = as_float_array(beta, "beta", ndim=1)
+    check_shape(beta, "beta", (X.shape[-1],))
+    if not (isinstance(eps, (int, float, np.floating, np.integer)) and eps >= 0
+            and math.isfinite(eps)):
+        raise ValueError(f"eps: expected a finite number >= 0, got {eps!r}")
+    return X, gamma, beta
+
+
+def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
+    """Layer normalization of each row (the box's definition, as ``torch.nn.LayerNorm``):
+
+    ``LayerNorm(X)[i, j] = gamma[j] * (X[i, j] - mu_i) / sqrt(sigma_i^2 + eps) + beta[j]`` with
+    ``mu_i`` the row mean and ``sigma_i^2`` the *biased* row variance (divide by ``H``).
+
+    Shapes: ``X (n, H)`` (or ``(..., H)``), ``gamma (H,)``, ``beta (H,)`` -> same as ``X``.
+    """
+    X, gamma, beta = _check_ln(X, gamma, beta, eps)
+    mu = X.mean(axis=-1, keepdims=True)
+    var = ((X - mu) ** 2).mean(axis=-1, keepdims=True)
+    return gamma * (X - mu) / np.sqrt(var + eps) + beta
+
+
+def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
+    """The "Notations" code variant of layer normalization: ``eps`` added to the std, not the variance.
+
+    ``gamma[j] * (X[i, j] - mu_i) / (sigma_i + eps) + beta[j]``, ``sigma_i`` the biased row
+    standard deviation.  Differs from :func:`layer_norm` (and ``torch``) noticeably only when
+    ``sigma_i`` is small compared with ``sqrt(eps)``.  Shapes as :func:`layer_norm`.
+    """
+    X, gamma, beta = _check_ln(X, gamma, beta, eps)
+    mu = X.mean(axis=-1, keepdims=True)
+    sigma = np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True))
+    return gamma * (X - mu) / (sigma + eps) + beta
+
+
+# ----------------------------------------------------------------------------------------------
+# Positional encoding
+
+
+def positional_encoding_sinusoidal(n: int, H: int) -> np.ndarray:
+    """Sinusoidal positional encoding (Vaswani et al. 2017), float64.
+
+    ``PE[pos, 2k] = sin(pos / 10000^(2k/H))`` and ``PE[pos, 2k+1] = cos(pos / 10000^(2k/H))``
+    with 0-based position ``pos = 0 .. n-1`` and column ``2k`` / ``2k+1`` (0-based), exactly
+    the paper's (and its code's) convention.  Row ``pos`` is the math's token ``x_{pos+1}``.
+    For odd ``H`` the last (sine) column is kept and its cosine partner dropped.
+
+    Shapes: ``() -> (n, H)``.
+    """
+    n, H = check_positive_int(n, "n"), check_positive_int(H, "H")
+    pos = np.arange(n)[:, None]  # (n, 1)
+    two_k = np.arange(0, H, 2)  # (ceil(H/2),): the even columns 0, 2, 4, ...
+    angle = pos / 10000.0 ** (two_k / H)  # (n, ceil(H/2))
+    PE = np.empty((n, H))
+    PE[:, 0::2] = np.sin(angle)
+    PE[:, 1::2] = np.cos(angle[:, : H // 2])
+    return PE
+
+
+# ----------------------------------------------------------------------------------------------
+# Cross entropy
+
+
+def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
+    """Cross entropy of a predicted distribution ``y_hat`` against a target ``y``:
+
+    ``CrossEntropy(y, y_hat) = -sum_j y[j] * log(y_hat[j])`` (natural log, so in nats).
+    Terms with ``y[j] = 0`` count as 0 (the convention ``0 log 0 = 0``); if ``y[j] > 0`` and
+    ``y_hat[j] = 0`` the result is ``+inf``, which is the true value.
+
+    Shapes: ``y, y_hat (V,) -> ()`` as a float, or ``(..., V) -> (...)`` for many rows.  ``y``
+    is a one-hot or probability vector; both must have entries in ``[0, 1]``.
+    """
+    y = as_float_array(y, "y")
+    y_hat = as_float_array(y_hat, "y_hat")
+    if y.ndim < 1:
+        raise ValueError(f"y: expected an array of shape (..., V), got {y.shape}")
+    check_shape(y_hat, "y_hat", y.shape)
+    for name, arr in (("y", y), ("y_hat", y_hat)):
+        if np.any((arr < 0) | (arr > 1)):
+            raise ValueError(f"{name}: expected probabilities in [0, 1], got values in "
+                             f"[{arr.min()}, {arr.max()}] (logits? use cross_entropy_from_logits)")
+    with np.errstate(divide="ignore"):  # log(0) = -inf is meant
+        terms = np.where(y > 0, -y * np.log(y_hat), 0.0)
+    out = terms.sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+def cross_entropy_from_logits(logits: Any, targets: Any, reduction: str = "mean") -> np.ndarray | float:
+    """Cross entropy of token ids under ``softmax(logits)``, computed stably (log-sum-exp):
+
+    ``loss_i = -log softmax(logits_i)[t_i] = logsumexp(logits_i) - logits_i[t_i]``, with the
+    maximum subtracted inside the log-sum-exp so that large logits do not overflow.
+
+    Shapes: ``logits (n, V)`` (or ``(..., V)``), ``targets (n,)`` integer ids in ``0 .. V-1``
+    (the math's ``1 .. V``) -> the mean over positions (``reduction="mean"``, like
+    ``torch.nn.functional.cross_entropy``), the sum (``"sum"``) or ``(n,)`` (``"none"``).
+    """
+    logits = as_float_array(logits, "logits")
+    if logits.ndim < 1:
+        raise ValueError(f"logits: expected an array of shape (..., V), got {logits.shape}")
+    targets = as_token_ids(targets, "targets", logits.shape[-1])
+    if targets.shape != logits.shape[:-1]:
+        raise ValueError(f"targets: expected shape {logits.shape[:-1]} (one id per row of "
+                         f"logits {logits.shape}), got {targets.shape}")
+    m = logits.max(axis=-1, keepdims=True)
+    lse = (m + np.log(np.exp(logits - m).sum(axis=-1, keepdims=True)))[..., 0]
+    picked = np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
+    losses = lse - picked
+    if reduction == "none":
+        return losses
+    if reduction == "mean":
+        return float(losses.mean())
+    if reduction == "sum":
+        return float(losses.sum())
+    raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', got {reduction!r}")
