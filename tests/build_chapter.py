@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     out = Path(tempfile.gettempdir()) / f"jb_{Path(chapters[0]).name}"
     with tempfile.NamedTemporaryFile("w", suffix=".yml", dir=ROOT, delete=False,
                                      prefix="._config_") as f:
-        yaml.safe_dump(cfg, f)
+        yaml.safe_dump(cfg, f, sort_keys=False)
         tmpcfg = Path(f.name)
     try:
         proc = subprocess.run(
@@ -52,6 +52,10 @@ def main(argv: list[str]) -> int:
     mine = [ln for ln in lines if show_all or any(Path(c).name in ln for c in chapters)]
     for ln in mine:
         print(ln)
+    if proc.returncode != 0 and not mine:
+        print("\n".join(log.splitlines()[-30:]))
+        print(f"jupyter-book exited with {proc.returncode} (see above)")
+        return 1
     print(f"{len(mine)} warning(s) for {', '.join(chapters)}; HTML in {out}/_build/html")
     return 1 if mine else 0
 
