@@ -27,6 +27,7 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
+	$(BIN)/python tests/check_build.py
 	@echo "Open _build/html/index.html"
 
 test: $(STAMP)

@@ -1,0 +1,52 @@
+"""Checks on the built HTML book, run by ``make book`` after Sphinx (not by pytest).
+
+1. every chapter of ``_toc.yml`` has its page and a downloadable ``.ipynb`` (valid nbformat);
+2. no page loads MathJax, require.js or the widget manager from the internet;
+3. every page that embeds widget state also loads the local widget runtime.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _chapters import ROOT, toc_files  # noqa: E402
+
+HTML = ROOT / "_build" / "html"
+
+
+def main() -> int:
+    problems: list[str] = []
+    for chapter in toc_files():
+        page = HTML / f"{chapter}.html"
+        if not page.exists():
+            problems.append(f"{chapter}: no page {page.relative_to(ROOT)}")
+            continue
+        nb_path = HTML / "_sources" / f"{chapter}.ipynb"
+        if not nb_path.exists():
+            problems.append(f"{chapter}: no downloadable notebook {nb_path.relative_to(ROOT)}")
+        else:
+            nbformat.validate(nbformat.read(nb_path, as_version=4))
+    pages = list(HTML.rglob("*.html"))
+    for page in pages:
+        html = page.read_text(encoding="utf-8", errors="replace")
+        for src in re.findall(r'<script[^>]*src="(https?://[^"]+)"', html):
+            if re.search(r"mathjax|require|embed-amd|jupyter-widgets", src, re.I):
+                problems.append(f"{page.relative_to(HTML)} loads {src} from the internet")
+        if "application/vnd.jupyter.widget-state+json" in html:
+            i, j = html.find("widgets/require.js"), html.find("widgets/embed-amd.js")
+            if not (0 <= i < j):
+                problems.append(f"{page.relative_to(HTML)} has widgets but not the local "
+                                "require.js followed by embed-amd.js")
+    for p in problems:
+        print(f"check_build: {p}")
+    print(f"check_build: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "
+          f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
