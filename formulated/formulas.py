@@ -461,7 +461,9 @@ def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.n
 
     ``gamma[j] * (X[i, j] - mu_i) / (sigma_i + eps) + beta[j]``, ``sigma_i`` the biased row
     standard deviation.  Differs from :func:`layer_norm` (and ``torch``) noticeably only when
-    ``sigma_i`` is small compared with ``sqrt(eps)``.  Shapes as :func:`layer_norm`.
+    ``sigma_i`` is small compared with ``sqrt(eps)``.
+
+    Shapes: ``X (n, H)`` (or ``(..., H)``), ``gamma (H,)``, ``beta (H,)`` -> same as ``X``.
     """
     X, gamma, beta = _check_ln(X, gamma, beta, eps)
     mu = X.mean(axis=-1, keepdims=True)
@@ -516,9 +518,9 @@ def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
         if np.any((arr < 0) | (arr > 1)):
             raise ValueError(f"{name}: expected probabilities in [0, 1], got values in "
                              f"[{arr.min()}, {arr.max()}] (logits? use cross_entropy_from_logits)")
-    with np.errstate(divide="ignore"):  # log(0) = -inf is meant
-        terms = np.where(y > 0, -y * np.log(y_hat), 0.0)
-    out = terms.sum(axis=-1)
+    with np.errstate(divide="ignore"):  # log(0) = -inf is meant where y > 0
+        log_y_hat = np.log(np.where(y > 0, y_hat, 1.0))  # y = 0 terms: 0 * log 1 = 0
+    out = -(y * log_y_hat).sum(axis=-1)
     return float(out) if out.ndim == 0 else out
 
 
