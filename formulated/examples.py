@@ -81,7 +81,8 @@ SLIDE_QUERIES = _a([[1, 0, 2],
 #: Attention scores of input 1 (its query dotted with the three keys, unscaled).  Shape (3,).
 SLIDE_SCORES_1 = _a([2, 4, 4])
 
-#: The slides' ``softmax([2, 4, 4])``, printed rounded to one decimal.  Shape (3,).
+#: The slides' ``softmax([2, 4, 4])`` as printed.  It is *not* the one-decimal rounding of the
+#: true weights (that would start with 0.1); chapter 8 and the tests compute the truth.  Shape (3,).
 SLIDE_SOFTMAX_1 = _a([0.0, 0.5, 0.5])
 
 #: The slides' weighted values of input 1 (softmax weight times each value row).  Shape (3, 3).
@@ -89,7 +90,8 @@ SLIDE_WEIGHTED_VALUES_1 = _a([[0.0, 0.0, 0.0],
                               [1.0, 4.0, 0.0],
                               [1.0, 3.0, 1.5]])
 
-#: The slides' "Output 1", the sum of the weighted values.  Shape (3,).
+#: The slides' "Output 1", the sum of the weighted values (computed by the slides from the
+#: printed weights ``SLIDE_SOFTMAX_1``, so it inherits their error).  Shape (3,).
 SLIDE_OUTPUT_1 = _a([2.0, 7.0, 1.5])
 
 # -- The masked-softmax example -----------------------------------------------------------------
