@@ -89,3 +89,356 @@ class CharTokenizer:
 
 
 # == Byte-pair encoding (chapter 6) ============================================================
+
+from collections import Counter, defaultdict  # noqa: E402  (the BPE section keeps its imports here)
+from dataclasses import dataclass  # noqa: E402
+from typing import Any, Mapping  # noqa: E402
+
+from ._checks import check_positive_int  # noqa: E402
+
+__all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
+            "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]
+#
+# A small, readable byte-pair-encoding (BPE) trainer and encoder in the style of Sennrich, Haddow
+# and Birch (2016): the corpus is a table of word frequencies, each word starts as its
+# characters, and the most frequent adjacent pair of symbols is merged, again and again.  Like
+# their reference implementation (subword-nmt) and Hugging Face's ``BpeTrainer``, the end-of-word
+# marker is glued to the last character (``"low" -> l o w</w>``), so that a word-final ``w</w>``
+# and a word-inner ``w`` are different symbols.  Readable, not fast: the chapter trains a few
+# hundred merges on a slice of Tiny Shakespeare in about a second.
+
+END_OF_WORD = "</w>"
+
+
+@dataclass(frozen=True)
+class Merge:
+    """One learned merge: the symbols ``left`` and ``right`` become ``left + right``.
+
+    ``count`` is how often the pair occurred in the (frequency-weighted) corpus at the moment it
+    was chosen -- the number the merge table of a textbook example prints next to each pair.
+    """
+
+    left: str
+    right: str
+    count: int
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.left, self.right)
+
+    @property
+    def token(self) -> str:
+        return self.left + self.right
+
+
+def word_frequencies(text: str) -> dict[str, int]:
+    """Pre-tokenize ``text`` on whitespace and count the words (in order of first appearance).
+
+    ``"low low lower" -> {"low": 2, "lower": 1}``.  Whitespace itself is not kept: BPE learns
+    sub-words *inside* words, and the end-of-word marker records where a word stops.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}")
+    return dict(Counter(text.split()))
+
+
+def split_word(word: str, end_of_word: str = END_OF_WORD) -> tuple[str, ...]:
+    """A word as its initial symbols: ``"low" -> ("l", "o", "w</w>")``.
+
+    With ``end_of_word=""`` there is no marker: ``("l", "o", "w")`` (the lecture notes' setting).
+    """
+    if not isinstance(word, str) or not word or any(c.isspace() for c in word):
+        raise ValueError(f"word: expected a non-empty string without whitespace, got {word!r}")
+    return tuple(word[:-1]) + (word[-1] + end_of_word,)
+
+
+def merge_pair(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]:
+    """Replace every occurrence of ``pair`` in ``symbols`` by the joined symbol, left to right.
+
+    Occurrences do not overlap: merging ``("a", "a")`` in ``a a a`` gives ``aa a``.
+    """
+    left, right = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
+            out.append(left + right)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
+def count_pairs(segmented: Mapping[tuple[str, ...], int]) -> Counter:
+    """Frequency of every adjacent pair of symbols: ``sum over words of count(word) * occurrences``.
+
+    ``segmented`` maps a word, as its current tuple of symbols, to its frequency.
+    """
+    counts: Counter = Counter()
+    for symbols, freq in segmented.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] += freq
+    return counts
+
+
+def _check_word_counts(word_counts: Mapping[str, int]) -> dict[str, int]:
+    if isinstance(word_counts, str) or not isinstance(word_counts, Mapping):
+        raise TypeError(f"word_counts: expected a mapping word -> count (use word_frequencies(text) "
+                        f"for a text), got {type(word_counts).__name__}")
+    if not word_counts:
+        raise ValueError("word_counts: expected at least one word, got none")
+    for w, c in word_counts.items():
+        if not isinstance(w, str) or not w or any(ch.isspace() for ch in w):
+            raise ValueError(f"word_counts: expected words without whitespace, got {w!r}")
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) or c < 1:
+            raise ValueError(f"word_counts: expected a positive integer count for {w!r}, got {c!r}")
+    return {w: int(c) for w, c in word_counts.items()}
+
+
+def initial_symbols(word_counts: Mapping[str, int], end_of_word: str = END_OF_WORD) -> list[str]:
+    """The vocabulary before any merge, in the trainer's tie-breaking order.
+
+    Every character of the corpus, sorted by code point, then the end-of-word symbols
+    (``"w</w>"``) that occur, sorted the same way.  (Hugging Face's ``BpeTrainer`` lists the
+    characters in the same order; it numbers the end-of-word symbols in the order it meets them.)
+    """
+    word_counts = _check_word_counts(word_counts)
+    chars = sorted({c for w in word_counts for c in w})
+    finals = sorted({w[-1] + end_of_word for w in word_counts}) if end_of_word else []
+    return chars + [s for s in finals if s not in chars]
+
+
+def _check_count(value: Any, name: str) -> int:
+    """An integer >= 0 (0 merges is a valid request: the character-level vocabulary)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected a non-negative integer, got {value!r} "
+                        f"({type(value).__name__})")
+    if value < 0:
+        raise ValueError(f"{name}: expected a non-negative integer, got {value}")
+    return int(value)
+
+
+def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: str = END_OF_WORD,
+              min_frequency: int = 1, symbol_order: Sequence[str] | None = None) -> list[Merge]:
+    """Learn up to ``num_merges`` BPE merges from a table of word frequencies.
+
+    The algorithm (Sennrich et al. 2016, Algorithm 1): split every word into its symbols
+    (:func:`split_word`); then repeat: count the adjacent pairs, weighted by word frequency
+    (:func:`count_pairs`); pick the most frequent pair; merge it everywhere (:func:`merge_pair`).
+    It stops after ``num_merges`` merges or when no pair occurs ``min_frequency`` times.
+
+    **Ties.** Several pairs often have the same count.  The winner is the pair whose symbols come
+    first in the vocabulary: compare the positions of the left symbols, then of the right ones.
+    The vocabulary is :func:`initial_symbols` followed by every new token in the order it was
+    created.  This is the rule of Hugging Face's ``BpeTrainer`` (it compares token ids), so the
+    two learn the same merges whenever its ids for the end-of-word symbols are ordered like ours;
+    ``symbol_order`` replaces :func:`initial_symbols` to reproduce another order exactly.
+
+    Instead of recounting every pair at every step (slow), the counts are updated for the words
+    that contain the merged pair only; the result is the same.
+
+    Returns the merges in the order learned, each with its count at that moment.
+    """
+    word_counts = _check_word_counts(word_counts)
+    num_merges = _check_count(num_merges, "num_merges")
+    min_frequency = check_positive_int(min_frequency, "min_frequency")
+    if not isinstance(end_of_word, str):
+        raise TypeError(f"end_of_word: expected a string, got {type(end_of_word).__name__}")
+    order = list(symbol_order) if symbol_order is not None else initial_symbols(word_counts,
+                                                                                  end_of_word)
+    rank = {s: i for i, s in enumerate(order)}
+    words = [split_word(w, end_of_word) for w in word_counts]
+    freqs = list(word_counts.values())
+    missing = sorted({s for w in words for s in w if s not in rank})
+    if missing:
+        raise ValueError(f"symbol_order: expected every initial symbol of the corpus, "
+                         f"got none for {missing[:5]}")
+
+    counts: Counter = Counter()
+    where: dict[tuple[str, str], set[int]] = defaultdict(set)  # pair -> words that contain it
+    for i, symbols in enumerate(words):
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] += freqs[i]
+            where[pair].add(i)
+
+    merges: list[Merge] = []
+    while len(merges) < num_merges and counts:
+        top = max(counts.values())
+        if top < min_frequency:
+            break
+        # The tie-break: the smallest (rank of left, rank of right) among the most frequent pairs.
+        best = min((p for p, c in counts.items() if c == top), key=lambda p: (rank[p[0]], rank[p[1]]))
+        merges.append(Merge(best[0], best[1], top))
+        rank.setdefault(best[0] + best[1], len(rank))
+        for i in where.pop(best):
+            old = words[i]
+            new = merge_pair(old, best)
+            for pair in zip(old, old[1:]):  # take the word's old pairs out of the counts ...
+                counts[pair] -= freqs[i]
+                if counts[pair] == 0:
+                    del counts[pair]
+            for pair in zip(new, new[1:]):  # ... and put its new pairs in
+                counts[pair] += freqs[i]
+                where[pair].add(i)
+            words[i] = new
+    return merges
+
+
+def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_OF_WORD,
+                      max_states: int = 100_000) -> set[tuple[tuple[str, ...], ...]]:
+    """Every segmentation of the corpus that greedy BPE can reach, under *any* tie-breaking.
+
+    A state is the tuple of the words' current symbols (words in the order of ``word_counts``).
+    From a state, each pair with the highest count (if it occurs at all) may be merged next; the
+    search follows all of them.  Meant for textbook-sized corpora: it raises if more than
+    ``max_states`` states are reachable.
+    """
+    word_counts = _check_word_counts(word_counts)
+    freqs = list(word_counts.values())
+    start = tuple(split_word(w, end_of_word) for w in word_counts)
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        state = frontier.pop()
+        counts = count_pairs(dict(zip(state, freqs)))  # distinct words never share a segmentation
+        if not counts:
+            continue
+        top = max(counts.values())
+        for pair, c in counts.items():
+            if c != top:
+                continue
+            nxt = tuple(merge_pair(s, pair) for s in state)
+            if nxt not in seen:
+                seen.add(nxt)
+                frontier.append(nxt)
+                if len(seen) > max_states:
+                    raise ValueError(f"max_states: expected at most {max_states} reachable states, "
+                                     "got more; use a smaller corpus")
+    return seen
+
+
+
+class BPETokenizer:
+    """Byte-pair-encoding tokenizer: text -> words -> sub-word tokens -> ids, and back.
+
+    The vocabulary ``itos`` is the initial symbols (:func:`initial_symbols`: characters, then
+    end-of-word characters such as ``"w</w>"``) followed by the token of every merge, in merge
+    order (a token that two merges produce is listed once).  ``stoi`` maps a token to its id.
+
+    **Encoding a word** applies the learned merges in the order they were learned: while some
+    adjacent pair of the word is a merge, merge the pair learned earliest (all its occurrences,
+    left to right).  **Decoding** joins the tokens and turns each end-of-word marker back into a
+    space, so ``decode(encode(s)) == " ".join(s.split())``: the words come back, separated by
+    single spaces (BPE with whitespace pre-tokenization does not keep line breaks).
+    """
+
+    def __init__(self, merges: Sequence[Merge | tuple[str, str]], alphabet: Iterable[str], *,
+                 end_of_word: str = END_OF_WORD):
+        if not isinstance(end_of_word, str) or not end_of_word:
+            raise ValueError(f"end_of_word: expected a non-empty marker such as '</w>' (decoding "
+                             f"needs it to find the spaces), got {end_of_word!r}")
+        self.end_of_word = end_of_word
+        itos = list(alphabet)
+        for s in itos:
+            if not isinstance(s, str) or not s:
+                raise ValueError(f"alphabet: expected non-empty strings, got {s!r}")
+        if len(set(itos)) != len(itos):
+            raise ValueError("alphabet: expected distinct symbols, got duplicates")
+        self.merges: list[Merge] = []
+        for k, m in enumerate(merges):
+            if not isinstance(m, Merge):
+                if not (isinstance(m, tuple) and len(m) == 2):
+                    raise ValueError(f"merges[{k}]: expected a Merge or a pair of strings, got {m!r}")
+                m = Merge(m[0], m[1], 0)
+            known = set(itos)
+            for side in (m.left, m.right):
+                if side not in known:
+                    raise ValueError(f"merges[{k}]: expected symbols already in the vocabulary, "
+                                     f"got {side!r} in {m.pair}")
+            self.merges.append(m)
+            if m.token not in known:
+                itos.append(m.token)
+        self.itos: list[str] = itos
+        self.stoi: dict[str, int] = {s: i for i, s in enumerate(itos)}
+        self.ranks: dict[tuple[str, str], int] = {}
+        for r, m in enumerate(self.merges):
+            self.ranks.setdefault(m.pair, r)
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    @classmethod
+    def train(cls, corpus: str | Mapping[str, int], num_merges: int, *,
+              end_of_word: str = END_OF_WORD, min_frequency: int = 1,
+              symbol_order: Sequence[str] | None = None) -> "BPETokenizer":
+        """Learn ``num_merges`` merges (:func:`learn_bpe`) from a text or a word-frequency table."""
+        word_counts = word_frequencies(corpus) if isinstance(corpus, str) else corpus
+        merges = learn_bpe(word_counts, num_merges, end_of_word=end_of_word,
+                           min_frequency=min_frequency, symbol_order=symbol_order)
+        alphabet = (list(symbol_order) if symbol_order is not None
+                    else initial_symbols(word_counts, end_of_word))
+        return cls(merges, alphabet, end_of_word=end_of_word)
+
+    @property
+    def vocab_size(self) -> int:
+        """``V``: initial symbols plus one token per (distinct) merge."""
+        return len(self.itos)
+
+    def tokenize_word(self, word: str) -> tuple[str, ...]:
+        """The tokens of one word: ``"lowest" -> ("low", "est</w>")`` after suitable merges."""
+        if word in self._cache:
+            return self._cache[word]
+        symbols = split_word(word, self.end_of_word)
+        unknown = [s for s in symbols if s not in self.stoi]
+        if unknown:
+            bare = unknown[0][: -len(self.end_of_word)] if unknown[0].endswith(self.end_of_word) else None
+            why = (f" ({bare!r} is known, but never ended a word of the training corpus)"
+                   if bare in self.stoi else "")
+            raise KeyError(f"text: expected only symbols of the vocabulary (V={self.vocab_size}), "
+                           f"got unknown symbol {unknown[0]!r} in the word {word!r}{why}")
+        while len(symbols) > 1:
+            pairs = [p for p in zip(symbols, symbols[1:]) if p in self.ranks]
+            if not pairs:
+                break
+            first = min(pairs, key=self.ranks.__getitem__)  # the merge learned earliest
+            symbols = merge_pair(symbols, first)
+        self._cache[word] = symbols
+        return symbols
+
+    def tokenize(self, text: str) -> list[str]:
+        """``str -> list[str]``: the tokens of every whitespace-separated word, in order."""
+        if not isinstance(text, str):
+            raise TypeError(f"text: expected a string, got {type(text).__name__}")
+        return [t for w in text.split() for t in self.tokenize_word(w)]
+
+    def encode(self, text: str) -> list[int]:
+        """``str -> list[int]``: token ids ``0 .. V-1``; an unknown character raises ``KeyError``."""
+        return [self.stoi[t] for t in self.tokenize(text)]
+
+    def decode(self, ids: Sequence[int] | np.ndarray) -> str:
+        """``list[int] -> str``: join the tokens, each end-of-word marker becoming a space."""
+        arr = np.asarray(ids)
+        if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+            raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
+        pieces = []
+        for i in arr.reshape(-1).tolist():
+            if not 0 <= i < self.vocab_size:
+                raise ValueError(f"ids: expected token ids in 0..{self.vocab_size - 1} "
+                                 f"(V={self.vocab_size}), got {i}")
+            pieces.append(self.itos[i])
+        return "".join(pieces).replace(self.end_of_word, " ").rstrip(" ")
+
+    def __repr__(self) -> str:
+        return f"BPETokenizer(V={self.vocab_size}, merges={len(self.merges)})"
+
+
+def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> int:
+    """Vocabulary size of a BPE tokenizer: ``V = base symbols + merges + special tokens``.
+
+    Every merge adds one token (when no two merges produce the same string).  GPT-1:
+    ``478 + 40_000 = 40_478``; GPT-2 and GPT-3 (byte-level BPE): ``256 + 50_000 + 1 = 50_257``,
+    the one special token being ``<|endoftext|>``.
+    """
+    for name, v in (("base_symbols", base_symbols), ("merges", merges),
+                    ("special_tokens", special_tokens)):
+        _check_count(v, name)
+    return base_symbols + merges + special_tokens
