@@ -28,7 +28,8 @@ import numpy as np
 from .models import BERTParams, Block, Config, GPTParams, RoBERTaParams
 
 __all__ = ["tiny_model", "randomize_", "from_openai_gpt", "from_gpt2", "from_gpt_neo",
-           "from_bert", "from_roberta", "hf_probabilities", "KINDS"]
+           "from_bert", "from_roberta", "hf_probabilities", "KINDS", "OMISSIONS", "box_variant",
+           "omission_effects"]
 
 KINDS = ("openai-gpt", "gpt2", "gpt-neo", "bert", "roberta")
 
@@ -345,3 +346,102 @@ def from_roberta(model: Any) -> tuple[RoBERTaParams, dict[str, Any]]:
     _check_tied(head.decoder.weight, emb.word_embeddings.weight)
     act = model.roberta.encoder.layer[0].intermediate.intermediate_act_fn
     return params, {"gelu": _gelu(act), "eps": float(c.layer_norm_eps)}
+
+
+# ---------------------------------------------------------------------------------------------
+# What the boxes leave out, measured
+# ---------------------------------------------------------------------------------------------
+
+#: For each kind, the pieces of the real model that the sources' boxes omit or state otherwise.
+OMISSIONS: dict[str, tuple[str, ...]] = {
+    "openai-gpt": ("gelu", "attention_biases"),
+    "gpt2": ("gelu", "attention_biases"),
+    "gpt-neo": ("gelu", "attention_biases"),
+    "bert": ("gelu", "relu", "attention_biases", "embedding_layernorm", "mlm_head",
+             "output_bias", "segment_labels"),
+    "roberta": ("gelu", "attention_biases", "embedding_layernorm", "mlm_head", "output_bias",
+                "token_type", "position_offset"),
+}
+
+
+def box_variant(model: Any, params: Any, options: dict[str, Any],
+                omission: str) -> tuple[Any, dict[str, Any]]:
+    """``(params, options)`` changed to compute what the box says instead of what the real model
+    does, for one ``omission`` of :data:`OMISSIONS` (the parameters are not modified in place):
+
+    - ``"gelu"``: the box's ``x·σ(1.702x)`` instead of the model's GELU;
+    - ``"relu"``: 000's BERT box, ``FFN_ReLU`` instead of a GELU network;
+    - ``"attention_biases"``: no ``b_q, b_k, b_v, b_o``;
+    - ``"embedding_layernorm"``, ``"mlm_head"``, ``"output_bias"``, ``"token_type"``: drop
+      that piece;
+    - ``"segment_labels"``: the BERT box's literal ``diag(t)·Stack(w_A) + diag(1−t)·Stack(w_B)``
+      with 001's ``t`` (0 for sentence A): the two segment vectors trade places;
+    - ``"position_offset"``: RoBERTa's position rows read from row 0, as the box's ``W_p`` would.
+    """
+    import dataclasses
+
+    opts = dict(options)
+    p = params
+    if omission == "gelu":
+        opts["gelu"] = "sigmoid"
+    elif omission == "relu":
+        opts["ffn"] = "relu"
+    elif omission == "attention_biases":
+        p = dataclasses.replace(p, blocks=[dataclasses.replace(b, b_q=None, b_k=None, b_v=None,
+                                                               b_o=None) for b in p.blocks])
+    elif omission == "embedding_layernorm":
+        p = dataclasses.replace(p, gamma_e=None, beta_e=None)
+    elif omission == "mlm_head":
+        p = dataclasses.replace(p, W_t=None, b_t=None, gamma_t=None, beta_t=None)
+    elif omission == "output_bias":
+        p = dataclasses.replace(p, b_out=None)
+    elif omission == "token_type":
+        p = dataclasses.replace(p, w_type=None)
+    elif omission == "segment_labels":
+        p = dataclasses.replace(p, w_A=p.w_B, w_B=p.w_A)
+    elif omission == "position_offset":
+        table = _np(model.roberta.embeddings.position_embeddings.weight)
+        p = dataclasses.replace(p, W_p=table[: p.config.n_ctx])
+    else:
+        raise ValueError(f"omission: expected one of {sorted(set(sum(OMISSIONS.values(), ())))}, "
+                         f"got {omission!r}")
+    return p, opts
+
+
+_LOADERS = {"openai-gpt": "from_openai_gpt", "gpt2": "from_gpt2", "gpt-neo": "from_gpt_neo",
+            "bert": "from_bert", "roberta": "from_roberta"}
+
+
+def omission_effects(kind: str, config: Config | None = None, seed: int = 0, n: int = 8,
+                     window: int = 3) -> dict[str, float]:
+    """Max |Δ| between the real model's next-token (or masked-token) probabilities and ours, with
+    nothing omitted (``"none"``: the parity error), with each omission of :data:`OMISSIONS`
+    applied alone, and with all of them at once (``"all"``: the box as written).
+
+    Measured on a small random model (:func:`tiny_model`, default ``V=40, n_ctx=12, H=16, A=4,
+    L=2``) on one seeded sequence of ``n`` tokens (for BERT: half sentence A, half B)."""
+    from . import models as M
+
+    cfg = config if config is not None else Config(V=40, n_ctx=12, H=16, A=4, L=2)
+    if kind not in _LOADERS:
+        raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
+    model = tiny_model(kind, cfg, seed, window=window)
+    params, opts = globals()[_LOADERS[kind]](model)
+    x = np.random.default_rng(seed).integers(2, cfg.V, size=n)  # no RoBERTa padding id (1)
+    t = (np.arange(n) >= n // 2).astype(np.int64) if kind == "bert" else None
+    ref = hf_probabilities(model, x, t)
+    fwd = {"openai-gpt": M.gpt_probabilities, "gpt2": M.gpt2_probabilities,
+           "gpt-neo": M.gpt3_probabilities, "bert": M.bert_probabilities,
+           "roberta": M.roberta_probabilities}[kind]
+
+    def run(p: Any, o: dict[str, Any]) -> float:
+        Y = fwd(x, t, p, **o) if kind == "bert" else fwd(x, p, **o)
+        return float(np.abs(Y - ref).max())
+
+    out = {"none": run(params, opts)}
+    p_all, o_all = params, opts
+    for om in OMISSIONS[kind]:
+        out[om] = run(*box_variant(model, params, opts, om))
+        p_all, o_all = box_variant(model, p_all, o_all, om)
+    out["all"] = run(p_all, o_all)
+    return out

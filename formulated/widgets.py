@@ -662,6 +662,111 @@ __all__ += ["multi_head_example", "multi_head_widget", "gelu_widget", "layer_nor
 
 # == chapters 13-16 ============================================================================
 
+#: Published sizes (V, n_ctx, H, A, F, L) and which omissions of λ the real model has
+#: (attention biases, final LayerNorm).  GPT-3's vocabulary and context are GPT-2's BPE and 2048.
+PARAMETER_PRESETS: dict[str, dict[str, Any]] = {
+    "GPT-1": dict(V=40478, n=512, H=768, A=12, F=3072, L=12, biases=True, final_ln=False),
+    "GPT-2 small": dict(V=50257, n=1024, H=768, A=12, F=3072, L=12, biases=True, final_ln=True),
+    "GPT-2 medium": dict(V=50257, n=1024, H=1024, A=16, F=4096, L=24, biases=True,
+                         final_ln=True),
+    "GPT-2 large": dict(V=50257, n=1024, H=1280, A=20, F=5120, L=36, biases=True, final_ln=True),
+    "GPT-2 XL": dict(V=50257, n=1024, H=1600, A=25, F=6400, L=48, biases=True, final_ln=True),
+    "GPT-3 175B": dict(V=50257, n=2048, H=12288, A=96, F=49152, L=96, biases=True,
+                       final_ln=True),
+    "BERT-base": dict(V=30522, n=512, H=768, A=12, F=3072, L=12, biases=True, final_ln=False),
+}
+
+
+def parameter_count_widget(preset: str = "GPT-1") -> FormulaWidget:
+    """Chapter 16: the parameter count λ and its breakdown from sliders, with presets.
+
+    Controls: ``preset`` (a key of :data:`PARAMETER_PRESETS` or ``"custom"``), sliders ``V, n, H,
+    A, F, L`` (``D = H // A``), checkboxes ``biases`` and ``final_ln`` (the pieces λ omits).
+    Choosing a preset sets the sliders and checkboxes.  ``result``: ``lambda`` (the source's
+    formula), ``breakdown`` (embeddings / attention / FFN / LayerNorm, checkboxes included),
+    ``total`` (their sum), ``D``.
+    """
+    from .models import parameter_breakdown
+
+    if preset != "custom" and preset not in PARAMETER_PRESETS:
+        raise ValueError(f"preset: expected one of {sorted(PARAMETER_PRESETS)} or 'custom', "
+                         f"got {preset!r}")
+    start = PARAMETER_PRESETS.get(preset, PARAMETER_PRESETS["GPT-1"])
+    limits = dict(V=(1, 60000), n=(1, 4096), H=(1, 16384), A=(1, 128), F=(1, 65536), L=(1, 128))
+
+    def compute(preset: str, V: int, n: int, H: int, A: int, F: int, L: int, biases: bool,
+                final_ln: bool) -> dict:
+        D = H // A
+        if D < 1:
+            return dict(error=f"H = {H} is smaller than A = {A}: no head width D = H // A ≥ 1")
+        lam = sum(parameter_breakdown(V, n, H, F, D, A, L).values())
+        parts = parameter_breakdown(V, n, H, F, D, A, L, attention_biases=biases,
+                                    final_layer_norm=final_ln)
+        return {"lambda": lam, "breakdown": parts, "total": sum(parts.values()), "D": D}
+
+    def draw(r: dict, v: dict) -> None:
+        if "error" in r:
+            print(r["error"])
+            return
+        names = list(r["breakdown"])
+        vals = [r["breakdown"][k] for k in names]
+        fig, ax = plt.subplots(figsize=(6, 3.0))
+        ax.barh(names, vals, color=["C0", "C1", "C2", "C3"])
+        for y, val in enumerate(vals):
+            ax.text(val, y, f" {val:,} ({val / r['total']:.1%})", va="center", fontsize=8)
+        ax.set_xlim(0, max(vals) * 1.6)
+        ax.set_xlabel("parameters")
+        ax.set_title(f"{v['preset']}: λ = {r['lambda']:,}   with extras = {r['total']:,}  "
+                     f"(D = {r['D']})", fontsize=9)
+        fig.tight_layout()
+
+    sliders = {k: W.IntSlider(value=start[k], min=lo, max=hi, description=k,
+                              continuous_update=False, style={"description_width": "30px"})
+               for k, (lo, hi) in limits.items()}
+    controls: dict[str, W.Widget] = {
+        "preset": W.Dropdown(options=list(PARAMETER_PRESETS) + ["custom"], value=preset,
+                             description="preset"),
+        **sliders,
+        "biases": W.Checkbox(value=start["biases"], description="attention biases"),
+        "final_ln": W.Checkbox(value=start["final_ln"], description="final LayerNorm"),
+    }
+
+    applying = [False]
+
+    def apply_preset(change: dict) -> None:
+        values = PARAMETER_PRESETS.get(change["new"])
+        if values is None:
+            return
+        # set the eight controls without redrawing eight times, then draw once
+        applying[0], draw_fn, widget._draw = True, widget._draw, None
+        try:
+            for k, val in values.items():
+                controls[k].value = val
+        finally:
+            applying[0], widget._draw = False, draw_fn
+        widget._update()
+
+    def to_custom(change: dict) -> None:
+        # a hand-moved slider no longer shows the preset: say so in the dropdown
+        values = PARAMETER_PRESETS.get(controls["preset"].value)
+        if applying[0] or values is None:
+            return
+        if any(controls[k].value != val for k, val in values.items()):
+            controls["preset"].value = "custom"
+
+    box = W.VBox([controls["preset"], W.HBox([sliders["V"], sliders["n"]]),
+                  W.HBox([sliders["H"], sliders["A"]]), W.HBox([sliders["F"], sliders["L"]]),
+                  W.HBox([controls["biases"], controls["final_ln"]])])
+    widget = FormulaWidget(controls, compute, draw, title="Parameter count λ",
+                           layout_controls=box)
+    controls["preset"].observe(apply_preset, names="value")
+    for k in list(limits) + ["biases", "final_ln"]:
+        controls[k].observe(to_custom, names="value")
+    return widget
+
+
+__all__ += ["PARAMETER_PRESETS", "parameter_count_widget"]
+
 # == chapter 17 ================================================================================
 
 
