@@ -1,0 +1,170 @@
+"""Widgets of chapters 7-9: set a control, check the result against an independent reference.
+
+References: Hugging Face's sinusoidal encoding (XLM), ``torch.nn.functional`` softmax and
+``scaled_dot_product_attention``, the slides' worked numbers, and masks built with torch.
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from formulated import examples as ex  # noqa: E402
+from formulated.widgets import (attention_pattern, attention_widget, format_matrix,  # noqa: E402
+                                mask_widget, parse_matrix, sinusoidal_encoding_widget)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def _xlm_pe(n: int, H: int) -> np.ndarray:
+    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
+
+    out = torch.empty(n, H)
+    create_sinusoidal_embeddings(n, H, out)
+    return out.double().numpy()
+
+
+# -- chapter 7 -----------------------------------------------------------------------------------
+
+def test_sinusoidal_widget_follows_length_and_width():
+    w = sinusoidal_encoding_widget()
+    assert w.result["pe"].shape == (32, 32)
+    w.controls["n"].value = 50
+    w.controls["H"].value = 16
+    ref = _xlm_pe(50, 16)
+    assert w.result["pe"].shape == (50, 16)
+    assert np.abs(w.result["pe"] - ref).max() < 1e-6  # the reference is float32
+    sim = torch.from_numpy(ref) @ torch.from_numpy(ref).T
+    assert np.abs(w.result["similarity"] - sim.numpy()).max() < 1e-4
+
+
+def test_sinusoidal_widget_position_row_and_clipping():
+    w = sinusoidal_encoding_widget(n=20, H=8, position=3)
+    ref = _xlm_pe(20, 8)
+    # dot products of position 3 with every position: sum_k cos(w_k (3 - q)), H/2 at q = 3
+    assert np.abs(w.result["row"] - ref[3] @ ref.T).max() < 1e-5
+    assert w.result["row"][3] == pytest.approx(4.0)
+    w.controls["position"].value = 100  # beyond the sequence: clipped to n - 1
+    assert w.result["position"] == 19
+    assert np.abs(w.result["row"] - ref[19] @ ref.T).max() < 1e-5
+
+
+# -- chapter 8 -----------------------------------------------------------------------------------
+
+def _sdpa(X, Wq, Wk, Wv, scale):
+    t = lambda M: torch.tensor(M, dtype=torch.float64)  # noqa: E731
+    X = t(X)
+    return F.scaled_dot_product_attention(X @ t(Wq), X @ t(Wk), X @ t(Wv),
+                                          scale=None if scale else 1.0).numpy()
+
+
+def test_attention_widget_starts_on_the_slides_example():
+    w = attention_widget()
+    # the exact Output 1 of the slides' example (the slides print the rounded [2.0, 7.0, 1.5])
+    assert np.abs(w.result["output"][0] - [1.936621, 6.683105, 1.595068]).max() < 1e-6
+    assert np.array_equal(w.result["K"], ex.SLIDE_KEYS)
+    assert np.array_equal(w.result["scores"][0], ex.SLIDE_SCORES_1)
+    ref = _sdpa(ex.QKV_INPUTS, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=False)
+    assert np.abs(w.result["output"] - ref).max() < 1e-12
+
+
+def test_attention_widget_scale_checkbox():
+    w = attention_widget()
+    before = w.result["output"].copy()
+    w.controls["scale"].value = True
+    ref = _sdpa(ex.QKV_INPUTS, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=True)
+    assert np.abs(w.result["output"] - ref).max() < 1e-12
+    assert np.abs(w.result["output"][0] - [1.8639, 6.3194, 1.7042]).max() < 1e-4
+    assert np.abs(w.result["output"] - before).max() > 0.1
+
+
+def test_attention_widget_edit_an_input_and_a_weight():
+    w = attention_widget()
+    X_new = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1], [2, 0, 0, 1]], dtype=float)
+    w.controls["X"].value = "1 0 1 0; 0 2 0 2; 1 1 1 1; 2 0 0 1"  # a fourth input
+    ref = _sdpa(X_new, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=False)
+    assert w.result["output"].shape == (4, 3)
+    assert np.abs(w.result["output"] - ref).max() < 1e-12
+    Wv = ex.QKV_W_VALUE.copy()
+    Wv[0, 0] = -5.0
+    w.controls["W_v"].value = format_matrix(Wv)
+    ref = _sdpa(X_new, ex.QKV_W_QUERY, ex.QKV_W_KEY, Wv, scale=False)
+    assert np.abs(w.result["output"] - ref).max() < 1e-12
+
+
+def test_attention_widget_reports_bad_input():
+    w = attention_widget()
+    w.controls["W_k"].value = "1 0; 0 1"  # 2 rows, but X has width 4
+    assert "W_k" in w.result["error"] and "4 rows" in w.result["error"]
+    w.controls["W_k"].value = format_matrix(ex.QKV_W_KEY)
+    assert "error" not in w.result
+
+
+def test_parse_matrix_errors_name_the_argument():
+    assert np.array_equal(parse_matrix("1, 2; 3 4\n5 6", "A"), [[1, 2], [3, 4], [5, 6]])
+    with pytest.raises(ValueError, match="B: expected rows of equal length"):
+        parse_matrix("1 2; 3", "B")
+    with pytest.raises(ValueError, match="C: expected numbers"):
+        parse_matrix("1 x", "C")
+    with pytest.raises(ValueError, match="D: expected rows"):
+        parse_matrix(" ; ", "D")
+
+
+# -- chapter 9 -----------------------------------------------------------------------------------
+
+def _torch_weights(scores: np.ndarray, allowed: torch.Tensor, temperature: float) -> np.ndarray:
+    s = torch.from_numpy(scores) / temperature
+    return torch.softmax(s.masked_fill(~allowed, float("-inf")), dim=-1).numpy()
+
+
+def test_mask_widget_autoregressive_and_temperature():
+    w = mask_widget(n=8, seed=0)
+    scores = w.result["scores"]
+    causal = torch.ones(8, 8, dtype=torch.bool).tril()
+    assert np.abs(w.result["weights"] - _torch_weights(scores, causal, 1.0)).max() < 1e-12
+    w.controls["temperature"].value = 0.5
+    assert np.abs(w.result["weights"] - _torch_weights(scores, causal, 0.5)).max() < 1e-12
+    assert np.all(w.result["weights"][np.triu_indices(8, 1)] == 0)
+
+
+@pytest.mark.parametrize("kind", ["bidirectional", "local band (w=3)", "strided (stride 3)",
+                                  "padding (last 2 keys)"])
+def test_mask_widget_mask_types(kind):
+    w = mask_widget(n=8, seed=0)
+    w.controls["mask"].value = kind
+    i = torch.arange(8)[:, None]
+    j = torch.arange(8)[None, :]
+    expected = {
+        "bidirectional": torch.ones(8, 8, dtype=torch.bool),
+        "local band (w=3)": torch.ones(8, 8, dtype=torch.bool).tril().triu(diagonal=-2),
+        "strided (stride 3)": (j <= i) & (((i - j) < 3) | ((i - j) % 3 == 0)),
+        "padding (last 2 keys)": (j < 6).expand(8, 8),
+    }[kind]
+    assert np.array_equal(w.result["allowed"], expected.numpy())
+    ref = _torch_weights(w.result["scores"], expected, 1.0)
+    assert np.abs(w.result["weights"] - ref).max() < 1e-12
+
+
+def test_mask_widget_high_temperature_is_uniform_over_allowed_keys():
+    w = mask_widget(n=8, seed=0)
+    w.controls["mask"].value = "local band (w=3)"
+    w.controls["temperature"].value = 10.0
+    weights = w.result["weights"]
+    assert weights[5, 5] == pytest.approx(1 / 3, abs=0.1)  # three allowed keys, nearly uniform
+    assert weights[5, :3].sum() == 0
+
+
+def test_attention_pattern_rejects_unknown_kind():
+    with pytest.raises(ValueError, match="kind: expected one of"):
+        attention_pattern("diagonal", 4)
