@@ -328,6 +328,139 @@ ERRATA += [
 
 # == chapters 05-06 (notation, tokenization) ===================================================
 
+_ANIMALS = ["cat eat mouse", "dog chase cat", "mouse eat cheese"]  # 002's example sentences
+
+
+def _check_002_vocab_index_range() -> bool:
+    # 002 builds V = {cat, eat, mouse, dog, chase, cheese} (V = 6) and writes 0 <= j <= V.
+    itos = list(dict.fromkeys(w for s in _ANIMALS for w in s.split()))
+    V = len(itos)
+    claimed = list(range(0, V + 1))  # 0 <= j <= V
+    orphans = [j for j in claimed if not 0 <= j < len(itos)]  # indices no word has (0-based)
+    orphans_1 = [j for j in claimed if not 1 <= j <= len(itos)]  # ... or 1-based, as its example
+    return V == 6 and len(claimed) == V + 1 and orphans == [V] and orphans_1 == [0]
+
+
+def _check_002_index_base() -> bool:
+    import torch
+
+    itos = list(dict.fromkeys(w for s in _ANIMALS for w in s.split()))
+    V = len(itos)
+    stoi = {w: i for i, w in enumerate(itos)}  # f_stoi: V -> {0, ..., V-1}
+    f = {w: i + 1 for i, w in enumerate(itos)}  # Step 2: f(w_j) = j, onto {1, ..., V}
+    shifted = all(f[w] == stoi[w] + 1 for w in itos)
+    emb = torch.nn.Embedding(V, 4)  # a V-row table indexed from 0, as W_e in code
+    try:
+        emb(torch.tensor([f[w] for w in itos]))  # Step 2's ids: the last one is V
+        out_of_range = False
+    except IndexError:
+        out_of_range = True
+    # 'mouse' under Step 2 (id 3) reads the row of 'dog' (0-based row 3)
+    wrong_row = itos[f["mouse"]] == "dog"
+    return shifted and out_of_range and wrong_row
+
+
+def _check_002_table_z3_residual() -> bool:
+    import numpy as np
+
+    from formulated.shapes import gpt2_reference, random_block_params, trace_gpt_block
+
+    params = random_block_params(V=13, n_max=6, H=8, A=2, seed=3)
+    ids = np.random.default_rng(3).integers(0, 13, size=(2, 6))
+    steps = {s.name: s.value for s in trace_gpt_block(ids, params)}
+    ref = gpt2_reference(ids, params)
+    residual = ref["block"] - ref["mlp"]  # GPT-2: block = Z3 + MLP(LN(Z3)), so Z3 = block - MLP
+    from_input = steps["block input"] + ref["attn"]  # Z3 = X~ + Z2 (Step 8)
+    from_table = ref["ln_1"] + ref["attn"]  # Z3 = Z1 + Z2 (the notation table, for l = 1)
+    return (np.abs(residual - from_input).max() < 1e-12
+            and np.abs(residual - from_table).max() > 0.1)
+
+
+_LECTURE_WORDS = {"low": 1, "lower": 1, "newest": 1, "widest": 1}
+
+
+def _check_003_bpe_tables() -> bool:
+    from formulated.tokenizers import (count_pairs, greedy_bpe_states, learn_bpe, merge_pair,
+                                       split_word)
+
+    table = [("l", "o"), ("o", "w"), ("e", "s"), ("s", "t")]  # 003's "Merge Pairs", count 2 each
+    result = (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est"))
+    start = {split_word(w, ""): c for w, c in _LECTURE_WORDS.items()}
+    counts_right = all(count_pairs(start)[p] == 2 for p in table)
+    after_lo = count_pairs({merge_pair(s, ("l", "o")): c for s, c in start.items()})
+    after_es = count_pairs({merge_pair(s, ("e", "s")): c for s, c in start.items()})
+    not_a_sequence = after_lo[("o", "w")] == 0 and after_es[("s", "t")] == 0
+    # No tie-breaking order of greedy BPE reaches the "Result" table -- neither with each word
+    # once (the notes) nor with the frequencies of Sennrich et al.'s example (5, 2, 6, 3).
+    classic = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    unreachable = (result not in greedy_bpe_states(_LECTURE_WORDS, end_of_word="")
+                   and result not in greedy_bpe_states(classic, end_of_word=""))
+    real = [m.pair for m in learn_bpe(_LECTURE_WORDS, 4, end_of_word="")]
+    return (counts_right and not_a_sequence and unreachable
+            and real == [("e", "s"), ("l", "o"), ("es", "t"), ("lo", "w")])
+
+
+def _check_003_gpt1_vocab() -> bool:
+    from transformers import GPT2Config, OpenAIGPTConfig
+
+    from formulated.tokenizers import bpe_vocab_size
+
+    gpt1 = OpenAIGPTConfig().vocab_size
+    return (gpt1 == bpe_vocab_size(478, 40_000) == 40_478 and gpt1 != 40_000
+            and GPT2Config().vocab_size == bpe_vocab_size(256, 50_000, 1) == 50_257)
+
+
+ERRATA += [
+    Erratum(
+        key="002-vocab-index-range", sources=("002",), section="Vocabulary (the index $j$)",
+        says=r"$j$ is \"the index of a word in $\mathcal{V}$, explicitly defined as "
+             r"$0 \leq j \leq V$\"; the example then numbers its six words $j = 1, \ldots, 6$.",
+        correct=r"$V$ words need $V$ indices: $1 \le j \le V$ (the math, and the source's own "
+                r"example) or $0 \le j \le V - 1$ (code). The range $0 \le j \le V$ has $V + 1$ "
+                "values, one of which names no word.",
+        chapter="chapters/05_notation_shapes", check=_check_002_vocab_index_range),
+    Erratum(
+        key="002-index-base", sources=("002",),
+        section="Dimensions and indexing; Input sequence; String-to-index mapping; Step 2",
+        says=r"Positions are $0 \le t < T$ (Dimensions) and $1 \le t \le T$ (Input sequence); "
+             r"ids are $0, \ldots, V-1$ ($f_\text{stoi}$, and $0 \le x_t < V$) but Step 2's "
+             r"tokenizer maps $f(w_j) = j$ onto $\{1, \ldots, V\}$.",
+        correct=r"One convention per context: the book's math counts from 1 and its code from 0, "
+                r"and converts once, at the boundary. Used as 0-based row numbers, Step 2's ids "
+                r"read every word's neighbour, and the last id $V$ is outside a $V$-row "
+                r"embedding table.",
+        chapter="chapters/05_notation_shapes", check=_check_002_index_base),
+    Erratum(
+        key="002-table-z3-residual", sources=("002",),
+        section="Table of Notations, row \"Output After First Residual Connection\" ($\\mathbf{Z}_3$)",
+        says=r"$\mathbf{Z}^{(\ell)}_3$ adds the attention output $\mathbf{Z}^{(\ell)}_2$ \"to the "
+             r"layer normalized input $\mathbf{Z}^{(\ell)}_1$ (for $\ell = 1$)\".",
+        correct=r"The residual adds the block's *input*, not its normalized input: "
+                r"$\mathbf{Z}^{(1)}_3 = \tilde{\mathbf{X}} + \mathbf{Z}^{(1)}_2$, as the source's "
+                r"own Step 8 and GPT-2 compute it.",
+        chapter="chapters/05_notation_shapes", check=_check_002_table_z3_residual),
+    Erratum(
+        key="003-bpe-tables", sources=("003",),
+        section="Tokenization Method: BPE (\"Merge Pairs\" and \"Result\" tables)",
+        says=r"Merges (l, o), (o, w), (e, s), (s, t), each of count 2, and the result "
+             r"low → [lo, w], lower → [lo, w, er], newest → [ne, w, est], widest → [wi, d, est].",
+        correct=r"The counts are right *before any merge*, but the rows are not a merge sequence: "
+                r"once (l, o) is merged, (o, w) no longer occurs, nor (s, t) once (e, s) is. "
+                r"Greedy BPE merges (e, s), (l, o), (es, t), (lo, w), each with count 2, and only "
+                r"then pairs seen once. The result table is reachable under no tie-breaking: it "
+                r"keeps lo and w apart (count 2) while merging er, ne and wi (count 1).",
+        chapter="chapters/06_tokenization", check=_check_003_bpe_tables),
+    Erratum(
+        key="003-gpt1-vocab", sources=("003",),
+        section="Word Representation (\"Unique Tokens\" table)",
+        says="GPT-1 has 40,000 unique tokens.",
+        correct="40,000 is the number of BPE *merges*. GPT-1's vocabulary has 40,478 tokens "
+                "(478 base symbols + 40,000 merges), as sources 000 and 001 state and "
+                "`transformers`' `OpenAIGPTConfig` has. (GPT-2 and GPT-3: 50,257 = 256 bytes + "
+                "50,000 merges + 1 end-of-text token, as the notes say.)",
+        chapter="chapters/06_tokenization", check=_check_003_gpt1_vocab),
+]
+
 # == chapters 07-09 (embeddings, attention, masks) =============================================
 
 

@@ -268,6 +268,130 @@ __all__ += ["regression_surface_data", "gradient_descent_widget", "information_w
 
 # == chapters 05-06 ============================================================================
 
+# Chapter 5: every tensor of one GPT-2 block for chosen sizes.  Chapter 6: byte-pair encoding one
+# merge at a time.  ``result`` keeps plain shapes and token lists, which the tests recompute by hand.
+
+
+def shapes_widget(B: int = 2, n: int = 5, H: int = 12, A: int = 3, V: int = 11,
+                  seed: int = 0) -> FormulaWidget:
+    """Sliders for ``B, n, H, A, V``; shows the shape of every tensor of one GPT-2 block.
+
+    A random one-block model (``F = 4H``, ``D = H / A``) runs a random batch of ids through
+    :func:`formulated.shapes.trace_gpt_block`.  ``result["shapes"]`` maps each tensor's name to
+    its shape, ``result["letters"]`` to its shape in letters, ``result["sizes"]`` to its number
+    of entries; ``result["error"]`` explains a choice with ``H`` not divisible by ``A``.
+    """
+    import numpy as np
+
+    from .shapes import random_block_params, trace_gpt_block
+
+    controls = {
+        "B": W.IntSlider(value=B, min=1, max=4, description="B (batch)"),
+        "n": W.IntSlider(value=n, min=1, max=8, description="n (length)"),
+        "H": W.IntSlider(value=H, min=4, max=32, step=4, description="H (width)"),
+        "A": W.IntSlider(value=A, min=1, max=8, description="A (heads)"),
+        "V": W.IntSlider(value=V, min=2, max=50, description="V (vocab)"),
+    }
+
+    def compute(B: int, n: int, H: int, A: int, V: int) -> dict:
+        if H % A:
+            return {"error": f"A = {A} heads do not divide H = {H}: every head needs "
+                             f"D = H / A columns (GPT-2 splits H into A equal blocks).",
+                    "shapes": {}, "letters": {}, "sizes": {}}
+        params = random_block_params(V=V, n_max=8, H=H, A=A, seed=seed)
+        ids = np.random.default_rng(seed).integers(0, V, size=(B, n))
+        steps = trace_gpt_block(ids, params)
+        return {"error": "", "dims": {"B": B, "n": n, "H": H, "A": A, "D": H // A, "F": 4 * H,
+                                      "V": V},
+                "shapes": {s.name: s.shape for s in steps},
+                "letters": {s.name: " × ".join(s.letters) for s in steps},
+                "sizes": {s.name: int(s.value.size) for s in steps}}
+
+    def draw(res: dict, vals: dict) -> None:
+        if res["error"]:
+            print(res["error"])
+            return
+        names = list(res["shapes"])
+        fig, ax = plt.subplots(figsize=(8, 6))
+        sizes = [res["sizes"][k] for k in names]
+        colors = ["tab:orange" if "A × n × n" in res["letters"][k] else "tab:blue" for k in names]
+        ax.barh(range(len(names)), sizes, color=colors)
+        ax.set_yticks(range(len(names)),
+                      [f"{k}  [{res['letters'][k]}] = {res['shapes'][k]}" for k in names],
+                      fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlabel("number of entries (log scale); orange: grows with n²")
+        d = res["dims"]
+        ax.set_title(f"One GPT-2 block: B={d['B']}, n={d['n']}, H={d['H']}, A={d['A']}, "
+                     f"D={d['D']}, F={d['F']}, V={d['V']}")
+        fig.tight_layout()
+
+    return FormulaWidget(controls, compute, draw, title="Shapes through one GPT block")
+
+
+BPE_CORPORA = {
+    "lecture": {"low": 1, "lower": 1, "newest": 1, "widest": 1},  # source 003: each word once
+    "classic": {"low": 5, "lower": 2, "newest": 6, "widest": 3},  # Sennrich et al. (2016)
+}
+
+
+def bpe_widget(corpus: str = "lecture", merges: int = 3) -> FormulaWidget:
+    """Step through byte-pair encoding on the lecture notes' four words, one merge at a time.
+
+    Controls: ``corpus`` (``"lecture"``: each word once, as in source 003; ``"classic"``: the
+    frequencies 5, 2, 6, 3 of Sennrich et al.'s example) and ``merges`` (how many merges to
+    apply).  ``result["merges"]`` lists the merges applied (:class:`~formulated.tokenizers.Merge`
+    with counts), ``result["segmentation"]`` maps each word to its tokens, ``result["V"]`` is the
+    vocabulary size and ``result["tokens"]`` the corpus length in tokens (frequency-weighted).
+    """
+    from .tokenizers import BPETokenizer, initial_symbols, learn_bpe
+
+    controls = {
+        "corpus": W.Dropdown(options=[("003: each word once", "lecture"),
+                                      ("Sennrich et al.: 5, 2, 6, 3", "classic")],
+                             value=corpus, description="corpus"),
+        "merges": W.IntSlider(value=merges, min=0, max=13, description="merges"),
+    }
+
+    def run(wc: dict[str, int], k: int) -> dict:
+        learned = learn_bpe(wc, 100)  # every merge until each word is one token
+        k = min(k, len(learned))
+        tok = BPETokenizer(learned[:k], initial_symbols(wc))
+        seg = {w: tok.tokenize_word(w) for w in wc}
+        return {"merges": learned[:k], "all_merges": learned, "segmentation": seg,
+                "V": tok.vocab_size, "tokens": sum(len(seg[w]) * c for w, c in wc.items())}
+
+    def compute(corpus: str, merges: int) -> dict:
+        wc = BPE_CORPORA[corpus]
+        res = run(wc, merges)
+        res["curve"] = [(r["V"], r["tokens"]) for r in (run(wc, j) for j in
+                                                         range(len(res["all_merges"]) + 1))]
+        return res
+
+    def draw(res: dict, vals: dict) -> None:
+        wc = BPE_CORPORA[vals["corpus"]]
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.5),
+                                       gridspec_kw={"width_ratios": [1.4, 1]})
+        ax1.axis("off")
+        lines = [f"{i + 1:2d}. {m.left} + {m.right} → {m.token}   (count {m.count})"
+                 for i, m in enumerate(res["merges"])] or ["(no merge yet)"]
+        lines += [""] + [f"{w} ×{wc[w]}:  {' | '.join(t)}" for w, t in res["segmentation"].items()]
+        ax1.text(0, 1, "\n".join(lines[-18:]), va="top", family="monospace", fontsize=9)
+        ax1.set_title(f"after {len(res['merges'])} merges")
+        Vs, Ts = zip(*res["curve"])
+        ax2.plot(Vs, Ts, "o-", color="tab:blue", ms=3)
+        ax2.plot([res["V"]], [res["tokens"]], "o", color="crimson", ms=8)
+        ax2.set_xlabel("vocabulary size V")
+        ax2.set_ylabel("corpus length in tokens")
+        ax2.set_title("each merge: V + 1, fewer tokens")
+        fig.tight_layout()
+
+    return FormulaWidget(controls, compute, draw, title="Byte-pair encoding, merge by merge")
+
+
+__all__ += ["shapes_widget", "BPE_CORPORA", "bpe_widget"]
+
 # == chapters 07-09 ============================================================================
 
 # Chapter 7: the sinusoidal encoding and its dot products.  Chapter 8: the slides' Q/K/V example,

@@ -1,0 +1,468 @@
+"""Notation and shapes (chapter 5, appendix A): one table of symbols, and a shape tracer.
+
+* :data:`NOTATION` -- every symbol of the book with its code name, shape and meaning, and the
+  letter each source uses for it.  Chapter 5's concordance and appendix A are both rendered from
+  it (:func:`notation_table`), so they cannot disagree.
+* :func:`trace_gpt_block` -- runs a batch of token ids through the embeddings, one GPT-2 block
+  and the output layer with the NumPy formulas of :mod:`formulated.formulas`, recording every
+  intermediate tensor with its shape written in letters (``B x n x H``) and in numbers.
+* :func:`gpt2_reference` -- the same computation by Hugging Face ``transformers``' ``GPT2`` with
+  the same weights (an independent implementation), for the check.
+
+Shapes are written in the book's letters: ``B`` batch, ``n`` sequence length, ``V`` vocabulary,
+``H`` model width, ``A`` heads, ``D = H / A`` width per head, ``F`` feed-forward width, ``L`` layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import formulas as f
+from ._checks import as_token_ids, check_positive_int
+
+__all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table", "symbolic_shape",
+           "GPTBlockParams", "random_block_params", "TraceStep", "trace_gpt_block",
+           "format_trace", "gpt2_reference"]
+
+SOURCE_KEYS = ("000", "001", "002", "003", "004")
+_NONE = "—"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One row of the notation table.
+
+    book:    the symbol as the book writes it (LaTeX, without ``$``).
+    code:    its name in :mod:`formulated` (``""`` if none).
+    shape:   its shape in the book's letters (``"n × H"``; ``""`` for a scalar or a set).
+    meaning: what it is, in a few words.
+    group:   ``"dimension"``, ``"index"``, ``"data"``, ``"parameter"`` or ``"activation"``.
+    letters: how each source writes it (LaTeX or a word in quotes); a missing source does not use it.
+    gpt1, gpt2: for dimensions, the value in GPT-1 and in GPT-2 small.
+    """
+
+    book: str
+    code: str
+    shape: str
+    meaning: str
+    group: str
+    letters: dict[str, str] = field(default_factory=dict)
+    gpt1: int | None = None
+    gpt2: int | None = None
+
+
+def _s(book, code, shape, meaning, group, gpt1=None, gpt2=None, **letters) -> Symbol:
+    return Symbol(book, code, shape, meaning, group,
+                  {k.removeprefix("s"): v for k, v in letters.items()}, gpt1, gpt2)
+
+
+# The letters of the sources, read from them: 000/001 "The Formulated GPT-2" (first version and
+# revision), 002 "Notations", 003 the lecture notes, 004 the slides.  A word in quotes is a name
+# the source uses where it has no letter (a table heading, a figure label).
+NOTATION: list[Symbol] = [
+    # -- dimensions -------------------------------------------------------------------------
+    _s("n", "n", "", "sequence length: tokens in the context", "dimension", 512, 1024,
+       s000=r"$n$ (maximum $n_\text{ctx}$)", s001=r"$n$ (maximum $n_\text{ctx}$)", s002="$T$",
+       s003='"Max Seq"'),
+    _s("V", "V", "", "vocabulary size", "dimension", 40478, 50257,
+       s000="$V$", s001="$V$", s002=r"$V = \lvert\mathcal{V}\rvert$", s003='"Unique Tokens"'),
+    _s("H", "H", "", "model width: size of the residual stream", "dimension", 768, 768,
+       s000="$H$", s001="$H$", s002=r"$D$ ($d_\text{model}$)", s003="$d$",
+       s004=r"$d_\text{model}$"),
+    _s("A", "A", "", "number of attention heads", "dimension", 12, 12,
+       s000="$A$", s001="$A$", s002="$H$", s003='"Attention Heads"'),
+    _s("D", "D", "", "width of one head's queries, keys and values ($H/A$)", "dimension", 64, 64,
+       s000="$D$", s001="$D$", s002=r"$d_k = d_q = d_v = D/H$ (also $D//H$)",
+       s004="(3 in the worked example)"),
+    _s("F", "F", "", "hidden width of the feed-forward network ($4H$)", "dimension", 3072, 3072,
+       s000="$F$", s001="$F$", s002=r"$d_\text{ff}$", s003="$4d$"),
+    _s("L", "L", "", "number of layers (transformer blocks)", "dimension", 12, 12,
+       s000="$L$", s001="$L$", s002="$L$", s003="$K$"),
+    _s("B", "B", "", "batch size: sequences processed together", "dimension",
+       s002=r"$\mathcal{B}$ (also $B$)"),
+    # -- indices ------------------------------------------------------------------------------
+    _s("i", "i - 1", "", "position of a token (row of a sequence matrix), $1 \\le i \\le n$",
+       "index", s000="$i$", s001="$i$", s002="$t$ ($0 \\le t < T$ and $1 \\le t \\le T$)",
+       s003="$i$", s004="$pos$ (from 0)"),
+    _s("j", "j - 1", "", "vocabulary id or column, $1 \\le j \\le V$", "index",
+       s000="$j$", s001="$j$", s002="$j$, $v$"),
+    _s(r"i \text{ in } \operatorname{head}_i", "W_q[i - 1]", "", "attention head, $1 \\le i \\le A$",
+       "index", s000="$i$ (and $k$ in Concat)", s001="$i$ (and $k$ in Concat)", s002="$h$"),
+    _s("l", "", "", "layer, $1 \\le l \\le L$", "index", s000=r"$l$, subscript: $\bm{X}_l$",
+       s001=r"$l$, superscript: $\bm{X}^{(l)}$", s002=r"$\ell$, superscript: $(\ell)$",
+       s003="$k$, superscript: $(k)$"),
+    _s("b", "b - 1", "", "sequence of a batch, $1 \\le b \\le B$", "index", s002="$b$"),
+    # -- data ---------------------------------------------------------------------------------
+    _s(r"\bm{x} = (x_1, \dots, x_n)", "ids", "n", "token ids, $x_i \\in \\{1, \\dots, V\\}$ "
+       "(code: $0 \\dots V-1$)", "data", s000=r"$\bm{x} \in \{1..V\}^n$",
+       s001=r"$\bm{x} \in \{1..V\}^n$", s002=r"$\mathbf{x} \in \mathbb{Z}^{1 \times T}$",
+       s003='"Tokens"'),
+    _s("", "ids", "B × n", "a batch of token ids, one sequence per row", "data",
+       s002=r"$\mathbf{x}^{\mathcal{B}}$"),
+    _s(r"\mathcal{V}", "tok.itos", "", "the vocabulary: the list of tokens", "data",
+       s002=r"$\mathcal{V} = \{w_1, \dots, w_V\}$", s003='"Unique Tokens"'),
+    _s(r"\operatorname{stoi}", "tok.stoi", "", "token → id", "data",
+       s002=r"$f_\text{stoi}$ (to $0..V-1$); $f$ in Step 2 (to $1..V$)"),
+    _s(r"\operatorname{itos}", "tok.itos", "", "id → token", "data", s002=r"$f_\text{itos}$"),
+    _s(r"\operatorname{OneHot}(\bm{x})", "one_hot(ids, V)", "n × V", "one-hot rows of the ids",
+       "data", s000=r"$\text{OneHot}(\bm{x})$", s001=r"$\text{OneHot}(\bm{x})$",
+       s002=r"$\mathbf{X}^\text{ohe}$", s004='"One Hot Encoding"'),
+    # -- parameters ---------------------------------------------------------------------------
+    _s(r"\bm{W}_e", "W_e", "V × H", "token embeddings (row $j$: token $j$); also the output "
+       "layer $\\bm{W}_e^\\top$", "parameter", s000=r"$\bm{W}_e$", s001=r"$\bm{W}_e$",
+       s002=r"$\mathbf{W}_e$", s003=r"rows $\mathbf{x}_\text{TOKEN}$", s004='"Input Embedding"'),
+    _s(r"\bm{W}_p", "W_p", "n × H", "learned position embeddings", "parameter",
+       s000=r"$\bm{W}_p$", s001=r"$\bm{W}_p$", s002=r"$\mathbf{W}_p$, $\operatorname{PE}(\cdot)$",
+       s003=r"rows $\mathbf{x}_\text{POS}$", s004=r"$PE_{(pos, 2i)}$ (sinusoidal)"),
+    _s(r"\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i", "W_q[i-1], W_k[i-1], W_v[i-1]", "H × D",
+       "query, key, value projections of head $i$ (code: all heads, $A \\times H \\times D$)",
+       "parameter", s000=r"$\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i$",
+       s001=r"$\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i$",
+       s002=r"$\mathbf{W}^{Q,(\ell)}_h$ ($D \times d_q$); all heads: $\mathbf{W}^{Q,(\ell)}$ ($D \times D$)",
+       s004=r"$Q_w, K_w, V_w$ ($4 \times 3$)"),
+    _s(r"\bm{W}^O", "W_o", "AD × H", "output projection of multi-head attention", "parameter",
+       s000=r"$\bm{W}^O$", s001=r"$\bm{W}^O$", s002=r"$\mathbf{W}^{O,(\ell)}$ ($D \times D$)"),
+    _s(r"\bm{W}_1, \bm{b}_1", "W1, b1", "H × F, F", "first layer of the feed-forward network",
+       "parameter", s000=r"$\bm{W}_1, \bm{b}_1$", s001=r"$\bm{W}_1, \bm{b}_1$",
+       s002=r"$\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}^{FF,(\ell)}_1$",
+       s003=r"$\mathbf{W}^{(k)}_1, \mathbf{b}^{(k)}_1$"),
+    _s(r"\bm{W}_2, \bm{b}_2", "W2, b2", "F × H, H", "second layer of the feed-forward network",
+       "parameter", s000=r"$\bm{W}_2, \bm{b}_2$", s001=r"$\bm{W}_2, \bm{b}_2$",
+       s002=r"$\mathbf{W}^{FF,(\ell)}_2, \mathbf{b}^{FF,(\ell)}_2$",
+       s003=r"$\mathbf{W}^{(k)}_2, \mathbf{b}^{(k)}_2$"),
+    _s(r"\bm{\gamma}, \bm{\beta}", "gamma, beta", "H", "LayerNorm scale and shift", "parameter",
+       s000=r"$\bm{\gamma}, \bm{\beta}$ (second: $\bm{\gamma}', \bm{\beta}'$)",
+       s001=r"$\bm{\gamma}, \bm{\beta}$ (second: $\bm{\gamma}', \bm{\beta}'$)",
+       s002=r"$\gamma, \beta$"),
+    _s(r"\epsilon", "eps", "", "LayerNorm's small constant", "parameter", s000=r"$\epsilon$",
+       s001=r"$\epsilon$", s002=r"$\epsilon$"),
+    _s(r"\theta", "", "", "all parameters", "parameter", s000=r"$\theta$", s001=r"$\bm{\theta}$",
+       s002=r"$\boldsymbol{\Theta}$", s004=r"$\theta$"),
+    _s(r"\lambda", "", "", "number of parameters", "parameter", s000=r"$\lambda$",
+       s001=r"$\lambda$"),
+    # -- activations --------------------------------------------------------------------------
+    _s(r"\bm{X}^{(0)}", "X", "n × H", "input of the first block: token + position embeddings",
+       "activation", s000=r"$\bm{X}_0$", s001=r"$\bm{X}^{(0)}$", s002=r"$\tilde{\mathbf{X}}$",
+       s003=r"$\mathcal{X}^{(0)}$"),
+    _s(r"\bm{X}'^{(l)}", "", "n × H", "inside block $l$: after the attention sub-layer",
+       "activation", s000=r"$\bm{X}_l'$", s001=r"$\bm{X}'^{(l)}$",
+       s002=r"$\mathbf{Z}^{(\ell)}_3$", s003=r"$\mathcal{H}^{(k)}$"),
+    _s(r"\bm{X}^{(l)}", "", "n × H", "output of block $l$", "activation", s000=r"$\bm{X}_l$",
+       s001=r"$\bm{X}^{(l)}$", s002=r"$\mathbf{Z}^{(\ell)}_\text{out}$",
+       s003=r"$\mathcal{Y}^{(k)} = \mathcal{X}^{(k+1)}$"),
+    _s(r"\bm{Q}, \bm{K}, \bm{V}", "Q, K, V", "n × D",
+       "one head's queries, keys, values (batched: $B \\times A \\times n \\times D$)",
+       "activation", s000=r"$\bm{Q}, \bm{K}, \bm{V}$", s001=r"$\bm{Q}, \bm{K}, \bm{V}$",
+       s002=r"$\mathbf{Q}^{(\ell)}_h$; batched $\mathcal{B} \times H \times T \times D//H$",
+       s004="$Q, K, V$"),
+    _s(r"\bm{Q}\bm{K}^\top / \sqrt{D}", "scores", "n × n", "scaled attention scores",
+       "activation", s002=r"$\mathbf{A}^{(\ell)}_s$", s004='"attention scores"'),
+    _s(r"\operatorname{Mask}", "mask", "n × n", "attention mask (additive: $0$ or $-\\infty$)",
+       "activation", s000=r"$\text{Mask}_\text{AR}$, $\text{Mask}_\text{BD}$",
+       s001=r"$\text{Mask}^\text{AR}$, $\text{Mask}^\text{BD}$", s002=r"$\mathbf{M}$",
+       s003=r"$\mathcal{M}$", s004='"Look-Ahead Mask"'),
+    _s(r"\operatorname{Softmax}(\cdot)", "weights", "n × n", "attention weights (rows sum to 1)",
+       "activation", s002=r"$\mathbf{A}^{(\ell)}_w$"),
+    _s(r"\operatorname{head}_i", "", "n × D", "output of head $i$", "activation",
+       s000=r"$\text{head}_i$", s001=r"$\text{head}_i$",
+       s002=r"$\operatorname{head}_{\ell,h}$; all heads $\mathbf{C}^{(\ell)}$"),
+    _s(r"\bm{X}^{(L)} \bm{W}_e^\top", "logits", "n × V", "scores over the vocabulary",
+       "activation", s002=r"$\mathbf{Z}$"),
+    _s(r"\bm{Y}", "probs", "n × V", "row $i$: the distribution of the next token $x_{i+1}$",
+       "activation", s000=r"$\bm{Y}$", s001=r"$\text{Softmax}(\bm{X}^{(L)} \bm{W}_e^\top)$",
+       s002=r"$\mathbf{P}$"),
+]
+
+_GROUP_TITLES = {"dimension": "Dimensions", "index": "Indices", "data": "Data",
+                 "parameter": "Parameters", "activation": "Activations"}
+
+
+def notation_table(groups: tuple[str, ...] | None = None, *, values: bool = False) -> str:
+    """The notation table as MyST Markdown: one row per symbol of :data:`NOTATION`.
+
+    ``groups`` selects rows (e.g. ``("dimension",)`` for chapter 5's concordance); ``values``
+    adds the GPT-1 and GPT-2-small values of the dimensions.
+    """
+    unknown = set(groups or ()) - set(_GROUP_TITLES)
+    if unknown:
+        raise ValueError(f"groups: expected some of {tuple(_GROUP_TITLES)}, got {sorted(unknown)}")
+    rows = [s for s in NOTATION if groups is None or s.group in groups]
+    head = ["book", "code", "shape", "meaning"] + [f"`{k}`" for k in SOURCE_KEYS]
+    if values:
+        head += ["GPT-1", "GPT-2 small"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in rows:
+        shape = s.shape.replace("×", r"\times")
+        cells = [f"${s.book}$" if s.book else _NONE, f"`{s.code}`" if s.code else _NONE,
+                 f"${shape}$" if shape else _NONE, s.meaning]
+        cells += [s.letters.get(k, _NONE) for k in SOURCE_KEYS]
+        if values:
+            cells += [f"{v:,}" if v is not None else _NONE for v in (s.gpt1, s.gpt2)]
+        lines.append("| " + " | ".join(c.replace("|", r"\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# The shape tracer
+
+
+def symbolic_shape(letters: tuple[str, ...], dims: dict[str, int]) -> tuple[int, ...]:
+    """Substitute sizes for letters: ``(("B", "n", "H"), {"B": 2, "n": 5, "H": 8}) -> (2, 5, 8)``.
+
+    A letter may be a product such as ``"3H"`` or ``"A*D"``.
+    """
+    out = []
+    for letter in letters:
+        size = 1
+        for part in letter.split("*"):
+            digits = "".join(ch for ch in part if ch.isdigit())
+            name = part[len(digits):]
+            if name not in dims:
+                raise KeyError(f"dims: expected a size for {name!r} (in {letters}), "
+                               f"got sizes for {sorted(dims)}")
+            size *= (int(digits) if digits else 1) * dims[name]
+        out.append(size)
+    return tuple(out)
+
+
+@dataclass
+class GPTBlockParams:
+    """The weights of a one-block GPT-2: embeddings, one pre-LN block, the final LayerNorm.
+
+    Shapes: ``W_e (V, H)``, ``W_p (n_max, H)``, ``W_q, W_k, W_v (A, H, D)``, ``W_o (A*D, H)``,
+    ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H)``, ``b2 (H,)``, every ``gamma``/``beta`` ``(H,)``.
+    The output layer reuses ``W_e`` (``logits = X W_e^T``), as GPT and GPT-2 do.
+    """
+
+    W_e: np.ndarray
+    W_p: np.ndarray
+    ln1_gamma: np.ndarray
+    ln1_beta: np.ndarray
+    W_q: np.ndarray
+    W_k: np.ndarray
+    W_v: np.ndarray
+    W_o: np.ndarray
+    ln2_gamma: np.ndarray
+    ln2_beta: np.ndarray
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    lnf_gamma: np.ndarray
+    lnf_beta: np.ndarray
+
+    @property
+    def dims(self) -> dict[str, int]:
+        """The sizes ``V, H, A, D, F`` read off the weights (``n_max``: rows of ``W_p``)."""
+        A, H, D = self.W_q.shape
+        return {"V": self.W_e.shape[0], "H": H, "A": A, "D": D, "F": self.W1.shape[1],
+                "n_max": self.W_p.shape[0]}
+
+
+def random_block_params(V: int, n_max: int, H: int, A: int, F: int | None = None, *,
+                        seed: int = 0) -> GPTBlockParams:
+    """Random weights (``N(0, 0.02^2)`` like GPT-2's initialisation; LayerNorms perturbed around
+    ``gamma = 1, beta = 0`` so that they matter in a check).  ``F`` defaults to ``4 H``; ``A``
+    must divide ``H`` (``D = H / A``)."""
+    V, n_max, H, A = (check_positive_int(v, k) for v, k in
+                      ((V, "V"), (n_max, "n_max"), (H, "H"), (A, "A")))
+    F = 4 * H if F is None else check_positive_int(F, "F")
+    if H % A:
+        raise ValueError(f"A: expected a number of heads that divides H={H}, got {A}")
+    D = H // A
+    rng = np.random.default_rng(seed)
+
+    def w(*shape: int, scale: float = 0.02) -> np.ndarray:
+        return rng.normal(0.0, scale, size=shape)
+
+    return GPTBlockParams(
+        W_e=w(V, H), W_p=w(n_max, H, scale=0.01),
+        ln1_gamma=1 + w(H, scale=0.1), ln1_beta=w(H, scale=0.1),
+        W_q=w(A, H, D, scale=0.3), W_k=w(A, H, D, scale=0.3), W_v=w(A, H, D), W_o=w(A * D, H),
+        ln2_gamma=1 + w(H, scale=0.1), ln2_beta=w(H, scale=0.1),
+        W1=w(H, F), b1=w(F), W2=w(F, H), b2=w(H),
+        lnf_gamma=1 + w(H, scale=0.1), lnf_beta=w(H, scale=0.1))
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One tensor of the trace: its name, the formula that made it (book notation, LaTeX), its
+    shape in letters (``("B", "n", "H")``) and the array itself."""
+
+    name: str
+    formula: str
+    letters: tuple[str, ...]
+    value: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.value.shape)
+
+
+def trace_gpt_block(ids: Any, params: GPTBlockParams,
+                    gelu_approximation: str = "tanh") -> list[TraceStep]:
+    """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the output
+    layer, recording every intermediate tensor.
+
+    The block, in the book's notation (``X`` is ``B x n x H``; every formula acts on each
+    sequence of the batch alike):
+
+    ``X' = X + MultiHeadSA(LayerNorm(X), Mask_AR)``, ``X1 = X' + FFN_GELU(LayerNorm(X'))``,
+    ``Y = Softmax(LayerNorm(X1) W_e^T)``.
+
+    Multi-head attention is written out step by step as in "Notations" Steps 7.1-7.4 (project,
+    split heads, scores, mask, softmax, weighted sum, merge heads, project), using
+    :func:`~formulated.formulas.split_heads`, :func:`~formulated.formulas.masked_softmax` and
+    :func:`~formulated.formulas.merge_heads`.  ``gelu_approximation="tanh"`` is GPT-2's GELU.
+
+    Returns the steps in order; ``steps[-1].value`` holds the probabilities ``(B, n, V)``.
+    """
+    if not isinstance(params, GPTBlockParams):
+        raise TypeError(f"params: expected GPTBlockParams, got {type(params).__name__}")
+    dims = params.dims
+    ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
+    B, n = ids.shape
+    if n > dims["n_max"]:
+        raise ValueError(f"ids: expected sequences of at most n_max={dims['n_max']} tokens "
+                         f"(rows of W_p), got n={n}")
+    A, H, D = params.W_q.shape
+    p = params
+    steps: list[TraceStep] = []
+
+    def rec(name: str, formula: str, letters: tuple[str, ...], value: np.ndarray) -> np.ndarray:
+        steps.append(TraceStep(name, formula, letters, value))
+        return value
+
+    def heads_side_by_side(W: np.ndarray) -> np.ndarray:  # (A, H, D) -> (H, A*D)
+        return W.transpose(1, 0, 2).reshape(H, A * D)
+
+    rec("ids", r"\bm{x}", ("B", "n"), ids)
+    onehot = rec("one-hot", r"\operatorname{OneHot}(\bm{x})", ("B", "n", "V"), f.one_hot(ids, dims["V"]))
+    tok = rec("token embeddings", r"\operatorname{OneHot}(\bm{x})\,\bm{W}_e", ("B", "n", "H"),
+              onehot @ p.W_e)
+    pos = rec("position embeddings", r"\bm{W}_p[1..n]", ("n", "H"), p.W_p[:n])
+    X = rec("block input", r"\bm{X}^{(0)}", ("B", "n", "H"), tok + pos)  # pos broadcasts over B
+    Z = rec("LayerNorm 1", r"\operatorname{LayerNorm}(\bm{X})", ("B", "n", "H"),
+            f.layer_norm(X, p.ln1_gamma, p.ln1_beta))
+    Q = rec("queries, all heads", r"\bm{Z}[\bm{W}^Q_1 \cdots \bm{W}^Q_A]", ("B", "n", "A*D"),
+            Z @ heads_side_by_side(p.W_q))
+    K = rec("keys, all heads", r"\bm{Z}[\bm{W}^K_1 \cdots \bm{W}^K_A]", ("B", "n", "A*D"),
+            Z @ heads_side_by_side(p.W_k))
+    Vv = rec("values, all heads", r"\bm{Z}[\bm{W}^V_1 \cdots \bm{W}^V_A]", ("B", "n", "A*D"),
+             Z @ heads_side_by_side(p.W_v))
+    Qh = rec("queries, split", r"\bm{Q}", ("B", "A", "n", "D"), f.split_heads(Q, A))
+    Kh = rec("keys, split", r"\bm{K}", ("B", "A", "n", "D"), f.split_heads(K, A))
+    Vh = rec("values, split", r"\bm{V}", ("B", "A", "n", "D"), f.split_heads(Vv, A))
+    S = rec("scores", r"\bm{Q}\bm{K}^\top / \sqrt{D}", ("B", "A", "n", "n"),
+            Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D))
+    M = rec("mask", r"\operatorname{Mask}_\text{AR}", ("n", "n"), f.mask_autoregressive(n))
+    P = rec("attention weights", r"\operatorname{Softmax}(\text{scores} + \operatorname{Mask})",
+            ("B", "A", "n", "n"), f.masked_softmax(S, M))
+    C = rec("heads", r"\operatorname{head}_i", ("B", "A", "n", "D"), P @ Vh)
+    Cm = rec("heads, concatenated", r"\operatorname{Concat}(\operatorname{head}_1, \dots)",
+             ("B", "n", "A*D"), f.merge_heads(C))
+    att = rec("attention output", r"\operatorname{Concat}(\dots)\,\bm{W}^O", ("B", "n", "H"),
+              Cm @ p.W_o)
+    X1 = rec("after attention + residual", r"\bm{X}' = \bm{X} + \text{attention}",
+             ("B", "n", "H"), X + att)
+    Z2 = rec("LayerNorm 2", r"\operatorname{LayerNorm}(\bm{X}')", ("B", "n", "H"),
+             f.layer_norm(X1, p.ln2_gamma, p.ln2_beta))
+    h = rec("FFN hidden (pre-activation)", r"\bm{Z}\bm{W}_1 + \bm{b}_1", ("B", "n", "F"),
+            Z2 @ p.W1 + p.b1)
+    g = rec("FFN hidden (GELU)", r"\operatorname{GELU}(\cdot)", ("B", "n", "F"),
+            f.gelu(h, gelu_approximation))
+    ffn = rec("FFN output", r"\operatorname{GELU}(\cdot)\,\bm{W}_2 + \bm{b}_2", ("B", "n", "H"),
+              g @ p.W2 + p.b2)
+    X2 = rec("block output", r"\bm{X}^{(1)} = \bm{X}' + \text{FFN}", ("B", "n", "H"), X1 + ffn)
+    Zf = rec("final LayerNorm", r"\operatorname{LayerNorm}(\bm{X}^{(1)})", ("B", "n", "H"),
+             f.layer_norm(X2, p.lnf_gamma, p.lnf_beta))
+    logits = rec("logits", r"\operatorname{LayerNorm}(\bm{X}^{(1)})\,\bm{W}_e^\top",
+                 ("B", "n", "V"), Zf @ p.W_e.T)
+    rec("probabilities", r"\bm{Y} = \operatorname{Softmax}(\text{logits})", ("B", "n", "V"),
+        f.softmax(logits, axis=-1))
+    return steps
+
+
+def format_trace(steps: list[TraceStep], dims: dict[str, int] | None = None) -> str:
+    """A plain-text table of a trace: name, shape in letters, shape in numbers (checked)."""
+    lines = [f"{'tensor':30s} {'shape in letters':22s} shape"]
+    for s in steps:
+        letters = " × ".join(s.letters)
+        if dims is not None and symbolic_shape(s.letters, dims) != s.shape:
+            raise ValueError(f"steps: {s.name!r} has shape {s.shape}, expected "
+                             f"{symbolic_shape(s.letters, dims)} = ({letters})")
+        lines.append(f"{s.name:30s} {letters:22s} {s.shape}")
+    return "\n".join(lines)
+
+
+def gpt2_reference(ids: Any, params: GPTBlockParams) -> dict[str, np.ndarray]:
+    """The same forward pass computed by ``transformers``' GPT-2 (one layer, our weights copied).
+
+    GPT-2's attention and projection layers have biases, which the book's boxes do not; they are
+    set to zero.  Dropout is off (eval mode).  Returns the intermediate tensors that forward
+    hooks capture -- ``"ln_1"``, ``"c_attn"`` (queries, keys, values side by side,
+    ``B x n x 3H``), ``"attn_weights"``, ``"attn"``, ``"ln_2"``, ``"c_fc"``, ``"act"``,
+    ``"mlp"``, ``"block"``, ``"ln_f"``, ``"logits"`` -- as float64 NumPy arrays.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    dims = params.dims
+    ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
+    A, H, D = params.W_q.shape
+    if A * D != H:
+        raise ValueError(f"params: GPT-2 needs A*D == H, got A={A}, D={D}, H={H}")
+    cfg = GPT2Config(vocab_size=dims["V"], n_positions=dims["n_max"], n_embd=H, n_layer=1,
+                     n_head=A, n_inner=dims["F"], activation_function="gelu_new",
+                     resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, layer_norm_epsilon=1e-5,
+                     bos_token_id=None, eos_token_id=None)
+    cfg._attn_implementation = "eager"  # returns the attention weights
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(cfg).double().eval()
+    blk = model.transformer.h[0]
+
+    def t(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+
+    def side(W: np.ndarray) -> np.ndarray:
+        return W.transpose(1, 0, 2).reshape(H, A * D)
+
+    with torch.no_grad():
+        model.transformer.wte.weight.copy_(t(params.W_e))
+        model.transformer.wpe.weight.copy_(t(params.W_p))
+        blk.ln_1.weight.copy_(t(params.ln1_gamma)); blk.ln_1.bias.copy_(t(params.ln1_beta))
+        # Conv1D computes x @ weight + bias with weight (in, out): q | k | v side by side.
+        blk.attn.c_attn.weight.copy_(t(np.concatenate([side(params.W_q), side(params.W_k),
+                                                        side(params.W_v)], axis=1)))
+        blk.attn.c_attn.bias.zero_()
+        blk.attn.c_proj.weight.copy_(t(params.W_o)); blk.attn.c_proj.bias.zero_()
+        blk.ln_2.weight.copy_(t(params.ln2_gamma)); blk.ln_2.bias.copy_(t(params.ln2_beta))
+        blk.mlp.c_fc.weight.copy_(t(params.W1)); blk.mlp.c_fc.bias.copy_(t(params.b1))
+        blk.mlp.c_proj.weight.copy_(t(params.W2)); blk.mlp.c_proj.bias.copy_(t(params.b2))
+        model.transformer.ln_f.weight.copy_(t(params.lnf_gamma))
+        model.transformer.ln_f.bias.copy_(t(params.lnf_beta))
+
+    captured: dict[str, np.ndarray] = {}
+
+    def hook(name: str):
+        def fn(_module, _inputs, output):
+            out = output[0] if isinstance(output, tuple) else output
+            captured[name] = out.detach().numpy().copy()
+        return fn
+
+    modules = {"ln_1": blk.ln_1, "c_attn": blk.attn.c_attn, "attn": blk.attn, "ln_2": blk.ln_2,
+               "c_fc": blk.mlp.c_fc, "act": blk.mlp.act, "mlp": blk.mlp, "block": blk,
+               "ln_f": model.transformer.ln_f}
+    handles = [m.register_forward_hook(hook(k)) for k, m in modules.items()]
+    try:
+        with torch.no_grad():
+            out = model(torch.from_numpy(ids), output_attentions=True)
+    finally:
+        for hnd in handles:
+            hnd.remove()
+    captured["attn_weights"] = out.attentions[0].numpy().copy()
+    captured["logits"] = out.logits.numpy().copy()
+    return captured

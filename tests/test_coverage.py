@@ -1,0 +1,52 @@
+"""The coverage map (appendix D) names exactly the book's chapters, and covers every source."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from _chapters import ROOT, toc_files
+from formulated.coverage import COVERAGE, SOURCE_TITLES, coverage_by_chapter, coverage_by_source
+
+
+def test_every_chapter_named_exists_in_toc():
+    toc = set(toc_files())
+    missing = [c.chapter for c in COVERAGE if c.chapter not in toc]
+    assert not missing, f"COVERAGE names chapters that _toc.yml lacks: {missing}"
+    for c in COVERAGE:
+        assert (ROOT / f"{c.chapter}.md").exists(), c.chapter
+
+
+def test_every_chapter_of_the_toc_is_covered():
+    named = {c.chapter for c in COVERAGE}
+    numbered = [f for f in toc_files() if re.match(r"chapters/\d\d_", f)]
+    assert len(numbered) == 18, numbered  # the book's chapters 1-18
+    assert [f"{i:02d}" for i in range(1, 19)] == [f.split("/")[1][:2] for f in numbered]
+    missing = [f for f in toc_files() if f not in named]
+    assert not missing, f"chapters of _toc.yml missing from COVERAGE: {missing}"
+    assert len(named) == len(COVERAGE), "a chapter appears twice in COVERAGE"
+
+
+def test_every_source_is_covered_and_keys_are_known():
+    for c in COVERAGE:
+        assert set(c.sections) <= set(SOURCE_TITLES), (c.chapter, c.sections)
+        assert all(isinstance(v, tuple) and v for v in c.sections.values()), c.chapter
+    for key in SOURCE_TITLES:
+        chapters = [c.chapter for c in COVERAGE if key in c.sections]
+        assert len(chapters) >= 3, (key, chapters)
+
+
+def test_rendered_tables_link_every_chapter():
+    by_chapter = coverage_by_chapter()
+    for c in COVERAGE:
+        assert f"{{doc}}`{c.doc}`" in by_chapter
+    by_source = coverage_by_source()
+    assert by_source.count("→ {doc}`06_tokenization`") == 4  # two sections of 002, two of 003
+
+
+def test_unknown_source_key_is_rejected(monkeypatch):
+    import formulated.coverage as mod
+
+    monkeypatch.setattr(mod, "COVERAGE", COVERAGE + [mod.Coverage("chapters/x", {"005": ("y",)})])
+    with pytest.raises(ValueError, match=r"unknown sources \['005'\]"):
+        mod.coverage_by_chapter()

@@ -1,0 +1,59 @@
+"""Widgets of chapters 5 and 6: set a control, check the result against numbers worked out by hand."""
+from __future__ import annotations
+
+from formulated.widgets import bpe_widget, shapes_widget
+
+
+def test_shapes_widget_follows_the_sliders():
+    w = shapes_widget(B=2, n=5, H=12, A=3, V=11)
+    s = w.result["shapes"]
+    assert s["scores"] == (2, 3, 5, 5) and s["queries, split"] == (2, 3, 5, 4)
+    assert s["FFN hidden (GELU)"] == (2, 5, 48) and s["logits"] == (2, 5, 11)
+    w.controls["A"].value = 4  # D = 12 / 4 = 3
+    s = w.result["shapes"]
+    assert s["queries, split"] == (2, 4, 5, 3) and s["attention weights"] == (2, 4, 5, 5)
+    assert s["heads, concatenated"] == (2, 5, 12)
+    w.controls["n"].value = 7
+    w.controls["B"].value = 3
+    assert w.result["shapes"]["scores"] == (3, 4, 7, 7)
+    assert w.result["sizes"]["scores"] == 3 * 4 * 7 * 7
+    assert w.result["shapes"]["mask"] == (7, 7)
+    w.controls["V"].value = 30
+    assert w.result["shapes"]["one-hot"] == (3, 7, 30)
+    assert w.result["letters"]["probabilities"] == "B × n × V"
+
+
+def test_shapes_widget_explains_heads_that_do_not_divide_the_width():
+    w = shapes_widget(H=12, A=3)
+    w.controls["A"].value = 5
+    assert "do not divide H = 12" in w.result["error"] and w.result["shapes"] == {}
+    w.controls["H"].value = 20
+    assert w.result["error"] == "" and w.result["shapes"]["keys, split"] == (2, 5, 5, 4)
+
+
+def test_bpe_widget_steps_through_the_lecture_example():
+    w = bpe_widget(corpus="lecture", merges=0)
+    # Before any merge: 10 characters + r</w>, t</w>, w</w>; 3 + 5 + 6 + 6 = 20 tokens.
+    assert w.result["V"] == 13 and w.result["tokens"] == 20
+    w.controls["merges"].value = 3  # e+s, l+o, es+t</w> (worked by hand in chapter 6)
+    seg = w.result["segmentation"]
+    assert seg["newest"] == ("n", "e", "w", "est</w>")
+    assert seg["lower"] == ("lo", "w", "e", "r</w>")
+    assert w.result["V"] == 16 and w.result["tokens"] == 2 + 4 + 4 + 4
+    assert [m.count for m in w.result["merges"]] == [2, 2, 2]
+    w.controls["merges"].value = 13  # every word is one token
+    assert all(len(t) == 1 for t in w.result["segmentation"].values())
+    assert w.result["tokens"] == 4
+
+
+def test_bpe_widget_classic_frequencies():
+    w = bpe_widget(corpus="classic", merges=2)
+    # e-s occurs 6 + 3 = 9 times, then es-t</w> 9 times; l-o only 5 + 2 = 7.
+    assert [(m.pair, m.count) for m in w.result["merges"]] == [(("e", "s"), 9),
+                                                                (("es", "t</w>"), 9)]
+    w.controls["merges"].value = 4
+    # Then l-o (7); then n-e, e-w and w-est</w> tie at 6 and e-w wins ('e' sorts first).
+    assert [(m.pair, m.count) for m in w.result["merges"][2:]] == [(("l", "o"), 7),
+                                                                    (("e", "w"), 6)]
+    assert w.result["segmentation"]["low"] == ("lo", "w</w>")
+    assert w.result["segmentation"]["newest"] == ("n", "ew", "est</w>")
