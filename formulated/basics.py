@@ -209,7 +209,7 @@ def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
         raise ValueError(f"p: expected probabilities in [0, 1], got values in "
                          f"[{p.min()}, {p.max()}]")
     with np.errstate(divide="ignore"):
-        return -np.log(p) / np.log(base)
+        return -np.log(p) / np.log(base) + 0.0          # + 0.0 turns −0.0 (for p = 1) into 0.0
 
 
 def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
