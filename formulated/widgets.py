@@ -517,9 +517,14 @@ def attention_widget(scale: bool = False) -> FormulaWidget:
                   ("output = weights V", r["output"], "column"))
         for ax, (title, M, xlabel) in zip(axes, panels):
             ax.imshow(M, cmap="Blues", aspect="auto")
+            lo, hi = M.min(), M.max()
             for (i, j), val in np.ndenumerate(M):
-                ax.text(j, i, f"{val:.3g}", ha="center", va="center",
-                        color="red" if i == r["query"] else "black", fontsize=9)
+                dark = hi > lo and (val - lo) / (hi - lo) > 0.6  # white text on dark cells
+                ax.text(j, i, f"{val:.3g}", ha="center", va="center", fontsize=9,
+                        color="white" if dark else "black")
+            q = r["query"]  # frame the highlighted query's row
+            ax.add_patch(plt.Rectangle((-0.5, q - 0.5), M.shape[1], 1, fill=False,
+                                       edgecolor="red", lw=2))
             ax.set(title=title, xlabel=xlabel, ylabel="query i", xticks=range(M.shape[1]),
                    yticks=range(M.shape[0]))
         fig.tight_layout()

@@ -1,0 +1,125 @@
+"""Widgets of chapters 10-12: set a control, check the result against torch (not our formulas)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from formulated.widgets import gelu_widget, layer_norm_widget, multi_head_widget
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Headless matplotlib keeps every figure a widget draws; close them after each test."""
+    import matplotlib.pyplot as plt
+
+    yield
+    plt.close("all")
+
+
+def _torch_mha_weights(res: dict, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per-head attention weights (A, n, n) and output (n, H) of nn.MultiheadAttention with the
+    widget's weights copied in (torch stores x @ W as a Linear with weight W.T)."""
+    X = torch.tensor(res["X"])[None]  # (1, n, H)
+    A, H, D = res["W_q"].shape
+    n = X.shape[1]
+    mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True, dtype=torch.float64)
+
+    def fused(W: np.ndarray) -> torch.Tensor:  # (A, H, D) -> (H, A*D), head i in block i
+        return torch.tensor(np.concatenate(list(W), axis=1))
+
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([fused(res[k]).T for k in ("W_q", "W_k", "W_v")]))
+        mha.out_proj.weight.copy_(torch.tensor(res["W_o"]).T)
+    blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), 1) if causal else None
+    out, w = mha(X, X, X, attn_mask=blocked, need_weights=True, average_attn_weights=False)
+    return w[0].detach().numpy(), out[0].detach().numpy()
+
+
+def test_multi_head_widget_head_and_query_match_torch():
+    w = multi_head_widget()
+    first = w.result["weights"].copy()
+    w.controls["head"].value = 3
+    w.controls["query"].value = 4
+    weights, out = _torch_mha_weights(w.result, causal=True)
+    assert not np.allclose(w.result["weights"], first)
+    np.testing.assert_allclose(w.result["weights"], weights[2, 4], atol=1e-12)
+    np.testing.assert_allclose(w.result["pattern"], weights[2], atol=1e-12)
+    np.testing.assert_allclose(w.result["output"], out, atol=1e-12)
+    # causal: the query at position 5 (0-based 4) gives no weight to position 6
+    assert w.result["weights"][5] == 0.0
+
+
+def test_multi_head_widget_bidirectional_mask_matches_torch():
+    w = multi_head_widget()
+    w.controls["query"].value = 1
+    causal_row = w.result["weights"].copy()
+    w.controls["mask"].value = "bidirectional"
+    weights, out = _torch_mha_weights(w.result, causal=False)
+    np.testing.assert_allclose(w.result["weights"], weights[0, 1], atol=1e-12)
+    np.testing.assert_allclose(w.result["output"], out, atol=1e-12)
+    assert causal_row[2:].sum() == 0 and w.result["weights"][2:].sum() > 0
+
+
+def test_multi_head_widget_rejects_bad_head_count():
+    with pytest.raises(ValueError, match="A: expected a number of heads dividing H"):
+        multi_head_widget(H=8, A=3)
+
+
+@pytest.mark.parametrize("x", [-2.7, -0.75, 0.0, 1.3, 3.95])
+def test_gelu_widget_matches_torch(x):
+    w = gelu_widget()
+    w.controls["x"].value = x
+    t = torch.tensor(x, dtype=torch.float64)
+    assert w.result["x"] == pytest.approx(x)
+    assert w.result["erf"] == pytest.approx(F.gelu(t).item(), abs=1e-15)
+    assert w.result["tanh"] == pytest.approx(F.gelu(t, approximate="tanh").item(), abs=1e-15)
+    assert w.result["sigmoid"] == pytest.approx((t * torch.sigmoid(1.702 * t)).item(), abs=1e-15)
+    assert w.result["Phi"] == pytest.approx(torch.special.ndtr(t).item(), abs=1e-15)
+    assert w.result["err_sigmoid"] == pytest.approx(
+        (t * torch.sigmoid(1.702 * t) - F.gelu(t)).item(), abs=1e-15)
+
+
+def test_gelu_widget_changes_with_x():
+    w = gelu_widget(x=1.0)
+    before = w.result["erf"]
+    w.controls["x"].value = -1.0
+    # GELU(x) - GELU(-x) = x, since Phi(x) + Phi(-x) = 1
+    assert before - w.result["erf"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_layer_norm_widget_matches_torch():
+    w = layer_norm_widget()
+    before = w.result["y"].copy()
+    w.controls["x3"].value = 4.5
+    w.controls["gamma"].value = 2.0
+    w.controls["beta"].value = -1.0
+    w.controls["eps"].value = 0.1
+    x = torch.tensor([1.0, 2.0, 4.5, 6.0, -2.0], dtype=torch.float64)
+    want = F.layer_norm(x, (5,), weight=torch.full((5,), 2.0, dtype=torch.float64),
+                        bias=torch.full((5,), -1.0, dtype=torch.float64), eps=0.1)
+    assert not np.allclose(w.result["y"], before)
+    np.testing.assert_allclose(w.result["x"], x.numpy())
+    np.testing.assert_allclose(w.result["y"], want.numpy(), atol=1e-12)
+    assert w.result["mean"] == pytest.approx(x.mean().item())
+    assert w.result["var"] == pytest.approx(x.var(unbiased=False).item())
+    assert w.result["y_mean"] == pytest.approx(-1.0, abs=1e-12)  # beta
+    # variance after: gamma^2 * var / (var + eps), less than gamma^2 because eps > 0
+    v = x.var(unbiased=False).item()
+    assert w.result["y_var"] == pytest.approx(4.0 * v / (v + 0.1), rel=1e-12)
+    # the "Notations" variant divides by (std + eps)
+    std = x.std(unbiased=False)
+    want_std_eps = 2.0 * (x - x.mean()) / (std + 0.1) - 1.0
+    np.testing.assert_allclose(w.result["y_std_eps"], want_std_eps.numpy(), atol=1e-12)
+
+
+def test_layer_norm_widget_eps_matters_for_a_flat_row():
+    w = layer_norm_widget(values=(1.0, 1.001, 0.999, 1.0))
+    x = torch.tensor([1.0, 1.001, 0.999, 1.0], dtype=torch.float64)
+    for eps in (1e-8, 1e-5, 1e-2):
+        w.controls["eps"].value = eps
+        want = F.layer_norm(x, (4,), eps=eps)
+        np.testing.assert_allclose(w.result["z"], want.numpy(), atol=1e-9)
+        v = x.var(unbiased=False).item()
+        assert w.result["z_var"] == pytest.approx(v / (v + eps), rel=1e-6)
