@@ -1,0 +1,252 @@
+"""The trainable GPT of chapter 18, in PyTorch: the same boxes as the NumPy model, one module each.
+
+Data flow for one sequence of token ids ``x`` (length ``n <= n_ctx``), in the book's notation::
+
+    X   = W_e[x] + W_p[:n]                         token embedding + learned positions   (n, H)
+    for l = 1..L (pre-LN block):
+        X = X + MHA(LayerNorm(X))                  masked multi-head self-attention      (n, H)
+        X = X + FFN(LayerNorm(X))                  GELU feed-forward network             (n, H)
+    Z   = LayerNorm_f(X)                           final LayerNorm                       (n, H)
+    logits = Z W_e^T                               tied de-embedding                     (n, V)
+
+A batch adds a leading ``B`` axis everywhere: ``(B, n) -> (B, n, V)``.  Attention runs through
+:func:`torch.nn.functional.scaled_dot_product_attention` with ``is_causal=True`` (the
+autoregressive mask of chapter 9, applied inside a fused kernel), so the same module trains fast on
+CPU and GPU.  :func:`to_numpy_params` hands the trained weights to the NumPy ``gpt2`` of
+:mod:`formulated.models`, and ``tests/test_train.py`` checks that both compute the same
+probabilities: the model we train *is* the formula we read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+__all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token"]
+
+
+@dataclass
+class GPTConfig:
+    """Shape of the model, in the book's notation.
+
+    V: vocabulary size; n_ctx: longest context (rows of ``W_p``); L: layers; A: heads;
+    H: model width; F: FFN hidden width (``None`` = ``4 H``); dropout: probability used while
+    training (0 = none); eps: LayerNorm epsilon; gelu: ``"erf"`` (the exact ``x Φ(x)``, also the
+    faster one on CPUs) or ``"tanh"`` (GPT-2's approximation).
+    """
+
+    V: int = 65
+    n_ctx: int = 256
+    L: int = 4
+    A: int = 4
+    H: int = 128
+    F: int | None = None
+    dropout: float = 0.0
+    eps: float = 1e-5
+    gelu: str = "erf"
+
+    def __post_init__(self) -> None:
+        for name in ("V", "n_ctx", "L", "A", "H"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+        if self.F is None:
+            self.F = 4 * self.H
+        if isinstance(self.F, bool) or not isinstance(self.F, int) or self.F < 1:
+            raise ValueError(f"F: expected a positive integer or None, got {self.F!r}")
+        if self.H % self.A:
+            raise ValueError(f"H: expected a multiple of A={self.A} (D = H/A per head), "
+                             f"got H={self.H}")
+        if not 0.0 <= float(self.dropout) < 1.0:
+            raise ValueError(f"dropout: expected a probability in [0, 1), got {self.dropout!r}")
+        if self.gelu not in ("erf", "tanh"):
+            raise ValueError(f"gelu: expected 'erf' or 'tanh', got {self.gelu!r}")
+
+    @property
+    def D(self) -> int:
+        """Width per head, ``D = H / A``."""
+        return self.H // self.A
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "GPTConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"config: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
+        return cls(**d)
+
+
+class CausalSelfAttention(nn.Module):
+    """Masked multi-head self-attention, ``(B, n, H) -> (B, n, H)``.
+
+    ``Q, K, V = X W_q + b_q, X W_k + b_k, X W_v + b_v`` (one fused ``H -> 3H`` projection, as in
+    GPT-2), split into ``A`` heads of width ``D``; each head computes
+    ``softmax(Q K^T / sqrt(D) + M) V`` with the autoregressive mask ``M``; the heads are
+    concatenated and projected by ``W_o``.
+    """
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.A, self.D = cfg.A, cfg.D
+        self.qkv = nn.Linear(cfg.H, 3 * cfg.H)
+        self.proj = nn.Linear(cfg.H, cfg.H)
+        self.dropout = cfg.dropout
+        self.resid_drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        B, n, H = X.shape
+        q, k, v = self.qkv(X).split(H, dim=2)
+        # (B, n, H) -> (B, A, n, D): each head attends independently.
+        q, k, v = (t.view(B, n, self.A, self.D).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                           dropout_p=self.dropout if self.training else 0.0)
+        y = y.transpose(1, 2).contiguous().view(B, n, H)  # concatenate the heads
+        return self.resid_drop(self.proj(y))
+
+
+class FFN(nn.Module):
+    """Position-wise feed-forward network, ``GELU(X W_1 + b_1) W_2 + b_2``: ``(B, n, H) -> (B, n, H)``."""
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.fc = nn.Linear(cfg.H, cfg.F)
+        self.proj = nn.Linear(cfg.F, cfg.H)
+        self.approximate = "tanh" if cfg.gelu == "tanh" else "none"  # PyTorch's names
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return self.drop(self.proj(F.gelu(self.fc(X), approximate=self.approximate)))
+
+
+class Block(nn.Module):
+    """One pre-LN transformer block: ``X + MHA(LN_1(X))``, then ``+ FFN(LN_2(.))``."""
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(cfg.H, eps=cfg.eps)
+        self.attn = CausalSelfAttention(cfg)
+        self.ln_2 = nn.LayerNorm(cfg.H, eps=cfg.eps)
+        self.ffn = FFN(cfg)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        X = X + self.attn(self.ln_1(X))
+        return X + self.ffn(self.ln_2(X))
+
+
+class GPT(nn.Module):
+    """GPT-2-style decoder: ``(B, n)`` token ids ``-> (B, n, V)`` logits.
+
+    Parameters follow GPT-2's initialisation: every weight ``N(0, 0.02^2)``, biases 0, and the two
+    projections that write into the residual stream scaled by ``1/sqrt(2L)`` so that the
+    variance of ``X`` does not grow with depth.
+    """
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.W_e = nn.Embedding(cfg.V, cfg.H)        # token embedding, also the de-embedding
+        self.W_p = nn.Embedding(cfg.n_ctx, cfg.H)    # learned positions
+        self.drop = nn.Dropout(cfg.dropout)
+        self.blocks = nn.ModuleList([Block(cfg) for _ in range(cfg.L)])
+        self.ln_f = nn.LayerNorm(cfg.H, eps=cfg.eps)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        for name, p in self.named_parameters():
+            if name.endswith("bias"):
+                nn.init.zeros_(p)
+            elif ".ln_" in name or name.startswith("ln_"):
+                nn.init.ones_(p)
+            elif name.endswith("proj.weight"):
+                nn.init.normal_(p, 0.0, 0.02 / math.sqrt(2 * self.cfg.L))
+            else:
+                nn.init.normal_(p, 0.0, 0.02)
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``idx``: (B, n) int64 ids; returns ``(logits (B, n, V), loss or None)``.
+
+        ``loss`` is the mean cross-entropy ``-(1/Bn) sum log p(target)`` (chapter 17).
+        """
+        if idx.dim() != 2:
+            raise ValueError(f"idx: expected a (B, n) tensor of token ids, got shape "
+                             f"{tuple(idx.shape)}")
+        B, n = idx.shape
+        if n > self.cfg.n_ctx:
+            raise ValueError(f"idx: expected at most n_ctx={self.cfg.n_ctx} positions, got {n}")
+        pos = torch.arange(n, device=idx.device)
+        X = self.drop(self.W_e(idx) + self.W_p(pos))
+        for block in self.blocks:
+            X = block(X)
+        logits = self.ln_f(X) @ self.W_e.weight.T      # tied: the embedding read backwards
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.reshape(-1))
+        return logits, loss
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Number of distinct trainable numbers (the tied ``W_e`` counts once)."""
+    return sum(p.numel() for p in model.parameters())
+
+
+def flops_per_token(cfg: GPTConfig, n_params: int, n: int | None = None) -> float:
+    """Training FLOPs per token, ``6 N + 12 L H n`` (forward + backward; PaLM's appendix B).
+
+    ``6N``: each parameter takes a multiply and an add forward, twice that backward; the second
+    term is the attention products ``Q K^T`` and ``P V``, which have no parameters.  This counts
+    the full (unmasked) square, as the usual MFU figures do.
+    """
+    n = cfg.n_ctx if n is None else n
+    return 6.0 * n_params + 12.0 * cfg.L * cfg.H * n
+
+
+def to_numpy_params(model: GPT) -> Any:
+    """Copy a :class:`GPT` into the NumPy GPT-2 container of :mod:`formulated.models` (float64).
+
+    ``models.gpt2_probabilities(x, to_numpy_params(model), gelu=model.cfg.gelu,
+    eps=model.cfg.eps)`` then computes the probabilities of ``softmax(model(x))``.  PyTorch's
+    ``nn.Linear`` stores ``weight`` as ``(out, in)`` and computes ``x @ weight.T``; the boxes
+    multiply row vectors by ``(in, out)`` matrices, hence the transposes.  The fused ``(3H, H)``
+    query/key/value weight splits into three ``(H, H)`` blocks, and each of those into ``A``
+    heads of ``D`` columns: ``(H, A*D) -> (A, H, D)``.
+    """
+    from . import models
+
+    if not isinstance(model, GPT):
+        raise TypeError(f"model: expected a formulated.torch_gpt.GPT, got {type(model).__name__}")
+    cfg = model.cfg
+    A, H, D = cfg.A, cfg.H, cfg.D
+
+    def arr(t: torch.Tensor) -> np.ndarray:
+        return t.detach().to("cpu", torch.float64).numpy().copy()
+
+    def heads(W: torch.Tensor) -> np.ndarray:          # (H_out=A*D, H_in) -> (A, H_in, D)
+        return arr(W).T.reshape(H, A, D).transpose(1, 0, 2).copy()
+
+    blocks = []
+    for b in model.blocks:
+        Wq, Wk, Wv = b.attn.qkv.weight.split(H, dim=0)
+        bq, bk, bv = b.attn.qkv.bias.split(H, dim=0)
+        blocks.append(models.Block(
+            W_q=heads(Wq), W_k=heads(Wk), W_v=heads(Wv), W_o=arr(b.attn.proj.weight).T.copy(),
+            W_1=arr(b.ffn.fc.weight).T.copy(), b_1=arr(b.ffn.fc.bias),
+            W_2=arr(b.ffn.proj.weight).T.copy(), b_2=arr(b.ffn.proj.bias),
+            gamma_1=arr(b.ln_1.weight), beta_1=arr(b.ln_1.bias),
+            gamma_2=arr(b.ln_2.weight), beta_2=arr(b.ln_2.bias),
+            b_q=arr(bq).reshape(A, D), b_k=arr(bk).reshape(A, D), b_v=arr(bv).reshape(A, D),
+            b_o=arr(b.attn.proj.bias)))
+    config = models.Config(V=cfg.V, n_ctx=cfg.n_ctx, H=H, A=A, L=cfg.L, F=cfg.F, D=D)
+    return models.GPTParams(config=config, W_e=arr(model.W_e.weight), W_p=arr(model.W_p.weight),
+                            blocks=blocks, gamma_f=arr(model.ln_f.weight),
+                            beta_f=arr(model.ln_f.bias))
+

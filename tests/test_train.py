@@ -1,0 +1,334 @@
+"""Chapter 18: the PyTorch GPT is the NumPy formula, and the training loop resumes exactly.
+
+Every run here is tiny (one or two layers of width 16-32, a handful of steps) so that the file
+stays well under a minute and a half on one core.
+"""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from formulated import models
+from formulated.tokenizers import CharTokenizer
+from formulated.torch_gpt import GPT, GPTConfig, count_parameters, flops_per_token, to_numpy_params
+from formulated.train import (PRESETS, CheckpointError, TrainConfig, _lr_lambda, evaluate,
+                              load_checkpoint, load_data, main, make_config, plot_losses,
+                              resolve_device, sample, train, val_windows)
+
+ROOT = Path(__file__).resolve().parents[1]
+# A tiny run: 1 layer, width 16, context 16, batch 4.
+TINY = dict(L=1, A=2, H=16, n_ctx=16, B=4, warmup_steps=2, eval_interval=0, ckpt_interval=0,
+            log_interval=2, eval_batch=512, device="cpu", threads=1)
+
+
+def _env() -> dict:
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_thread():
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+# -- tokenizer and data ------------------------------------------------------------------------
+
+def test_char_tokenizer_round_trip_and_errors():
+    tok, train_ids, val_ids = load_data()
+    text = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")
+    assert tok.vocab_size == len(set(text)) == 65
+    # 90 % / 10 % split of the characters, as nanoGPT's shakespeare_char.
+    assert len(train_ids) == int(0.9 * len(text)) and len(val_ids) == 111_540
+    assert tok.decode(val_ids[:50].tolist()) == text[len(train_ids):len(train_ids) + 50]
+    with pytest.raises(KeyError, match=r"unknown character\(s\) \['é'\], the first at position 3"):
+        tok.encode("abcé")
+    with pytest.raises(ValueError, match="ids: expected token ids in 0..64"):
+        tok.decode([3, 65])
+    with pytest.raises(FileNotFoundError, match="data: expected a text file"):
+        load_data("/nonexistent/shakespeare.txt")
+
+
+# -- the model is the formula ------------------------------------------------------------------
+
+@pytest.mark.parametrize("gelu", ["erf", "tanh"])
+def test_torch_gpt_equals_numpy_gpt2(gelu):
+    """Same weights -> same probabilities as the book's NumPy GPT-2, in float64."""
+    torch.manual_seed(0)
+    cfg = GPTConfig(V=13, n_ctx=10, L=2, A=3, H=12, gelu=gelu)
+    model = GPT(cfg).double()
+    with torch.no_grad():  # leave GPT-2's init (LayerNorm gains 1, biases 0): test every weight
+        for p in model.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    x = torch.randint(0, 13, (3, 10), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        p_torch = torch.softmax(model(x)[0], dim=-1).numpy()
+    params = to_numpy_params(model)
+    p_numpy = models.gpt2_probabilities(x.numpy(), params, gelu=gelu, eps=cfg.eps)
+    assert p_numpy.shape == (3, 10, 13)
+    assert np.abs(p_torch - p_numpy).max() <= 1e-6
+    # a shorter sequence uses the first rows of W_p in both
+    p7 = models.gpt2_probabilities(x[0, :7].numpy(), params, gelu=gelu)
+    assert np.abs(p7 - p_torch[0, :7]).max() <= 1e-6
+    assert models.num_parameters(params) == count_parameters(model)
+
+
+def test_attention_module_matches_torch_multihead_attention():
+    """Our masked multi-head attention against torch.nn.MultiheadAttention with the same weights."""
+    torch.manual_seed(0)
+    cfg = GPTConfig(V=5, n_ctx=8, L=1, A=4, H=16)
+    attn = GPT(cfg).double().blocks[0].attn
+    ref = torch.nn.MultiheadAttention(16, 4, batch_first=True).double()
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(attn.qkv.weight)
+        ref.in_proj_bias.copy_(torch.randn(48, dtype=torch.float64))
+        attn.qkv.bias.copy_(ref.in_proj_bias)
+        ref.out_proj.weight.copy_(attn.proj.weight)
+        ref.out_proj.bias.copy_(attn.proj.bias)
+    X = torch.randn(2, 8, 16, dtype=torch.float64)
+    causal = torch.triu(torch.ones(8, 8, dtype=torch.bool), diagonal=1)  # True = masked
+    want, _ = ref(X, X, X, attn_mask=causal, need_weights=False)
+    assert torch.allclose(attn(X), want, atol=1e-12)
+
+
+def test_initial_loss_is_log_V():
+    """At GPT-2's initialisation the logits are nearly equal, so the loss is about ln V."""
+    _, train_ids, _ = load_data()
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(V=65, n_ctx=64, L=2, A=4, H=64))
+    x = train_ids[:64 * 16].view(16, 64)
+    y = train_ids[1:64 * 16 + 1].view(16, 64)
+    with torch.no_grad():
+        _, loss = model(x, y)
+    assert abs(loss.item() - math.log(65)) < 0.05, loss.item()
+
+
+def test_gpt_input_errors():
+    model = GPT(GPTConfig(V=5, n_ctx=4, L=1, A=1, H=4))
+    with pytest.raises(ValueError, match="at most n_ctx=4 positions, got 5"):
+        model(torch.zeros(1, 5, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"idx: expected a \(B, n\) tensor"):
+        model(torch.zeros(5, dtype=torch.long))
+    with pytest.raises(ValueError, match="H: expected a multiple of A=3"):
+        GPTConfig(H=16, A=3)
+    with pytest.raises(ValueError, match="gelu: expected 'erf' or 'tanh'"):
+        GPTConfig(gelu="relu")
+    with pytest.raises(TypeError, match="model: expected a formulated.torch_gpt.GPT"):
+        to_numpy_params(torch.nn.Linear(2, 2))
+
+
+def test_flops_per_token_counts_matmuls():
+    cfg = GPTConfig(V=65, n_ctx=256, L=6, A=6, H=384)
+    n_params = count_parameters(GPT(cfg))
+    # 12 H^2 per layer (4 H^2 attention + 8 H^2 FFN) + biases, LayerNorms and embeddings
+    assert n_params == 6 * (12 * 384**2 + 13 * 384) + 2 * 384 + (65 + 256) * 384
+    assert flops_per_token(cfg, n_params) == 6 * n_params + 12 * 6 * 384 * 256
+
+
+# -- configuration, schedule, evaluation, sampling ---------------------------------------------
+
+def test_config_errors_name_the_field():
+    with pytest.raises(ValueError, match="preset: expected one of"):
+        make_config("huge")
+    with pytest.raises(TypeError, match=r"unknown field\(s\) \['learning_rate'\]"):
+        make_config("book", learning_rate=1.0)
+    with pytest.raises(ValueError, match="max_steps: expected a positive integer, got 0"):
+        make_config("book", max_steps=0)
+    with pytest.raises(ValueError, match="min_lr: expected at most lr"):
+        make_config("book", lr=1e-3, min_lr=1e-2)
+    with pytest.raises(ValueError, match="compile: expected"):
+        make_config("book", compile="yes")
+    with pytest.raises(ValueError, match="device: expected 'auto'"):
+        resolve_device("gpu0")
+    assert resolve_device("auto").type in ("cuda", "mps", "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="sees no CUDA GPU"):
+            resolve_device("cuda")
+    assert set(PRESETS) == {"book", "cpu", "gpu"}
+
+
+def test_lr_schedule_warmup_then_cosine():
+    cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10, max_steps=110)
+    f = _lr_lambda(cfg)
+    lrs = [cfg.lr * f(s) for s in range(111)]
+    assert lrs[0] == pytest.approx(1e-4) and lrs[9] == pytest.approx(1e-3)   # linear warm-up
+    assert lrs[10] == pytest.approx(1e-3)
+    # half-way through the decay the cosine is at the mean of lr and min_lr
+    assert lrs[60] == pytest.approx(0.5 * (1e-3 + 1e-4))
+    assert lrs[110] == pytest.approx(1e-4)
+    assert all(a >= b for a, b in zip(lrs[10:], lrs[11:]))
+
+
+def test_val_windows_cover_each_character_once_and_evaluate_matches_naive_loop():
+    ids = torch.arange(23) % 7
+    X, Y = val_windows(ids, 5)
+    assert X.shape == (5, 5) and int((Y >= 0).sum()) == 22
+    assert torch.equal(Y[Y >= 0], ids[1:]) and torch.equal(X.flatten()[:22], ids[:-1])
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(V=7, n_ctx=5, L=1, A=1, H=8))
+    total = 0.0
+    with torch.no_grad():  # independent: one window at a time, the last one really shorter
+        for s in range(0, 22, 5):
+            x = ids[s:min(s + 5, 22)][None]
+            y = ids[s + 1:min(s + 6, 23)][None]
+            total += F.cross_entropy(model(x)[0][0], y[0], reduction="sum").item()
+    assert evaluate(model, ids, 5, batch=2) == pytest.approx(total / 22, rel=1e-6)
+
+
+def test_sampling_is_seeded_and_top_k_1_is_greedy():
+    tok = CharTokenizer(list("abcdefgh"))
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(V=8, n_ctx=6, L=1, A=2, H=8))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p))
+    a = sample(model, tok, "abc", 20, temperature=1.0, seed=3)
+    assert len(a) == 20 and a == sample(model, tok, "abc", 20, temperature=1.0, seed=3)
+    assert a != sample(model, tok, "abc", 20, temperature=1.0, seed=4)
+    # independent greedy decoding: argmax of the logits, the context cut to n_ctx
+    ids = tok.encode("abc")
+    with torch.no_grad():
+        for _ in range(20):
+            ids.append(int(model(torch.tensor([ids[-6:]]))[0][0, -1].argmax()))
+    greedy = tok.decode(ids[3:])
+    assert sample(model, tok, "abc", 20, temperature=0) == greedy
+    assert sample(model, tok, "abc", 20, temperature=1.5, top_k=1, seed=9) == greedy
+    with pytest.raises(ValueError, match="temperature: expected a number >= 0"):
+        sample(model, tok, "a", 3, temperature=-1)
+    with pytest.raises(ValueError, match="top_k: expected None or an integer >= 1"):
+        sample(model, tok, "a", 3, top_k=0)
+    with pytest.raises(KeyError, match="unknown character"):
+        sample(model, tok, "xyz", 3)
+
+
+# -- checkpoints: exact resume, corruption, interruption ---------------------------------------
+
+def _weights(model: torch.nn.Module) -> dict:
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def test_resume_continues_exactly(tmp_path):
+    """N steps straight == N/2 steps, a checkpoint, and N/2 more after resume (dropout on)."""
+    cfg = dict(TINY, max_steps=8, dropout=0.1, ckpt_interval=3)
+    straight = train("book", tmp_path / "a", progress=False, **cfg)
+    half = train("book", tmp_path / "b", progress=False, stop_at_step=4, **cfg)
+    assert half.step == 4 and math.isnan(half.val_loss)
+    resumed = train(None, tmp_path / "b", resume=True, progress=False)
+    assert resumed.step == 8 and resumed.config == straight.config
+    w1, w2 = _weights(straight.model), _weights(resumed.model)
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+    assert resumed.history["loss"] == straight.history["loss"]
+    assert resumed.val_loss == straight.val_loss
+    assert not list((tmp_path / "b").glob("*.tmp"))  # atomic writes leave no temporary file
+    model, tok, ck = load_checkpoint(tmp_path / "b")
+    assert ck["step"] == 8 and tok.vocab_size == 65
+    assert all(torch.equal(w1[k], v) for k, v in model.state_dict().items())
+
+
+def test_bad_checkpoints_give_clear_errors_and_are_never_overwritten(tmp_path):
+    run = tmp_path / "run"
+    train("book", run, progress=False, **dict(TINY, max_steps=2))
+    ckpt = run / "ckpt.pt"
+    good = ckpt.read_bytes()
+    # starting afresh over it is refused
+    with pytest.raises(FileExistsError, match="already holds a checkpoint"):
+        train("book", run, progress=False, **dict(TINY, max_steps=2))
+    # incompatible: another width
+    with pytest.raises(CheckpointError, match=r"incompatible.*H: checkpoint 16, now 32"):
+        train("book", run, resume=True, progress=False, **dict(TINY, max_steps=4, H=32))
+    assert ckpt.read_bytes() == good
+    # missing
+    with pytest.raises(CheckpointError, match="found none"):
+        train(None, tmp_path / "empty", resume=True, progress=False)
+    # truncated (a crash while copying it, a full disk...)
+    ckpt.write_bytes(good[: len(good) // 2])
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        train(None, run, resume=True, progress=False)
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load_checkpoint(ckpt)
+    assert ckpt.read_bytes() == good[: len(good) // 2]  # left as found, nothing written over it
+    # a valid torch file that is not ours
+    torch.save({"weights": torch.zeros(2)}, ckpt)
+    with pytest.raises(CheckpointError, match="not a checkpoint of formulated.train"):
+        train(None, run, resume=True, progress=False)
+
+
+def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "formulated.train", "--out", str(out), "--no-progress",
+           "--max_steps", "100000", "--ckpt_interval", "2",
+           *sum(([f"--{k}", str(v)] for k, v in TINY.items() if k not in ("ckpt_interval",)), [])]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not (out / "ckpt.pt").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "Interrupted at step" in stderr
+    _, _, ck = load_checkpoint(out)
+    assert ck["step"] >= 2 and ck["step"] == ck["history"]["step"][-1]
+
+
+# -- command line and data parallelism ---------------------------------------------------------
+
+def _cli_args(**kw) -> list[str]:
+    return sum(([f"--{k}", str(v)] for k, v in kw.items()), [])
+
+
+def test_cli_trains_resumes_and_reports_errors(tmp_path, capsys):
+    out = tmp_path / "cli"
+    args = ["--out", str(out), "--no-progress", "--sample", "40"]
+    assert main(args + _cli_args(**dict(TINY, max_steps=3))) == 0
+    text = capsys.readouterr().out
+    assert "step 3  val loss" in text
+    assert main(args + ["--resume", "--max_steps", "5"]) == 0
+    assert "step 5  val loss" in capsys.readouterr().out
+    assert main(args + _cli_args(**dict(TINY, max_steps=3))) == 2      # would overwrite
+    assert "already holds a checkpoint" in capsys.readouterr().err
+    assert main(args + ["--resume", "--H", "32"]) == 2                  # incompatible
+    assert "incompatible" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--out", str(out), "--preset", "huge"])
+
+
+def test_torchrun_two_processes_gloo_equals_one_process(tmp_path):
+    """DDP on 2 CPU processes (gloo) computes what one process computes with the same batch."""
+    cfg = dict(TINY, max_steps=4, eval_interval=2)
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+           "-m", "formulated.train", "--out", str(tmp_path / "ddp"), "--no-progress",
+           "--sample", "0", *_cli_args(**cfg)]
+    r = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "step 4  val loss" in r.stdout and "2 processes" in r.stdout
+    ddp_model, _, ck = load_checkpoint(tmp_path / "ddp")
+    assert ck["world_size"] == 2 and len(ck["rng"]["ranks"]) == 2
+    one = train("book", None, progress=False, **cfg)
+    for k, v in one.model.state_dict().items():
+        assert torch.allclose(ddp_model.state_dict()[k], v, atol=1e-5), k
+    assert ck["history"]["val_loss"] == pytest.approx(one.history["val_loss"], abs=1e-5)
+
+
+def test_plot_losses_draws_train_and_val(tmp_path):
+    import matplotlib.pyplot as plt
+
+    res = train("book", None, progress=False, **dict(TINY, max_steps=6, eval_interval=3))
+    assert res.history["val_step"] == [3, 6] and len(res.history["loss"]) == 6
+    ax = plot_losses(res)
+    assert len(ax.lines) >= 2
+    plt.close("all")
