@@ -844,7 +844,8 @@ def parameter_count_widget(preset: str = "GPT-1") -> FormulaWidget:
         for y, val in enumerate(vals):
             ax.text(val, y, f" {val:,} ({val / r['total']:.1%})", va="center", fontsize=8)
         ax.set_xlim(0, max(vals) * 1.6)
-        ax.set_xlabel("parameters")
+        ax.xaxis.set_major_formatter(lambda value, _: f"{value / 1e6:g}M")
+        ax.set_xlabel("parameters (millions)")
         ax.set_title(f"{v['preset']}: λ = {r['lambda']:,}   with extras = {r['total']:,}  "
                      f"(D = {r['D']})", fontsize=9)
         fig.tight_layout()
