@@ -372,8 +372,8 @@ def _check_002_table_z3_residual() -> bool:
     residual = ref["block"] - ref["mlp"]  # GPT-2: block = Z3 + MLP(LN(Z3)), so Z3 = block - MLP
     from_input = steps["block input"] + ref["attn"]  # Z3 = X~ + Z2 (Step 8)
     from_table = ref["ln_1"] + ref["attn"]  # Z3 = Z1 + Z2 (the notation table, for l = 1)
-    return (np.abs(residual - from_input).max() < 1e-12
-            and np.abs(residual - from_table).max() > 0.1)
+    return bool(np.abs(residual - from_input).max() < 1e-12
+                and np.abs(residual - from_table).max() > 0.1)
 
 
 _LECTURE_WORDS = {"low": 1, "lower": 1, "newest": 1, "widest": 1}

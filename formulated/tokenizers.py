@@ -90,15 +90,6 @@ class CharTokenizer:
 
 # == Byte-pair encoding (chapter 6) ============================================================
 
-from collections import Counter, defaultdict  # noqa: E402  (the BPE section keeps its imports here)
-from dataclasses import dataclass  # noqa: E402
-from typing import Any, Mapping  # noqa: E402
-
-from ._checks import check_positive_int  # noqa: E402
-
-__all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
-            "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]
-#
 # A small, readable byte-pair-encoding (BPE) trainer and encoder in the style of Sennrich, Haddow
 # and Birch (2016): the corpus is a table of word frequencies, each word starts as its
 # characters, and the most frequent adjacent pair of symbols is merged, again and again.  Like
@@ -106,6 +97,15 @@ __all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_w
 # marker is glued to the last character (``"low" -> l o w</w>``), so that a word-final ``w</w>``
 # and a word-inner ``w`` are different symbols.  Readable, not fast: the chapter trains a few
 # hundred merges on a slice of Tiny Shakespeare in about a second.
+
+from collections import Counter, defaultdict  # noqa: E402  (the BPE section keeps its imports here)
+from dataclasses import dataclass, field  # noqa: E402
+from typing import Any, Mapping  # noqa: E402
+
+from ._checks import check_positive_int  # noqa: E402
+
+__all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
+            "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]
 
 END_OF_WORD = "</w>"
 
@@ -116,11 +116,15 @@ class Merge:
 
     ``count`` is how often the pair occurred in the (frequency-weighted) corpus at the moment it
     was chosen -- the number the merge table of a textbook example prints next to each pair.
+    ``tied_with`` lists the other pairs that had the same count *and the same left symbol*, so
+    that only the order of the right symbols decided (see :func:`learn_bpe`); it is not part of
+    the merge's identity (two merges compare equal without it).
     """
 
     left: str
     right: str
     count: int
+    tied_with: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -268,8 +272,11 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
         if top < min_frequency:
             break
         # The tie-break: the smallest (rank of left, rank of right) among the most frequent pairs.
-        best = min((p for p, c in counts.items() if c == top), key=lambda p: (rank[p[0]], rank[p[1]]))
-        merges.append(Merge(best[0], best[1], top))
+        tops = [p for p, c in counts.items() if c == top]
+        best = min(tops, key=lambda p: (rank[p[0]], rank[p[1]]))
+        tied = tuple(sorted((p for p in tops if p[0] == best[0] and p != best),
+                            key=lambda p: rank[p[1]]))
+        merges.append(Merge(best[0], best[1], top, tied))
         rank.setdefault(best[0] + best[1], len(rank))
         for i in where.pop(best):
             old = words[i]
