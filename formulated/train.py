@@ -42,7 +42,8 @@ from .tokenizers import CharTokenizer
 from .torch_gpt import GPT, GPTConfig, count_parameters, flops_per_token
 
 __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_config", "train",
-           "load_data", "evaluate", "sample", "load_checkpoint", "plot_losses",
+           "load_data", "evaluate", "sample", "next_token_probs", "shape_distribution",
+           "load_checkpoint", "plot_losses",
            "resolve_device", "main"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -252,6 +253,47 @@ def _eager(model: torch.nn.Module) -> Any:
 
 # -- sampling ----------------------------------------------------------------------------------
 
+def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
+                       top_k: int | None = None) -> torch.Tensor:
+    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits: ``(V,) -> (V,)``.
+
+    ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the mass on
+    the argmax (greedy decoding); top-k sets every probability outside the ``k`` largest to 0 and
+    renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).
+    """
+    z = logits.detach().float().cpu().reshape(-1)
+    V = z.numel()
+    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) \
+            or not temperature >= 0 or not math.isfinite(temperature):
+        raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
+                              or not top_k >= 1):
+        raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
+    if temperature == 0:
+        return F.one_hot(torch.argmax(z), V).float()
+    z = z / temperature
+    if top_k is not None and top_k < V:
+        kth = torch.topk(z, top_k).values[-1]
+        z = z.masked_fill(z < kth, float("-inf"))
+    return torch.softmax(z, dim=-1)
+
+
+@torch.no_grad()
+def next_token_probs(model: GPT, tokenizer: CharTokenizer, prompt: str,
+                     temperature: float = 1.0, top_k: int | None = None) -> torch.Tensor:
+    """The distribution of the character after ``prompt`` (its last ``n_ctx`` characters),
+    shaped by temperature and top-k: ``(V,)`` on the CPU."""
+    if not isinstance(prompt, str) or not prompt:
+        raise ValueError(f"prompt: expected a non-empty string, got {prompt!r}")
+    ids = tokenizer.encode(prompt)[-model.cfg.n_ctx:]
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    with _eager(model):
+        logits, _ = model(torch.tensor([ids], dtype=torch.long, device=device))
+    model.train(was_training)
+    return shape_distribution(logits[0, -1], temperature, top_k)
+
 @torch.no_grad()
 def sample(model: GPT, tokenizer: CharTokenizer, prompt: str = "\n", max_new_tokens: int = 200,
            temperature: float = 1.0, top_k: int | None = None,
@@ -267,12 +309,7 @@ def sample(model: GPT, tokenizer: CharTokenizer, prompt: str = "\n", max_new_tok
         raise ValueError(f"prompt: expected a non-empty string, got {prompt!r}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise ValueError(f"max_new_tokens: expected an integer >= 0, got {max_new_tokens!r}")
-    if not isinstance(temperature, (int, float)) or not temperature >= 0:
-        raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
-    V = model.cfg.V
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
-                              or not 1 <= top_k):
-        raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
+    shape_distribution(torch.zeros(2), temperature, top_k)  # validates both, before any work
     ids = tokenizer.encode(prompt)
     device = next(model.parameters()).device
     if generator is None:
@@ -285,15 +322,10 @@ def sample(model: GPT, tokenizer: CharTokenizer, prompt: str = "\n", max_new_tok
     with _eager(model):
         for _ in range(max_new_tokens):
             logits, _ = model(idx[:, -model.cfg.n_ctx:])
-            z = logits[0, -1].float().cpu()
+            p = shape_distribution(logits[0, -1], temperature, top_k)
             if temperature == 0:
-                nxt = int(torch.argmax(z))
+                nxt = int(torch.argmax(p))
             else:
-                z = z / temperature
-                if top_k is not None and top_k < V:
-                    kth = torch.topk(z, top_k).values[-1]
-                    z = z.masked_fill(z < kth, float("-inf"))
-                p = torch.softmax(z, dim=-1)
                 nxt = int(torch.multinomial(p, 1, generator=generator))
             out.append(nxt)
             idx = torch.cat([idx, torch.tensor([[nxt]], device=device)], dim=1)

@@ -703,6 +703,9 @@ def gelu_widget(x: float = 1.0) -> FormulaWidget:
     grid = np.linspace(-4, 4, 401)
     curves = {k: f.gelu(grid, k) for k in ("erf", "tanh", "sigmoid")}
     phi_grid = np.array([0.5 * (1 + math.erf(v / math.sqrt(2))) for v in grid])
+    # The approximations' gates: GELU_approx(x) = x * gate(x), each gate an approximation of Phi.
+    gates = {"tanh": 0.5 * (1 + np.tanh(math.sqrt(2 / math.pi) * (grid + 0.044715 * grid**3))),
+             "sigmoid": f.sigmoid(1.702 * grid)}
     controls = {"x": W.FloatSlider(value=x, min=-4, max=4, step=0.05, description="x")}
 
     def compute(x: float) -> dict:
@@ -725,6 +728,8 @@ def gelu_widget(x: float = 1.0) -> FormulaWidget:
         ax1.legend(fontsize=8)
         ax1.set_xlabel("x")
         ax2.plot(grid, phi_grid, label=r"$\Phi(x)$")
+        ax2.plot(grid, gates["tanh"], "--", lw=1, label="tanh gate")
+        ax2.plot(grid, gates["sigmoid"], ":", lw=1, label=r"$\sigma(1.702x)$")
         ax2.plot(x, res["Phi"], "o", color="crimson")
         ax2.axvline(x, color="crimson", lw=1)
         ax2.set_ylim(-0.05, 1.05)
@@ -943,3 +948,68 @@ def xlnet_order_widget(order: str = "3 1 4 2") -> FormulaWidget:
 __all__ += ["xlnet_order_widget"]
 
 # == chapter 18 ================================================================================
+
+def sampling_widget(model: Any, tokenizer: Any, prompt: str = "ROMEO:\n",
+                    temperature: float = 0.8, top_k: int = 0, length: int = 200,
+                    seed: int = 0, bars: int = 15) -> FormulaWidget:
+    """Sample from a trained GPT (chapter 18): prompt, temperature ``T`` and top-k.
+
+    ``result``: ``probs`` — the next-character distribution after the prompt,
+    ``softmax(z / T)`` restricted to the ``top_k`` largest logits (``top_k = 0``: all), a
+    ``(V,)`` tensor; ``text`` — ``length`` sampled characters (seeded: the same controls give the
+    same text); ``entropy`` — of ``probs`` in nats; ``error`` — a message instead of raising when
+    the prompt holds a character outside the vocabulary.
+    """
+    import torch
+
+    from .train import next_token_probs, sample
+
+    V = tokenizer.vocab_size
+
+    def compute(prompt: str, temperature: float, top_k: int, length: int, seed: int) -> dict:
+        k = None if top_k == 0 else int(top_k)
+        try:
+            p = next_token_probs(model, tokenizer, prompt, temperature, k)
+            text = sample(model, tokenizer, prompt, int(length), temperature=temperature,
+                          top_k=k, seed=int(seed))
+        except (KeyError, ValueError) as e:
+            return {"error": str(e).strip("'\""), "probs": None, "text": "", "entropy": None}
+        nz = p[p > 0]
+        return {"error": None, "probs": p, "text": text,
+                "entropy": float(-(nz * nz.log()).sum())}
+
+    def draw(r: dict, v: dict) -> None:
+        if r["error"]:
+            print(r["error"])
+            return
+        p = r["probs"]
+        top = torch.topk(p, min(bars, V))
+        labels = [repr(tokenizer.itos[i])[1:-1] or " " for i in top.indices.tolist()]
+        fig, ax = plt.subplots(figsize=(6, 2.6))
+        ax.bar(range(len(labels)), top.values.tolist(), color="tab:blue")
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("probability")
+        ax.set_title(f"next character after the prompt (T = {v['temperature']:.2f}, "
+                     f"top-k = {v['top_k'] or 'all'}), entropy {r['entropy']:.2f} nats",
+                     fontsize=9)
+        fig.tight_layout()
+        plt.show()
+        print(v["prompt"] + r["text"])
+
+    style = {"description_width": "initial"}
+    controls = {
+        "prompt": W.Text(value=prompt, description="prompt", continuous_update=False),
+        "temperature": W.FloatSlider(value=temperature, min=0.0, max=2.0, step=0.05,
+                                     description="temperature T", continuous_update=False,
+                                     style=style),
+        "top_k": W.IntSlider(value=top_k, min=0, max=V, description="top-k (0 = all)",
+                             continuous_update=False, style=style),
+        "length": W.IntSlider(value=length, min=0, max=600, step=50, description="characters",
+                              continuous_update=False),
+        "seed": W.IntText(value=seed, description="seed"),
+    }
+    return FormulaWidget(controls, compute, draw, title="Sampling from the trained GPT")
+
+
+__all__ += ["sampling_widget"]
