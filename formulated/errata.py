@@ -1463,6 +1463,32 @@ ERRATA += [
 # == chapter 18 (training) =====================================================================
 
 
+def _check_untied_head() -> bool:
+    """GPT-2's output matrix is its token embedding (one tensor); a separate W_s would add V*H."""
+    import torch
+    import transformers as T
+
+    with torch.device("meta"):  # shapes only
+        m = T.GPT2LMHeadModel(T.GPT2Config())
+    n_params = sum(p.numel() for p in m.parameters())  # a shared tensor counts once
+    return (m.lm_head.weight is m.transformer.wte.weight and n_params == 124_439_808
+            and tuple(m.lm_head.weight.shape) == (50257, 768))
+
+
+ERRATA += [
+    Erratum(
+        key="002-untied-head", sources=("002",), kind="omission",
+        section=r'Table of notations, "Projection Layer Weight Matrix $\bm{W}_s$"',
+        says=r"The logits are $\bm{Z}_\text{pre-head}\bm{W}_s$ with a learned matrix "
+             r"$\bm{W}_s$ ($D \times V$) of its own; the training Steps never write this "
+             r"projection.",
+        correct=r"GPT-2 ties the de-embedding to the token embedding, $\bm{W}_s = \bm{W}_e^\top$ "
+                r"(one tensor in `transformers`' `GPT2LMHeadModel`); a separate matrix would add "
+                r"$50257 \times 768 = 38{,}597{,}376$ parameters to GPT-2 small's 124,439,808.",
+        chapter="chapters/18_train_tiny_gpt", check=_check_untied_head),
+]
+
+
 def errata_by_chapter() -> dict[str, list[Erratum]]:
     """Group :data:`ERRATA` by chapter, keeping the order of registration."""
     out: dict[str, list[Erratum]] = {}
@@ -1488,7 +1514,10 @@ def errata_table() -> str:
             f"**E{i}. {tag} — {e.section}** · source {srcs}  ",
             f"*The source says:* {e.says}  ",
             f"*Correct:* {e.correct}  ",
-            f"*Proof:* {{ref}}`{e.label}`",
+            # Explicit link text: the label sits before an admonition, which has no title
+            # Sphinx could use for a bare {ref}.
+            f"*Proof:* {{ref}}`the computation <{e.label}>` in chapter "
+            f"{{doc}}`{e.chapter.split('/')[-1]}`",
             "",
         ]
     return "\n".join(lines)
