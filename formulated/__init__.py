@@ -6,12 +6,15 @@ Modules, by the chapters that use them:
 - :mod:`formulated.examples`   — worked numbers of the sources (chapters 8, 9)
 - :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
 - :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)
+- :mod:`formulated.shapes`     — the notation table and a shape tracer through one block (chapter 5)
 - :mod:`formulated.models`     — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16)
 - :mod:`formulated.hf`         — loaders from Hugging Face ``transformers`` models (chapters 13–16)
 - :mod:`formulated.torch_gpt`  — the trainable PyTorch GPT (chapter 18)
 - :mod:`formulated.train`      — training loop, checkpoints, CLI (chapter 18)
 - :mod:`formulated.widgets`    — every interactive widget of the book
-- :mod:`formulated.errata`     — every source error the book found
+- :mod:`formulated.errata`     — every source error the book found (appendix B)
+- :mod:`formulated.coverage`   — which source section each chapter covers (appendix D)
+- :mod:`formulated.teaching`   — student and nbgrader notebooks from the chapters (appendix C)
 
 Math in the book is 1-based (token :math:`x_1`); code is 0-based (``x[0]``).
 """
