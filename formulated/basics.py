@@ -278,8 +278,7 @@ def relu_grad(z: np.ndarray) -> np.ndarray:
 
 
 #: name -> (g, g'): the activation functions of chapter 3 and their derivatives.
-ACTIVATIONS: dict[str, tuple[Callable[[np.ndarray], np.ndarray],
-                             Callable[[np.ndarray], np.ndarray]]] = {
+ACTIVATIONS: dict[str, tuple[Callable, Callable]] = {
     "sigmoid": (sigmoid, sigmoid_grad),
     "tanh": (tanh, tanh_grad),
     "relu": (relu, relu_grad),
