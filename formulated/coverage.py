@@ -15,15 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from .errata import SOURCES
+
 __all__ = ["Coverage", "COVERAGE", "SOURCE_TITLES", "coverage_by_chapter", "coverage_by_source"]
 
-SOURCE_TITLES = {
-    "000": "The Formulated GPT-2 (first version)",
-    "001": "The Formulated GPT-2 (revision)",
-    "002": "Notations",
-    "003": "Lecture notes on GPT (Korean)",
-    "004": "Slides: Generative Pretrained Transformer",
-}
+# One list of the sources for the whole package (the errata appendix uses the same titles).
+SOURCE_TITLES = SOURCES
 
 
 @dataclass(frozen=True)
