@@ -125,15 +125,16 @@ class TrainConfig:
                          dropout=self.dropout, gelu=self.gelu)
 
 
-# Presets.  `book` runs inside the book build (about a minute on 2 CPU cores); `cpu` is the full
-# CPU run of benchmarks/train_cpu.py; `gpu` the one-GPU run of benchmarks/train_gpu.py.
+# Presets.  `book` runs inside the book build (under a minute on 2 CPU cores); `cpu` is the full
+# CPU run of benchmarks/train_cpu.py (about 4 minutes on 2 cores); `gpu` the one-GPU run of
+# benchmarks/train_gpu.py.  How they were tuned: benchmarks/README.md.
 PRESETS: dict[str, dict[str, Any]] = {
-    "book": dict(L=2, A=4, H=64, n_ctx=64, B=32, max_steps=600, lr=3e-3, min_lr=3e-4,
-                 warmup_steps=30, eval_interval=200, eval_batch=128),
-    "cpu": dict(L=4, A=4, H=128, n_ctx=128, B=32, max_steps=1200, lr=2e-3, min_lr=2e-4,
-                warmup_steps=50, eval_interval=400, ckpt_interval=400, eval_batch=64),
+    "book": dict(L=2, A=4, H=64, n_ctx=64, B=32, max_steps=2000, lr=5e-3, min_lr=1e-4,
+                 warmup_steps=50, eval_interval=250, eval_batch=128),
+    "cpu": dict(L=4, A=4, H=128, n_ctx=128, B=16, max_steps=2000, lr=3e-3, min_lr=1e-4,
+                warmup_steps=50, eval_interval=500, ckpt_interval=500, eval_batch=64),
     "gpu": dict(L=6, A=6, H=384, n_ctx=256, B=64, max_steps=2000, lr=1e-3, min_lr=1e-4,
-                warmup_steps=100, dropout=0.2, eval_interval=250, ckpt_interval=1000,
+                warmup_steps=100, dropout=0.2, eval_interval=500, ckpt_interval=1000,
                 eval_batch=128, log_interval=50),
 }
 
@@ -423,18 +424,20 @@ class TrainResult:
 
 
 class _StopFlag:
-    """SIGINT (Ctrl-C, or the notebook's interrupt button) and SIGTERM set a flag that the loop
-    reads between steps, so a checkpoint is never taken in the middle of an optimiser step.
-    A second Ctrl-C interrupts at once."""
+    """SIGINT (Ctrl-C, or the notebook's interrupt button) and, in a single process, SIGTERM (a
+    job scheduler's notice) set a flag that the loop reads between steps, so a checkpoint is
+    never taken in the middle of an optimiser step.  A second Ctrl-C interrupts at once.
+    (Under torchrun, SIGTERM stays fatal: the launcher sends it when another process failed.)"""
 
-    def __init__(self) -> None:
+    def __init__(self, sigterm: bool = True) -> None:
         self.stop = False
+        self._signals = (signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,)
         self._old: dict[int, Any] = {}
 
     def __enter__(self) -> "_StopFlag":
         import threading
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in self._signals:
                 self._old[sig] = signal.signal(sig, self._handle)
         return self
 
@@ -683,7 +686,7 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
     interrupted = False
     val = history["val_loss"][-1] if history["val_loss"] else float("nan")
     net.train()
-    with _StopFlag() as flag:
+    with _StopFlag(sigterm=not ddp) as flag:
         try:
             while step < cfg.max_steps:
                 if stop_at_step is not None and step >= stop_at_step:
