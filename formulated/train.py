@@ -125,12 +125,14 @@ class TrainConfig:
                          dropout=self.dropout, gelu=self.gelu)
 
 
-# Presets.  `book` runs inside the book build (under a minute on 2 CPU cores); `cpu` is the full
+# Presets.  `book` runs inside the book build (about a minute on one CPU core); `cpu` is the full
 # CPU run of benchmarks/train_cpu.py (about 4 minutes on 2 cores); `gpu` the one-GPU run of
 # benchmarks/train_gpu.py.  How they were tuned: benchmarks/README.md.
 PRESETS: dict[str, dict[str, Any]] = {
-    "book": dict(L=2, A=4, H=64, n_ctx=64, B=32, max_steps=2000, lr=5e-3, min_lr=1e-4,
-                 warmup_steps=50, eval_interval=250, eval_batch=128),
+    # One thread: the same numbers on every machine, and no slowdown when the build shares
+    # its cores (two threads that wait for each other lose badly to a busy neighbour).
+    "book": dict(L=2, A=4, H=64, n_ctx=64, B=32, max_steps=1500, lr=5e-3, min_lr=1e-4,
+                 warmup_steps=50, eval_interval=250, eval_batch=128, threads=1),
     "cpu": dict(L=4, A=4, H=128, n_ctx=128, B=16, max_steps=2000, lr=3e-3, min_lr=1e-4,
                 warmup_steps=50, eval_interval=500, ckpt_interval=500, eval_batch=64),
     "gpu": dict(L=6, A=6, H=384, n_ctx=256, B=64, max_steps=2000, lr=1e-3, min_lr=1e-4,
@@ -565,6 +567,7 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
         torch.cuda.set_device(device)
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
+    threads_before = torch.get_num_threads()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     use_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
@@ -752,6 +755,7 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
         save(step)
     if bar is not None:
         bar.close()
+    torch.set_num_threads(threads_before)
     if interrupted and rank == 0:
         where = f" to {str(ckpt_path)!r}" if ckpt_path is not None else ""
         print(f"Interrupted at step {step}; checkpoint saved{where}. "
