@@ -59,6 +59,9 @@ class FormulaWidget(W.VBox):
         with self.out:
             self._draw(self.result, vals)
             plt.show()
+            # The inline backend closes shown figures itself; a headless backend (tests) does
+            # not, and every slider move would leak one figure.
+            plt.close("all")
 
 
 # ---------------------------------------------------------------------------------------------
