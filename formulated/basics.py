@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
-from .formulas import cross_entropy_from_logits, relu, sigmoid, softmax
+from .formulas import _check_ffn, cross_entropy_from_logits, relu, sigmoid, softmax
 
 __all__ = [
     # chapter 1
@@ -300,15 +300,8 @@ def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, 
     of the intermediate values that :func:`mlp2_backward` needs.
     """
     X = as_float_array(X, "X", ndim=2)
-    W1 = as_float_array(W1, "W1", ndim=2)
-    check_shape(W1, "W1", (X.shape[1], None))
-    F = W1.shape[1]
-    b1 = as_float_array(b1, "b1", ndim=1)
-    check_shape(b1, "b1", (F,))
-    W2 = as_float_array(W2, "W2", ndim=2)
-    check_shape(W2, "W2", (F, None))
-    b2 = as_float_array(b2, "b2", ndim=1)
-    check_shape(b2, "b2", (W2.shape[1],))
+    # Same weight checks as the position-wise FFN of chapter 11: a 2-layer net is that formula.
+    X, W1, b1, W2, b2 = _check_ffn(X, W1, b1, W2, b2)
     g, _ = _activation(activation)
     Z1 = X @ W1 + b1
     A1 = g(Z1)
