@@ -89,7 +89,8 @@ class TrainConfig:
     val_fraction: float = 0.1
     seed: int = 0
     device: str = "auto"
-    compile: str = "auto"
+    compile: str = "auto"  # auto: one compiled block on CUDA, eager elsewhere; blocks/model/off
+    amp: str = "auto"  # auto: bf16 autocast on CUDA, float32 elsewhere; bf16 forces it; off
     threads: int = 0
 
     def __post_init__(self) -> None:
@@ -118,6 +119,8 @@ class TrainConfig:
         if self.compile not in ("auto", "off", "blocks", "model"):
             raise ValueError(f"compile: expected 'auto', 'off', 'blocks' or 'model', "
                              f"got {self.compile!r}")
+        if self.amp not in ("auto", "bf16", "off"):
+            raise ValueError(f"amp: expected 'auto', 'bf16' or 'off', got {self.amp!r}")
         self.model_config(65)  # validates L, A, H, F, dropout together
 
     def model_config(self, V: int) -> GPTConfig:
@@ -142,7 +145,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 # Fields a resumed run may change; every other field must match the checkpoint's.
 RESUMABLE = {"max_steps", "eval_interval", "ckpt_interval", "log_interval", "eval_batch",
-             "device", "compile", "threads"}
+             "device", "compile", "amp", "threads"}
 
 
 def make_config(preset: str | None = "book", **overrides: Any) -> TrainConfig:
@@ -459,6 +462,14 @@ def _dist_info() -> tuple[int, int, int]:
     return int(os.environ.get("RANK", "0")), int(os.environ.get("LOCAL_RANK", "0")), world
 
 
+def _use_bf16(amp: str, device: torch.device) -> bool:
+    """Whether to run under bf16 autocast: ``"auto"`` means on a CUDA GPU that supports bf16
+    (on the CPU it is slower than float32); ``"bf16"`` forces it on any device."""
+    if amp == "bf16":
+        return True
+    return amp == "auto" and device.type == "cuda" and torch.cuda.is_bf16_supported()
+
+
 def _lr_lambda(cfg: TrainConfig):
     """Multiplier of ``lr`` at a step: linear warm-up, then cosine decay to ``min_lr``."""
     floor = cfg.min_lr / cfg.lr
@@ -570,11 +581,12 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
     threads_before = torch.get_num_threads()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    use_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+    use_bf16 = _use_bf16(cfg.amp, device)
 
     def autocast() -> Any:
+        # Matrix products in bf16, weights, optimiser and loss in float32.
         if use_bf16:
-            return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+            return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
     # 3. data (kept on the device: batches are gathered there, no copies per step).

@@ -1,0 +1,101 @@
+"""The GPU code path of chapter 18's training loop, exercised on the CPU.
+
+CI has no GPU, so the pieces that a CUDA run switches on are run here on the CPU with the
+same code: bf16 autocast (``amp="bf16"``), ``torch.compile`` of the transformer block
+(``compile="blocks"``), and the FLOP count behind the model-FLOPs utilisation.  Each is
+compared with an independent reference: the float32 eager run, and PyTorch's own FLOP counter.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils.flop_counter import FlopCounterMode
+
+from formulated.torch_gpt import GPT, GPTConfig, count_parameters, flops_per_token
+from formulated.train import _use_bf16, evaluate, load_data, make_config, sample, train
+
+TINY = dict(L=1, A=2, H=16, n_ctx=16, B=4, warmup_steps=2, eval_interval=0, ckpt_interval=0,
+            log_interval=2, eval_batch=512, device="cpu", threads=1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_thread():
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def test_amp_choice_and_errors():
+    cpu = torch.device("cpu")
+    assert _use_bf16("bf16", cpu) and not _use_bf16("off", cpu) and not _use_bf16("auto", cpu)
+    with pytest.raises(ValueError, match="amp: expected 'auto', 'bf16' or 'off', got 'fp8'"):
+        make_config("gpu", amp="fp8")
+
+
+def test_bf16_autocast_trains_close_to_float32_and_resumes_exactly(tmp_path):
+    """The autocast branch a CUDA run takes, on the CPU: the products really run in bf16 (the
+    losses differ from float32's) yet follow the float32 run closely; resume stays exact."""
+    cfg = dict(TINY, max_steps=8, dropout=0.1, ckpt_interval=3)
+    bf16 = train("book", tmp_path / "a", progress=False, amp="bf16", **cfg)
+    fp32 = train("book", None, progress=False, amp="off", **cfg)
+    a, b = bf16.history["loss"], fp32.history["loss"]
+    assert len(a) == len(b) == 8 and all(math.isfinite(x) for x in a)
+    assert a != b  # bf16 rounding is visible, so autocast was on
+    assert max(abs(x - y) for x, y in zip(a, b)) < 0.02
+    assert abs(bf16.val_loss - fp32.val_loss) < 0.02
+    assert a[-1] < a[0] - 0.1  # and it learns
+    half = train("book", tmp_path / "b", progress=False, amp="bf16", stop_at_step=4, **cfg)
+    assert half.step == 4
+    resumed = train(None, tmp_path / "b", resume=True, progress=False)
+    assert resumed.config.amp == "bf16"
+    assert resumed.history["loss"] == a and resumed.val_loss == bf16.val_loss
+    w1, w2 = bf16.model.state_dict(), resumed.model.state_dict()
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+
+
+def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampling():
+    """``compile="blocks"`` (the CUDA default) compiles one block that every layer reuses;
+    evaluation (other batch shapes) and sampling (growing lengths) run eagerly, no new graphs."""
+    from torch._dynamo.utils import counters
+    torch._dynamo.reset()
+    counters.clear()
+    cfg = dict(TINY, L=2, max_steps=6, eval_interval=3)
+    compiled = train("book", None, progress=False, compile="blocks", **cfg)
+    graphs = counters["stats"]["unique_graphs"]
+    assert graphs == 1  # one graph for both layers: the block is compiled once
+    eager = train("book", None, progress=False, compile="off", **cfg)
+    assert compiled.history["loss"] == pytest.approx(eager.history["loss"], rel=1e-5)
+    assert compiled.history["val_loss"] == pytest.approx(eager.history["val_loss"], rel=1e-5)
+    _, _, val_ids = load_data()
+    v1 = evaluate(compiled.model, val_ids[:999], 16, batch=7)
+    assert v1 == pytest.approx(evaluate(eager.model, val_ids[:999], 16, batch=7), rel=1e-5)
+    s1 = sample(compiled.model, compiled.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
+    assert s1 == sample(eager.model, eager.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
+    assert counters["stats"]["unique_graphs"] == graphs
+    torch._dynamo.reset()
+
+
+def test_flops_per_token_agrees_with_torch_flop_counter():
+    """MFU's numerator: ``6 N + 12 L H n`` per token against PyTorch's FLOP counter over one
+    forward and backward pass.  The formula charges 6 FLOPs to every parameter; the counter sees
+    only the products, so the two differ by exactly the parameters used without a product: the
+    learned positions, LayerNorm gains and biases, and the linear layers' biases."""
+    torch.manual_seed(0)
+    cfg = GPTConfig(V=65, n_ctx=32, L=2, A=4, H=32)
+    model = GPT(cfg)
+    n_params = count_parameters(model)
+    B = 3
+    x = torch.randint(0, 65, (B, cfg.n_ctx))
+    # The math backend spells attention as batched products, which the counter sees (the
+    # fused CPU kernel is not counted); it computes the full n x n square, as the formula does.
+    with sdpa_kernel(SDPBackend.MATH), FlopCounterMode(display=False) as counter:
+        _, loss = model(x, x)
+        loss.backward()
+    counted = counter.get_total_flops() / (B * cfg.n_ctx)
+    no_product = sum(p.numel() for p in model.parameters() if p.dim() < 2) + cfg.n_ctx * cfg.H
+    assert counted == flops_per_token(cfg, n_params) - 6 * no_product
+    assert counted / flops_per_token(cfg, n_params) > 0.9  # what MFU leaves out is small
