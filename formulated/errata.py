@@ -332,13 +332,52 @@ _ANIMALS = ["cat eat mouse", "dog chase cat", "mouse eat cheese"]  # 002's examp
 
 
 def _check_002_vocab_index_range() -> bool:
-    # 002 builds V = {cat, eat, mouse, dog, chase, cheese} (V = 6) and writes 0 <= j <= V.
-    itos = list(dict.fromkeys(w for s in _ANIMALS for w in s.split()))
-    V = len(itos)
-    claimed = list(range(0, V + 1))  # 0 <= j <= V
-    orphans = [j for j in claimed if not 0 <= j < len(itos)]  # indices no word has (0-based)
-    orphans_1 = [j for j in claimed if not 1 <= j <= len(itos)]  # ... or 1-based, as its example
-    return V == 6 and len(claimed) == V + 1 and orphans == [V] and orphans_1 == [0]
+    """002's range 0 <= j <= V has V + 1 values; every real V-word table takes exactly V of them.
+
+    V comes from an independent tokenizer (Hugging Face's WordLevel trainer on 002's sentences),
+    and each claimed j is offered to torch's ``nn.Embedding(V, d)``, ``F.one_hot`` and the book's
+    ``embed``/``one_hot``: all must accept 0..V-1 and reject exactly j = V.  Read 1-based (the
+    source's example, j = 1..V), the extra value is j = 0, which is row -1 in code.
+    """
+    import numpy as np
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from .formulas import embed, one_hot
+
+    hf = Tokenizer(models.WordLevel(unk_token=None))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.train_from_iterator(_ANIMALS, trainers.WordLevelTrainer(special_tokens=[]))
+    V = hf.get_vocab_size()  # {cat, eat, mouse, dog, chase, cheese}
+    claimed = list(range(0, V + 1))  # 0 <= j <= V, as 002 writes it
+
+    def accepts(use, j: int) -> bool:
+        try:
+            use(j)
+            return True
+        except (IndexError, ValueError, RuntimeError):  # out of range, as each library says it
+            return False
+
+    def hf_word(j: int) -> str:
+        word = hf.id_to_token(j)
+        if word is None:  # Hugging Face answers None for an id no word has
+            raise IndexError(j)
+        return word
+
+    torch.manual_seed(0)
+    table = torch.nn.Embedding(V, 4)
+    W_e = np.random.default_rng(0).normal(size=(V, 4))
+    users = {
+        "hf id_to_token": hf_word,
+        "nn.Embedding": lambda j: table(torch.tensor([j])),
+        "F.one_hot": lambda j: torch.nn.functional.one_hot(torch.tensor([j]), V),
+        "formulas.embed": lambda j: embed(np.array([j]), W_e),
+        "formulas.one_hot": lambda j: one_hot(np.array([j]), V),
+    }
+    rejected = {name: [j for j in claimed if not accepts(use, j)] for name, use in users.items()}
+    rejected_1 = [j for j in claimed if not accepts(users["nn.Embedding"], j - 1)]  # 1-based read
+    return (V == 6 and len(claimed) == V + 1
+            and all(r == [V] for r in rejected.values()) and rejected_1 == [0])
 
 
 def _check_002_index_base() -> bool:

@@ -111,18 +111,58 @@ def test_gradient_descent_stops_when_it_diverges():
     close("gradient_descent (divergence)", path[:5, 0], (-9.0) ** np.arange(5))
 
 
+def simulated_regime(X, y, lr: float, steps: int = 50) -> str:
+    """Run torch SGD on ½‖X̃θ − y‖² and name what the error θ_k − θ* does along each eigenvector
+    of the Hessian: the worst direction decides (grows > constant bounce > shrinking bounce >
+    smooth shrink)."""
+    Xt = t(B.add_bias(X))
+    lam, vecs = torch.linalg.eigh(Xt.T @ Xt)
+    opt_theta = torch.linalg.lstsq(Xt, t(y)[:, None]).solution[:, 0]
+    th = (opt_theta + vecs.sum(1)).requires_grad_()     # error 1 along every eigenvector
+    sgd = torch.optim.SGD([th], lr=lr)
+    errs = [vecs.T @ (th.detach() - opt_theta)]
+    for _ in range(steps):
+        sgd.zero_grad()
+        (0.5 * ((Xt @ th - t(y)) ** 2).sum()).backward()
+        sgd.step()
+        errs.append(vecs.T @ (th.detach() - opt_theta))
+    C = torch.stack(errs).numpy()                       # (steps + 1, p + 1) eigen-coordinates
+    kinds = set()
+    for c in C.T:
+        gone = np.flatnonzero(np.abs(c) < 1e-8 * abs(c[0]))
+        live = c[: gone[0]] if len(gone) else c         # stop where it vanished into rounding
+        ratio, flips = np.abs(live[1:] / live[:-1]), np.sign(live[1:]) != np.sign(live[:-1])
+        if len(ratio) == 0 or (np.all(ratio < 1 - 1e-9) and not flips.any()):
+            kinds.add("converges")                     # shrinks without overshooting (or at once)
+        elif np.all(ratio < 1 - 1e-9) and flips.all():
+            kinds.add("oscillates")
+        elif np.all(np.abs(ratio - 1) < 1e-9) and flips.all():
+            kinds.add("cycles")
+        elif np.all(ratio > 1 + 1e-9):
+            kinds.add("diverges")
+        else:
+            kinds.add("unclear")
+    for k in ("unclear", "diverges", "cycles", "oscillates", "converges"):
+        if k in kinds:
+            return k
+    raise AssertionError(kinds)
+
+
 def test_learning_rate_regime_against_eigenvalues_and_simulation():
-    X, _ = regression_data(40, 1, 3)
+    X, y = regression_data(40, 1, 3)
     Hs = B.add_bias(X).T @ B.add_bias(X)                 # Hessian of ½‖X̃θ − y‖²
     lam = torch.linalg.eigvalsh(t(Hs))[-1].item()
     for factor, want in [(0.5, "converges"), (1.5, "oscillates"), (2.0, "cycles"), (2.5, "diverges")]:
         assert B.learning_rate_regime(factor / lam, Hs) == want
-    # the verdicts agree with what gradient descent on the quadratic actually does
-    for factor in (0.9, 1.9, 2.1):
-        e = np.array([1.0, 1.0])
-        for _ in range(200):
-            e = e - factor / lam * Hs @ e
-        assert (np.linalg.norm(e) < 1) == (factor < 2)
+    # the verdicts agree with what gradient descent on the quadratic actually does, on both sides
+    # of each boundary (α λ_max = 1 and 2) and on them
+    seen = set()
+    for factor in (0.3, 0.5, 0.99, 1.0, 1.01, 1.5, 1.99, 2.0, 2.01, 2.5):
+        verdict = B.learning_rate_regime(factor / lam, Hs)
+        sim = simulated_regime(X, y, factor / lam)
+        assert verdict == sim, (factor, verdict, sim)
+        seen.add(sim)
+    assert seen == {"converges", "oscillates", "cycles", "diverges"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from transformers.activations import ACT2FN
 
 import formulated as f
 
@@ -326,7 +327,7 @@ def test_gelu_matches_torch(shape):
     assert maxerr(f.gelu(x), F.gelu(t(x), approximate="none")) < TOL
     assert maxerr(f.gelu(x, "erf"), F.gelu(t(x))) < TOL
     assert maxerr(f.gelu(x, "tanh"), F.gelu(t(x), approximate="tanh")) < TOL
-    assert maxerr(f.gelu(x, "sigmoid"), t(x) * torch.sigmoid(1.702 * t(x))) < TOL
+    assert maxerr(f.gelu(x, "sigmoid"), ACT2FN["quick_gelu"](t(x))) < TOL  # transformers' QuickGELU
 
 
 def test_gelu_keeps_float32():
@@ -340,12 +341,18 @@ GRID = np.linspace(-8, 8, 160_001)
 
 
 def test_gelu_approximation_errors_measured_on_grid():
-    exact = F.gelu(t(GRID), approximate="none").numpy()
+    # The reference errors come from torch's tanh GELU and transformers' QuickGELU, not from us.
+    x = t(GRID)  # float64
+    exact = F.gelu(x, approximate="none").numpy()
+    ref_tanh = np.max(np.abs(F.gelu(x, approximate="tanh").numpy() - exact))
+    ref_sigmoid = np.max(np.abs(ACT2FN["quick_gelu"](x).numpy() - exact))
     err_tanh = np.max(np.abs(f.gelu(GRID, "tanh") - exact))
     err_sigmoid = np.max(np.abs(f.gelu(GRID, "sigmoid") - exact))
-    # measured: 4.73e-4 (tanh, near x = -2.70) and 2.03e-2 (sigmoid, near x = -2.27)
-    assert 4.6e-4 < err_tanh < 4.8e-4
-    assert 2.0e-2 < err_sigmoid < 2.1e-2
+    assert err_tanh == pytest.approx(ref_tanh, rel=1e-9, abs=1e-14)
+    assert err_sigmoid == pytest.approx(ref_sigmoid, rel=1e-9, abs=1e-14)
+    # sanity: the sizes quoted in gelu's docstring (about 4.7e-4 and 2.0e-2)
+    assert 4e-4 < ref_tanh < 5e-4
+    assert 1.9e-2 < ref_sigmoid < 2.1e-2
 
 
 @given(st.floats(-8, 8))

@@ -17,14 +17,19 @@ from hypothesis import given, settings, strategies as st
 from formulated import hf
 from formulated.formulas import mask_autoregressive
 from formulated.models import (BERTParams, Config, bert, bert_input, bert_probabilities,
-                               check_params, gpt, gpt2, gpt2_probabilities, gpt3,
+                               check_params, default_window, gpt, gpt2, gpt2_probabilities, gpt3,
                                gpt3_probabilities, gpt3_masks, gpt_probabilities, init_bert,
                                init_gpt, init_gpt2, init_roberta, mask_sparse_banded,
-                               multi_head_self_attention_biased, num_parameters,
+                               multi_head_self_attention_biased, named_arrays, num_parameters,
                                parameter_breakdown, parameter_count, roberta,
                                roberta_input, roberta_probabilities)
 
-TOL = 1e-6
+# Max |Δ| against transformers, by kind.  Everything runs in float64, where the measured error
+# is ≤ 6e-16 (seeds below); 1e-12 is far above rounding yet far below a wrong option (a LayerNorm
+# eps of 1e-6 instead of BERT's/RoBERTa's 1e-12 moves the output by ~1e-6).  GPT-Neo's attention
+# casts queries and keys to float32 inside transformers: measured 2.2e-8 (one sequence) and
+# 5.0e-8 (batch), so its bound is 10× that.
+TOL = {"openai-gpt": 1e-12, "gpt2": 1e-12, "bert": 1e-12, "roberta": 1e-12, "gpt-neo": 5e-7}
 CONFIGS = {
     "small": Config(V=40, n_ctx=12, H=16, A=4, L=2),
     "odd": Config(V=29, n_ctx=9, H=12, A=3, L=4, F=20),  # F ≠ 4H, D = 4
@@ -88,7 +93,7 @@ def test_parity_with_transformers(kind, name, loaded):
         ref = hf.hf_probabilities(model, x, t)
         assert ours.shape == ref.shape == (n, cfg.V)
         err = np.abs(ours - ref).max()
-        assert err <= TOL, f"{kind}/{name}, n={n}: max |Δ| = {err:.2e}"
+        assert err <= TOL[kind], f"{kind}/{name}, n={n}: max |Δ| = {err:.2e}"
         assert np.allclose(ours.sum(-1), 1.0)
 
 
@@ -102,25 +107,55 @@ def test_parity_on_a_batch(kind, loaded):
     ours = _ours(kind, x, params, opts, t)
     ref = hf.hf_probabilities(model, x, t)
     assert ours.shape == ref.shape == (3, 7, cfg.V)
-    assert np.abs(ours - ref).max() <= TOL
+    err = np.abs(ours - ref).max()
+    assert err <= TOL[kind], f"{kind}, batch: max |Δ| = {err:.2e}"
 
 
-def test_boxed_row_functions_return_the_right_row(loaded):
-    _, p2, o2 = loaded("gpt2", "small")
-    x = np.array([3, 9, 4, 7])
-    Y = gpt2_probabilities(x, p2, **o2)
-    np.testing.assert_array_equal(gpt2(x, p2, **o2), Y[-1])
-    _, pb, ob = loaded("bert", "small")
-    t = np.array([0, 0, 1, 1])
-    np.testing.assert_array_equal(bert(x, t, pb, j_masked=2, **ob),
-                                  bert_probabilities(x, t, pb, **ob)[2])
-    _, pr, orr = loaded("roberta", "small")
-    np.testing.assert_array_equal(roberta(x, pr, j_masked=0, **orr),
-                                  roberta_probabilities(x, pr, **orr)[0])
-    _, p1, o1 = loaded("openai-gpt", "small")
-    np.testing.assert_array_equal(gpt(x[None], p1, **o1), gpt_probabilities(x[None], p1, **o1)[:, -1])
-    _, p3, o3 = loaded("gpt-neo", "small")
-    np.testing.assert_array_equal(gpt3(x, p3, **o3), gpt3_probabilities(x, p3, **o3)[-1])
+@pytest.mark.parametrize("kind", sorted(FORWARD))
+def test_boxed_row_functions_return_the_right_row(kind, loaded):
+    """gpt, gpt2, gpt3 give the transformers model's last row; bert, roberta its row j_masked."""
+    model, params, opts = loaded(kind, "small")
+    x = np.array([3, 9, 4, 7, 12])
+    if kind == "bert":
+        t = np.array([0, 0, 1, 1, 1])
+        ours, ref = bert(x, t, params, j_masked=2, **opts), hf.hf_probabilities(model, x, t)[2]
+    elif kind == "roberta":
+        ours, ref = roberta(x, params, j_masked=0, **opts), hf.hf_probabilities(model, x)[0]
+    elif kind == "openai-gpt":  # a batch of two: one row per sequence
+        xb = np.stack([x, x[::-1]])
+        ours, ref = gpt(xb, params, **opts), hf.hf_probabilities(model, xb)[:, -1]
+    else:
+        fn = {"gpt2": gpt2, "gpt-neo": gpt3}[kind]
+        ours, ref = fn(x, params, **opts), hf.hf_probabilities(model, x)[-1]
+    assert ours.shape == ref.shape
+    assert ours.shape[-1] == params.config.V
+    err = np.abs(ours - ref).max()
+    assert err <= TOL[kind], f"{kind}: max |Δ| = {err:.2e}"
+
+
+def test_default_window_is_the_ceiling_of_the_square_root():
+    # ⌈√n⌉ by hand: 45² = 2025 < 2048 ≤ 46² = 2116; 3² = 9 < 12 ≤ 16 = 4²; perfect squares exact
+    cases = {1: 1, 2: 2, 4: 2, 5: 3, 9: 3, 10: 4, 12: 4, 16: 4, 17: 5, 2048: 46, 2116: 46,
+             2117: 47}
+    assert {n: default_window(n) for n in cases} == cases
+    with pytest.raises(ValueError, match="n_ctx"):
+        default_window(0)
+
+
+def test_gpt3_default_window_matches_gpt_neo_with_that_window():
+    cfg = CONFIGS["small"]
+    w = default_window(cfg.n_ctx)
+    assert w == 4  # ⌈√12⌉, narrower than the sequence below, so the band matters
+    model = hf.tiny_model("gpt-neo", cfg, seed=7, window=w)
+    params, opts = hf.from_gpt_neo(model)
+    assert opts.pop("window") == w
+    x = _ids(np.random.default_rng(5), cfg, (cfg.n_ctx,))
+    ref = hf.hf_probabilities(model, x)
+    err_row = np.abs(gpt3(x, params, **opts) - ref[-1]).max()  # window=None: the default
+    err_all = np.abs(gpt3_probabilities(x, params, **opts) - ref).max()
+    assert max(err_row, err_all) <= TOL["gpt-neo"], f"max |Δ| = {max(err_row, err_all):.2e}"
+    for other in (w - 1, w + 1):  # a neighbouring width is visibly different, so w is checked
+        assert np.abs(gpt3_probabilities(x, params, window=other, **opts) - ref).max() > 1e-4
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,7 +340,62 @@ def test_lambda_equals_the_size_of_our_containers(V, n, A, D, F, L, extra_width)
         V, n, H, F, D, A, L, attention_biases=True)
     assert num_parameters(init_bert(cfg)) == lam + 2 * H        # w_A, w_B
     assert num_parameters(init_roberta(cfg)) == lam
-    assert sum(parameter_breakdown(V, n, H, F, D, A, L).values()) == lam
+    # term by term, against our containers' arrays grouped by the sublayer they belong to
+    group = {"W_e": "embeddings", "W_p": "embeddings", "W_q": "attention", "W_k": "attention",
+             "W_v": "attention", "W_o": "attention", "b_q": "attention", "b_k": "attention",
+             "b_v": "attention", "b_o": "attention", "W_1": "ffn", "b_1": "ffn", "W_2": "ffn",
+             "b_2": "ffn", "gamma_1": "layernorm", "beta_1": "layernorm",
+             "gamma_2": "layernorm", "beta_2": "layernorm", "gamma_f": "layernorm",
+             "beta_f": "layernorm"}
+    for params, extra in [(init_gpt(cfg), {}), (init_gpt2(cfg), dict(final_layer_norm=True)),
+                          (init_gpt(cfg, attention_biases=True), dict(attention_biases=True))]:
+        sizes = dict.fromkeys(("embeddings", "attention", "ffn", "layernorm"), 0)
+        for name, arr in named_arrays(params):
+            sizes[group[name.split(".")[-1]]] += arr.size
+        assert parameter_breakdown(V, n, H, F, D, A, L, **extra) == sizes
+
+
+def _numel(module: torch.nn.Module, *, weights_only: bool = False) -> int:
+    return sum(p.numel() for name, p in module.named_parameters()
+               if not weights_only or name.endswith("weight"))
+
+
+@pytest.mark.parametrize("kind,sizes", [
+    ("openai-gpt", dict(V=40478, n=512, H=768, A=12, L=12)),         # GPT-1 itself
+    ("gpt2", dict(V=50257, n=1024, H=768, A=12, L=12)),              # GPT-2 small
+    ("openai-gpt", dict(V=29, n=9, H=12, A=3, L=3)),
+    ("gpt2", dict(V=29, n=9, H=12, A=3, L=3, F=20)),                 # F ≠ 4H
+])
+def test_lambda_terms_match_the_submodules_of_transformers_models(kind, sizes):
+    """Each term of the breakdown is the size of the matching modules of a real model."""
+    import transformers as T
+
+    V, n, H, A, L = (sizes[k] for k in "V n H A L".split())
+    F, D = sizes.get("F", 4 * H), H // A
+    common = dict(vocab_size=V, n_positions=n, n_embd=H, n_layer=L, n_head=A,
+                  bos_token_id=None, eos_token_id=None)
+    with torch.device("meta"):  # shapes only: nothing is allocated
+        if kind == "gpt2":
+            model = T.GPT2Model(T.GPT2Config(n_inner=F, **common))
+            wte, wpe = model.wte, model.wpe
+        else:
+            model = T.OpenAIGPTModel(T.OpenAIGPTConfig(**common))
+            wte, wpe = model.tokens_embed, model.positions_embed
+    blocks = list(model.h)
+    assert len(blocks) == L
+    assert model.h[0].mlp.c_fc.nf == F  # the FFN width is the one we count with
+    ln_f = _numel(model.ln_f) if kind == "gpt2" else 0
+    expected = {"embeddings": _numel(wte) + _numel(wpe),
+                "ffn": sum(_numel(h.mlp) for h in blocks),
+                "layernorm": sum(_numel(h.ln_1) + _numel(h.ln_2) for h in blocks) + ln_f}
+    # λ leaves out the attention biases: its term is the attention weights alone
+    box = parameter_breakdown(V, n, H, F, D, A, L)
+    assert box == {**expected, "layernorm": expected["layernorm"] - ln_f,
+                   "attention": sum(_numel(h.attn, weights_only=True) for h in blocks)}
+    real = parameter_breakdown(V, n, H, F, D, A, L, attention_biases=True,
+                               final_layer_norm=kind == "gpt2")
+    assert real == {**expected, "attention": sum(_numel(h.attn) for h in blocks)}
+    assert sum(real.values()) == _numel(model)  # and no module was left out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -89,6 +89,66 @@ def test_lecture_example_merges_by_hand():
     assert count_pairs(after)[("o", "w")] == 0
 
 
+def _brute_force_greedy_states(word_counts: dict[str, int], end_of_word: str) -> set:
+    """Every state greedy BPE can reach, found by trying every tie choice (independent of
+    formulated.tokenizers: own split, own pair count, and subword-nmt's regex merge)."""
+    import re
+
+    freqs = list(word_counts.values())
+    start = tuple(tuple(w[:-1]) + (w[-1] + end_of_word,) for w in word_counts)
+    seen: set = set()
+
+    def visit(state: tuple) -> None:
+        if state in seen:  # another order of the same merges got here already
+            return
+        seen.add(state)
+        counts: dict = {}
+        for symbols, f in zip(state, freqs):
+            for k in range(len(symbols) - 1):
+                counts[symbols[k:k + 2]] = counts.get(symbols[k:k + 2], 0) + f
+        for (a, b), c in counts.items():
+            if c == max(counts.values()):  # every most frequent pair is a legal next merge
+                pattern = re.compile(r"(?<!\S)" + re.escape(a + " " + b) + r"(?!\S)")
+                visit(tuple(tuple(pattern.sub(a + b, " ".join(s)).split()) for s in state))
+
+    visit(start)
+    return seen
+
+
+def test_greedy_bpe_states_by_hand():
+    # a-b</w> and a-c</w> tie at 3: either goes first, then the other; 4 states in all.
+    E = END_OF_WORD
+    assert greedy_bpe_states({"ab": 3, "ac": 3}) == {
+        (("a", "b" + E), ("a", "c" + E)),
+        (("ab" + E,), ("a", "c" + E)),
+        (("a", "b" + E), ("ac" + E,)),
+        (("ab" + E,), ("ac" + E,)),
+    }
+    # a a a without a marker: (a, a) occurs twice (overlapping), merges once (left to right).
+    assert greedy_bpe_states({"aaa": 1}, end_of_word="") == {
+        (("a", "a", "a"),), (("aa", "a"),), (("aaa",),)}
+    # a-b 3 beats b-c 2, so (b, c) is never merged first: no state has "bc".
+    assert greedy_bpe_states({"abc": 2, "ab": 1}, end_of_word="") == {
+        (("a", "b", "c"), ("a", "b")), (("ab", "c"), ("ab",)), (("abc",), ("ab",))}
+
+
+@pytest.mark.parametrize("wc, eow", [
+    ({"ab": 3, "ac": 3}, END_OF_WORD),
+    ({"aaa": 1}, END_OF_WORD),          # (a, a) and (a, a</w>) tie
+    ({"aaa": 1}, ""),
+    ({"abc": 1, "bcd": 1}, ""),         # b-c first, then a 3-way tie of count 1
+    ({"abab": 2, "ba": 3}, END_OF_WORD),
+    ({"abc": 2, "cab": 2, "bca": 2}, ""),
+    (LECTURE, ""),                      # the cases the erratum 003-bpe-tables relies on
+    ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, ""),
+])
+def test_greedy_bpe_states_equals_brute_force(wc, eow):
+    """Complete under every tie-breaking (the unreachability claim needs it), and nothing more."""
+    expected = _brute_force_greedy_states(wc, eow)
+    assert greedy_bpe_states(wc, end_of_word=eow) == expected
+    assert len(expected) > 2  # every case has at least two merges to make
+
+
 def test_source_result_is_unreachable_by_greedy_bpe():
     source_result = (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est"))
     states = greedy_bpe_states(LECTURE, end_of_word="")

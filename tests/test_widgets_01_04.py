@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 from formulated import widgets as Wd
 
@@ -104,11 +105,28 @@ def brute_log_prob(table: np.ndarray, ids) -> float:
     return math.log(table[tuple(ids)] / total)
 
 
+def torch_xlnet_log_likelihood(model, ids, order) -> float:
+    """Σ_t log P(x_{z_t} | x_{z_1..z_{t−1}}) of the tiny attention model, rebuilt in torch: for
+    each step, attention (F.scaled_dot_product_attention) over only the BOS slot and the slots
+    already predicted, then F.log_softmax of the read-out at the target's token."""
+    p = {k: f64(v) for k, v in model.params.items()}
+    X = torch.nn.Embedding.from_pretrained(p["E"])(torch.tensor([model.V, *ids])) + p["P"]
+    total = 0.0
+    for step, j in enumerate(order):
+        slots = [0, *(k + 1 for k in order[:step])]      # BOS + the context, in slot numbering
+        q = (p["P"][j + 1] @ p["W_q"])[None, None]       # query: the target's position only
+        kv = X[slots]
+        h = F.scaled_dot_product_attention(q, (kv @ p["W_k"])[None], (kv @ p["W_v"])[None])[0, 0]
+        total += F.log_softmax((h + p["P"][j + 1]) @ p["W_out"], dim=-1)[ids[j]].item()
+    return total
+
+
 def test_xlnet_order_widget():
     w = Wd.xlnet_order_widget()
     assert len(w.controls["order"].options) == 24
-    from formulated.basics import JointTableModel
+    from formulated.basics import JointTableModel, TinyAttentionModel
     table = JointTableModel.random(V=3, n=4, seed=0, concentration=1.0).table
+    tiny = TinyAttentionModel(V=3, n=4, H=8, seed=0)   # the widget's model: same seed, same shape
     ref = brute_log_prob(table, [0, 2, 1, 2])
     values = {}
     for order in ("1 2 3 4", "3 1 4 2", "4 3 2 1"):
@@ -120,4 +138,5 @@ def test_xlnet_order_widget():
             assert set(np.flatnonzero(w.result["visible"][j])) == set(z[:t_])
         assert abs(w.result["table"] - ref) < 1e-12
         values[order] = w.result["tiny"]
+        assert abs(values[order] - torch_xlnet_log_likelihood(tiny, [0, 2, 1, 2], z)) < 1e-12
     assert len({round(v, 9) for v in values.values()}) == 3   # an untrained model: orders disagree

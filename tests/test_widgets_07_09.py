@@ -9,6 +9,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import math  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
@@ -69,10 +71,22 @@ def _sdpa(X, Wq, Wk, Wv, scale):
                                           scale=None if scale else 1.0).numpy()
 
 
+# Values of the slides' example, by hand: x_i @ W_v for x_1 = [1,0,1,0], x_2 = [0,2,0,2],
+# x_3 = [1,1,1,1]; query 1's scores against the three keys are [2, 4, 4].
+_VALUES = np.array([[1, 2, 3], [2, 8, 0], [2, 6, 3]], dtype=float)
+
+
+def _output_1(scale: float) -> np.ndarray:
+    """Output 1 in closed form: softmax(scale [2, 4, 4]) = [1, c, c] / (1 + 2c), c = e^(2 scale)."""
+    c = math.exp(2 * scale)
+    return (_VALUES[0] + c * _VALUES[1] + c * _VALUES[2]) / (1 + 2 * c)
+
+
 def test_attention_widget_starts_on_the_slides_example():
     w = attention_widget()
-    # the exact Output 1 of the slides' example (the slides print the rounded [2.0, 7.0, 1.5])
-    assert np.abs(w.result["output"][0] - [1.936621, 6.683105, 1.595068]).max() < 1e-6
+    # the exact Output 1 of the slides' example, about [1.9366, 6.6831, 1.5951] (the slides print
+    # the rounded [2.0, 7.0, 1.5])
+    assert np.abs(w.result["output"][0] - _output_1(1.0)).max() < 1e-12
     assert np.array_equal(w.result["K"], ex.SLIDE_KEYS)
     assert np.array_equal(w.result["scores"][0], ex.SLIDE_SCORES_1)
     ref = _sdpa(ex.QKV_INPUTS, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=False)
@@ -85,7 +99,8 @@ def test_attention_widget_scale_checkbox():
     w.controls["scale"].value = True
     ref = _sdpa(ex.QKV_INPUTS, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=True)
     assert np.abs(w.result["output"] - ref).max() < 1e-12
-    assert np.abs(w.result["output"][0] - [1.8639, 6.3194, 1.7042]).max() < 1e-4
+    # scaled by 1/sqrt(D), D = 3: about [1.8639, 6.3194, 1.7042]
+    assert np.abs(w.result["output"][0] - _output_1(1 / math.sqrt(3))).max() < 1e-12
     assert np.abs(w.result["output"] - before).max() > 0.1
 
 
@@ -161,6 +176,8 @@ def test_mask_widget_high_temperature_is_uniform_over_allowed_keys():
     w.controls["mask"].value = "local band (w=3)"
     w.controls["temperature"].value = 10.0
     weights = w.result["weights"]
+    band = torch.ones(8, 8, dtype=torch.bool).tril().triu(diagonal=-2)
+    assert np.abs(weights - _torch_weights(w.result["scores"], band, 10.0)).max() < 1e-12
     assert weights[5, 5] == pytest.approx(1 / 3, abs=0.1)  # three allowed keys, nearly uniform
     assert weights[5, :3].sum() == 0
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from transformers.activations import ACT2FN
 
 from formulated.widgets import gelu_widget, layer_norm_widget, multi_head_widget
 
@@ -75,10 +76,11 @@ def test_gelu_widget_matches_torch(x):
     assert w.result["x"] == pytest.approx(x)
     assert w.result["erf"] == pytest.approx(F.gelu(t).item(), abs=1e-15)
     assert w.result["tanh"] == pytest.approx(F.gelu(t, approximate="tanh").item(), abs=1e-15)
-    assert w.result["sigmoid"] == pytest.approx((t * torch.sigmoid(1.702 * t)).item(), abs=1e-15)
+    quick_gelu = ACT2FN["quick_gelu"]  # transformers' QuickGELU, x * sigmoid(1.702 x)
+    assert w.result["sigmoid"] == pytest.approx(quick_gelu(t).item(), abs=1e-15)
     assert w.result["Phi"] == pytest.approx(torch.special.ndtr(t).item(), abs=1e-15)
     assert w.result["err_sigmoid"] == pytest.approx(
-        (t * torch.sigmoid(1.702 * t) - F.gelu(t)).item(), abs=1e-15)
+        (quick_gelu(t) - F.gelu(t)).item(), abs=1e-15)
 
 
 def test_gelu_widget_changes_with_x():
