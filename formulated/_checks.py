@@ -7,6 +7,7 @@ validated value (as an array where that makes sense) so callers can write ``X = 
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -96,3 +97,40 @@ def check_positive_int(value: Any, name: str) -> int:
     if value < 1:
         raise ValueError(f"{name}: expected a positive integer, got {value}")
     return int(value)
+
+
+def check_real(value: Any, name: str, *, minimum: float | None = None,
+               strict: bool = False) -> float:
+    """Return ``value`` as a float, raising unless it is a finite real number (``≥ minimum``, or
+    ``> minimum`` when ``strict``).
+
+    Booleans are rejected (``eps=True`` is almost always a slip, not ``1.0``); NumPy scalars such
+    as ``np.float32(1e-5)`` are accepted.  A wrong type raises ``TypeError``, a wrong value
+    ``ValueError``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                     np.floating)):
+        raise TypeError(f"{name}: expected a real number, got {value!r} ({type(value).__name__})")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name}: expected a finite number, got {v}")
+    if minimum is not None and (v <= minimum if strict else v < minimum):
+        raise ValueError(f"{name}: expected a number {'>' if strict else '>='} {minimum}, got {v}")
+    return v
+
+
+def check_nonnegative_int(value: Any, name: str) -> int:
+    """Return ``value`` as an int, raising unless it is an integer ≥ 0 (a seed, an index)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected an integer >= 0, got {value!r} "
+                        f"({type(value).__name__})")
+    if value < 0:
+        raise ValueError(f"{name}: expected an integer >= 0, got {value}")
+    return int(value)
+
+
+def check_nonempty(arr: np.ndarray, name: str, what: str) -> None:
+    """Raise ``ValueError`` if ``arr`` has no elements; ``what`` says what a reduction over it
+    would lack (e.g. ``"a softmax needs at least one score per slice"``)."""
+    if arr.size == 0:
+        raise ValueError(f"{name}: expected a non-empty array, got shape {tuple(arr.shape)}; {what}")

@@ -18,13 +18,14 @@ Everything is float64 so that the checks against PyTorch reach ``1e-10``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
+from ._checks import as_float_array, as_token_ids, check_finite, check_positive_int, check_shape
 from .formulas import _check_ffn, cross_entropy_from_logits, relu, sigmoid, softmax
 
 __all__ = [
@@ -44,6 +45,32 @@ __all__ = [
     "gpt_log_likelihood", "xlnet_log_likelihood", "xlnet_expected_log_likelihood",
     "bert_log_likelihood",
 ]
+
+
+def _positive_number(value: Any, name: str, what: str = "a positive finite number", *,
+                     allow_zero: bool = False) -> float:
+    """Return ``value`` as a float, raising unless it is a real number, finite and > 0 (≥ 0).
+
+    A string such as ``"0.1"`` or ``None`` is a ``TypeError`` naming the argument (NumPy would
+    otherwise complain about a ufunc); NumPy scalars (``np.float32(0.1)``) are accepted.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name}: expected {what}, got {value}")
+    return value
+
+
+def _seed(seed: Any) -> int | None:
+    """A seed for ``np.random.default_rng``: an integer ≥ 0 (``None``: fresh entropy)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
+    return int(seed)
 
 
 # =============================================================================================
@@ -112,20 +139,37 @@ def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarra
     """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is θ_0).
 
     If θ stops being finite (the iteration diverged), the trajectory ends at the last finite
-    point, so its length tells how long the divergence took.
+    point, so its length tells how long the divergence took.  ``grad(theta)`` must return an
+    array of θ's shape ``(p,)``, finite at θ_0 (later, an overflow is taken as divergence).
     """
     theta = as_float_array(theta0, "theta0", ndim=1).astype(np.float64)
-    if not np.isfinite(lr) or lr <= 0:
-        raise ValueError(f"lr: expected a positive learning rate, got {lr}")
+    lr = _positive_number(lr, "lr", "a positive learning rate")
     steps = check_positive_int(steps, "steps")
+    if not callable(grad):
+        raise TypeError(f"grad: expected a function theta -> gradient, got {type(grad).__name__}")
     path = [theta.copy()]
     with np.errstate(over="ignore", invalid="ignore"):
-        for _ in range(steps):
-            theta = theta - lr * np.asarray(grad(theta), dtype=np.float64)
+        for step in range(steps):
+            g = _gradient(grad(theta), theta.shape, first=step == 0)
+            theta = theta - lr * g
             if not np.all(np.isfinite(theta)):
                 break
             path.append(theta.copy())
     return np.array(path)
+
+
+def _gradient(g: Any, shape: tuple[int, ...], first: bool) -> np.ndarray:
+    """Check what ``grad(theta)`` returned: numeric, θ's shape (a scalar would broadcast
+    silently), and finite at the starting point, where no divergence can have happened yet."""
+    g = np.asarray(g)
+    if g.dtype == object or g.dtype == bool or not np.issubdtype(g.dtype, np.number) \
+            or np.iscomplexobj(g):
+        raise TypeError(f"grad(theta): expected a real array, got dtype {g.dtype}")
+    check_shape(g, "grad(theta)", shape)
+    g = g.astype(np.float64)
+    if first:
+        check_finite(g, "grad(theta) at theta0")
+    return g
 
 
 def learning_rate_regime(lr: float, hessian: np.ndarray) -> str:
@@ -141,10 +185,12 @@ def learning_rate_regime(lr: float, hessian: np.ndarray) -> str:
     - ``"diverges"``: α > 2/λ_max, it grows geometrically.
     """
     hessian = as_float_array(hessian, "hessian", ndim=2)
+    if hessian.size == 0:
+        raise ValueError(f"hessian: expected a non-empty square matrix (one row per parameter), "
+                         f"got shape {hessian.shape}")
     if hessian.shape[0] != hessian.shape[1] or not np.allclose(hessian, hessian.T):
         raise ValueError(f"hessian: expected a symmetric square matrix, got shape {hessian.shape}")
-    if not np.isfinite(lr) or lr <= 0:
-        raise ValueError(f"lr: expected a positive learning rate, got {lr}")
+    lr = _positive_number(lr, "lr", "a positive learning rate")
     lam_max = float(np.linalg.eigvalsh(hessian)[-1])
     if lam_max <= 0:
         raise ValueError(f"hessian: expected a positive largest eigenvalue, got {lam_max}")
@@ -162,8 +208,7 @@ def learning_rate_regime(lr: float, hessian: np.ndarray) -> str:
 
 def softmax_temperature(z: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
     """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens. Shape kept."""
-    if not np.isfinite(temperature) or temperature <= 0:
-        raise ValueError(f"temperature: expected a positive finite number, got {temperature}")
+    temperature = _positive_number(temperature, "temperature")
     z = as_float_array(z, "z")
     return softmax(z / temperature, axis=axis)
 
@@ -339,8 +384,17 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting): ``(..., H) -> (...)``."""
     a = as_float_array(a, "a")
     b = as_float_array(b, "b")
+    for name, v in (("a", a), ("b", b)):
+        if v.ndim == 0 or v.shape[-1] == 0:
+            raise ValueError(f"{name}: expected vectors along the last axis, shape (..., H) with "
+                             f"H >= 1, got shape {v.shape}")
     if a.shape[-1:] != b.shape[-1:]:
         raise ValueError(f"b: expected vectors of width {a.shape[-1:]} like a, got shape {b.shape}")
+    try:
+        np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    except ValueError:
+        raise ValueError(f"b: expected leading dimensions that broadcast with a's {a.shape[:-1]}, "
+                         f"got shape {b.shape}") from None
     na = np.linalg.norm(a, axis=-1)
     nb = np.linalg.norm(b, axis=-1)
     if np.any(na == 0) or np.any(nb == 0):
@@ -434,6 +488,10 @@ def bptt_gradient_norms(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: n
     size of the signal that backpropagation through time delivers to h_t after ``n − t`` steps
     back; entry 0 is h0.  Returns shape ``(n+1,)``.
     """
+    X = as_float_array(X, "X", ndim=2)
+    if len(X) == 0:
+        raise ValueError(f"X: expected at least one time step (the loss sits on the last state "
+                         f"h_n), got shape {X.shape}")
     states = rnn_forward(X, h0, W_xh, W_hh, b_h, activation)
     n, H = states.shape
     dstates = np.zeros((n, H))
@@ -510,15 +568,26 @@ def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMPara
 
 def lstm_forward(X: np.ndarray, h0: np.ndarray, c0: np.ndarray, p: LSTMParams
                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Run :func:`lstm_cell` over ``X (n, d)``: returns all h_t and all C_t, each ``(n, H)``."""
+    """Run :func:`lstm_cell` over ``X (n, d)``: returns all h_t and all C_t, each ``(n, H)``.
+
+    Every argument is checked before the first step, so an empty sequence (``n = 0``) still
+    rejects a wrong ``h0``, ``c0`` or ``p``; it returns two ``(0, H)`` arrays, like
+    :func:`rnn_forward`.
+    """
+    if not isinstance(p, LSTMParams):
+        raise TypeError(f"p: expected LSTMParams, got {type(p).__name__}")
     X = as_float_array(X, "X", ndim=2)
+    check_shape(X, "X", (None, p.d))
+    h = as_float_array(h0, "h0", ndim=1)
+    check_shape(h, "h0", (p.H,))
+    c = as_float_array(c0, "c0", ndim=1)
+    check_shape(c, "c0", (p.H,))
     hs, cs = [], []
-    h, c = h0, c0
     for x_t in X:
         h, c, _ = lstm_cell(x_t, h, c, p)
         hs.append(h)
         cs.append(c)
-    return np.array(hs), np.array(cs)
+    return np.array(hs).reshape(len(X), p.H), np.array(cs).reshape(len(X), p.H)
 
 
 # =============================================================================================
@@ -566,7 +635,8 @@ class JointTableModel:
     def random(cls, V: int, n: int, seed: int = 0, concentration: float = 0.3) -> "JointTableModel":
         """A random joint table (Dirichlet): small concentration → a few likely sequences."""
         V, n = check_positive_int(V, "V"), check_positive_int(n, "n")
-        rng = np.random.default_rng(seed)
+        concentration = _positive_number(concentration, "concentration")
+        rng = np.random.default_rng(_seed(seed))
         return cls(rng.dirichlet(np.full(V ** n, concentration)).reshape((V,) * n))
 
     def _ids(self, ids) -> np.ndarray:
@@ -604,7 +674,22 @@ class JointTableModel:
 
 
 def _positions(pos: Iterable[int], n: int, name: str) -> list[int]:
-    out = [int(k) for k in pos]
+    """A list of distinct 0-based positions ``0 .. n-1``, given as integers.
+
+    ``int()`` would truncate ``0.9`` to 0 and read ``"1"`` as 1, so any non-integer entry (float,
+    string, bool) is rejected instead.
+    """
+    what = f"a sequence of distinct integer positions in 0..{n - 1}"
+    if isinstance(pos, (str, bytes)):
+        raise TypeError(f"{name}: expected {what}, got the string {pos!r}")
+    try:
+        items = list(pos)
+    except TypeError:
+        raise TypeError(f"{name}: expected {what}, got {pos!r} ({type(pos).__name__})") from None
+    arr = np.asarray(items) if items else np.zeros(0, dtype=np.int64)
+    if arr.ndim != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name}: expected {what}, got {items!r} (dtype {arr.dtype})")
+    out = [int(k) for k in arr]
     if any(k < 0 or k >= n for k in out) or len(set(out)) != len(out):
         raise ValueError(f"{name}: expected distinct positions in 0..{n - 1}, got {out}")
     return out
@@ -629,7 +714,9 @@ class TinyAttentionModel:
     def __init__(self, V: int, n: int, H: int = 8, seed: int = 0, scale: float = 1.0):
         self.V, self.n, self.H = (check_positive_int(V, "V"), check_positive_int(n, "n"),
                                   check_positive_int(H, "H"))
-        rng = np.random.default_rng(seed)
+        # scale 0 is allowed: all projections zero, a model that predicts uniformly
+        scale = _positive_number(scale, "scale", "a finite number >= 0", allow_zero=True)
+        rng = np.random.default_rng(_seed(seed))
         s = scale / np.sqrt(H)
         self.params = {
             "E": rng.normal(0, 1, (V + 1, H)), "P": rng.normal(0, 1, (n + 1, H)),
@@ -678,9 +765,25 @@ class TinyAttentionModel:
         return -cross_entropy_from_logits(logits[targets], ids[targets], reduction="sum")
 
 
+def _objective_args(model: Any, ids: Any) -> np.ndarray:
+    """Check the model and the ids of the chapter-17 objectives (before any loop over
+    positions: with no position to predict, a wrong input would otherwise give 0.0)."""
+    if not callable(getattr(model, "cond_log_prob", None)):
+        raise TypeError(f"model: expected a model with a cond_log_prob(ids, targets, visible) "
+                        f"method (JointTableModel, TinyAttentionModel), got {type(model).__name__}")
+    if not isinstance(ids, (str, bytes)) and np.size(ids) == 0:   # [] would read as float64
+        raise ValueError(f"ids: expected at least one token, got {ids!r}")
+    ids = as_token_ids(ids, "ids", getattr(model, "V", None), ndim=1)
+    n = getattr(model, "n", None)
+    if n is not None:
+        check_shape(ids, "ids", (n,))
+    return ids
+
+
 def gpt_log_likelihood(model, ids: np.ndarray) -> float:
     """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens before it."""
-    return xlnet_log_likelihood(model, ids, order=range(len(np.asarray(ids))))
+    ids = _objective_args(model, ids)
+    return xlnet_log_likelihood(model, ids, order=range(len(ids)))
 
 
 def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
@@ -688,7 +791,7 @@ def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are; only the
     order in which they are predicted changes.
     """
-    ids = np.asarray(ids)
+    ids = _objective_args(model, ids)
     order = _positions(order, len(ids), "order")
     if len(order) != len(ids):
         raise ValueError(f"order: expected a permutation of 0..{len(ids) - 1}, got {order}")
@@ -698,7 +801,8 @@ def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
 def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
     """XLNet's objective: the average of :func:`xlnet_log_likelihood` over all n! orders
     (exhaustive, so only for small n; XLNet itself samples one order per sequence)."""
-    n = len(np.asarray(ids))
+    ids = _objective_args(model, ids)
+    n = len(ids)
     if n > 7:
         raise ValueError(f"ids: expected at most 7 tokens for an exhaustive average over orders, "
                          f"got {n} ({n}! orders)")
@@ -710,7 +814,7 @@ def bert_log_likelihood(model, ids: np.ndarray, masked: Sequence[int]) -> float:
     """BERT's objective: ``Σ_{j ∈ M} log P(x_j | x')``, each masked token predicted separately
     from the corrupted sequence x' (every position not in M).  Equals ``log P(x_M | x')`` only if
     the masked tokens are independent given x' (chapter 17)."""
-    ids = np.asarray(ids)
+    ids = _objective_args(model, ids)
     masked = _positions(masked, len(ids), "masked")
     if not masked:
         raise ValueError("masked: expected at least one masked position, got none")

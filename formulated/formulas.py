@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
+from ._checks import (as_float_array, as_token_ids, check_nonempty, check_positive_int,
+                      check_real, check_shape)
 
 __all__ = [
     "diag", "stack", "one_hot", "embed",
@@ -99,25 +100,45 @@ def softmax(X: Any, axis: int = -1) -> np.ndarray:
     Shapes: any, e.g. ``(n, H) -> (n, H)``; each slice along ``axis`` sums to 1.
     Numerically stable: the row maximum is subtracted first (softmax is shift invariant), so
     ``softmax([1000, 1001])`` is finite.  ``-inf`` entries get probability 0.  A row that is
-    entirely ``-inf`` has no softmax (0/0) and raises ``ValueError``; so do NaN and ``+inf``.
+    entirely ``-inf`` has no softmax (0/0) and raises ``ValueError``; so do NaN and ``+inf``,
+    an empty array (nothing to normalize) and an ``axis`` that ``X`` does not have.
     """
-    X = as_float_array(X, "X", allow_inf=True)
+    return _softmax(X, axis, "X")
+
+
+def _check_axis(axis: Any, ndim: int) -> int:
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"axis: expected an integer axis, got {axis!r} ({type(axis).__name__})")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis: expected an axis in {-ndim}..{ndim - 1} (the array has {ndim} "
+                         f"dimension(s)), got {axis}")
+    return int(axis)
+
+
+def _softmax(X: Any, axis: Any, name: str) -> np.ndarray:
+    """:func:`softmax`, with errors naming the caller's argument ``name``."""
+    X = as_float_array(X, name, allow_inf=True)
+    if X.ndim < 1:
+        raise ValueError(f"{name}: expected an array with at least 1 dimension (a vector of "
+                         f"scores), got a scalar")
+    axis = _check_axis(axis, X.ndim)
+    check_nonempty(X, name, "a softmax needs at least one value in every slice (0/0 otherwise)")
     if np.any(X == np.inf):
         idx = tuple(int(i) for i in np.argwhere(X == np.inf)[0])
-        raise ValueError(f"X: expected values below +inf, got +inf at index {idx}; softmax of a "
-                         "+inf score is inf/inf, undefined")
+        raise ValueError(f"{name}: expected values below +inf, got +inf at index {idx}; softmax "
+                         "of a +inf score is inf/inf, undefined")
     m = np.max(X, axis=axis, keepdims=True)
     if np.any(m == -np.inf):
         idx = tuple(int(i) for i in np.argwhere(m == -np.inf)[0])
-        raise ValueError(f"X: expected at least one finite value in every slice along axis {axis}, "
-                         f"got a slice that is entirely -inf (index {idx} of the max); its softmax "
-                         "would be 0/0")
+        raise ValueError(f"{name}: expected at least one finite value in every slice along axis "
+                         f"{axis}, got a slice that is entirely -inf (index {idx} of the max); "
+                         "its softmax would be 0/0")
     e = np.exp(X - m)
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _check_kind(kind: str) -> str:
-    if kind not in MASK_KINDS:
+    if not isinstance(kind, str) or kind not in MASK_KINDS:
         raise ValueError(f"kind: expected one of {MASK_KINDS}, got {kind!r}")
     return kind
 
@@ -169,18 +190,23 @@ def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray
     then raises ``ValueError`` saying so (``torch`` would return NaN silently).
 
     Shapes: ``scores (..., n, m)``, ``mask`` broadcastable to it (usually ``(n, m)``) -> ``(..., n, m)``.
-    A row whose every position is masked raises ``ValueError`` (its softmax would be 0/0).
+    The mask may not enlarge the result: ``scores (3, 1)`` with a ``(3, 3)`` mask, or ``(n, m)``
+    scores with a ``(B, n, m)`` mask, raise ``ValueError``.  A row whose every position is masked
+    raises ``ValueError`` (its softmax would be 0/0); so do empty scores.
     """
     kind = _check_kind(kind)
     scores = as_float_array(scores, "scores", allow_inf=True)
     mask = _as_mask(mask)
     if scores.ndim < 1:
         raise ValueError(f"scores: expected an array of shape (..., n, m), got {scores.shape}")
+    check_nonempty(scores, "scores", "a softmax needs at least one score in every row")
     try:
-        np.broadcast_shapes(mask.shape, scores.shape)
+        joint = np.broadcast_shapes(mask.shape, scores.shape)
     except ValueError:
-        raise ValueError(f"mask: expected a shape broadcastable to scores {scores.shape}, "
-                         f"got {mask.shape}") from None
+        joint = None
+    if joint != scores.shape:  # a mask that enlarges the scores would invent rows or batches
+        raise ValueError(f"mask: expected a shape broadcastable to the scores' shape "
+                         f"{scores.shape} without enlarging it, got {mask.shape}")
     if kind == "additive":
         masked = scores + mask
     else:
@@ -199,7 +225,7 @@ def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray
         idx = tuple(int(i) for i in np.argwhere(full)[0])
         raise ValueError(f"mask: expected at least one allowed position in every row, got a row "
                          f"with every position masked (row index {idx}); its softmax would be 0/0")
-    return softmax(masked, axis=-1)
+    return _softmax(masked, -1, "scores")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -216,13 +242,17 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = Tr
     worked example); a number multiplies the scores by it.  ``mask`` and ``kind`` are as in
     :func:`masked_softmax` (additive 0/-inf by default; ``kind="multiplicative"`` reproduces
     the source box ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores <= 0).
+    ``kind`` is checked even without a mask; ``scale`` must be a bool or a finite number; empty
+    ``Q``, ``K`` or ``V`` (no query, no key, width 0) raise ``ValueError``.
     """
+    kind = _check_kind(kind)
     Q = as_float_array(Q, "Q")
     K = as_float_array(K, "K")
     V = as_float_array(V, "V")
     for name, arr in (("Q", Q), ("K", K), ("V", V)):
         if arr.ndim < 2:
             raise ValueError(f"{name}: expected an array of shape (..., n, D), got {arr.shape}")
+        check_nonempty(arr, name, "attention needs at least one query, one key and widths >= 1")
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"K: expected the same width D as Q (D={Q.shape[-1]}), got shape {K.shape}")
     if K.shape[-2] != V.shape[-2]:
@@ -233,8 +263,15 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = Tr
     if isinstance(scale, (bool, np.bool_)):
         s = 1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0
     else:
-        s = float(scale)
-    scores = (Q @ np.swapaxes(K, -1, -2)) * s  # (..., n, m)
+        s = check_real(scale, "scale")
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
+        raw = Q @ np.swapaxes(K, -1, -2)
+        scores = raw * s  # (..., n, m)
+    if not np.all(np.isfinite(scores)):
+        who = "Q, K" if not np.all(np.isfinite(raw)) else "scale"
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(scores))[0])
+        raise ValueError(f"{who}: expected scores Q K^T * scale (scale={s}) to be finite, got "
+                         f"{scores[idx]} at index {idx} (overflow)")
     if mask is None:
         return softmax(scores, axis=-1) @ V
     mask = _as_mask(mask)
@@ -309,7 +346,9 @@ def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W
     Shapes: ``X (n, H)``, ``mask (n, n)`` or None, ``W_q, W_k, W_v (A, H, D)``,
     ``W_o (A*D, H)`` -> ``(n, H)``.  ``W_q[i]`` (0-based) is the math's ``W^Q_{i+1}``.
     """
+    kind = _check_kind(kind)
     X = as_float_array(X, "X", ndim=2)
+    check_nonempty(X, "X", "self-attention needs at least one token (n >= 1) and a width H >= 1")
     W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[1], W_q, W_k, W_v, W_o)
     heads = [attention(X @ W_q[i], X @ W_k[i], X @ W_v[i], mask, kind=kind)
              for i in range(W_q.shape[0])]
@@ -328,7 +367,10 @@ def multi_head_self_attention_batched(X: Any, mask: Any, W_q: Any, W_k: Any, W_v
     Shapes: ``X (B, n, H)``, ``mask (n, n)`` or None, ``W_q, W_k, W_v (A, H, D)``,
     ``W_o (A*D, H)`` -> ``(B, n, H)``.
     """
+    kind = _check_kind(kind)
     X = as_float_array(X, "X", ndim=3)
+    check_nonempty(X, "X", "self-attention needs at least one sequence (B >= 1), one token "
+                   "(n >= 1) and a width H >= 1")
     W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[2], W_q, W_k, W_v, W_o)
     A, H = W_q.shape[0], X.shape[2]
 
@@ -432,14 +474,24 @@ def _check_ln(X: Any, gamma: Any, beta: Any, eps: float):
     X = as_float_array(X, "X")
     if X.ndim < 1:
         raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
+    check_nonempty(X, "X", "LayerNorm needs at least one row and H >= 1 columns (the mean of "
+                   "an empty row is undefined)")
     gamma = as_float_array(gamma, "gamma", ndim=1)
     check_shape(gamma, "gamma", (X.shape[-1],))
     beta = as_float_array(beta, "beta", ndim=1)
     check_shape(beta, "beta", (X.shape[-1],))
-    if not (isinstance(eps, (int, float, np.floating, np.integer)) and eps >= 0
-            and math.isfinite(eps)):
-        raise ValueError(f"eps: expected a finite number >= 0, got {eps!r}")
-    return X, gamma, beta
+    eps = check_real(eps, "eps", minimum=0)
+    return X, gamma, beta, eps
+
+
+def _check_spread(spread: np.ndarray, eps: float, what: str) -> None:
+    """With ``eps = 0`` a constant row divides 0 by 0: say so instead of returning NaN."""
+    if eps == 0 and np.any(spread == 0):
+        idx = tuple(int(i) for i in np.argwhere(spread[..., 0] == 0)[0])
+        row = "X" if not idx else f"row {idx[0] if len(idx) == 1 else idx} of X"
+        raise ValueError(f"eps: eps=0 is only defined for rows that are not constant, got {row} "
+                         f"with {what} 0, whose normalization is 0/0; use eps > 0 (GPT and "
+                         f"GPT-2 use 1e-5)")
 
 
 def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
@@ -449,10 +501,13 @@ def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
     ``mu_i`` the row mean and ``sigma_i^2`` the *biased* row variance (divide by ``H``).
 
     Shapes: ``X (n, H)`` (or ``(..., H)``), ``gamma (H,)``, ``beta (H,)`` -> same as ``X``.
+    ``eps = 0`` (the formula without its safety term) is allowed for rows that are not constant;
+    a constant row then raises ``ValueError``, as does an empty ``X``.
     """
-    X, gamma, beta = _check_ln(X, gamma, beta, eps)
+    X, gamma, beta, eps = _check_ln(X, gamma, beta, eps)
     mu = X.mean(axis=-1, keepdims=True)
     var = ((X - mu) ** 2).mean(axis=-1, keepdims=True)
+    _check_spread(var, eps, "variance")
     return gamma * (X - mu) / np.sqrt(var + eps) + beta
 
 
@@ -464,10 +519,12 @@ def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.n
     ``sigma_i`` is small compared with ``sqrt(eps)``.
 
     Shapes: ``X (n, H)`` (or ``(..., H)``), ``gamma (H,)``, ``beta (H,)`` -> same as ``X``.
+    ``eps = 0`` is allowed for rows that are not constant, as in :func:`layer_norm`.
     """
-    X, gamma, beta = _check_ln(X, gamma, beta, eps)
+    X, gamma, beta, eps = _check_ln(X, gamma, beta, eps)
     mu = X.mean(axis=-1, keepdims=True)
     sigma = np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True))
+    _check_spread(sigma, eps, "standard deviation")
     return gamma * (X - mu) / (sigma + eps) + beta
 
 
@@ -513,6 +570,7 @@ def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
     y_hat = as_float_array(y_hat, "y_hat")
     if y.ndim < 1:
         raise ValueError(f"y: expected an array of shape (..., V), got {y.shape}")
+    check_nonempty(y, "y", "a cross entropy needs at least one row and one class (V >= 1)")
     check_shape(y_hat, "y_hat", y.shape)
     for name, arr in (("y", y), ("y_hat", y_hat)):
         if np.any((arr < 0) | (arr > 1)):
@@ -534,9 +592,15 @@ def cross_entropy_from_logits(logits: Any, targets: Any, reduction: str = "mean"
     (the math's ``1 .. V``) -> the mean over positions (``reduction="mean"``, like
     ``torch.nn.functional.cross_entropy``), the sum (``"sum"``) or ``(n,)`` (``"none"``).
     """
+    if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', got {reduction!r}")
     logits = as_float_array(logits, "logits")
     if logits.ndim < 1:
         raise ValueError(f"logits: expected an array of shape (..., V), got {logits.shape}")
+    if logits.shape[-1] == 0:
+        raise ValueError(f"logits: expected at least one class (V >= 1), got shape {logits.shape}")
+    check_nonempty(logits, "logits", "the loss of no tokens is undefined (its mean would be "
+                   "0/0)")
     targets = as_token_ids(targets, "targets", logits.shape[-1])
     if targets.shape != logits.shape[:-1]:
         raise ValueError(f"targets: expected shape {logits.shape[:-1]} (one id per row of "
@@ -549,6 +613,4 @@ def cross_entropy_from_logits(logits: Any, targets: Any, reduction: str = "mean"
         return losses
     if reduction == "mean":
         return float(losses.mean())
-    if reduction == "sum":
-        return float(losses.sum())
-    raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', got {reduction!r}")
+    return float(losses.sum())  # reduction == "sum", checked above

@@ -25,13 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from .models import BERTParams, Block, Config, GPTParams, RoBERTaParams
+from ._checks import as_token_ids, check_nonnegative_int, check_positive_int, check_real
+from .models import BERTParams, Block, Config, GPTParams, RoBERTaParams, _check_segments
 
 __all__ = ["tiny_model", "randomize_", "from_openai_gpt", "from_gpt2", "from_gpt_neo",
            "from_bert", "from_roberta", "hf_probabilities", "KINDS", "OMISSIONS", "box_variant",
            "omission_effects"]
 
 KINDS = ("openai-gpt", "gpt2", "gpt-neo", "bert", "roberta")
+
+# The transformers class each kind builds (see tiny_model), to recognise a model's kind.
+_CLASSES = {"OpenAIGPTLMHeadModel": "openai-gpt", "GPT2LMHeadModel": "gpt2",
+            "GPTNeoForCausalLM": "gpt-neo", "BertForMaskedLM": "bert",
+            "RobertaForMaskedLM": "roberta"}
 
 # transformers' activation modules → our ``gelu`` option.  We read the module the model really
 # calls, not the config's name: OpenAI GPT's ``afn="gelu"`` is, in its own table, the tanh form
@@ -64,9 +70,15 @@ def randomize_(model: Any, seed: int = 0, scale: float = 0.3) -> Any:
     ``transformers`` initialises LayerNorm with ``γ = 1, β = 0`` and biases with 0.  A parity test
     on such a model could not notice a loader that drops a bias or swaps ``γ`` and ``β``, so
     every parameter gets random values: weights ``N(0, scale²)``, ``γ`` around 1.
-    Tied parameters (the LM head and ``W_e``) are one tensor and stay tied.
+    Tied parameters (the LM head and ``W_e``) are one tensor and stay tied.  ``seed`` is an
+    integer >= 0 and ``scale`` a finite number >= 0 (a NaN scale would make every weight NaN).
     """
     import torch
+
+    if not hasattr(model, "named_parameters"):
+        raise TypeError(f"model: expected a torch/transformers model, got {type(model).__name__}")
+    seed = check_nonnegative_int(seed, "seed")
+    scale = check_real(scale, "scale", minimum=0)
 
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -82,12 +94,16 @@ def tiny_model(kind: str, config: Config, seed: int = 0, *, window: int | None =
                randomize: bool = True) -> Any:
     """A float64 ``transformers`` model of the given ``kind`` (see :data:`KINDS`) with our
     ``config``'s sizes, eager attention, in eval mode (dropout off), parameters randomised by
-    :func:`randomize_`.  ``window`` is GPT-Neo's local-attention width (``"gpt-neo"`` only)."""
+    :func:`randomize_`.  ``window`` is GPT-Neo's local-attention width, a positive integer
+    (used by ``"gpt-neo"`` only, checked for every kind)."""
     import torch
     import transformers as T
 
     if not isinstance(config, Config):
         raise TypeError(f"config: expected a Config, got {type(config).__name__}")
+    if window is not None:
+        window = check_positive_int(window, "window")
+    seed = check_nonnegative_int(seed, "seed")
     c = config
     common = dict(attn_implementation="eager", bos_token_id=None, eos_token_id=None)
     torch.manual_seed(seed)
@@ -135,19 +151,49 @@ def tiny_model(kind: str, config: Config, seed: int = 0, *, window: int | None =
 def hf_probabilities(model: Any, x: Any, t: Any | None = None) -> np.ndarray:
     """``softmax(model(x).logits)`` as a float64 array: ``(n,) -> (n, V)``, ``(B, n) -> (B, n, V)``.
 
-    ``t`` are BERT's token-type (segment) ids.  No gradient, no dropout (eval mode expected)."""
+    ``t`` are BERT's token-type (segment) ids, 0 or 1, of the shape of ``x``; other models take
+    none.  ``x`` must hold integer ids in ``0..V-1``, ``1 <= n <= n_ctx`` of them per sequence
+    (checked here: torch would index out of range or silently truncate float ids).  No gradient,
+    no dropout (eval mode expected)."""
     import torch
 
-    ids = np.asarray(x)
+    config = getattr(model, "config", None)
+    if config is None or not callable(model):
+        raise TypeError(f"model: expected a transformers model, got {type(model).__name__}")
+    if np.size(x) == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
+        raise ValueError(f"x: expected at least one token, got shape {np.shape(x)}")
+    ids = as_token_ids(x, "x", int(config.vocab_size), ndim=(1, 2))
+    n, n_ctx = ids.shape[-1], _n_ctx(config)
+    if n_ctx is not None and n > n_ctx:
+        raise ValueError(f"x: expected a sequence of at most n_ctx={n_ctx} tokens (the model's "
+                         f"positions), got n={n}")
     batch = ids[None] if ids.ndim == 1 else ids
     kwargs = {}
     if t is not None:
-        tt = np.asarray(t)
+        types = getattr(config, "type_vocab_size", None)
+        if types is None:
+            raise ValueError(f"t: segment ids are for BERT; a {config.model_type!r} model has "
+                             f"no token types, got t")
+        _check_segments(t, ids)  # integer, shape of x, values in {0, 1}
+        tt = np.asarray(t).astype(np.int64)
+        if tt.max() >= types:
+            raise ValueError(f"t: expected segment ids in 0..{types - 1} (the model has "
+                             f"{types} token type(s)), got {int(tt.max())}")
         kwargs["token_type_ids"] = torch.as_tensor(tt[None] if tt.ndim == 1 else tt)
     with torch.no_grad():
         logits = model(input_ids=torch.as_tensor(batch, dtype=torch.long), **kwargs).logits
         P = torch.softmax(logits.to(torch.float64), dim=-1).numpy()
     return P[0] if ids.ndim == 1 else P
+
+
+def _n_ctx(config: Any) -> int | None:
+    """The longest sequence a transformers config accepts (RoBERTa loses ``pad_id + 1`` rows)."""
+    if getattr(config, "model_type", None) == "roberta":
+        return int(config.max_position_embeddings) - int(config.pad_token_id) - 1
+    for name in ("n_positions", "max_position_embeddings"):
+        if getattr(config, name, None) is not None:
+            return int(getattr(config, name))
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,9 +423,22 @@ def box_variant(model: Any, params: Any, options: dict[str, Any],
     - ``"segment_labels"``: the BERT box's literal ``diag(t)·Stack(w_A) + diag(1−t)·Stack(w_B)``
       with 001's ``t`` (0 for sentence A): the two segment vectors trade places;
     - ``"position_offset"``: RoBERTa's position rows read from row 0, as the box's ``W_p`` would.
+
+    ``omission`` must be one of ``OMISSIONS[kind]`` for the model's kind (``"token_type"`` means
+    nothing for GPT-2, ``"relu"`` is only the BERT box's).
     """
     import dataclasses
 
+    known = sorted(set(sum(OMISSIONS.values(), ())))
+    if not isinstance(omission, str) or omission not in known:
+        raise ValueError(f"omission: expected one of {known}, got {omission!r}")
+    kind = _CLASSES.get(type(model).__name__)
+    if kind is None:
+        raise TypeError(f"model: expected one of the transformers models {sorted(_CLASSES)}, "
+                        f"got {type(model).__name__}")
+    if omission not in OMISSIONS[kind]:
+        raise ValueError(f"omission: expected one of OMISSIONS[{kind!r}] = {OMISSIONS[kind]} for "
+                         f"a {type(model).__name__}, got {omission!r}")
     opts = dict(options)
     p = params
     if omission == "gelu":
@@ -402,9 +461,6 @@ def box_variant(model: Any, params: Any, options: dict[str, Any],
     elif omission == "position_offset":
         table = _np(model.roberta.embeddings.position_embeddings.weight)
         p = dataclasses.replace(p, W_p=table[: p.config.n_ctx])
-    else:
-        raise ValueError(f"omission: expected one of {sorted(set(sum(OMISSIONS.values(), ())))}, "
-                         f"got {omission!r}")
     return p, opts
 
 
@@ -419,12 +475,22 @@ def omission_effects(kind: str, config: Config | None = None, seed: int = 0, n: 
     applied alone, and with all of them at once (``"all"``: the box as written).
 
     Measured on a small random model (:func:`tiny_model`, default ``V=40, n_ctx=12, H=16, A=4,
-    L=2``) on one seeded sequence of ``n`` tokens (for BERT: half sentence A, half B)."""
+    L=2``) on one seeded sequence of ``n`` tokens (for BERT: half sentence A, half B), drawn from
+    the ids ``2..V-1`` (RoBERTa's padding id is 1), so ``V >= 3`` and ``1 <= n <= n_ctx``."""
     from . import models as M
 
     cfg = config if config is not None else Config(V=40, n_ctx=12, H=16, A=4, L=2)
-    if kind not in _LOADERS:
+    if not isinstance(kind, str) or kind not in _LOADERS:
         raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
+    if not isinstance(cfg, Config):
+        raise TypeError(f"config: expected a Config, got {type(cfg).__name__}")
+    n = check_positive_int(n, "n")
+    if n > cfg.n_ctx:
+        raise ValueError(f"n: expected at most n_ctx={cfg.n_ctx} tokens, got {n}")
+    if cfg.V < 3:
+        raise ValueError(f"config.V: expected V >= 3 (the sequence uses the ids 2..V-1), "
+                         f"got {cfg.V}")
+    seed = check_nonnegative_int(seed, "seed")
     model = tiny_model(kind, cfg, seed, window=window)
     params, opts = globals()[_LOADERS[kind]](model)
     x = np.random.default_rng(seed).integers(2, cfg.V, size=n)  # no RoBERTa padding id (1)

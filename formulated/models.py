@@ -51,7 +51,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ._checks import as_token_ids, check_positive_int, check_shape
+from ._checks import (as_float_array, as_token_ids, check_finite, check_positive_int, check_real,
+                      check_shape)
 from .formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
                        mask_autoregressive, mask_bidirectional, multi_head_self_attention,
                        one_hot, softmax, stack)
@@ -69,6 +70,7 @@ __all__ = [
 ]
 
 GELU_KINDS = ("sigmoid", "tanh", "erf")
+FFN_KINDS = ("gelu", "relu")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,29 +234,58 @@ def check_params(params: Params) -> Config:
     """Check every array of ``params`` against ``params.config``; return the config.
 
     Raises ``ValueError`` naming the first array whose shape disagrees (e.g. parameters built for
-    one config and paired with another), ``TypeError`` for a non-array or non-float array."""
+    one config and paired with another) or that holds NaN or ±inf, ``TypeError`` for a
+    non-array or non-float array, a ``blocks`` that is not a list of :class:`Block`, or (RoBERTa)
+    a ``pad_id`` that is not an integer id in ``0..V-1``."""
     if not isinstance(params, (GPTParams, BERTParams, RoBERTaParams)):
         raise TypeError(f"params: expected GPTParams, BERTParams or RoBERTaParams, "
                         f"got {type(params).__name__}")
     cfg = params.config
     if not isinstance(cfg, Config):
         raise TypeError(f"params.config: expected a Config, got {type(cfg).__name__}")
+    if not isinstance(params.blocks, (list, tuple)):
+        raise TypeError(f"params.blocks: expected a list of L={cfg.L} Block objects, "
+                        f"got {type(params.blocks).__name__}")
     if len(params.blocks) != cfg.L:
         raise ValueError(f"params.blocks: expected L={cfg.L} blocks (config), "
                          f"got {len(params.blocks)}")
-    shapes = _expected_shapes(cfg)
-    for name, arr in named_arrays(params):
-        short = name.split(".")[-1]
-        if not np.issubdtype(arr.dtype, np.floating):
-            raise TypeError(f"params.{name}: expected a float array, got dtype {arr.dtype}")
-        check_shape(arr, f"params.{name} (config {_cfg_str(cfg)})", shapes[short])
+    for l, blk in enumerate(params.blocks):
+        _check_block_fields(blk, f"params.blocks[{l}]")
     for f in dataclasses.fields(params):
         value = getattr(params, f.name)
         if f.name not in ("config", "blocks", "pad_id") and value is not None \
                 and not isinstance(value, np.ndarray):
             raise TypeError(f"params.{f.name}: expected a NumPy array or None, "
                             f"got {type(value).__name__}")
+    shapes = _expected_shapes(cfg)
+    for name, arr in named_arrays(params):
+        short = name.split(".")[-1]
+        if not np.issubdtype(arr.dtype, np.floating):
+            raise TypeError(f"params.{name}: expected a float array, got dtype {arr.dtype}")
+        check_shape(arr, f"params.{name} (config {_cfg_str(cfg)})", shapes[short])
+        check_finite(arr, f"params.{name}")
+    if isinstance(params, RoBERTaParams) and params.pad_id is not None:
+        pad = params.pad_id
+        if isinstance(pad, (bool, np.bool_)) or not isinstance(pad, (int, np.integer)):
+            raise TypeError(f"params.pad_id: expected None or an integer token id, got {pad!r}")
+        if not 0 <= pad < cfg.V:
+            raise ValueError(f"params.pad_id: expected a token id in 0..{cfg.V - 1}, got {pad}")
     return cfg
+
+
+def _check_block_fields(blk: Any, name: str) -> None:
+    """``blk`` is a :class:`Block` whose fields are NumPy arrays (``None`` only for the biases)."""
+    if not isinstance(blk, Block):
+        raise TypeError(f"{name}: expected a Block, got {type(blk).__name__}")
+    for g in dataclasses.fields(blk):
+        value = getattr(blk, g.name)
+        optional = g.name in _BIASES
+        if not isinstance(value, np.ndarray) and not (optional and value is None):
+            want = "a NumPy array or None" if optional else "a NumPy array"
+            raise TypeError(f"{name}.{g.name}: expected {want}, got {type(value).__name__}")
+
+
+_BIASES = ("b_q", "b_k", "b_v", "b_o")
 
 
 def _cfg_str(cfg: Config) -> str:
@@ -418,23 +449,64 @@ def multi_head_self_attention_biased(X: np.ndarray, mask: np.ndarray, blk: Block
 
     ``head_i = Attention(X W_i^Q + b_i^Q, X W_i^K + b_i^K, X W_i^V + b_i^V, Mask)`` and the result
     is ``Concat(head_1..head_A) W^O + b^O``.  Without biases this is exactly the core
-    :func:`~formulated.formulas.multi_head_self_attention`, which is then called.
+    :func:`~formulated.formulas.multi_head_self_attention`, which is then called.  The biases
+    must be finite and of shape ``b_q, b_k (A, D)``, ``b_v (A, D_v)``, ``b_o (H,)``: a wrong
+    shape would otherwise broadcast silently.
     """
-    if blk.b_q is None and blk.b_k is None and blk.b_v is None and blk.b_o is None:
+    b_q, b_k, b_v, b_o = _check_biases(blk)
+    X = _check_block_input(X, blk)
+    if b_q is None and b_k is None and b_v is None and b_o is None:
         return multi_head_self_attention(X, mask, blk.W_q, blk.W_k, blk.W_v, blk.W_o)
     A = blk.W_q.shape[0]
-    zero = np.zeros(blk.W_q.shape[::2])  # (A, D): a missing bias acts as zero
 
-    def b(v: np.ndarray | None) -> np.ndarray:
-        return zero if v is None else v
+    def b(v: np.ndarray | None, W: np.ndarray) -> np.ndarray:
+        return np.zeros(W.shape[::2]) if v is None else v  # (A, D): a missing bias acts as zero
 
-    heads = [attention(X @ blk.W_q[i] + b(blk.b_q)[i], X @ blk.W_k[i] + b(blk.b_k)[i],
-                       X @ blk.W_v[i] + b(blk.b_v)[i], mask) for i in range(A)]
+    heads = [attention(X @ blk.W_q[i] + b(b_q, blk.W_q)[i], X @ blk.W_k[i] + b(b_k, blk.W_k)[i],
+                       X @ blk.W_v[i] + b(b_v, blk.W_v)[i], mask) for i in range(A)]
     out = concat(*heads) @ blk.W_o
-    return out if blk.b_o is None else out + blk.b_o
+    return out if b_o is None else out + b_o
+
+
+def _check_biases(blk: Any) -> tuple[np.ndarray | None, ...]:
+    """Check the block's weights and return its attention biases, each finite and of the shape
+    its weight implies (``None`` kept)."""
+    if not isinstance(blk, Block):
+        raise TypeError(f"blk: expected a Block, got {type(blk).__name__}")
+    W_q = as_float_array(blk.W_q, "blk.W_q", ndim=3)
+    A, H, D = W_q.shape
+    check_shape(as_float_array(blk.W_k, "blk.W_k", ndim=3), "blk.W_k", (A, H, D))
+    W_v = as_float_array(blk.W_v, "blk.W_v", ndim=3)
+    check_shape(W_v, "blk.W_v", (A, H, None))
+    W_o = as_float_array(blk.W_o, "blk.W_o", ndim=2)
+    check_shape(W_o, "blk.W_o", (A * W_v.shape[2], None))
+    expected = {"b_q": (A, D), "b_k": (A, D), "b_v": (A, W_v.shape[2]), "b_o": (W_o.shape[1],)}
+    out = []
+    for name in _BIASES:
+        v = getattr(blk, name)
+        if v is not None:
+            v = as_float_array(v, f"blk.{name}")
+            check_shape(v, f"blk.{name}", expected[name])
+        out.append(v)
+    return tuple(out)
+
+
+def _check_block_input(X: Any, blk: Block) -> np.ndarray:
+    """``X`` is an ``(n, H)`` sequence with the block's width ``H`` (rows of ``W_q[i]``)."""
+    X = as_float_array(X, "X", ndim=2)
+    check_shape(X, "X", (None, np.shape(blk.W_q)[1]))
+    return X
+
+
+def _check_block_options(gelu: Any, ffn: Any) -> None:
+    if not isinstance(gelu, str) or gelu not in GELU_KINDS:
+        raise ValueError(f"gelu: expected one of {GELU_KINDS}, got {gelu!r}")
+    if not isinstance(ffn, str) or ffn not in FFN_KINDS:
+        raise ValueError(f"ffn: expected one of {FFN_KINDS}, got {ffn!r}")
 
 
 def _ffn(X: np.ndarray, blk: Block, gelu: str, ffn: str = "gelu") -> np.ndarray:
+    _check_block_options(gelu, ffn)  # an unknown ffn must not fall through to GELU
     if ffn == "relu":
         return ffn_relu(X, blk.W_1, blk.b_1, blk.W_2, blk.b_2)
     return ffn_gelu(X, blk.W_1, blk.b_1, blk.W_2, blk.b_2, approximation=gelu)
@@ -444,7 +516,13 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
                   eps: float = 1e-5, ffn: str = "gelu") -> np.ndarray:
     """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
 
-    ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``."""
+    ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
+    ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT box)."""
+    _check_block_options(gelu, ffn)
+    _check_options(gelu, eps)
+    _check_block_fields(blk, "blk")
+    _check_biases(blk)
+    X = _check_block_input(X, blk)
     Xp = layer_norm(multi_head_self_attention_biased(X, mask, blk) + X,
                     blk.gamma_1, blk.beta_1, eps)
     return layer_norm(_ffn(Xp, blk, gelu, ffn) + Xp, blk.gamma_2, blk.beta_2, eps)
@@ -455,6 +533,11 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
     """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``:
 
     ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``."""
+    _check_block_options(gelu, "gelu")
+    _check_options(gelu, eps)
+    _check_block_fields(blk, "blk")
+    _check_biases(blk)
+    X = _check_block_input(X, blk)
     Xp = multi_head_self_attention_biased(layer_norm(X, blk.gamma_1, blk.beta_1, eps), mask,
                                           blk) + X
     return _ffn(layer_norm(Xp, blk.gamma_2, blk.beta_2, eps), blk, gelu) + Xp
@@ -465,14 +548,15 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
 # ---------------------------------------------------------------------------------------------
 
 def _check_options(gelu: str, eps: float) -> None:
-    if gelu not in GELU_KINDS:
+    if not isinstance(gelu, str) or gelu not in GELU_KINDS:
         raise ValueError(f"gelu: expected one of {GELU_KINDS}, got {gelu!r}")
-    if not isinstance(eps, (int, float)) or not eps > 0:
-        raise ValueError(f"eps: expected a positive number, got {eps!r}")
+    check_real(eps, "eps", minimum=0, strict=True)  # bool, NaN, inf and 0 rejected
 
 
 def _check_ids(x: Any, cfg: Config, name: str = "x") -> np.ndarray:
     """Token ids ``(n,)`` or a batch ``(B, n)``, each in ``0..V-1``, with ``1 ≤ n ≤ n_ctx``."""
+    if np.size(x) == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
+        raise ValueError(f"{name}: expected at least one token, got shape {np.shape(x)}")
     ids = as_token_ids(x, name, cfg.V, ndim=(1, 2))
     n = ids.shape[-1]
     if n == 0:
@@ -607,10 +691,7 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
     """
     a = as_token_ids(x_A, "x_A", ndim=1)
     b = as_token_ids(x_B, "x_B", ndim=1)
-    specials = {"cls_id": cls_id, "sep_id": sep_id, "mask_id": mask_id}
-    for name, v in specials.items():
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ValueError(f"{name}: expected a non-negative integer token id, got {v!r}")
+    _check_special_ids(cls_id=cls_id, sep_id=sep_id, mask_id=mask_id)
     x = np.concatenate([[cls_id], a, [sep_id], b, [sep_id]]).astype(np.int64)
     n_A = len(a)
     t = (np.arange(len(x)) > n_A + 1).astype(np.int64)  # 1-based i ≤ n_A + 2  ⇔  0-based i ≤ n_A + 1
@@ -625,12 +706,20 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
     return x_masked, t, x
 
 
+def _check_special_ids(**specials: Any) -> None:
+    for name, v in specials.items():
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"{name}: expected a non-negative integer token id, got {v!r}")
+
+
 def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: int, eos_id: int,
                   mask_id: int) -> tuple[np.ndarray, np.ndarray]:
     """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair, ``<s> x_A </s></s> x_B </s>`` (the
     real tokenizer doubles the separator between sentences); no segment ids.  Returns
-    ``(x', x)`` with position ``j_masked`` (0-based, a sentence token) replaced by ``<mask>``."""
+    ``(x', x)`` with position ``j_masked`` (0-based, a sentence token) replaced by ``<mask>``.
+    The special ids must be non-negative integers, as for :func:`bert_input`."""
     a = as_token_ids(x_A, "x_A", ndim=1)
+    _check_special_ids(bos_id=bos_id, eos_id=eos_id, mask_id=mask_id)
     parts = [[bos_id], a, [eos_id]]
     if x_B is not None:
         parts += [[eos_id], as_token_ids(x_B, "x_B", ndim=1), [eos_id]]

@@ -15,13 +15,13 @@ Shapes are written in the book's letters: ``B`` batch, ``n`` sequence length, ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from . import formulas as f
-from ._checks import as_token_ids, check_positive_int
+from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
 
 __all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table", "symbolic_shape",
            "GPTBlockParams", "random_block_params", "TraceStep", "trace_gpt_block",
@@ -212,18 +212,27 @@ def notation_table(groups: tuple[str, ...] | None = None, *, values: bool = Fals
 def symbolic_shape(letters: tuple[str, ...], dims: dict[str, int]) -> tuple[int, ...]:
     """Substitute sizes for letters: ``(("B", "n", "H"), {"B": 2, "n": 5, "H": 8}) -> (2, 5, 8)``.
 
-    A letter may be a product such as ``"3H"`` or ``"A*D"``.
+    A letter may be a product such as ``"3H"`` or ``"A*D"``: a factor of digits, then a name.
+    Every size used must be a positive integer.
     """
+    if not isinstance(dims, dict):
+        raise TypeError(f"dims: expected a dict letter -> size, got {type(dims).__name__}")
     out = []
     for letter in letters:
+        if not isinstance(letter, str):
+            raise TypeError(f"letters: expected strings such as 'n' or 'A*D', got {letter!r}")
         size = 1
         for part in letter.split("*"):
-            digits = "".join(ch for ch in part if ch.isdigit())
+            digits = part[:len(part) - len(part.lstrip("0123456789"))]
             name = part[len(digits):]
+            if not name:
+                raise ValueError(f"letters: expected a product of names such as '3H' or 'A*D', "
+                                 f"got {letter!r} (in {letters})")
             if name not in dims:
                 raise KeyError(f"dims: expected a size for {name!r} (in {letters}), "
                                f"got sizes for {sorted(dims)}")
-            size *= (int(digits) if digits else 1) * dims[name]
+            size *= (int(digits) if digits else 1) * check_positive_int(dims[name],
+                                                                       f"dims[{name!r}]")
         out.append(size)
     return tuple(out)
 
@@ -254,12 +263,70 @@ class GPTBlockParams:
     lnf_gamma: np.ndarray
     lnf_beta: np.ndarray
 
+    def __post_init__(self) -> None:
+        self._check("")
+
+    def _check(self, prefix: str) -> None:
+        """Check every field's rank, shape and finiteness, converting it to a float array.
+
+        The sizes come from ``W_e`` (V, H), ``W_p`` (n_max), ``W_q`` (A, D) and ``W1`` (F); every
+        other field must agree.  ``prefix`` (``"params."``) names the argument when a function
+        re-checks a ``GPTBlockParams`` that may have been modified after it was built.
+        """
+        ranks = {"W_e": 2, "W_p": 2, "W_q": 3, "W_k": 3, "W_v": 3, "W_o": 2, "W1": 2, "b1": 1,
+                 "W2": 2, "b2": 1}
+        arrs: dict[str, np.ndarray] = {}
+        for fld in fields(self):
+            name = fld.name
+            arr = as_float_array(getattr(self, name), prefix + name, ndim=ranks.get(name, 1))
+            arrs[name] = arr
+        for name in ("W_e", "W_p", "W_q", "W1"):  # the arrays that define V, n_max, H, A, D, F
+            if 0 in arrs[name].shape:
+                raise ValueError(f"{prefix}{name}: expected no dimension of size 0, got shape "
+                                 f"{arrs[name].shape}")
+        H = arrs["W_e"].shape[1]
+        A, _, D = arrs["W_q"].shape
+        F = arrs["W1"].shape[1]
+        size = {"H": H, "A": A, "D": D, "F": F, "A*D": A * D}
+        expected = {"W_q": ("A", "H", "D"), "W_k": ("A", "H", "D"), "W_v": ("A", "H", "D"),
+                    "W_o": ("A*D", "H"), "W1": ("H", "F"), "b1": ("F",), "W2": ("F", "H"),
+                    "b2": ("H",)}
+        for name in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta", "lnf_gamma", "lnf_beta"):
+            expected[name] = ("H",)
+        check_shape(arrs["W_p"], prefix + "W_p", (None, H))
+        for name, letters in expected.items():
+            want = tuple(size[k] for k in letters)
+            if arrs[name].shape != want:  # the letters say which size disagrees
+                raise ValueError(f"{prefix}{name}: expected shape ({', '.join(letters)}) = {want} "
+                                 f"(H from W_e, A and D from W_q, F from W1), "
+                                 f"got {arrs[name].shape}")
+        for name, arr in arrs.items():
+            object.__setattr__(self, name, arr)
+
     @property
     def dims(self) -> dict[str, int]:
         """The sizes ``V, H, A, D, F`` read off the weights (``n_max``: rows of ``W_p``)."""
         A, H, D = self.W_q.shape
         return {"V": self.W_e.shape[0], "H": H, "A": A, "D": D, "F": self.W1.shape[1],
                 "n_max": self.W_p.shape[0]}
+
+
+def _check_trace_args(ids: Any, params: Any) -> np.ndarray:
+    """The checks common to :func:`trace_gpt_block` and :func:`gpt2_reference`: the params
+    (again: the dataclass is mutable) and ids ``(B, n)`` with ``1 <= n <= n_max``."""
+    if not isinstance(params, GPTBlockParams):
+        raise TypeError(f"params: expected GPTBlockParams, got {type(params).__name__}")
+    params._check("params.")
+    dims = params.dims
+    ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
+    B, n = ids.shape
+    if B == 0 or n == 0:
+        raise ValueError(f"ids: expected at least one sequence of at least one token, "
+                         f"got shape {ids.shape}")
+    if n > dims["n_max"]:
+        raise ValueError(f"ids: expected sequences of at most n_max={dims['n_max']} tokens "
+                         f"(rows of W_p), got n={n}")
+    return ids
 
 
 def random_block_params(V: int, n_max: int, H: int, A: int, F: int | None = None, *,
@@ -320,14 +387,12 @@ def trace_gpt_block(ids: Any, params: GPTBlockParams,
 
     Returns the steps in order; ``steps[-1].value`` holds the probabilities ``(B, n, V)``.
     """
-    if not isinstance(params, GPTBlockParams):
-        raise TypeError(f"params: expected GPTBlockParams, got {type(params).__name__}")
+    ids = _check_trace_args(ids, params)
+    if gelu_approximation not in f.GELU_APPROXIMATIONS:
+        raise ValueError(f"gelu_approximation: expected one of {f.GELU_APPROXIMATIONS}, "
+                         f"got {gelu_approximation!r}")
     dims = params.dims
-    ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
     B, n = ids.shape
-    if n > dims["n_max"]:
-        raise ValueError(f"ids: expected sequences of at most n_max={dims['n_max']} tokens "
-                         f"(rows of W_p), got n={n}")
     A, H, D = params.W_q.shape
     p = params
     steps: list[TraceStep] = []
@@ -410,8 +475,8 @@ def gpt2_reference(ids: Any, params: GPTBlockParams) -> dict[str, np.ndarray]:
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
+    ids = _check_trace_args(ids, params)
     dims = params.dims
-    ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
     A, H, D = params.W_q.shape
     if A * D != H:
         raise ValueError(f"params: GPT-2 needs A*D == H, got A={A}, D={D}, H={H}")

@@ -153,7 +153,16 @@ def split_word(word: str, end_of_word: str = END_OF_WORD) -> tuple[str, ...]:
     """
     if not isinstance(word, str) or not word or any(c.isspace() for c in word):
         raise ValueError(f"word: expected a non-empty string without whitespace, got {word!r}")
+    _check_end_of_word(end_of_word)
     return tuple(word[:-1]) + (word[-1] + end_of_word,)
+
+
+def _check_end_of_word(end_of_word: Any) -> str:
+    """The end-of-word marker is glued to strings: it must be a string (``""``: no marker)."""
+    if not isinstance(end_of_word, str):
+        raise TypeError(f"end_of_word: expected a string such as {END_OF_WORD!r} (or '' for no "
+                        f"marker), got {end_of_word!r} ({type(end_of_word).__name__})")
+    return end_of_word
 
 
 def merge_pair(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]:
@@ -161,6 +170,12 @@ def merge_pair(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]
 
     Occurrences do not overlap: merging ``("a", "a")`` in ``a a a`` gives ``aa a``.
     """
+    # A string "ab" would unpack as ("a", "b") and a 3-tuple would fail to unpack: both are
+    # rejected with the argument's name.
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2
+            and all(isinstance(x, str) and x for x in pair)):
+        raise ValueError(f"pair: expected a pair of two non-empty symbols (left, right), "
+                         f"got {pair!r}")
     left, right = pair
     out: list[str] = []
     i = 0
@@ -208,6 +223,7 @@ def initial_symbols(word_counts: Mapping[str, int], end_of_word: str = END_OF_WO
     characters in the same order; it numbers the end-of-word symbols in the order it meets them.)
     """
     word_counts = _check_word_counts(word_counts)
+    _check_end_of_word(end_of_word)
     chars = sorted({c for w in word_counts for c in w})
     finals = sorted({w[-1] + end_of_word for w in word_counts}) if end_of_word else []
     return chars + [s for s in finals if s not in chars]
@@ -221,6 +237,22 @@ def _check_count(value: Any, name: str) -> int:
     if value < 0:
         raise ValueError(f"{name}: expected a non-negative integer, got {value}")
     return int(value)
+
+
+def _check_symbol_order(symbol_order: Any) -> list[str]:
+    """Distinct non-empty strings: a duplicate would give one symbol two ranks (the later one
+    silently winning), so the tie-breaks would not follow the order given."""
+    if isinstance(symbol_order, str) or not isinstance(symbol_order, Iterable):
+        raise TypeError(f"symbol_order: expected a sequence of symbols (strings), got "
+                        f"{type(symbol_order).__name__}")
+    order = list(symbol_order)
+    for s in order:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"symbol_order: expected non-empty strings, got {s!r}")
+    dups = sorted(s for s, c in Counter(order).items() if c > 1)
+    if dups:
+        raise ValueError(f"symbol_order: expected distinct symbols, got duplicates {dups[:5]}")
+    return order
 
 
 def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: str = END_OF_WORD,
@@ -247,10 +279,9 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
     word_counts = _check_word_counts(word_counts)
     num_merges = _check_count(num_merges, "num_merges")
     min_frequency = check_positive_int(min_frequency, "min_frequency")
-    if not isinstance(end_of_word, str):
-        raise TypeError(f"end_of_word: expected a string, got {type(end_of_word).__name__}")
-    order = list(symbol_order) if symbol_order is not None else initial_symbols(word_counts,
-                                                                                  end_of_word)
+    _check_end_of_word(end_of_word)
+    order = (_check_symbol_order(symbol_order) if symbol_order is not None
+             else initial_symbols(word_counts, end_of_word))
     rank = {s: i for i, s in enumerate(order)}
     words = [split_word(w, end_of_word) for w in word_counts]
     freqs = list(word_counts.values())
@@ -302,6 +333,8 @@ def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_
     ``max_states`` states are reachable.
     """
     word_counts = _check_word_counts(word_counts)
+    _check_end_of_word(end_of_word)
+    max_states = check_positive_int(max_states, "max_states")
     freqs = list(word_counts.values())
     start = tuple(split_word(w, end_of_word) for w in word_counts)
     seen = {start}

@@ -20,6 +20,7 @@ probabilities: the model we train *is* the formula we read.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -29,6 +30,54 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 __all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token"]
+
+IGNORE_INDEX = -100  # a target that F.cross_entropy skips (the padding of val_windows)
+
+
+def _int_arg(value: Any, name: str, lo: int = 1, what: str = "a positive integer") -> int:
+    """``value`` as a Python int >= ``lo`` (NumPy integers accepted, bools and floats not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+    if value < lo:
+        raise ValueError(f"{name}: expected {what}, got {value!r}")
+    return int(value)
+
+
+def _real_arg(value: Any, name: str, what: str = "a number") -> float:
+    """``value`` as a Python float (NumPy floats accepted; bools and strings not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+    return float(value)
+
+
+def _check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
+                        ignore_index: bool = False) -> torch.Tensor:
+    """Check that ``t`` is an integer tensor of token ids in ``0 .. V-1`` (or ``-100`` where
+    ``ignore_index``); the values are checked with one min/max reduction when ``values``."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name}: expected a torch.Tensor of integer token ids, got "
+                        f"{type(t).__name__}")
+    if t.dtype == torch.bool or t.is_floating_point() or t.is_complex():
+        raise TypeError(f"{name}: expected integer token ids, got dtype {t.dtype}")
+    if values and t.numel():
+        lo, hi = (int(v) for v in torch.aminmax(t))
+        low_ok = lo >= (IGNORE_INDEX if ignore_index else 0)
+        if not low_ok or hi >= V:
+            bad = lo if not low_ok else hi
+        elif ignore_index and lo < 0:
+            wrong = (t < 0) & (t != IGNORE_INDEX)   # only reached when some target is negative
+            bad = int(t[wrong][0]) if bool(wrong.any()) else None
+        else:
+            bad = None
+        if bad is not None:
+            where = tuple(int(i) for i in (t == bad).nonzero()[0])
+            extra = f" or {IGNORE_INDEX} (ignored)" if ignore_index else ""
+            raise ValueError(f"{name}: expected token ids in 0..{V - 1}{extra} (vocabulary size "
+                             f"V={V}), got {bad} at index {where}")
+        if ignore_index and hi == IGNORE_INDEX:
+            raise ValueError(f"{name}: every target is {IGNORE_INDEX} (ignored), so the mean "
+                             f"loss would be 0/0; expected at least one target in 0..{V - 1}")
+    return t
 
 
 @dataclass
@@ -52,20 +101,26 @@ class GPTConfig:
     gelu: str = "erf"
 
     def __post_init__(self) -> None:
+        # Values are stored as plain Python numbers: a NumPy scalar would not survive a
+        # weights-only checkpoint load.
         for name in ("V", "n_ctx", "L", "A", "H"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+            setattr(self, name, _int_arg(getattr(self, name), name))
         if self.F is None:
             self.F = 4 * self.H
-        if isinstance(self.F, bool) or not isinstance(self.F, int) or self.F < 1:
-            raise ValueError(f"F: expected a positive integer or None, got {self.F!r}")
+        self.F = _int_arg(self.F, "F", what="a positive integer or None")
         if self.H % self.A:
             raise ValueError(f"H: expected a multiple of A={self.A} (D = H/A per head), "
                              f"got H={self.H}")
-        if not 0.0 <= float(self.dropout) < 1.0:
+        self.dropout = _real_arg(self.dropout, "dropout", "a probability in [0, 1)")
+        if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout: expected a probability in [0, 1), got {self.dropout!r}")
-        if self.gelu not in ("erf", "tanh"):
+        # eps > 0: with eps = 0 a constant row of X gives 0/0 in LayerNorm; eps < 0 or NaN makes
+        # every logit NaN.
+        self.eps = _real_arg(self.eps, "eps", "a finite number > 0")
+        if not (self.eps > 0 and math.isfinite(self.eps)):
+            raise ValueError(f"eps: expected a finite number > 0 (LayerNorm's epsilon), "
+                             f"got {self.eps!r}")
+        if not isinstance(self.gelu, str) or self.gelu not in ("erf", "tanh"):
             raise ValueError(f"gelu: expected 'erf' or 'tanh', got {self.gelu!r}")
 
     @property
@@ -78,6 +133,9 @@ class GPTConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GPTConfig":
+        if not isinstance(d, dict):
+            raise TypeError(f"config: expected a dict of GPTConfig fields, got "
+                            f"{type(d).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
@@ -151,6 +209,8 @@ class GPT(nn.Module):
     """
 
     def __init__(self, cfg: GPTConfig):
+        if not isinstance(cfg, GPTConfig):
+            raise TypeError(f"cfg: expected a GPTConfig, got {type(cfg).__name__}")
         super().__init__()
         self.cfg = cfg
         self.W_e = nn.Embedding(cfg.V, cfg.H)        # token embedding, also the de-embedding
@@ -173,16 +233,38 @@ class GPT(nn.Module):
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """``idx``: (B, n) int64 ids; returns ``(logits (B, n, V), loss or None)``.
+        """``idx``: (B, n) integer ids in ``0 .. V-1``; returns ``(logits (B, n, V), loss)``.
 
-        ``loss`` is the mean cross-entropy ``-(1/Bn) sum log p(target)`` (chapter 17).
+        ``loss`` is ``None`` without ``targets`` (same shape, ids in ``0 .. V-1`` or ``-100``
+        for "no target"); with them, the mean cross-entropy ``-(1/Bn) sum log p(target)`` over
+        the targets that are not ``-100`` (chapter 17).
+
+        The ranges of the ids are checked with one min/max reduction per tensor, on CPU tensors
+        and in eval mode; a training step on a GPU skips it, since reading the result back would
+        stall the device every step (the loop's batches come from the tokenizer, in range by
+        construction), and so does a compiled forward.
         """
+        V = self.cfg.V
+        on_cpu = not isinstance(idx, torch.Tensor) or idx.device.type == "cpu"
+        values = (on_cpu or not self.training) and not torch.compiler.is_compiling()
+        _check_token_tensor(idx, "idx", V, values=values)
         if idx.dim() != 2:
             raise ValueError(f"idx: expected a (B, n) tensor of token ids, got shape "
                              f"{tuple(idx.shape)}")
         B, n = idx.shape
         if n > self.cfg.n_ctx:
             raise ValueError(f"idx: expected at most n_ctx={self.cfg.n_ctx} positions, got {n}")
+        if idx.dtype not in (torch.int64, torch.int32):   # nn.Embedding takes only these two
+            idx = idx.long()
+        if targets is not None:
+            _check_token_tensor(targets, "targets", V, values=False)
+            if targets.shape != idx.shape:
+                raise ValueError(f"targets: expected the shape of idx, (B, n) = {(B, n)}, got "
+                                 f"{tuple(targets.shape)}")
+            if targets.numel() == 0:
+                raise ValueError(f"targets: expected at least one target (the mean loss of "
+                                 f"none is 0/0), got shape {tuple(targets.shape)}")
+            _check_token_tensor(targets, "targets", V, values=values, ignore_index=True)
         pos = torch.arange(n, device=idx.device)
         X = self.drop(self.W_e(idx) + self.W_p(pos))
         for block in self.blocks:
@@ -190,12 +272,15 @@ class GPT(nn.Module):
         logits = self.ln_f(X) @ self.W_e.weight.T      # tied: the embedding read backwards
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.reshape(-1))
+            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)),
+                                   targets.reshape(-1).long(), ignore_index=IGNORE_INDEX)
         return logits, loss
 
 
 def count_parameters(model: nn.Module) -> int:
     """Number of distinct trainable numbers (the tied ``W_e`` counts once)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
     return sum(p.numel() for p in model.parameters())
 
 
@@ -206,7 +291,10 @@ def flops_per_token(cfg: GPTConfig, n_params: int, n: int | None = None) -> floa
     term is the attention products ``Q K^T`` and ``P V``, which have no parameters.  This counts
     the full (unmasked) square, as the usual MFU figures do.
     """
-    n = cfg.n_ctx if n is None else n
+    if not isinstance(cfg, GPTConfig):
+        raise TypeError(f"cfg: expected a GPTConfig, got {type(cfg).__name__}")
+    n_params = _int_arg(n_params, "n_params")
+    n = cfg.n_ctx if n is None else _int_arg(n, "n")
     return 6.0 * n_params + 12.0 * cfg.L * cfg.H * n
 
 

@@ -31,15 +31,18 @@ import os
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ._checks import as_token_ids
 from .tokenizers import CharTokenizer
-from .torch_gpt import GPT, GPTConfig, count_parameters, flops_per_token
+from .torch_gpt import (GPT, GPTConfig, _check_token_tensor, _int_arg, _real_arg,
+                        count_parameters, flops_per_token)
 
 __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_config", "train",
            "load_data", "evaluate", "sample", "next_token_probs", "shape_distribution",
@@ -94,28 +97,42 @@ class TrainConfig:
     threads: int = 0
 
     def __post_init__(self) -> None:
+        # Every field is stored as a plain Python value (NumPy numbers are accepted and
+        # converted): the configuration goes into the checkpoint, which loads weights-only.
         for name in ("L", "A", "H", "n_ctx", "B", "max_steps", "eval_batch", "log_interval"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+            setattr(self, name, _int_arg(getattr(self, name), name))
         for name in ("warmup_steps", "eval_interval", "ckpt_interval", "threads", "seed"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"{name}: expected an integer >= 0, got {v!r}")
+            setattr(self, name, _int_arg(getattr(self, name), name, 0, "an integer >= 0"))
+        if self.F is not None:
+            self.F = _int_arg(self.F, "F", what="a positive integer or None")
         for name in ("lr", "min_lr", "weight_decay", "grad_clip"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v >= 0 \
-                    or not math.isfinite(v):
+            v = _real_arg(getattr(self, name), name, "a finite number >= 0")
+            if not v >= 0 or not math.isfinite(v):
                 raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
+            setattr(self, name, v)
         if self.lr <= 0:
             raise ValueError(f"lr: expected a learning rate > 0, got {self.lr!r}")
         if self.min_lr > self.lr:
             raise ValueError(f"min_lr: expected at most lr={self.lr}, got {self.min_lr}")
         for name in ("beta1", "beta2"):
-            if not 0.0 <= getattr(self, name) < 1.0:
-                raise ValueError(f"{name}: expected a value in [0, 1), got {getattr(self, name)!r}")
+            v = _real_arg(getattr(self, name), name, "a value in [0, 1)")
+            if not 0.0 <= v < 1.0:
+                raise ValueError(f"{name}: expected a value in [0, 1), got {v!r}")
+            setattr(self, name, v)
+        self.val_fraction = _real_arg(self.val_fraction, "val_fraction", "a value in (0, 1)")
         if not 0.0 < self.val_fraction < 1.0:
             raise ValueError(f"val_fraction: expected a value in (0, 1), got {self.val_fraction!r}")
+        self.dropout = _real_arg(self.dropout, "dropout", "a probability in [0, 1)")
+        if isinstance(self.data, bytes) or not isinstance(self.data, (str, os.PathLike)):
+            raise TypeError(f"data: expected a path to a text file (str or os.PathLike), got "
+                            f"{self.data!r} ({type(self.data).__name__})")
+        self.data = os.fspath(self.data)
+        if isinstance(self.device, torch.device):
+            self.device = str(self.device)
+        for name in ("gelu", "device", "compile", "amp"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name}: expected a string, got {getattr(self, name)!r} "
+                                f"({type(getattr(self, name)).__name__})")
         if self.compile not in ("auto", "off", "blocks", "model"):
             raise ValueError(f"compile: expected 'auto', 'off', 'blocks' or 'model', "
                              f"got {self.compile!r}")
@@ -150,15 +167,19 @@ RESUMABLE = {"max_steps", "eval_interval", "ckpt_interval", "log_interval", "eva
 
 def make_config(preset: str | None = "book", **overrides: Any) -> TrainConfig:
     """A :class:`TrainConfig` from a preset name (or ``None`` for the defaults) and overrides."""
-    if preset is not None and preset not in PRESETS:
-        raise ValueError(f"preset: expected one of {sorted(PRESETS)}, got {preset!r}")
+    if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
+        raise ValueError(f"preset: expected one of {sorted(PRESETS)} or None, got {preset!r}")
+    _check_override_names(overrides)
+    values = dict(PRESETS[preset]) if preset is not None else {}
+    values.update(overrides)
+    return TrainConfig(**values)
+
+
+def _check_override_names(overrides: dict[str, Any]) -> None:
     known = {f.name for f in fields(TrainConfig)}
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise TypeError(f"overrides: unknown field(s) {unknown}; expected some of {sorted(known)}")
-    values = dict(PRESETS[preset]) if preset is not None else {}
-    values.update(overrides)
-    return TrainConfig(**values)
 
 
 # -- device and data ---------------------------------------------------------------------------
@@ -206,6 +227,12 @@ def val_windows(ids: torch.Tensor, n_ctx: int) -> tuple[torch.Tensor, torch.Tens
     (ignored).  Because attention is causal, padding at the *end* of a window changes nothing
     before it.  Returns ``(X, Y)`` of shape ``(W, n_ctx)``; ``(Y >= 0).sum() == len(ids) - 1``.
     """
+    n_ctx = _int_arg(n_ctx, "n_ctx")
+    if not isinstance(ids, torch.Tensor):
+        raise TypeError(f"ids: expected a 1-D tensor of token ids, got {type(ids).__name__}")
+    if ids.dim() != 1 or len(ids) < 2:
+        raise ValueError(f"ids: expected a 1-D tensor of at least 2 token ids, got shape "
+                         f"{tuple(ids.shape)}")
     m = len(ids) - 1
     W = -(-m // n_ctx)
     X = torch.zeros(W * n_ctx, dtype=torch.long)
@@ -223,10 +250,26 @@ def evaluate(model: torch.nn.Module, ids: torch.Tensor, n_ctx: int, batch: int =
     With ``world > 1`` each process evaluates every ``world``-th window and the sums are added
     across processes.
     """
+    cfg = _model_config(model)
+    ids = _ids_1d(ids, "ids", cfg.V)
+    if len(ids) < 2:
+        raise ValueError(f"ids: expected at least 2 token ids (an input and the token after it), "
+                         f"got {len(ids)}")
+    n_ctx = _int_arg(n_ctx, "n_ctx")
+    if n_ctx > cfg.n_ctx:
+        raise ValueError(f"n_ctx: expected at most the model's n_ctx={cfg.n_ctx}, got {n_ctx}")
+    batch = _int_arg(batch, "batch")
+    world = _int_arg(world, "world")
+    rank = _int_arg(rank, "rank", 0, "an integer >= 0")
+    if rank >= world:
+        raise ValueError(f"rank: expected 0 <= rank < world={world}, got {rank}")
+    if autocast is not None and not callable(autocast):
+        raise TypeError(f"autocast: expected None or a function returning a context manager, "
+                        f"got {type(autocast).__name__}")
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
-    X, Y = val_windows(ids.cpu(), n_ctx)
+    X, Y = val_windows(ids, n_ctx)
     X, Y = X[rank::world].to(device), Y[rank::world].to(device)
     total = torch.zeros((), dtype=torch.float64, device=device)
     count = torch.zeros((), dtype=torch.float64, device=device)
@@ -248,6 +291,36 @@ def evaluate(model: torch.nn.Module, ids: torch.Tensor, n_ctx: int, batch: int =
     return float(total / count)
 
 
+def _model_config(model: Any) -> GPTConfig:
+    """The :class:`GPTConfig` of a GPT (also through ``torch.compile``'s wrapper)."""
+    cfg = getattr(model, "cfg", None) if isinstance(model, torch.nn.Module) else None
+    if not isinstance(cfg, GPTConfig):
+        raise TypeError(f"model: expected a formulated.torch_gpt.GPT, got {type(model).__name__}")
+    return cfg
+
+
+def _ids_1d(ids: Any, name: str, V: int) -> torch.Tensor:
+    """A 1-D sequence of token ids in ``0 .. V-1`` as an int64 CPU tensor (checked on the CPU,
+    before anything reaches a GPU, where a bad id is a device-side assert)."""
+    if isinstance(ids, torch.Tensor):
+        _check_token_tensor(ids, name, V, values=False)
+        if ids.dim() != 1:
+            raise ValueError(f"{name}: expected 1 dimension of token ids, got shape "
+                             f"{tuple(ids.shape)}")
+        return _check_token_tensor(ids.cpu().long(), name, V)
+    return torch.from_numpy(as_token_ids(ids, name, V, ndim=1))
+
+
+def _check_tokenizer(tokenizer: Any, cfg: GPTConfig) -> None:
+    V = getattr(tokenizer, "vocab_size", None)
+    if not (hasattr(tokenizer, "encode") and hasattr(tokenizer, "decode")) \
+            or not isinstance(V, int):
+        raise TypeError(f"tokenizer: expected a CharTokenizer, got {type(tokenizer).__name__}")
+    if V != cfg.V:
+        raise ValueError(f"tokenizer: its vocabulary has V={V} tokens but the model's has "
+                         f"V={cfg.V}; expected the tokenizer the model was trained with")
+
+
 def _eager(model: torch.nn.Module) -> Any:
     """Run compiled modules eagerly (evaluation has other shapes; recompiling would cost more)."""
     compiled = any(getattr(m, "_compiled_call_impl", None) is not None for m in model.modules())
@@ -267,14 +340,26 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
     the argmax (greedy decoding); top-k sets every probability outside the ``k`` largest to 0 and
     renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).
     """
+    if not isinstance(logits, torch.Tensor) or logits.is_complex() or logits.dtype == torch.bool:
+        raise TypeError(f"logits: expected a real tensor, got "
+                        f"{getattr(logits, 'dtype', type(logits).__name__)}")
     z = logits.detach().float().cpu().reshape(-1)
     V = z.numel()
-    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) \
-            or not temperature >= 0 or not math.isfinite(temperature):
+    if V == 0:
+        raise ValueError("logits: expected at least one logit, got an empty tensor")
+    if bool(torch.isnan(z).any()):
+        raise ValueError(f"logits: expected no NaN, got {int(torch.isnan(z).sum())} NaN of {V} "
+                         f"(a model with NaN weights?)")
+    temperature = _real_arg(temperature, "temperature", "a number >= 0")
+    if not temperature >= 0 or not math.isfinite(temperature):
         raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
-                              or not top_k >= 1):
-        raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
+    if top_k is not None:
+        if isinstance(top_k, (bool, np.bool_)) or not isinstance(top_k, (int, np.integer)):
+            raise TypeError(f"top_k: expected None or an integer >= 1, got {top_k!r} "
+                            f"({type(top_k).__name__})")
+        if not top_k >= 1:
+            raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
+        top_k = int(top_k)
     if temperature == 0:
         return F.one_hot(torch.argmax(z), V).float()
     z = z / temperature
@@ -289,9 +374,12 @@ def next_token_probs(model: GPT, tokenizer: CharTokenizer, prompt: str,
                      temperature: float = 1.0, top_k: int | None = None) -> torch.Tensor:
     """The distribution of the character after ``prompt`` (its last ``n_ctx`` characters),
     shaped by temperature and top-k: ``(V,)`` on the CPU."""
+    cfg = _model_config(model)
+    _check_tokenizer(tokenizer, cfg)
     if not isinstance(prompt, str) or not prompt:
         raise ValueError(f"prompt: expected a non-empty string, got {prompt!r}")
-    ids = tokenizer.encode(prompt)[-model.cfg.n_ctx:]
+    shape_distribution(torch.zeros(2), temperature, top_k)  # validates both, before any work
+    ids = tokenizer.encode(prompt)[-cfg.n_ctx:]
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
@@ -311,11 +399,17 @@ def sample(model: GPT, tokenizer: CharTokenizer, prompt: str = "\n", max_new_tok
     from ``p``.  ``temperature == 0`` means greedy decoding (argmax).  Sampling uses ``generator``
     if given, else a fresh one seeded with ``seed``, so the same call gives the same text.
     """
+    cfg = _model_config(model)
+    _check_tokenizer(tokenizer, cfg)
     if not isinstance(prompt, str) or not prompt:
         raise ValueError(f"prompt: expected a non-empty string, got {prompt!r}")
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens: expected an integer >= 0, got {max_new_tokens!r}")
+    max_new_tokens = _int_arg(max_new_tokens, "max_new_tokens", 0, "an integer >= 0")
     shape_distribution(torch.zeros(2), temperature, top_k)  # validates both, before any work
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator: expected None or a torch.Generator, got "
+                        f"{type(generator).__name__}")
+    if seed is not None:
+        seed = _int_arg(seed, "seed", -2**63, "None or an integer")
     ids = tokenizer.encode(prompt)
     device = next(model.parameters()).device
     if generator is None:
@@ -370,7 +464,95 @@ def _read_checkpoint(path: Path) -> dict:
                "tokenizer", "rng", "history"} - set(ck)
     if missing:
         raise CheckpointError(f"checkpoint: {str(path)!r} lacks {sorted(missing)}")
+    step = ck["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise CheckpointError(f"checkpoint: {str(path)!r} has step={step!r}; expected an "
+                              f"integer >= 0")
     return ck
+
+
+def _check_finite_tensors(obj: Any, key: str, path: Path) -> None:
+    """Raise :class:`CheckpointError` naming the first tensor under ``obj`` with NaN or ±inf
+    (weights like that make every later probability NaN, and training would carry them on)."""
+    if isinstance(obj, torch.Tensor):
+        if (obj.is_floating_point() or obj.is_complex()) and not bool(torch.isfinite(obj).all()):
+            bad = int((~torch.isfinite(obj)).sum())
+            raise CheckpointError(f"checkpoint: {str(path)!r} has {bad} NaN or infinite "
+                                  f"value(s) in {key}; expected finite numbers (the run that "
+                                  f"wrote it diverged, or the file is damaged)")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _check_finite_tensors(v, f"{key}[{k!r}]", path)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _check_finite_tensors(v, f"{key}[{i}]", path)
+
+
+def _checkpoint_model(ck: dict, path: Path) -> tuple[GPTConfig, CharTokenizer]:
+    """The model configuration and tokenizer of a checkpoint, checked against each other and
+    against the weights (finite, a dict of tensors)."""
+    try:
+        mcfg = GPTConfig.from_dict(ck["model_config"])
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"checkpoint: {str(path)!r} has an invalid model_config: "
+                              f"{str(e)[:200]}") from e
+    try:
+        tok = CharTokenizer.from_dict(ck["tokenizer"])
+    except Exception as e:  # from_dict of a damaged dict: KeyError, TypeError, ValueError...
+        raise CheckpointError(f"checkpoint: {str(path)!r} has an invalid tokenizer: "
+                              f"{type(e).__name__}: {str(e)[:200]}") from e
+    if tok.vocab_size != mcfg.V:
+        raise CheckpointError(f"checkpoint: {str(path)!r} has a tokenizer of V={tok.vocab_size} "
+                              f"tokens but model_config V={mcfg.V}; expected the same V")
+    weights = ck["model"]
+    if not isinstance(weights, dict) or not all(isinstance(v, torch.Tensor)
+                                                for v in weights.values()):
+        raise CheckpointError(f"checkpoint: {str(path)!r} has a model entry of type "
+                              f"{type(weights).__name__}; expected a dict of tensors (a "
+                              f"state_dict)")
+    for k, v in weights.items():
+        _check_finite_tensors(v, f"model[{k!r}]", path)
+    return mcfg, tok
+
+
+def _check_resume_state(ck: dict, path: Path) -> TrainConfig:
+    """Check what only a resumed run reads (training configuration, optimiser, random-number
+    states, history), before anything is written; returns the checkpoint's configuration."""
+    def bad(key: str, why: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint: {str(path)!r} has an invalid {key}: {why}")
+
+    old = ck["config"]
+    if not isinstance(old, dict):
+        raise bad("config", f"expected a dict of TrainConfig fields, got {type(old).__name__}")
+    known = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(old) - known)
+    if unknown:
+        raise bad("config", f"unknown field(s) {unknown}; expected some of {sorted(known)}")
+    try:
+        old_cfg = TrainConfig(**old)
+    except (TypeError, ValueError) as e:
+        raise bad("config", str(e)[:200]) from e
+    _checkpoint_model(ck, path)
+    if not isinstance(ck["optimizer"], dict) or not isinstance(ck["scheduler"], dict):
+        raise bad("optimizer" if not isinstance(ck["optimizer"], dict) else "scheduler",
+                  "expected a state_dict")
+    _check_finite_tensors(ck["optimizer"].get("state", {}), "optimizer['state']", path)
+    rng = ck["rng"]
+    ranks = rng.get("ranks") if isinstance(rng, dict) else None
+    if not isinstance(ranks, list) or not ranks or not all(
+            isinstance(r, dict) and isinstance(r.get("cpu"), torch.Tensor) for r in ranks):
+        raise bad("rng", "expected {'batch': generator state, 'ranks': [{'cpu': state, ...}]}")
+    try:  # a throw-away generator accepts exactly the states that the run will restore
+        for key, state in [("rng['batch']", rng.get("batch"))] + [
+                (f"rng['ranks'][{i}]['cpu']", r["cpu"]) for i, r in enumerate(ranks)]:
+            torch.Generator().set_state(state)
+    except (TypeError, RuntimeError) as e:
+        raise bad(key, f"not a random-number generator state ({str(e)[:120]})") from e
+    history = ck["history"]
+    want = ("step", "loss", "val_step", "val_loss", "val_seconds")
+    if not isinstance(history, dict) or not all(isinstance(history.get(k), list) for k in want):
+        raise bad("history", f"expected a dict of lists {list(want)}, got {history!r:.80}")
+    return old_cfg
 
 
 def load_checkpoint(path: str | os.PathLike, device: str = "cpu"
@@ -379,14 +561,17 @@ def load_checkpoint(path: str | os.PathLike, device: str = "cpu"
 
     ``path`` may be the file or the run directory that holds ``ckpt.pt``.
     """
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a checkpoint file or run directory (str or "
+                        f"os.PathLike), got {type(path).__name__}")
     p = Path(path)
     if p.is_dir():
         p = p / CKPT_NAME
     ck = _read_checkpoint(p)
+    mcfg, tok = _checkpoint_model(ck, p)
     try:
-        model = GPT(GPTConfig.from_dict(ck["model_config"]))
+        model = GPT(mcfg)
         model.load_state_dict(ck["model"])
-        tok = CharTokenizer.from_dict(ck["tokenizer"])
     except (RuntimeError, ValueError, TypeError) as e:
         raise CheckpointError(f"checkpoint: {str(p)!r} does not fit its own model "
                               f"configuration: {str(e)[:200]}") from e
@@ -512,11 +697,12 @@ def _set_rng_state(st: dict, device: torch.device) -> None:
         torch.cuda.set_rng_state(st["cuda"], device)
 
 
-def _check_compatible(ck: dict, cfg: TrainConfig, tok: CharTokenizer, path: Path) -> None:
+def _check_compatible(ck: dict, cfg: TrainConfig, tok: CharTokenizer | None, path: Path) -> None:
+    """Raise unless ``cfg`` (and the data's tokenizer, unless ``None``) may continue ``ck``."""
     old = ck["config"]
     diffs = [f"{k}: checkpoint {old.get(k)!r}, now {v!r}" for k, v in asdict(cfg).items()
              if k not in RESUMABLE and k != "data" and old.get(k) != v]
-    if ck["tokenizer"] != tok.to_dict():
+    if tok is not None and ck["tokenizer"] != tok.to_dict():
         diffs.append("tokenizer: the data gives another vocabulary than the checkpoint's")
     if diffs:
         raise CheckpointError(f"checkpoint: {str(path)!r} is incompatible with the requested "
@@ -543,6 +729,24 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
     started_at = time.time()
     rank, local_rank, world = _dist_info()
     ddp = world > 1
+    _check_override_names(overrides)
+    if config is not None:
+        if not isinstance(config, TrainConfig):
+            raise TypeError(f"config: expected a TrainConfig (see make_config), got "
+                            f"{type(config).__name__}")
+        # A config is the whole run: a preset or overrides next to it would be silently ignored.
+        if preset is not None:
+            raise TypeError(f"config: expected either a preset or a config, got both "
+                            f"(preset={preset!r}); use make_config({preset!r}, ...)")
+        if overrides:
+            raise TypeError(f"config: expected no overrides next to a whole config, got "
+                            f"{sorted(overrides)}; use dataclasses.replace(config, ...)")
+    if out_dir is not None and (isinstance(out_dir, bytes)
+                                or not isinstance(out_dir, (str, os.PathLike))):
+        raise TypeError(f"out_dir: expected None or a directory path (str or os.PathLike), got "
+                        f"{type(out_dir).__name__}")
+    if stop_at_step is not None:
+        stop_at_step = _int_arg(stop_at_step, "stop_at_step", 0, "None or an integer >= 0")
     out = Path(out_dir) if out_dir is not None else None
     ckpt_path = out / CKPT_NAME if out is not None else None
 
@@ -552,15 +756,24 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
         if ckpt_path is None:
             raise ValueError("resume: expected an out_dir that holds the checkpoint, got None")
         ck = _read_checkpoint(ckpt_path)
+        ck_cfg = _check_resume_state(ck, ckpt_path)
         if config is None and preset is None:
-            base = {k: v for k, v in ck["config"].items()}
-            base.update(overrides)
-            config = TrainConfig(**base)
+            config = replace(ck_cfg, **overrides)
     elif ckpt_path is not None and ckpt_path.exists() and not overwrite:
         raise FileExistsError(f"out_dir: {str(out)!r} already holds a checkpoint; pass "
                               f"resume=True (--resume) to continue it or overwrite=True "
                               f"(--overwrite) to start over")
     cfg = config if config is not None else make_config(preset or "book", **overrides)
+    if ck is not None:
+        _check_compatible(ck, cfg, None, ckpt_path)  # the tokenizer once the data is read
+        # Nothing left to do would still rewrite the checkpoint: refuse instead.
+        if cfg.max_steps <= ck["step"]:
+            raise ValueError(f"max_steps: expected more than the checkpoint's step "
+                             f"{ck['step']} to continue the run, got {cfg.max_steps}; pass a "
+                             f"larger max_steps (--max_steps)")
+        if stop_at_step is not None and stop_at_step <= ck["step"]:
+            raise ValueError(f"stop_at_step: expected more than the checkpoint's step "
+                             f"{ck['step']}, got {stop_at_step}")
 
     # 2. processes, device, precision.
     if ddp:
@@ -620,10 +833,14 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
                                   f"{str(e)[:200]}") from e
         # The scheduler's max_steps may have changed (a longer run): rebuild its lambda.
         sched.lr_lambdas = [_lr_lambda(cfg)] * len(opt.param_groups)
-        step = int(ck["step"])
-        batch_gen.set_state(ck["rng"]["batch"])
+        step = ck["step"]
         per_rank = ck["rng"]["ranks"]
-        _set_rng_state(per_rank[rank] if rank < len(per_rank) else per_rank[0], device)
+        try:  # checked by _check_resume_state; a CUDA state is only checked here
+            batch_gen.set_state(ck["rng"]["batch"])
+            _set_rng_state(per_rank[rank] if rank < len(per_rank) else per_rank[0], device)
+        except (RuntimeError, TypeError) as e:
+            raise CheckpointError(f"checkpoint: {str(ckpt_path)!r} has an invalid rng: "
+                                  f"{str(e)[:200]}") from e
         history = {k: list(v) for k, v in ck["history"].items()}
 
     # 5. speed: compile (one transformer block, reused by every layer) and DDP.

@@ -8,6 +8,7 @@ RobertaForMaskedLM, their tokenizers' input construction, and the source's λ = 
 from __future__ import annotations
 
 import dataclasses
+import zlib
 
 import numpy as np
 import pytest
@@ -57,7 +58,9 @@ def loaded():
 
     def get(kind: str, name: str):
         if (kind, name) not in cache:
-            model = hf.tiny_model(kind, _config_for(kind, name), seed=len(cache), window=3)
+            # A seed fixed per pair, not per call order: the same weights under pytest -n.
+            seed = zlib.crc32(f"{kind}/{name}".encode()) % 10_000
+            model = hf.tiny_model(kind, _config_for(kind, name), seed=seed, window=3)
             params, opts = FORWARD[kind][0](model)
             cache[kind, name] = (model, params, opts)
         return cache[kind, name]
@@ -200,7 +203,9 @@ def test_each_omission_changes_the_output(kind, change, loaded):
         assert np.abs(gpt2_probabilities(x, params, **opts) - ref).max() > 1e-3
         return
     err = np.abs(_ours(kind, x, params, opts, t) - ref).max()
-    assert err > 1e-4, f"{kind} without {change}: max |Δ| = {err:.1e}, expected a visible change"
+    # Visible: a thousand times the parity tolerance (how far a faithful forward may be off).
+    assert err > 1e3 * TOL[kind], \
+        f"{kind} without {change}: max |Δ| = {err:.1e}, expected a visible change"
 
 
 def test_key_bias_has_no_effect_but_query_bias_does(loaded):
