@@ -1,5 +1,7 @@
-"""Shared test settings: a headless matplotlib and a fixed hypothesis profile."""
+"""Shared test settings: a headless matplotlib, a fixed hypothesis profile, one torch thread."""
 import os
+
+import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -10,3 +12,14 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 settings.register_profile("book", derandomize=True, deadline=None, max_examples=60,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("book")
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """One PyTorch thread for a test module: tiny models run faster (no thread hand-offs) and
+    the same on every machine; the previous setting is restored afterwards."""
+    import torch
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)

@@ -25,12 +25,7 @@ from formulated.train import (CheckpointError, evaluate, load_checkpoint, make_c
 CORPUS = "hello world, this is a tiny corpus for the bad-input tests. " * 24
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -37,12 +37,7 @@ def _env() -> dict:
     return env
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # -- tokenizer and data ------------------------------------------------------------------------

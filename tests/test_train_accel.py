@@ -18,19 +18,12 @@ from formulated.torch_gpt import GPT, GPTConfig, count_parameters, flops_per_tok
 from formulated.train import _use_bf16, evaluate, load_data, make_config, sample, train
 
 # torch.compile's own machinery calls a deprecated torch.jit helper; not ours to fix.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+pytestmark = [pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning"),
+    pytest.mark.usefixtures("one_torch_thread")]
 
 TINY = dict(L=1, A=2, H=16, n_ctx=16, B=4, warmup_steps=2, eval_interval=0, ckpt_interval=0,
             log_interval=2, eval_batch=512, device="cpu", threads=1)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
 
 
 def test_amp_choice_and_errors():
