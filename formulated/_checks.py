@@ -8,6 +8,7 @@ validated value (as an array where that makes sense) so callers can write ``X = 
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -89,14 +90,29 @@ def as_token_ids(ids: Any, name: str, V: int | None = None, *,
     return arr
 
 
+def check_int(value: Any, name: str, minimum: int = 1, what: str = "a positive integer") -> int:
+    """Return ``value`` as an int, raising unless it is an integer ``>= minimum``; ``what`` is
+    how the message describes the expected value.  NumPy integers are accepted; bools and floats
+    (even integral ones) are a ``TypeError``, a value below ``minimum`` a ``ValueError``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+    v = int(value)
+    if v < minimum:
+        raise ValueError(f"{name}: expected {what}, got {v}")
+    return v
+
+
 def check_positive_int(value: Any, name: str) -> int:
     """Return ``value`` as an int, raising unless it is an integer ≥ 1."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected a positive integer, got {value!r} "
-                        f"({type(value).__name__})")
-    if value < 1:
-        raise ValueError(f"{name}: expected a positive integer, got {value}")
-    return int(value)
+    return check_int(value, name, 1, "a positive integer")
+
+
+def check_real_type(value: Any, name: str, what: str = "a number") -> float:
+    """Return ``value`` as a float, raising ``TypeError`` unless it is a real number (NumPy
+    floats accepted; bools and strings not).  The caller checks the range, with its own words."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+    return float(value)
 
 
 def check_real(value: Any, name: str, *, minimum: float | None = None,
@@ -121,12 +137,7 @@ def check_real(value: Any, name: str, *, minimum: float | None = None,
 
 def check_nonnegative_int(value: Any, name: str) -> int:
     """Return ``value`` as an int, raising unless it is an integer ≥ 0 (a seed, an index)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected an integer >= 0, got {value!r} "
-                        f"({type(value).__name__})")
-    if value < 0:
-        raise ValueError(f"{name}: expected an integer >= 0, got {value}")
-    return int(value)
+    return check_int(value, name, 0, "an integer >= 0")
 
 
 def check_nonempty(arr: np.ndarray, name: str, what: str) -> None:

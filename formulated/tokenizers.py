@@ -16,6 +16,21 @@ import numpy as np
 __all__ = ["CharTokenizer"]
 
 
+def _tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str]:
+    """The tokens ``itos[i]`` of ``ids`` (both tokenizers' ``decode``); an id that is not an
+    integer in ``0 .. V-1`` raises, naming the first one."""
+    V = len(itos)
+    arr = np.asarray(ids)
+    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
+    out = []
+    for i in arr.reshape(-1).tolist():
+        if not 0 <= i < V:
+            raise ValueError(f"ids: expected token ids in 0..{V - 1} (V={V}), got {i}")
+        out.append(itos[i])
+    return out
+
+
 class CharTokenizer:
     """Character-level tokenizer: the vocabulary is the sorted set of characters of a corpus.
 
@@ -63,16 +78,7 @@ class CharTokenizer:
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
         """``list[int] -> str``; ids outside ``0 .. V-1`` raise ``ValueError``."""
-        arr = np.asarray(ids)
-        if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
-            raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
-        out = []
-        for i in arr.reshape(-1).tolist():
-            if not 0 <= i < self.vocab_size:
-                raise ValueError(f"ids: expected token ids in 0..{self.vocab_size - 1} "
-                                 f"(V={self.vocab_size}), got {i}")
-            out.append(self.itos[i])
-        return "".join(out)
+        return "".join(_tokens_of(ids, self.itos))
 
     def __repr__(self) -> str:
         return f"CharTokenizer(V={self.vocab_size})"
@@ -102,7 +108,7 @@ from collections import Counter, defaultdict  # noqa: E402  (the BPE section kee
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any, Mapping  # noqa: E402
 
-from ._checks import check_positive_int  # noqa: E402
+from ._checks import check_int, check_positive_int  # noqa: E402
 
 __all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
             "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]
@@ -229,16 +235,6 @@ def initial_symbols(word_counts: Mapping[str, int], end_of_word: str = END_OF_WO
     return chars + [s for s in finals if s not in chars]
 
 
-def _check_count(value: Any, name: str) -> int:
-    """An integer >= 0 (0 merges is a valid request: the character-level vocabulary)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected a non-negative integer, got {value!r} "
-                        f"({type(value).__name__})")
-    if value < 0:
-        raise ValueError(f"{name}: expected a non-negative integer, got {value}")
-    return int(value)
-
-
 def _check_symbol_order(symbol_order: Any) -> list[str]:
     """Distinct non-empty strings: a duplicate would give one symbol two ranks (the later one
     silently winning), so the tie-breaks would not follow the order given."""
@@ -277,7 +273,7 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
     Returns the merges in the order learned, each with its count at that moment.
     """
     word_counts = _check_word_counts(word_counts)
-    num_merges = _check_count(num_merges, "num_merges")
+    num_merges = check_int(num_merges, "num_merges", 0, "a non-negative integer")
     min_frequency = check_positive_int(min_frequency, "min_frequency")
     _check_end_of_word(end_of_word)
     order = (_check_symbol_order(symbol_order) if symbol_order is not None
@@ -456,15 +452,7 @@ class BPETokenizer:
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
         """``list[int] -> str``: join the tokens, each end-of-word marker becoming a space."""
-        arr = np.asarray(ids)
-        if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
-            raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
-        pieces = []
-        for i in arr.reshape(-1).tolist():
-            if not 0 <= i < self.vocab_size:
-                raise ValueError(f"ids: expected token ids in 0..{self.vocab_size - 1} "
-                                 f"(V={self.vocab_size}), got {i}")
-            pieces.append(self.itos[i])
+        pieces = _tokens_of(ids, self.itos)
         return "".join(pieces).replace(self.end_of_word, " ").rstrip(" ")
 
     def __repr__(self) -> str:
@@ -480,5 +468,5 @@ def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> i
     """
     for name, v in (("base_symbols", base_symbols), ("merges", merges),
                     ("special_tokens", special_tokens)):
-        _check_count(v, name)
+        check_int(v, name, 0, "a non-negative integer")
     return base_symbols + merges + special_tokens

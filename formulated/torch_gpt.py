@@ -20,7 +20,6 @@ probabilities: the model we train *is* the formula we read.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -29,25 +28,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from ._checks import check_int, check_real_type
+
 __all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token"]
 
 IGNORE_INDEX = -100  # a target that F.cross_entropy skips (the padding of val_windows)
-
-
-def _int_arg(value: Any, name: str, lo: int = 1, what: str = "a positive integer") -> int:
-    """``value`` as a Python int >= ``lo`` (NumPy integers accepted, bools and floats not)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
-    if value < lo:
-        raise ValueError(f"{name}: expected {what}, got {value!r}")
-    return int(value)
-
-
-def _real_arg(value: Any, name: str, what: str = "a number") -> float:
-    """``value`` as a Python float (NumPy floats accepted; bools and strings not)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
-    return float(value)
 
 
 def _check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
@@ -104,19 +89,19 @@ class GPTConfig:
         # Values are stored as plain Python numbers: a NumPy scalar would not survive a
         # weights-only checkpoint load.
         for name in ("V", "n_ctx", "L", "A", "H"):
-            setattr(self, name, _int_arg(getattr(self, name), name))
+            setattr(self, name, check_int(getattr(self, name), name))
         if self.F is None:
             self.F = 4 * self.H
-        self.F = _int_arg(self.F, "F", what="a positive integer or None")
+        self.F = check_int(self.F, "F", what="a positive integer or None")
         if self.H % self.A:
             raise ValueError(f"H: expected a multiple of A={self.A} (D = H/A per head), "
                              f"got H={self.H}")
-        self.dropout = _real_arg(self.dropout, "dropout", "a probability in [0, 1)")
+        self.dropout = check_real_type(self.dropout, "dropout", "a probability in [0, 1)")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout: expected a probability in [0, 1), got {self.dropout!r}")
         # eps > 0: with eps = 0 a constant row of X gives 0/0 in LayerNorm; eps < 0 or NaN makes
         # every logit NaN.
-        self.eps = _real_arg(self.eps, "eps", "a finite number > 0")
+        self.eps = check_real_type(self.eps, "eps", "a finite number > 0")
         if not (self.eps > 0 and math.isfinite(self.eps)):
             raise ValueError(f"eps: expected a finite number > 0 (LayerNorm's epsilon), "
                              f"got {self.eps!r}")
@@ -293,8 +278,8 @@ def flops_per_token(cfg: GPTConfig, n_params: int, n: int | None = None) -> floa
     """
     if not isinstance(cfg, GPTConfig):
         raise TypeError(f"cfg: expected a GPTConfig, got {type(cfg).__name__}")
-    n_params = _int_arg(n_params, "n_params")
-    n = cfg.n_ctx if n is None else _int_arg(n, "n")
+    n_params = check_int(n_params, "n_params")
+    n = cfg.n_ctx if n is None else check_int(n, "n")
     return 6.0 * n_params + 12.0 * cfg.L * cfg.H * n
 
 

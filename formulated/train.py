@@ -39,10 +39,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ._checks import as_token_ids
+from ._checks import as_token_ids, check_int, check_real_type
 from .tokenizers import CharTokenizer
-from .torch_gpt import (GPT, GPTConfig, _check_token_tensor, _int_arg, _real_arg,
-                        count_parameters, flops_per_token)
+from .torch_gpt import GPT, GPTConfig, _check_token_tensor, count_parameters, flops_per_token
 
 __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_config", "train",
            "load_data", "evaluate", "sample", "next_token_probs", "shape_distribution",
@@ -100,13 +99,13 @@ class TrainConfig:
         # Every field is stored as a plain Python value (NumPy numbers are accepted and
         # converted): the configuration goes into the checkpoint, which loads weights-only.
         for name in ("L", "A", "H", "n_ctx", "B", "max_steps", "eval_batch", "log_interval"):
-            setattr(self, name, _int_arg(getattr(self, name), name))
+            setattr(self, name, check_int(getattr(self, name), name))
         for name in ("warmup_steps", "eval_interval", "ckpt_interval", "threads", "seed"):
-            setattr(self, name, _int_arg(getattr(self, name), name, 0, "an integer >= 0"))
+            setattr(self, name, check_int(getattr(self, name), name, 0, "an integer >= 0"))
         if self.F is not None:
-            self.F = _int_arg(self.F, "F", what="a positive integer or None")
+            self.F = check_int(self.F, "F", what="a positive integer or None")
         for name in ("lr", "min_lr", "weight_decay", "grad_clip"):
-            v = _real_arg(getattr(self, name), name, "a finite number >= 0")
+            v = check_real_type(getattr(self, name), name, "a finite number >= 0")
             if not v >= 0 or not math.isfinite(v):
                 raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
             setattr(self, name, v)
@@ -115,14 +114,14 @@ class TrainConfig:
         if self.min_lr > self.lr:
             raise ValueError(f"min_lr: expected at most lr={self.lr}, got {self.min_lr}")
         for name in ("beta1", "beta2"):
-            v = _real_arg(getattr(self, name), name, "a value in [0, 1)")
+            v = check_real_type(getattr(self, name), name, "a value in [0, 1)")
             if not 0.0 <= v < 1.0:
                 raise ValueError(f"{name}: expected a value in [0, 1), got {v!r}")
             setattr(self, name, v)
-        self.val_fraction = _real_arg(self.val_fraction, "val_fraction", "a value in (0, 1)")
+        self.val_fraction = check_real_type(self.val_fraction, "val_fraction", "a value in (0, 1)")
         if not 0.0 < self.val_fraction < 1.0:
             raise ValueError(f"val_fraction: expected a value in (0, 1), got {self.val_fraction!r}")
-        self.dropout = _real_arg(self.dropout, "dropout", "a probability in [0, 1)")
+        self.dropout = check_real_type(self.dropout, "dropout", "a probability in [0, 1)")
         if isinstance(self.data, bytes) or not isinstance(self.data, (str, os.PathLike)):
             raise TypeError(f"data: expected a path to a text file (str or os.PathLike), got "
                             f"{self.data!r} ({type(self.data).__name__})")
@@ -227,7 +226,7 @@ def val_windows(ids: torch.Tensor, n_ctx: int) -> tuple[torch.Tensor, torch.Tens
     (ignored).  Because attention is causal, padding at the *end* of a window changes nothing
     before it.  Returns ``(X, Y)`` of shape ``(W, n_ctx)``; ``(Y >= 0).sum() == len(ids) - 1``.
     """
-    n_ctx = _int_arg(n_ctx, "n_ctx")
+    n_ctx = check_int(n_ctx, "n_ctx")
     if not isinstance(ids, torch.Tensor):
         raise TypeError(f"ids: expected a 1-D tensor of token ids, got {type(ids).__name__}")
     if ids.dim() != 1 or len(ids) < 2:
@@ -255,12 +254,12 @@ def evaluate(model: torch.nn.Module, ids: torch.Tensor, n_ctx: int, batch: int =
     if len(ids) < 2:
         raise ValueError(f"ids: expected at least 2 token ids (an input and the token after it), "
                          f"got {len(ids)}")
-    n_ctx = _int_arg(n_ctx, "n_ctx")
+    n_ctx = check_int(n_ctx, "n_ctx")
     if n_ctx > cfg.n_ctx:
         raise ValueError(f"n_ctx: expected at most the model's n_ctx={cfg.n_ctx}, got {n_ctx}")
-    batch = _int_arg(batch, "batch")
-    world = _int_arg(world, "world")
-    rank = _int_arg(rank, "rank", 0, "an integer >= 0")
+    batch = check_int(batch, "batch")
+    world = check_int(world, "world")
+    rank = check_int(rank, "rank", 0, "an integer >= 0")
     if rank >= world:
         raise ValueError(f"rank: expected 0 <= rank < world={world}, got {rank}")
     if autocast is not None and not callable(autocast):
@@ -350,7 +349,7 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
     if bool(torch.isnan(z).any()):
         raise ValueError(f"logits: expected no NaN, got {int(torch.isnan(z).sum())} NaN of {V} "
                          f"(a model with NaN weights?)")
-    temperature = _real_arg(temperature, "temperature", "a number >= 0")
+    temperature = check_real_type(temperature, "temperature", "a number >= 0")
     if not temperature >= 0 or not math.isfinite(temperature):
         raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
     if top_k is not None:
@@ -403,13 +402,13 @@ def sample(model: GPT, tokenizer: CharTokenizer, prompt: str = "\n", max_new_tok
     _check_tokenizer(tokenizer, cfg)
     if not isinstance(prompt, str) or not prompt:
         raise ValueError(f"prompt: expected a non-empty string, got {prompt!r}")
-    max_new_tokens = _int_arg(max_new_tokens, "max_new_tokens", 0, "an integer >= 0")
+    max_new_tokens = check_int(max_new_tokens, "max_new_tokens", 0, "an integer >= 0")
     shape_distribution(torch.zeros(2), temperature, top_k)  # validates both, before any work
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator: expected None or a torch.Generator, got "
                         f"{type(generator).__name__}")
     if seed is not None:
-        seed = _int_arg(seed, "seed", -2**63, "None or an integer")
+        seed = check_int(seed, "seed", -2**63, "None or an integer")
     ids = tokenizer.encode(prompt)
     device = next(model.parameters()).device
     if generator is None:
@@ -746,7 +745,7 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
         raise TypeError(f"out_dir: expected None or a directory path (str or os.PathLike), got "
                         f"{type(out_dir).__name__}")
     if stop_at_step is not None:
-        stop_at_step = _int_arg(stop_at_step, "stop_at_step", 0, "None or an integer >= 0")
+        stop_at_step = check_int(stop_at_step, "stop_at_step", 0, "None or an integer >= 0")
     out = Path(out_dir) if out_dir is not None else None
     ckpt_path = out / CKPT_NAME if out is not None else None
 
