@@ -7,9 +7,8 @@ Modules, by the chapters that use them:
 - :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
 - :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)
 - :mod:`formulated.shapes`     — the notation table and a shape tracer through one block (chapter 5)
-- :mod:`formulated.models`     — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16)
-- :mod:`formulated.hf`         — loaders from Hugging Face ``transformers`` models (chapters 13–16)
-- :mod:`formulated.torch_gpt`  — the trainable PyTorch GPT (chapter 18)
+- :mod:`formulated.models`     — the models: NumPy (``models.numpy``), Hugging Face loaders
+  (``models.hf``) and the trainable PyTorch GPT (``models.torch``) (chapters 13–19)
 - :mod:`formulated.train`      — training loop, checkpoints, CLI (chapter 18)
 - :mod:`formulated.widgets`    — every interactive widget of the book
 - :mod:`formulated.errata`     — every source error the book found (appendix B)

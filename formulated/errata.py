@@ -1128,7 +1128,7 @@ ERRATA += [
 
 def _effects_13(kind: str) -> dict:
     """Max |Δ| of our probabilities from transformers', per omission (see hf.omission_effects)."""
-    from formulated import hf
+    from formulated.models import hf
 
     return hf.omission_effects(kind)
 
@@ -1145,7 +1145,7 @@ def _check_gpt3_sparse_undefined() -> bool:
     is exactly GPT-Neo's local attention, the public model with GPT-3's alternation."""
     import numpy as np
 
-    from formulated import hf
+    from formulated.models import hf
     from formulated.models import Config, gpt2_probabilities, gpt3_masks, gpt3_probabilities
 
     cfg = Config(V=40, n_ctx=12, H=16, A=4, L=2)
@@ -1256,7 +1256,7 @@ def _check_roberta_positions() -> bool:
     (as the box's W_p would) or leaving out the token-type vector moves the probabilities."""
     import torch
 
-    from formulated import hf
+    from formulated.models import hf
     from formulated.models import Config
 
     model = hf.tiny_model("roberta", Config(V=40, n_ctx=12, H=16, A=4, L=2))

@@ -1,4 +1,4 @@
-"""Train the GPT of :mod:`formulated.torch_gpt` on Tiny Shakespeare (chapter 18).
+"""Train the GPT of :mod:`formulated.models.torch` on Tiny Shakespeare (chapter 18).
 
 One loop for a notebook, a terminal and a cluster:
 
@@ -41,7 +41,7 @@ import torch.nn.functional as F
 
 from ._checks import as_token_ids, check_int, check_real_type
 from .tokenizers import CharTokenizer
-from .torch_gpt import GPT, GPTConfig, _check_token_tensor, count_parameters, flops_per_token
+from .models.torch import GPT, GPTConfig, _check_token_tensor, count_parameters, flops_per_token
 
 __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_config", "train",
            "load_data", "evaluate", "sample", "next_token_probs", "shape_distribution",
@@ -294,7 +294,7 @@ def _model_config(model: Any) -> GPTConfig:
     """The :class:`GPTConfig` of a GPT (also through ``torch.compile``'s wrapper)."""
     cfg = getattr(model, "cfg", None) if isinstance(model, torch.nn.Module) else None
     if not isinstance(cfg, GPTConfig):
-        raise TypeError(f"model: expected a formulated.torch_gpt.GPT, got {type(model).__name__}")
+        raise TypeError(f"model: expected a formulated.models.torch.GPT, got {type(model).__name__}")
     return cfg
 
 

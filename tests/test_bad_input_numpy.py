@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 import formulated as f
-from formulated import hf
+from formulated.models import hf
 from formulated import models as M
 from formulated.models import Config
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from formulated import hf
+from formulated.models import hf
 from formulated.formulas import mask_autoregressive
 from formulated.models import (BERTParams, Config, bert, bert_input, bert_probabilities,
                                check_params, default_window, gpt, gpt2, gpt2_probabilities, gpt3,

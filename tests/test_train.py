@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 from formulated import models
 from formulated.tokenizers import CharTokenizer
-from formulated.torch_gpt import GPT, GPTConfig, count_parameters, to_numpy_params
+from formulated.models.torch import GPT, GPTConfig, count_parameters, to_numpy_params
 from formulated.train import (PRESETS, CheckpointError, TrainConfig, _lr_lambda, evaluate,
                               load_checkpoint, load_data, main, make_config, plot_losses,
                               resolve_device, sample, train, val_windows)
@@ -121,7 +121,7 @@ def test_gpt_input_errors():
         GPTConfig(H=16, A=3)
     with pytest.raises(ValueError, match="gelu: expected 'erf' or 'tanh'"):
         GPTConfig(gelu="relu")
-    with pytest.raises(TypeError, match="model: expected a formulated.torch_gpt.GPT"):
+    with pytest.raises(TypeError, match="model: expected a formulated.models.torch.GPT"):
         to_numpy_params(torch.nn.Linear(2, 2))
 
 

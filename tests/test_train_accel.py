@@ -14,7 +14,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
-from formulated.torch_gpt import GPT, GPTConfig, count_parameters, flops_per_token
+from formulated.models.torch import GPT, GPTConfig, count_parameters, flops_per_token
 from formulated.train import _use_bf16, evaluate, load_data, make_config, sample, train
 
 # torch.compile's own machinery calls a deprecated torch.jit helper; not ours to fix.

@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from formulated.tokenizers import CharTokenizer  # noqa: E402
-from formulated.torch_gpt import GPT, GPTConfig  # noqa: E402
+from formulated.models.torch import GPT, GPTConfig  # noqa: E402
 from formulated.widgets import sampling_widget  # noqa: E402
 
 

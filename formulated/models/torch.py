@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ._checks import check_int, check_real_type
+from .._checks import check_int, check_real_type
 
 __all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token"]
 
@@ -293,10 +293,10 @@ def to_numpy_params(model: GPT) -> Any:
     query/key/value weight splits into three ``(H, H)`` blocks, and each of those into ``A``
     heads of ``D`` columns: ``(H, A*D) -> (A, H, D)``.
     """
-    from . import models
+    from . import numpy as models
 
     if not isinstance(model, GPT):
-        raise TypeError(f"model: expected a formulated.torch_gpt.GPT, got {type(model).__name__}")
+        raise TypeError(f"model: expected a formulated.models.torch.GPT, got {type(model).__name__}")
     cfg = model.cfg
     A, H, D = cfg.A, cfg.H, cfg.D
 

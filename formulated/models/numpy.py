@@ -32,7 +32,7 @@ field              shape               meaning
 
 Every product is *row-vector times matrix* (``X @ W``), as in the boxes; a PyTorch
 ``nn.Linear`` stores the transpose (``weight`` is ``(out, in)``), a Hugging Face ``Conv1D``
-stores it as is (``(in, out)``) — see :mod:`formulated.hf`.
+stores it as is (``(in, out)``) — see :mod:`formulated.models.hf`.
 
 Fields that default to ``None`` are pieces **the boxes omit** but real models have (attention
 biases, BERT's embedding LayerNorm and MLM head, ...).  ``None`` means "compute what the box
@@ -51,9 +51,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ._checks import (as_float_array, as_token_ids, check_finite, check_positive_int, check_real,
+from .._checks import (as_float_array, as_token_ids, check_finite, check_positive_int, check_real,
                       check_shape)
-from .formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
+from ..formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
                        mask_autoregressive, mask_bidirectional, multi_head_self_attention,
                        one_hot, softmax, stack)
 
@@ -753,7 +753,7 @@ def _encoder_head(X: np.ndarray, p: BERTParams | RoBERTaParams, gelu: str,
     """De-embedding ``Softmax(X_L W_eᵀ)``, with the MLM head transform and output bias when the
     parameters carry them (the boxes omit both)."""
     if p.W_t is not None:
-        from .formulas import gelu as gelu_fn
+        from ..formulas import gelu as gelu_fn
         X = layer_norm(gelu_fn(X @ p.W_t + p.b_t, approximation=gelu), p.gamma_t, p.beta_t, eps)
     logits = X @ p.W_e.T
     if p.b_out is not None:
