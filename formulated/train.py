@@ -41,6 +41,7 @@ import torch.nn.functional as F
 
 from ._checks import as_token_ids, check_int, check_real_type
 from .tokenizers import CharTokenizer
+from .data import tiny_shakespeare_path
 from .models.torch import GPT, GPTConfig, _check_token_tensor, count_parameters, flops_per_token
 
 __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_config", "train",
@@ -48,8 +49,7 @@ __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_con
            "load_checkpoint", "plot_losses",
            "resolve_device", "main"]
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT / "data" / "tinyshakespeare.txt"
+DEFAULT_DATA = tiny_shakespeare_path()
 CKPT_NAME = "ckpt.pt"
 CKPT_FORMAT = "formulated-gpt-checkpoint"
 CKPT_VERSION = 1
