@@ -22,6 +22,7 @@ import numpy as np
 
 from . import formulas as f
 from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
+from .models.sizes import size as _published_size
 
 __all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table", "symbolic_shape",
            "GPTBlockParams", "random_block_params", "TraceStep", "trace_gpt_block",
@@ -59,27 +60,33 @@ def _s(book, code, shape, meaning, group, gpt1=None, gpt2=None, **letters) -> Sy
                   {k.removeprefix("s"): v for k, v in letters.items()}, gpt1, gpt2)
 
 
+def _values(field_name: str) -> tuple[int, int]:
+    """GPT-1's and GPT-2 small's value of a dimension, from the table of published sizes."""
+    return tuple(getattr(_published_size(m), field_name) for m in ("GPT-1", "GPT-2 small"))
+
+
 # The letters of the sources, read from them: 000/001 "The Formulated GPT-2" (first version and
 # revision), 002 "Notations", 003 the lecture notes, 004 the slides.  A word in quotes is a name
 # the source uses where it has no letter (a table heading, a figure label).
 NOTATION: list[Symbol] = [
     # -- dimensions -------------------------------------------------------------------------
-    _s("n", "n", "", "sequence length: tokens in the context", "dimension", 512, 1024,
+    _s("n", "n", "", "sequence length: tokens in the context", "dimension", *_values("n_ctx"),
        s000=r"$n$ (maximum $n_\text{ctx}$)", s001=r"$n$ (maximum $n_\text{ctx}$)", s002="$T$",
        s003='"Max Seq"'),
-    _s("V", "V", "", "vocabulary size", "dimension", 40478, 50257,
+    _s("V", "V", "", "vocabulary size", "dimension", *_values("V"),
        s000="$V$", s001="$V$", s002=r"$V = \lvert\mathcal{V}\rvert$", s003='"Unique Tokens"'),
-    _s("H", "H", "", "model width: size of the residual stream", "dimension", 768, 768,
+    _s("H", "H", "", "model width: size of the residual stream", "dimension", *_values("H"),
        s000="$H$", s001="$H$", s002=r"$D$ ($d_\text{model}$)", s003="$d$",
        s004=r"$d_\text{model}$"),
-    _s("A", "A", "", "number of attention heads", "dimension", 12, 12,
+    _s("A", "A", "", "number of attention heads", "dimension", *_values("A"),
        s000="$A$", s001="$A$", s002="$H$", s003='"Attention Heads"'),
-    _s("D", "D", "", "width of one head's queries, keys and values ($H/A$)", "dimension", 64, 64,
+    _s("D", "D", "", "width of one head's queries, keys and values ($H/A$)", "dimension",
+       *_values("D"),
        s000="$D$", s001="$D$", s002=r"$d_k = d_q = d_v = D/H$ (also $D//H$)",
        s004="(3 in the worked example)"),
-    _s("F", "F", "", "hidden width of the feed-forward network ($4H$)", "dimension", 3072, 3072,
+    _s("F", "F", "", "hidden width of the feed-forward network ($4H$)", "dimension", *_values("F"),
        s000="$F$", s001="$F$", s002=r"$d_\text{ff}$", s003="$4d$"),
-    _s("L", "L", "", "number of layers (transformer blocks)", "dimension", 12, 12,
+    _s("L", "L", "", "number of layers (transformer blocks)", "dimension", *_values("L"),
        s000="$L$", s001="$L$", s002="$L$", s003="$K$"),
     _s("B", "B", "", "batch size: sequences processed together", "dimension",
        s002=r"$\mathcal{B}$ (also $B$)"),

@@ -52,6 +52,11 @@ class ModelSize:
         """Width of one head, ``H / A``."""
         return self.H // self.A
 
+    def dimensions(self) -> dict[str, int]:
+        """The sizes as keyword arguments of :func:`~formulated.models.parameter_count`:
+        ``V, n, H, F, D, A, L`` (``n`` is the context size ``n_ctx``)."""
+        return dict(V=self.V, n=self.n_ctx, H=self.H, F=self.F, D=self.D, A=self.A, L=self.L)
+
     def parameter_count(self) -> int:
         """λ of {prf:ref}`def-16-lambda` with the pieces this model adds.
 
@@ -60,8 +65,7 @@ class ModelSize:
         """
         from .numpy import parameter_count  # here, not at the top: numpy does not need sizes
 
-        return parameter_count(self.V, self.n_ctx, self.H, self.F, self.D, self.A, self.L,
-                               attention_biases=self.attention_biases,
+        return parameter_count(**self.dimensions(), attention_biases=self.attention_biases,
                                final_layer_norm=self.final_layer_norm)
 
 
