@@ -145,3 +145,85 @@ def check_nonempty(arr: np.ndarray, name: str, what: str) -> None:
     would lack (e.g. ``"a softmax needs at least one score per slice"``)."""
     if arr.size == 0:
         raise ValueError(f"{name}: expected a non-empty array, got shape {tuple(arr.shape)}; {what}")
+
+
+def check_eps(eps: Any) -> float:
+    """Return LayerNorm's ``eps`` as a float: a finite real number ``>= 0`` (the one rule for it).
+
+    ``eps = 0`` is the formula without its safety term; it is defined for every row that is not
+    constant, and :func:`formulated.formulas.layer_norm` raises for a constant row (0/0) where
+    the division happens.  Every NumPy model reaches ``eps`` through ``layer_norm``, so this is
+    checked in one place.
+    """
+    return check_real(eps, "eps", minimum=0)
+
+
+def check_ffn(X: Any, W1: Any, b1: Any, W2: Any,
+              b2: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Check the arguments of a feed-forward network ``act(X W1 + b1) W2 + b2`` and return them
+    as float arrays: ``X (..., H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H')``, ``b2 (H',)``."""
+    X = as_float_array(X, "X")
+    if X.ndim < 1:
+        raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
+    H = X.shape[-1]
+    W1 = as_float_array(W1, "W1", ndim=2)
+    check_shape(W1, "W1", (H, None))
+    F = W1.shape[1]
+    b1 = as_float_array(b1, "b1", ndim=1)
+    check_shape(b1, "b1", (F,))
+    W2 = as_float_array(W2, "W2", ndim=2)
+    check_shape(W2, "W2", (F, None))
+    b2 = as_float_array(b2, "b2", ndim=1)
+    check_shape(b2, "b2", (W2.shape[1],))
+    return X, W1, b1, W2, b2
+
+
+def check_segment_ids(t: Any, ids: np.ndarray) -> np.ndarray:
+    """Return BERT's segment ids ``t`` (integers in {0, 1}, the shape of the token ids ``ids``)
+    as a float array, the form the input formula multiplies with."""
+    arr = np.asarray(t)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"t: expected integer segment ids 0/1, got dtype {arr.dtype}")
+    if arr.shape != ids.shape:
+        raise ValueError(f"t: expected the shape of x {ids.shape}, got {arr.shape}")
+    bad = arr[(arr != 0) & (arr != 1)]
+    if bad.size:
+        raise ValueError(f"t: expected segment ids in {{0, 1}}, got {int(bad[0])}")
+    return arr.astype(np.float64)
+
+
+#: A target that ``torch.nn.functional.cross_entropy`` skips (the padding of validation windows).
+IGNORE_INDEX = -100
+
+
+def check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
+                       ignore_index: bool = False) -> Any:
+    """Check that ``t`` is an integer ``torch.Tensor`` of token ids in ``0 .. V-1`` (or
+    :data:`IGNORE_INDEX` where ``ignore_index``) and return it; the values are checked with one
+    min/max reduction when ``values``.  PyTorch is imported here, not by the NumPy code."""
+    import torch
+
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name}: expected a torch.Tensor of integer token ids, got "
+                        f"{type(t).__name__}")
+    if t.dtype == torch.bool or t.is_floating_point() or t.is_complex():
+        raise TypeError(f"{name}: expected integer token ids, got dtype {t.dtype}")
+    if values and t.numel():
+        lo, hi = (int(v) for v in torch.aminmax(t))
+        low_ok = lo >= (IGNORE_INDEX if ignore_index else 0)
+        if not low_ok or hi >= V:
+            bad = lo if not low_ok else hi
+        elif ignore_index and lo < 0:
+            wrong = (t < 0) & (t != IGNORE_INDEX)   # only reached when some target is negative
+            bad = int(t[wrong][0]) if bool(wrong.any()) else None
+        else:
+            bad = None
+        if bad is not None:
+            where = tuple(int(i) for i in (t == bad).nonzero()[0])
+            extra = f" or {IGNORE_INDEX} (ignored)" if ignore_index else ""
+            raise ValueError(f"{name}: expected token ids in 0..{V - 1}{extra} (vocabulary size "
+                             f"V={V}), got {bad} at index {where}")
+        if ignore_index and hi == IGNORE_INDEX:
+            raise ValueError(f"{name}: every target is {IGNORE_INDEX} (ignored), so the mean "
+                             f"loss would be 0/0; expected at least one target in 0..{V - 1}")
+    return t

@@ -25,8 +25,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, as_token_ids, check_finite, check_positive_int, check_shape
-from .formulas import _check_ffn, cross_entropy_from_logits, relu, sigmoid, softmax
+from ._checks import (as_float_array, as_token_ids, check_ffn, check_finite, check_positive_int,
+                      check_shape)
+from .formulas import cross_entropy_from_logits, relu, sigmoid, softmax
 
 __all__ = [
     # chapter 1
@@ -346,7 +347,7 @@ def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, 
     """
     X = as_float_array(X, "X", ndim=2)
     # Same weight checks as the position-wise FFN of chapter 11: a 2-layer net is that formula.
-    X, W1, b1, W2, b2 = _check_ffn(X, W1, b1, W2, b2)
+    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     g, _ = _activation(activation)
     Z1 = X @ W1 + b1
     A1 = g(Z1)

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_token_ids, check_nonempty, check_positive_int,
-                      check_real, check_shape)
+from ._checks import (as_float_array, as_token_ids, check_eps, check_ffn, check_nonempty,
+                      check_positive_int, check_real, check_shape)
 
 __all__ = [
     "diag", "stack", "one_hot", "embed",
@@ -427,30 +427,13 @@ def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
     raise ValueError(f"approximation: expected one of {GELU_APPROXIMATIONS}, got {approximation!r}")
 
 
-def _check_ffn(X: Any, W1: Any, b1: Any, W2: Any, b2: Any):
-    X = as_float_array(X, "X")
-    if X.ndim < 1:
-        raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
-    H = X.shape[-1]
-    W1 = as_float_array(W1, "W1", ndim=2)
-    check_shape(W1, "W1", (H, None))
-    F = W1.shape[1]
-    b1 = as_float_array(b1, "b1", ndim=1)
-    check_shape(b1, "b1", (F,))
-    W2 = as_float_array(W2, "W2", ndim=2)
-    check_shape(W2, "W2", (F, None))
-    b2 = as_float_array(b2, "b2", ndim=1)
-    check_shape(b2, "b2", (W2.shape[1],))
-    return X, W1, b1, W2, b2
-
-
 def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
     """Feed-forward ReLU network: ``FFN_ReLU(X) = max(0, X W1 + b1) W2 + b2``, row by row.
 
     Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H)``, ``b2 (H,)`` -> ``(n, H)``
     (leading axes of ``X`` allowed).
     """
-    X, W1, b1, W2, b2 = _check_ffn(X, W1, b1, W2, b2)
+    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     return relu(X @ W1 + b1) @ W2 + b2
 
 
@@ -462,7 +445,7 @@ def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
     ``"sigmoid"``, GPT-2 uses ``"tanh"``).  Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``,
     ``W2 (F, H)``, ``b2 (H,)`` -> ``(n, H)`` (leading axes of ``X`` allowed).
     """
-    X, W1, b1, W2, b2 = _check_ffn(X, W1, b1, W2, b2)
+    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     return gelu(X @ W1 + b1, approximation) @ W2 + b2
 
 
@@ -480,7 +463,7 @@ def _check_ln(X: Any, gamma: Any, beta: Any, eps: float):
     check_shape(gamma, "gamma", (X.shape[-1],))
     beta = as_float_array(beta, "beta", ndim=1)
     check_shape(beta, "beta", (X.shape[-1],))
-    eps = check_real(eps, "eps", minimum=0)
+    eps = check_eps(eps)
     return X, gamma, beta, eps
 
 

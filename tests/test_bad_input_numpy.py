@@ -282,10 +282,23 @@ def test_model_eps_of_wrong_type(eps):
         M.gpt([1, 2], M.init_gpt(CFG), eps=eps)
 
 
-@pytest.mark.parametrize("eps", [0, 0.0, -1e-5, float("nan"), float("inf")])
+@pytest.mark.parametrize("eps", [-1e-5, float("nan"), float("inf")])
 def test_model_eps_of_wrong_value(eps):
     with raises(ValueError, "eps"):
         M.gpt2([1, 2], M.init_gpt2(CFG), eps=eps)
+
+
+@pytest.mark.parametrize("eps", [0, 0.0])
+def test_model_eps_zero_on_constant_rows(eps):
+    """One rule for eps (_checks.check_eps, applied by layer_norm): 0 is the formula without its
+    safety term, an error only where a row is constant (0/0), as for formulas.layer_norm."""
+    p = M.init_gpt2(CFG)
+    flat = dataclasses.replace(p, W_e=np.zeros_like(p.W_e), W_p=np.zeros_like(p.W_p))
+    with raises(ValueError, "eps", r".*0/0"):
+        M.gpt2([1, 2], flat, eps=eps)
+    # on rows that are not constant it is the limit of a small eps
+    near = M.gpt2_probabilities([1, 2], p, eps=1e-30)
+    assert np.abs(M.gpt2_probabilities([1, 2], p, eps=eps) - near).max() < 1e-12
 
 
 def test_model_eps_numpy_scalar_is_accepted():

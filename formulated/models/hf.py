@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import as_token_ids, check_nonnegative_int, check_positive_int, check_real
-from .numpy import BERTParams, Block, Config, GPTParams, RoBERTaParams, _check_segments
+from .._checks import (as_token_ids, check_nonnegative_int, check_positive_int, check_real,
+                      check_segment_ids)
+from .numpy import BERTParams, Block, Config, GPTParams, RoBERTaParams
 
 __all__ = ["tiny_model", "randomize_", "from_openai_gpt", "from_gpt2", "from_gpt_neo",
            "from_bert", "from_roberta", "hf_probabilities", "KINDS", "OMISSIONS", "box_variant",
@@ -174,7 +175,7 @@ def hf_probabilities(model: Any, x: Any, t: Any | None = None) -> np.ndarray:
         if types is None:
             raise ValueError(f"t: segment ids are for BERT; a {config.model_type!r} model has "
                              f"no token types, got t")
-        _check_segments(t, ids)  # integer, shape of x, values in {0, 1}
+        check_segment_ids(t, ids)  # integer, shape of x, values in {0, 1}
         tt = np.asarray(t).astype(np.int64)
         if tt.max() >= types:
             raise ValueError(f"t: expected segment ids in 0..{types - 1} (the model has "

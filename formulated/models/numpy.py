@@ -51,8 +51,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .._checks import (as_float_array, as_token_ids, check_finite, check_positive_int, check_real,
-                      check_shape)
+from .._checks import (as_float_array, as_token_ids, check_finite, check_positive_int,
+                      check_segment_ids, check_shape)
 from ..formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
                        mask_autoregressive, mask_bidirectional, multi_head_self_attention,
                        one_hot, softmax, stack)
@@ -519,7 +519,7 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
     ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT box)."""
     _check_block_options(gelu, ffn)
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     _check_block_fields(blk, "blk")
     _check_biases(blk)
     X = _check_block_input(X, blk)
@@ -534,7 +534,7 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
 
     ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``."""
     _check_block_options(gelu, "gelu")
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     _check_block_fields(blk, "blk")
     _check_biases(blk)
     X = _check_block_input(X, blk)
@@ -547,10 +547,11 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
 # Input checks shared by the forwards
 # ---------------------------------------------------------------------------------------------
 
-def _check_options(gelu: str, eps: float) -> None:
+def _check_gelu(gelu: str) -> None:
+    # eps is not checked here: every model reaches it through formulas.layer_norm, which applies
+    # the one rule for it (_checks.check_eps) where it divides.
     if not isinstance(gelu, str) or gelu not in GELU_KINDS:
         raise ValueError(f"gelu: expected one of {GELU_KINDS}, got {gelu!r}")
-    check_real(eps, "eps", minimum=0, strict=True)  # bool, NaN, inf and 0 rejected
 
 
 def _check_ids(x: Any, cfg: Config, name: str = "x") -> np.ndarray:
@@ -600,7 +601,7 @@ def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     autoregressive mask, de-embedding with the tied ``W_e``.  ``gelu`` picks the GELU form
     (``"sigmoid"``: the box's ``x·σ(1.702x)``; the real GPT uses ``"tanh"``)."""
     cfg = _check_gpt(params, need_final=False)
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     ids = _check_ids(x, cfg)
 
     def one(seq: np.ndarray) -> np.ndarray:
@@ -644,7 +645,7 @@ def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2 uses
     ``gelu="tanh"``."""
     cfg = _check_gpt(params, need_final=True)
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     ids = _check_ids(x, cfg)
     return _batched(lambda s: _decoder_pre_ln(s, params, [mask_autoregressive(len(s))] * cfg.L,
                                               gelu, eps), ids)
@@ -662,7 +663,7 @@ def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
     ``window`` is the band width (default :func:`default_window` of ``n_ctx``).  Shapes as in
     :func:`gpt2_probabilities`."""
     cfg = _check_gpt(params, need_final=True)
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     ids = _check_ids(x, cfg)
     w = default_window(cfg.n_ctx) if window is None else check_positive_int(window, "window")
     return _batched(lambda s: _decoder_pre_ln(s, params, gpt3_masks(len(s), cfg.L, w),
@@ -736,18 +737,6 @@ def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: in
     return x_masked, x
 
 
-def _check_segments(t: Any, ids: np.ndarray) -> np.ndarray:
-    arr = np.asarray(t)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"t: expected integer segment ids 0/1, got dtype {arr.dtype}")
-    if arr.shape != ids.shape:
-        raise ValueError(f"t: expected the shape of x {ids.shape}, got {arr.shape}")
-    bad = arr[(arr != 0) & (arr != 1)]
-    if bad.size:
-        raise ValueError(f"t: expected segment ids in {{0, 1}}, got {int(bad[0])}")
-    return arr.astype(np.float64)
-
-
 def _encoder_head(X: np.ndarray, p: BERTParams | RoBERTaParams, gelu: str,
                   eps: float) -> np.ndarray:
     """De-embedding ``Softmax(X_L W_eᵀ)``, with the MLM head transform and output bias when the
@@ -786,11 +775,11 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
     Row ``j`` is the distribution of the token at position ``j``.
     """
     cfg = _check_encoder(params, BERTParams)
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     if ffn not in ("gelu", "relu"):
         raise ValueError(f"ffn: expected 'gelu' or 'relu', got {ffn!r}")
     ids = _check_ids(x, cfg)
-    tt = _check_segments(t, ids)
+    tt = check_segment_ids(t, ids)
 
     def one(seq: np.ndarray, ts: np.ndarray) -> np.ndarray:
         n = len(seq)
@@ -821,7 +810,7 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
     bidirectional mask.  The real model uses ``gelu="erf"``, ``eps=1e-5`` and the omitted
     pieces of :class:`RoBERTaParams`."""
     cfg = _check_encoder(params, RoBERTaParams)
-    _check_options(gelu, eps)
+    _check_gelu(gelu)
     ids = _check_ids(x, cfg)
     if params.pad_id is not None and np.any(ids == params.pad_id):
         raise ValueError(f"x: contains the padding id {params.pad_id}; this forward handles "
