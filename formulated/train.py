@@ -42,7 +42,8 @@ import torch.nn.functional as F
 from ._checks import as_token_ids, check_int, check_real_type
 from .tokenizers import CharTokenizer
 from .data import tiny_shakespeare_path
-from .models.torch import GPT, GPTConfig, _check_token_tensor, count_parameters, flops_per_token
+from ._checks import check_token_tensor
+from .models.torch import GPT, GPTConfig, count_parameters, flops_per_token
 
 __all__ = ["TrainConfig", "PRESETS", "TrainResult", "CheckpointError", "make_config", "train",
            "load_data", "evaluate", "sample", "next_token_probs", "shape_distribution",
@@ -302,11 +303,11 @@ def _ids_1d(ids: Any, name: str, V: int) -> torch.Tensor:
     """A 1-D sequence of token ids in ``0 .. V-1`` as an int64 CPU tensor (checked on the CPU,
     before anything reaches a GPU, where a bad id is a device-side assert)."""
     if isinstance(ids, torch.Tensor):
-        _check_token_tensor(ids, name, V, values=False)
+        check_token_tensor(ids, name, V, values=False)
         if ids.dim() != 1:
             raise ValueError(f"{name}: expected 1 dimension of token ids, got shape "
                              f"{tuple(ids.shape)}")
-        return _check_token_tensor(ids.cpu().long(), name, V)
+        return check_token_tensor(ids.cpu().long(), name, V)
     return torch.from_numpy(as_token_ids(ids, name, V, ndim=1))
 
 

@@ -28,41 +28,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .._checks import check_int, check_real_type
+from .._checks import IGNORE_INDEX, check_int, check_real_type, check_token_tensor
 
 __all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token"]
-
-IGNORE_INDEX = -100  # a target that F.cross_entropy skips (the padding of val_windows)
-
-
-def _check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
-                        ignore_index: bool = False) -> torch.Tensor:
-    """Check that ``t`` is an integer tensor of token ids in ``0 .. V-1`` (or ``-100`` where
-    ``ignore_index``); the values are checked with one min/max reduction when ``values``."""
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{name}: expected a torch.Tensor of integer token ids, got "
-                        f"{type(t).__name__}")
-    if t.dtype == torch.bool or t.is_floating_point() or t.is_complex():
-        raise TypeError(f"{name}: expected integer token ids, got dtype {t.dtype}")
-    if values and t.numel():
-        lo, hi = (int(v) for v in torch.aminmax(t))
-        low_ok = lo >= (IGNORE_INDEX if ignore_index else 0)
-        if not low_ok or hi >= V:
-            bad = lo if not low_ok else hi
-        elif ignore_index and lo < 0:
-            wrong = (t < 0) & (t != IGNORE_INDEX)   # only reached when some target is negative
-            bad = int(t[wrong][0]) if bool(wrong.any()) else None
-        else:
-            bad = None
-        if bad is not None:
-            where = tuple(int(i) for i in (t == bad).nonzero()[0])
-            extra = f" or {IGNORE_INDEX} (ignored)" if ignore_index else ""
-            raise ValueError(f"{name}: expected token ids in 0..{V - 1}{extra} (vocabulary size "
-                             f"V={V}), got {bad} at index {where}")
-        if ignore_index and hi == IGNORE_INDEX:
-            raise ValueError(f"{name}: every target is {IGNORE_INDEX} (ignored), so the mean "
-                             f"loss would be 0/0; expected at least one target in 0..{V - 1}")
-    return t
 
 
 @dataclass
@@ -232,7 +200,7 @@ class GPT(nn.Module):
         V = self.cfg.V
         on_cpu = not isinstance(idx, torch.Tensor) or idx.device.type == "cpu"
         values = (on_cpu or not self.training) and not torch.compiler.is_compiling()
-        _check_token_tensor(idx, "idx", V, values=values)
+        check_token_tensor(idx, "idx", V, values=values)
         if idx.dim() != 2:
             raise ValueError(f"idx: expected a (B, n) tensor of token ids, got shape "
                              f"{tuple(idx.shape)}")
@@ -242,14 +210,14 @@ class GPT(nn.Module):
         if idx.dtype not in (torch.int64, torch.int32):   # nn.Embedding takes only these two
             idx = idx.long()
         if targets is not None:
-            _check_token_tensor(targets, "targets", V, values=False)
+            check_token_tensor(targets, "targets", V, values=False)
             if targets.shape != idx.shape:
                 raise ValueError(f"targets: expected the shape of idx, (B, n) = {(B, n)}, got "
                                  f"{tuple(targets.shape)}")
             if targets.numel() == 0:
                 raise ValueError(f"targets: expected at least one target (the mean loss of "
                                  f"none is 0/0), got shape {tuple(targets.shape)}")
-            _check_token_tensor(targets, "targets", V, values=values, ignore_index=True)
+            check_token_tensor(targets, "targets", V, values=values, ignore_index=True)
         pos = torch.arange(n, device=idx.device)
         X = self.drop(self.W_e(idx) + self.W_p(pos))
         for block in self.blocks:
