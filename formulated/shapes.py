@@ -22,7 +22,7 @@ import numpy as np
 
 from . import formulas as f
 from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
-from .models.sizes import size as _published_size
+from .models import sizes as published_sizes
 
 __all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table", "symbolic_shape",
            "GPTBlockParams", "random_block_params", "TraceStep", "trace_gpt_block",
@@ -62,7 +62,7 @@ def _s(book, code, shape, meaning, group, gpt1=None, gpt2=None, **letters) -> Sy
 
 def _values(field_name: str) -> tuple[int, int]:
     """GPT-1's and GPT-2 small's value of a dimension, from the table of published sizes."""
-    return tuple(getattr(_published_size(m), field_name) for m in ("GPT-1", "GPT-2 small"))
+    return tuple(getattr(published_sizes.size(m), field_name) for m in ("GPT-1", "GPT-2 small"))
 
 
 # The letters of the sources, read from them: 000/001 "The Formulated GPT-2" (first version and
