@@ -519,7 +519,6 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
     ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT box)."""
     _check_block_options(gelu, ffn)
-    _check_gelu(gelu)
     _check_block_fields(blk, "blk")
     _check_biases(blk)
     X = _check_block_input(X, blk)
@@ -534,7 +533,6 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
 
     ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``."""
     _check_block_options(gelu, "gelu")
-    _check_gelu(gelu)
     _check_block_fields(blk, "blk")
     _check_biases(blk)
     X = _check_block_input(X, blk)
