@@ -227,3 +227,36 @@ def check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
             raise ValueError(f"{name}: every target is {IGNORE_INDEX} (ignored), so the mean "
                              f"loss would be 0/0; expected at least one target in 0..{V - 1}")
     return t
+
+
+def check_positive_number(value: Any, name: str, what: str = "a positive finite number", *,
+                          allow_zero: bool = False) -> float:
+    """Return ``value`` as a float, raising unless it is a real number, finite and > 0 (≥ 0 with
+    ``allow_zero``); ``what`` is how the message describes the expected value.
+
+    A string such as ``"0.1"`` or ``None`` is a ``TypeError`` naming the argument (NumPy would
+    otherwise complain about a ufunc); NumPy scalars (``np.float32(0.1)``) and 0-d arrays are
+    accepted.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name}: expected {what}, got {value}")
+    return value
+
+
+def check_probabilities(p: Any, name: str) -> np.ndarray:
+    """Return ``p`` as a float array of probability vectors (one, or a stack along the last axis,
+    ``(V,)`` or ``(n, V)``): every entry ≥ 0 and each vector summing to 1 (to 1e-9)."""
+    p = as_float_array(p, name, ndim=(1, 2))
+    if np.any(p < 0):
+        raise ValueError(f"{name}: expected probabilities ≥ 0, got a minimum of {p.min()}")
+    sums = p.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        bad = float(np.atleast_1d(sums)[np.argmax(np.abs(np.atleast_1d(sums) - 1))])
+        raise ValueError(f"{name}: expected probabilities summing to 1 along the last axis, "
+                         f"got a sum of {bad}")
+    return p

@@ -1,0 +1,102 @@
+"""Chapter 2, probabilities and information: softmax with a temperature, information content,
+entropy, cross-entropy and Kullback–Leibler divergence, in any logarithm base.
+
+Definitions: def-02-softmax, def-02-temperature, def-02-information, def-02-entropy,
+def-02-cross-entropy-kl (chapters/02_probability_information.md).  Part of
+:mod:`formulated.basics`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_float_array, check_positive_number, check_probabilities
+from ..formulas import softmax
+
+__all__ = ["softmax_temperature", "information_content", "entropy", "cross_entropy",
+           "kl_divergence"]
+
+
+def softmax_temperature(z: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
+    """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens. Shape kept."""
+    temperature = check_positive_number(temperature, "temperature")
+    z = as_float_array(z, "z")
+    return softmax(z / temperature, axis=axis)
+
+
+def _check_base(base: float) -> float:
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, (int, float, np.number)):
+        raise TypeError(f"base: expected a number such as 2 (bits) or np.e (nats), got {base!r}")
+    base = float(base)
+    if not np.isfinite(base) or base <= 0 or base == 1:
+        raise ValueError(f"base: expected a positive number other than 1 (2 for bits, np.e for "
+                         f"nats), got {base}")
+    return base
+
+
+def check_probabilities(p: np.ndarray, name: str) -> np.ndarray:
+    """A probability vector (or a stack of them along the last axis): ≥ 0 and summing to 1."""
+    p = as_float_array(p, name, ndim=(1, 2))
+    if np.any(p < 0):
+        raise ValueError(f"{name}: expected probabilities ≥ 0, got a minimum of {p.min()}")
+    sums = p.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        bad = float(np.atleast_1d(sums)[np.argmax(np.abs(np.atleast_1d(sums) - 1))])
+        raise ValueError(f"{name}: expected probabilities summing to 1 along the last axis, "
+                         f"got a sum of {bad}")
+    return p
+
+
+def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x · ln y`` with the convention ``0 · ln 0 = 0`` (and ``x · ln 0 = −∞`` for x > 0)."""
+    with np.errstate(divide="ignore"):
+        return np.where(x > 0, x * np.log(np.where(x > 0, y, 1.0)), 0.0)
+
+
+def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
+    """Self-information ``I(x) = −log_b p(x)`` of outcomes with probability p (same shape).
+
+    Base 2 gives bits, base e gives nats.  An impossible outcome (p = 0) carries infinite
+    information.
+    """
+    base = _check_base(base)
+    p = as_float_array(p, "p")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError(f"p: expected probabilities in [0, 1], got values in "
+                         f"[{p.min()}, {p.max()}]")
+    with np.errstate(divide="ignore"):
+        return -np.log(p) / np.log(base) + 0.0          # + 0.0 turns −0.0 (for p = 1) into 0.0
+
+
+def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
+    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``, ``(m, V) -> (m,)``."""
+    base = _check_base(base)
+    p = check_probabilities(p, "p")
+    return -_xlogy(p, p).sum(axis=-1) / np.log(base)
+
+
+def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = check_probabilities(p, "p")
+    q = check_probabilities(q, "q")
+    if p.shape != q.shape:
+        raise ValueError(f"q: expected the shape of p {p.shape}, got {q.shape}")
+    return p, q
+
+
+def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
+    """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of q (model) relative to p (truth).
+
+    Infinite when q gives probability 0 to an outcome that p allows.  Shapes as :func:`entropy`.
+    (:func:`formulated.formulas.cross_entropy` is the same quantity in nats, with the model's
+    argument named ``y_hat``.)
+    """
+    base = _check_base(base)
+    p, q = _check_pair(p, q)
+    return -_xlogy(p, q).sum(axis=-1) / np.log(base)
+
+
+def kl_divergence(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
+    """Kullback–Leibler divergence ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``."""
+    base = _check_base(base)
+    p, q = _check_pair(p, q)
+    return (_xlogy(p, p) - _xlogy(p, q)).sum(axis=-1) / np.log(base)
