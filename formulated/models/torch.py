@@ -19,6 +19,7 @@ probabilities: the model we train *is* the formula we read.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -30,7 +31,8 @@ import torch.nn.functional as F
 
 from .._checks import IGNORE_INDEX, check_int, check_real_type, check_token_tensor
 
-__all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token"]
+__all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token",
+           "shape_distribution", "run_eagerly"]
 
 
 @dataclass
@@ -229,6 +231,63 @@ class GPT(nn.Module):
                                    targets.reshape(-1).long(), ignore_index=IGNORE_INDEX)
         return logits, loss
 
+    # -- sampling (chapter 18): the model continues a text -------------------------------------
+
+    @torch.no_grad()
+    def next_token_probs(self, tokenizer: Any, prompt: str, temperature: float = 1.0,
+                         top_k: int | None = None) -> torch.Tensor:
+        """The distribution of the character after ``prompt`` (its last ``n_ctx`` characters),
+        shaped by temperature and top-k (:func:`shape_distribution`): ``(V,)`` on the CPU."""
+        _check_sampling_args(self, tokenizer, prompt, temperature, top_k)
+        ids = tokenizer.encode(prompt)[-self.cfg.n_ctx:]
+        device = next(self.parameters()).device
+        was_training = self.training
+        self.eval()
+        with run_eagerly(self):
+            logits, _ = self(torch.tensor([ids], dtype=torch.long, device=device))
+        self.train(was_training)
+        return shape_distribution(logits[0, -1], temperature, top_k)
+
+    @torch.no_grad()
+    def sample(self, tokenizer: Any, prompt: str = "\n", max_new_tokens: int = 200,
+               temperature: float = 1.0, top_k: int | None = None,
+               generator: torch.Generator | None = None, seed: int | None = 0) -> str:
+        """Continue ``prompt`` by ``max_new_tokens`` characters, one at a time.
+
+        Each step takes the last ``n_ctx`` characters, computes ``p = softmax(logits / T)`` for
+        the next one, keeps only the ``top_k`` largest probabilities (renormalised) if asked, and
+        draws from ``p``.  ``temperature == 0`` means greedy decoding (argmax).  Sampling uses
+        ``generator`` if given, else a fresh one seeded with ``seed``, so the same call gives the
+        same text.
+        """
+        _check_sampling_args(self, tokenizer, prompt, temperature, top_k)
+        max_new_tokens = check_int(max_new_tokens, "max_new_tokens", 0, "an integer >= 0")
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator: expected None or a torch.Generator, got "
+                            f"{type(generator).__name__}")
+        if seed is not None:
+            seed = check_int(seed, "seed", -2**63, "None or an integer")
+        device = next(self.parameters()).device
+        if generator is None:
+            generator = torch.Generator(device="cpu")
+            generator.manual_seed(0 if seed is None else seed)
+        was_training = self.training
+        self.eval()
+        idx = torch.tensor([tokenizer.encode(prompt)], dtype=torch.long, device=device)
+        out: list[int] = []
+        with run_eagerly(self):
+            for _ in range(max_new_tokens):
+                logits, _ = self(idx[:, -self.cfg.n_ctx:])
+                p = shape_distribution(logits[0, -1], temperature, top_k)
+                if temperature == 0:
+                    nxt = int(torch.argmax(p))
+                else:
+                    nxt = int(torch.multinomial(p, 1, generator=generator))
+                out.append(nxt)
+                idx = torch.cat([idx, torch.tensor([[nxt]], device=device)], dim=1)
+        self.train(was_training)
+        return tokenizer.decode(out)
+
 
 def count_parameters(model: nn.Module) -> int:
     """Number of distinct trainable numbers (the tied ``W_e`` counts once)."""
@@ -291,3 +350,66 @@ def to_numpy_params(model: GPT) -> Any:
                             blocks=blocks, gamma_f=arr(model.ln_f.weight),
                             beta_f=arr(model.ln_f.bias))
 
+
+# -- sampling helpers (used by GPT.sample / GPT.next_token_probs and the training loop) ---------
+
+def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
+                       top_k: int | None = None) -> torch.Tensor:
+    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits: ``(V,) -> (V,)``.
+
+    ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the mass on
+    the argmax (greedy decoding); top-k sets every probability outside the ``k`` largest to 0 and
+    renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).
+    """
+    if not isinstance(logits, torch.Tensor) or logits.is_complex() or logits.dtype == torch.bool:
+        raise TypeError(f"logits: expected a real tensor, got "
+                        f"{getattr(logits, 'dtype', type(logits).__name__)}")
+    z = logits.detach().float().cpu().reshape(-1)
+    V = z.numel()
+    if V == 0:
+        raise ValueError("logits: expected at least one logit, got an empty tensor")
+    if bool(torch.isnan(z).any()):
+        raise ValueError(f"logits: expected no NaN, got {int(torch.isnan(z).sum())} NaN of {V} "
+                         f"(a model with NaN weights?)")
+    temperature = check_real_type(temperature, "temperature", "a number >= 0")
+    if not temperature >= 0 or not math.isfinite(temperature):
+        raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
+    if top_k is not None:
+        if isinstance(top_k, (bool, np.bool_)) or not isinstance(top_k, (int, np.integer)):
+            raise TypeError(f"top_k: expected None or an integer >= 1, got {top_k!r} "
+                            f"({type(top_k).__name__})")
+        if not top_k >= 1:
+            raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
+        top_k = int(top_k)
+    if temperature == 0:
+        return F.one_hot(torch.argmax(z), V).float()
+    z = z / temperature
+    if top_k is not None and top_k < V:
+        kth = torch.topk(z, top_k).values[-1]
+        z = z.masked_fill(z < kth, float("-inf"))
+    return torch.softmax(z, dim=-1)
+
+
+def run_eagerly(model: nn.Module) -> Any:
+    """A context in which compiled modules run eagerly: evaluation and sampling have other
+    shapes than training, and recompiling for them would cost more than it saves."""
+    compiled = any(getattr(m, "_compiled_call_impl", None) is not None for m in model.modules())
+    stance = getattr(getattr(torch, "compiler", None), "set_stance", None)
+    if compiled and stance is not None:
+        return stance("force_eager")
+    return contextlib.nullcontext()
+
+
+def _check_sampling_args(model: GPT, tokenizer: Any, prompt: Any, temperature: Any,
+                         top_k: Any) -> None:
+    """The tokenizer fits the model, the prompt is a non-empty string, T and k are valid."""
+    V = getattr(tokenizer, "vocab_size", None)
+    if not (hasattr(tokenizer, "encode") and hasattr(tokenizer, "decode")) \
+            or not isinstance(V, int):
+        raise TypeError(f"tokenizer: expected a CharTokenizer, got {type(tokenizer).__name__}")
+    if V != model.cfg.V:
+        raise ValueError(f"tokenizer: its vocabulary has V={V} tokens but the model's has "
+                         f"V={model.cfg.V}; expected the tokenizer the model was trained with")
+    if not isinstance(prompt, str) or not prompt:
+        raise ValueError(f"prompt: expected a non-empty string, got {prompt!r}")
+    shape_distribution(torch.zeros(2), temperature, top_k)  # validates both, before any work
