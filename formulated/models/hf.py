@@ -27,7 +27,7 @@ import numpy as np
 
 from .._checks import (as_token_ids, check_nonnegative_int, check_positive_int, check_real,
                       check_segment_ids)
-from .numpy import BERTParams, Block, Config, GPTParams, RoBERTaParams
+from .params import BERTParams, Block, Config, GPTParams, RoBERTaParams
 
 __all__ = ["tiny_model", "randomize_", "from_openai_gpt", "from_gpt2", "from_gpt_neo",
            "from_bert", "from_roberta", "hf_probabilities", "KINDS", "OMISSIONS", "box_variant",

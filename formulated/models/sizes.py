@@ -63,7 +63,7 @@ class ModelSize:
         Exact for the decoders (GPT, GPT-2, GPT-3); BERT and RoBERTa also have segment
         embeddings and a pooler, which λ does not count.
         """
-        from .numpy import parameter_count  # here, not at the top: numpy does not need sizes
+        from .params import parameter_count  # here, not at the top: params does not need sizes
 
         return parameter_count(**self.dimensions(), attention_biases=self.attention_biases,
                                final_layer_norm=self.final_layer_norm)
