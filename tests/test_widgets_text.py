@@ -1,8 +1,28 @@
-"""Widgets of chapters 5 and 6: set a control, check the result against numbers worked out by hand."""
+"""The widgets of chapters 5–7: set a control, check the result against numbers worked out by
+hand (shapes, BPE merges) and against Hugging Face's sinusoidal encoding (XLM)."""
 from __future__ import annotations
 
-from formulated.widgets import bpe_widget, shapes_widget
+import matplotlib
 
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from formulated.widgets import bpe_widget, shapes_widget, sinusoidal_encoding_widget  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Headless matplotlib keeps every figure a test creates; close them after each test."""
+    import matplotlib.pyplot as plt
+
+    yield
+    plt.close("all")
+
+
+# -- chapters 5 and 6 ---------------------------------------------------------------------------
 
 def test_shapes_widget_follows_the_sliders():
     w = shapes_widget(B=2, n=5, H=12, A=3, V=11)
@@ -57,3 +77,38 @@ def test_bpe_widget_classic_frequencies():
                                                                     (("e", "w"), 6)]
     assert w.result["segmentation"]["low"] == ("lo", "w</w>")
     assert w.result["segmentation"]["newest"] == ("n", "ew", "est</w>")
+
+
+# -- chapter 7 -----------------------------------------------------------------------------------
+
+def _xlm_pe(n: int, H: int) -> np.ndarray:
+    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
+
+    out = torch.empty(n, H)
+    create_sinusoidal_embeddings(n, H, out)
+    return out.double().numpy()
+
+
+# -- chapter 7 -----------------------------------------------------------------------------------
+
+def test_sinusoidal_widget_follows_length_and_width():
+    w = sinusoidal_encoding_widget()
+    assert w.result["pe"].shape == (32, 32)
+    w.controls["n"].value = 50
+    w.controls["H"].value = 16
+    ref = _xlm_pe(50, 16)
+    assert w.result["pe"].shape == (50, 16)
+    assert np.abs(w.result["pe"] - ref).max() < 1e-6  # the reference is float32
+    sim = torch.from_numpy(ref) @ torch.from_numpy(ref).T
+    assert np.abs(w.result["similarity"] - sim.numpy()).max() < 1e-4
+
+
+def test_sinusoidal_widget_position_row_and_clipping():
+    w = sinusoidal_encoding_widget(n=20, H=8, position=3)
+    ref = _xlm_pe(20, 8)
+    # dot products of position 3 with every position: sum_k cos(w_k (3 - q)), H/2 at q = 3
+    assert np.abs(w.result["row"] - ref[3] @ ref.T).max() < 1e-5
+    assert w.result["row"][3] == pytest.approx(4.0)
+    w.controls["position"].value = 100  # beyond the sequence: clipped to n - 1
+    assert w.result["position"] == 19
+    assert np.abs(w.result["row"] - ref[19] @ ref.T).max() < 1e-5

@@ -1,71 +1,27 @@
-"""Widgets of chapters 10-12: set a control, check the result against torch (not our formulas)."""
+"""The widgets of chapters 11–12: set a control, check the result against torch (not our
+formulas)."""
 from __future__ import annotations
 
-import numpy as np
-import pytest
-import torch
-import torch.nn.functional as F
-from transformers.activations import ACT2FN
+import matplotlib
 
-from formulated.widgets import gelu_widget, layer_norm_widget, multi_head_widget
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from transformers.activations import ACT2FN  # noqa: E402
+
+from formulated.widgets import gelu_widget, layer_norm_widget  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _close_figures():
-    """Headless matplotlib keeps every figure a widget draws; close them after each test."""
+    """Headless matplotlib keeps every figure a test creates; close them after each test."""
     import matplotlib.pyplot as plt
 
     yield
     plt.close("all")
-
-
-def _torch_mha_weights(res: dict, causal: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per-head attention weights (A, n, n) and output (n, H) of nn.MultiheadAttention with the
-    widget's weights copied in (torch stores x @ W as a Linear with weight W.T)."""
-    X = torch.tensor(res["X"])[None]  # (1, n, H)
-    A, H, D = res["W_q"].shape
-    n = X.shape[1]
-    mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True, dtype=torch.float64)
-
-    def fused(W: np.ndarray) -> torch.Tensor:  # (A, H, D) -> (H, A*D), head i in block i
-        return torch.tensor(np.concatenate(list(W), axis=1))
-
-    with torch.no_grad():
-        mha.in_proj_weight.copy_(torch.cat([fused(res[k]).T for k in ("W_q", "W_k", "W_v")]))
-        mha.out_proj.weight.copy_(torch.tensor(res["W_o"]).T)
-    blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), 1) if causal else None
-    out, w = mha(X, X, X, attn_mask=blocked, need_weights=True, average_attn_weights=False)
-    return w[0].detach().numpy(), out[0].detach().numpy()
-
-
-def test_multi_head_widget_head_and_query_match_torch():
-    w = multi_head_widget()
-    first = w.result["weights"].copy()
-    w.controls["head"].value = 3
-    w.controls["query"].value = 4
-    weights, out = _torch_mha_weights(w.result, causal=True)
-    assert not np.allclose(w.result["weights"], first)
-    np.testing.assert_allclose(w.result["weights"], weights[2, 4], atol=1e-12)
-    np.testing.assert_allclose(w.result["pattern"], weights[2], atol=1e-12)
-    np.testing.assert_allclose(w.result["output"], out, atol=1e-12)
-    # causal: the query at position 5 (0-based 4) gives no weight to position 6
-    assert w.result["weights"][5] == 0.0
-
-
-def test_multi_head_widget_bidirectional_mask_matches_torch():
-    w = multi_head_widget()
-    w.controls["query"].value = 1
-    causal_row = w.result["weights"].copy()
-    w.controls["mask"].value = "bidirectional"
-    weights, out = _torch_mha_weights(w.result, causal=False)
-    np.testing.assert_allclose(w.result["weights"], weights[0, 1], atol=1e-12)
-    np.testing.assert_allclose(w.result["output"], out, atol=1e-12)
-    assert causal_row[2:].sum() == 0 and w.result["weights"][2:].sum() > 0
-
-
-def test_multi_head_widget_rejects_bad_head_count():
-    with pytest.raises(ValueError, match="A: expected a number of heads dividing H"):
-        multi_head_widget(H=8, A=3)
 
 
 @pytest.mark.parametrize("x", [-2.7, -0.75, 0.0, 1.3, 3.95])

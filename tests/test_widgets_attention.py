@@ -1,8 +1,6 @@
-"""Widgets of chapters 7-9: set a control, check the result against an independent reference.
-
-References: Hugging Face's sinusoidal encoding (XLM), ``torch.nn.functional`` softmax and
-``scaled_dot_product_attention``, the slides' worked numbers, and masks built with torch.
-"""
+"""The widgets of chapters 8–10: set a control, check the result against an independent
+reference: ``torch.nn.functional`` softmax and ``scaled_dot_product_attention``, the slides' worked
+numbers, masks built with torch, and ``nn.MultiheadAttention``."""
 from __future__ import annotations
 
 import matplotlib
@@ -18,48 +16,16 @@ import torch.nn.functional as F  # noqa: E402
 
 from formulated import examples as ex  # noqa: E402
 from formulated.widgets import (attention_pattern, attention_widget, format_matrix,  # noqa: E402
-                                mask_widget, parse_matrix, sinusoidal_encoding_widget)
+                                mask_widget, multi_head_widget, parse_matrix)
 
 
 @pytest.fixture(autouse=True)
 def _close_figures():
-    yield
+    """Headless matplotlib keeps every figure a test creates; close them after each test."""
     import matplotlib.pyplot as plt
 
+    yield
     plt.close("all")
-
-
-def _xlm_pe(n: int, H: int) -> np.ndarray:
-    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
-
-    out = torch.empty(n, H)
-    create_sinusoidal_embeddings(n, H, out)
-    return out.double().numpy()
-
-
-# -- chapter 7 -----------------------------------------------------------------------------------
-
-def test_sinusoidal_widget_follows_length_and_width():
-    w = sinusoidal_encoding_widget()
-    assert w.result["pe"].shape == (32, 32)
-    w.controls["n"].value = 50
-    w.controls["H"].value = 16
-    ref = _xlm_pe(50, 16)
-    assert w.result["pe"].shape == (50, 16)
-    assert np.abs(w.result["pe"] - ref).max() < 1e-6  # the reference is float32
-    sim = torch.from_numpy(ref) @ torch.from_numpy(ref).T
-    assert np.abs(w.result["similarity"] - sim.numpy()).max() < 1e-4
-
-
-def test_sinusoidal_widget_position_row_and_clipping():
-    w = sinusoidal_encoding_widget(n=20, H=8, position=3)
-    ref = _xlm_pe(20, 8)
-    # dot products of position 3 with every position: sum_k cos(w_k (3 - q)), H/2 at q = 3
-    assert np.abs(w.result["row"] - ref[3] @ ref.T).max() < 1e-5
-    assert w.result["row"][3] == pytest.approx(4.0)
-    w.controls["position"].value = 100  # beyond the sequence: clipped to n - 1
-    assert w.result["position"] == 19
-    assert np.abs(w.result["row"] - ref[19] @ ref.T).max() < 1e-5
 
 
 # -- chapter 8 -----------------------------------------------------------------------------------
@@ -185,3 +151,54 @@ def test_mask_widget_high_temperature_is_uniform_over_allowed_keys():
 def test_attention_pattern_rejects_unknown_kind():
     with pytest.raises(ValueError, match="kind: expected one of"):
         attention_pattern("diagonal", 4)
+
+
+# -- chapter 10 ----------------------------------------------------------------------------------
+
+def _torch_mha_weights(res: dict, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per-head attention weights (A, n, n) and output (n, H) of nn.MultiheadAttention with the
+    widget's weights copied in (torch stores x @ W as a Linear with weight W.T)."""
+    X = torch.tensor(res["X"])[None]  # (1, n, H)
+    A, H, D = res["W_q"].shape
+    n = X.shape[1]
+    mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True, dtype=torch.float64)
+
+    def fused(W: np.ndarray) -> torch.Tensor:  # (A, H, D) -> (H, A*D), head i in block i
+        return torch.tensor(np.concatenate(list(W), axis=1))
+
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([fused(res[k]).T for k in ("W_q", "W_k", "W_v")]))
+        mha.out_proj.weight.copy_(torch.tensor(res["W_o"]).T)
+    blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), 1) if causal else None
+    out, w = mha(X, X, X, attn_mask=blocked, need_weights=True, average_attn_weights=False)
+    return w[0].detach().numpy(), out[0].detach().numpy()
+
+
+def test_multi_head_widget_head_and_query_match_torch():
+    w = multi_head_widget()
+    first = w.result["weights"].copy()
+    w.controls["head"].value = 3
+    w.controls["query"].value = 4
+    weights, out = _torch_mha_weights(w.result, causal=True)
+    assert not np.allclose(w.result["weights"], first)
+    np.testing.assert_allclose(w.result["weights"], weights[2, 4], atol=1e-12)
+    np.testing.assert_allclose(w.result["pattern"], weights[2], atol=1e-12)
+    np.testing.assert_allclose(w.result["output"], out, atol=1e-12)
+    # causal: the query at position 5 (0-based 4) gives no weight to position 6
+    assert w.result["weights"][5] == 0.0
+
+
+def test_multi_head_widget_bidirectional_mask_matches_torch():
+    w = multi_head_widget()
+    w.controls["query"].value = 1
+    causal_row = w.result["weights"].copy()
+    w.controls["mask"].value = "bidirectional"
+    weights, out = _torch_mha_weights(w.result, causal=False)
+    np.testing.assert_allclose(w.result["weights"], weights[0, 1], atol=1e-12)
+    np.testing.assert_allclose(w.result["output"], out, atol=1e-12)
+    assert causal_row[2:].sum() == 0 and w.result["weights"][2:].sum() > 0
+
+
+def test_multi_head_widget_rejects_bad_head_count():
+    with pytest.raises(ValueError, match="A: expected a number of heads dividing H"):
+        multi_head_widget(H=8, A=3)
