@@ -53,7 +53,9 @@ def run_variant(variant: str, timeout_s: float) -> dict[str, str]:
     for key, pat in PATTERNS.items():
         m = pat.search(text)
         row[key] = " / ".join(m.groups()) if m else "-"
-    if rc not in (0, 1):  # 1 = ran, missed the target; anything else is a failure to show
+    # rc 1 means "ran and missed the target" only when the run reported its figures: a Python
+    # exception also exits with 1, and must show as the failure it is.
+    if rc not in (0, 1) or row["final"] == "-":
         row["error"] = text.strip().splitlines()[-1] if text.strip() else "(no output)"
     return row
 
