@@ -47,8 +47,10 @@ def pre(text: str) -> str:
 
 def wrap_box(children: list[W.Widget]) -> W.Box:
     """A row of widgets that wraps onto new lines when the page is narrow."""
+    # No width: 100% here, nor on the widget itself: every widget has a 2 px margin, and a
+    # 100 % width plus margins would stick out of the page by 4 px.
     return W.Box(children, layout=W.Layout(display="flex", flex_flow="row wrap",
-                                           align_items="flex-start", width="100%"))
+                                           align_items="flex-start"))
 
 
 def fit_control(control: W.Widget) -> W.Widget:
@@ -85,14 +87,13 @@ class FormulaWidget(W.VBox):
         self.draw = draw
         self.panels: list[W.Output] = []
         self.figure_box = wrap_box([])
-        self.text = W.HTML(layout=W.Layout(width="100%"))
+        self.text = W.HTML()
         self._holding = 0
         for control in controls.values():
             fit_control(control)
         rows = layout_controls if layout_controls is not None else list(controls.values())
         children = ([W.HTML(f"<b>{html.escape(title)}</b>")] if title else [])
-        super().__init__(children + [wrap_box(rows), self.figure_box, self.text],
-                         layout=W.Layout(width="100%", max_width="100%"))
+        super().__init__(children + [wrap_box(rows), self.figure_box, self.text])
         for control in controls.values():
             control.observe(self.update, names="value")
         self.update()
