@@ -1,17 +1,21 @@
-"""Shared by the training benchmarks: overrides from the command line and the report."""
+"""Shared by the training benchmarks: the process clock, overrides and the report.
+
+Overrides are ``key=value`` arguments parsed by :func:`formulated.training.cli.parse_overrides`
+(the same types as the ``--key value`` options of ``python -m formulated.training``).
+"""
 from __future__ import annotations
 
 import os
 import resource
 import sys
 import time
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from formulated.train import TrainConfig, TrainResult  # noqa: E402
+from formulated.training import TrainResult  # noqa: E402
+from formulated.training.cli import parse_overrides as parse_key_values  # noqa: E402
 
 
 def process_start() -> float:
@@ -24,18 +28,12 @@ def process_start() -> float:
 
 
 def parse_overrides(argv: list[str]) -> dict[str, Any]:
-    """``["lr=1e-3", "max_steps=500"]`` -> ``{"lr": 0.001, "max_steps": 500}`` (typed)."""
-    types = {f.name: f.type for f in fields(TrainConfig)}
-    out: dict[str, Any] = {}
-    for a in argv:
-        if "=" not in a:
-            raise SystemExit(f"argument: expected key=value (a TrainConfig field), got {a!r}")
-        k, v = a.split("=", 1)
-        if k not in types:
-            raise SystemExit(f"argument: unknown field {k!r}; expected one of {sorted(types)}")
-        t = str(types[k])
-        out[k] = int(v) if t.startswith("int") else float(v) if t.startswith("float") else v
-    return out
+    """``["lr=1e-3", "max_steps=500"]`` -> ``{"lr": 0.001, "max_steps": 500}`` (typed); a
+    bad argument exits with its message."""
+    try:
+        return parse_key_values(argv)
+    except ValueError as e:
+        raise SystemExit(str(e)) from e
 
 
 def peak_rss_mb() -> float:

@@ -18,7 +18,7 @@ T0 = process_start()
 
 import torch  # noqa: E402
 
-from formulated.train import sample, train  # noqa: E402
+from formulated.training import train  # noqa: E402
 
 TARGET, LIMIT_S = 1.70, 300.0
 
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
         res = train("cpu", d, overwrite=True, progress=sys.stderr.isatty(), **overrides)
     ok = report(res, T0, TARGET, LIMIT_S)
     print("--- sample (temperature 0.8, top-k 20) ---")
-    print(sample(res.model, res.tokenizer, "\n", 500, temperature=0.8, top_k=20, seed=0))
+    print(res.model.sample(res.tokenizer, "\n", 500, temperature=0.8, top_k=20, seed=0))
     return 0 if ok else 1
 
 

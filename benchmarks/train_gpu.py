@@ -18,7 +18,7 @@ T0 = process_start()
 
 import torch  # noqa: E402
 
-from formulated.train import sample, train  # noqa: E402
+from formulated.training import train  # noqa: E402
 
 TARGET, LIMIT_S = 1.47, 30.0
 
@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
                 extra=f"MFU              {mfu} of {gpu}'s dense bf16 peak; "
                       f"peak GPU memory {mem:.2f} GiB")
     print("--- sample (temperature 0.8, top-k 20) ---")
-    print(sample(res.model, res.tokenizer, "\n", 500, temperature=0.8, top_k=20, seed=0))
+    print(res.model.sample(res.tokenizer, "\n", 500, temperature=0.8, top_k=20, seed=0))
     return 0 if ok else 1
 
 

@@ -9,7 +9,7 @@ Modules, by the chapters that use them:
 - :mod:`formulated.shapes`     — the notation table and a shape tracer through one block (chapter 5)
 - :mod:`formulated.models`     — the models: NumPy (``models.numpy``), Hugging Face loaders
   (``models.hf``) and the trainable PyTorch GPT (``models.torch``) (chapters 13–19)
-- :mod:`formulated.train`      — training loop, checkpoints, CLI (chapter 18)
+- :mod:`formulated.training`   — training: config and presets, data, loop, checkpoints, CLI (chapter 18)
 - :mod:`formulated.widgets`    — every interactive widget of the book
 - :mod:`formulated.errata`     — every source error the book found (appendix B)
 - :mod:`formulated.coverage`   — which source section each chapter covers (appendix D)

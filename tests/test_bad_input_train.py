@@ -18,9 +18,9 @@ import pytest
 import torch
 
 from formulated.tokenizers import CharTokenizer
-from formulated.models.torch import GPT, GPTConfig, flops_per_token
-from formulated.train import (CheckpointError, evaluate, load_checkpoint, make_config,
-                              next_token_probs, sample, shape_distribution, train)
+from formulated.models.torch import GPT, GPTConfig, flops_per_token, shape_distribution
+from formulated.training import (CheckpointError, evaluate, load_checkpoint, make_config,
+                                 train)
 
 CORPUS = "hello world, this is a tiny corpus for the bad-input tests. " * 24
 
@@ -226,26 +226,26 @@ def test_sample_and_next_token_probs_argument_checks(model_tok):
     for t in (big, small):
         msg = rf"tokenizer: its vocabulary has V={t.vocab_size} tokens but the model's has V={V}"
         with pytest.raises(ValueError, match=msg):
-            sample(model, t, "h", 5)
+            model.sample(t, "h", 5)
         # old code: IndexError for the larger one, a silent (V,) distribution for the smaller
         with pytest.raises(ValueError, match=msg):
-            next_token_probs(model, t, "h")
+            model.next_token_probs(t, "h")
     with pytest.raises(TypeError, match=r"seed: expected None or an integer, got 1\.5 \(float\)"):
-        sample(model, tok, "h", 5, seed=1.5)
+        model.sample(tok, "h", 5, seed=1.5)
     with pytest.raises(TypeError, match="generator: expected None or a torch.Generator, got str"):
-        sample(model, tok, "h", 5, generator="g")
+        model.sample(tok, "h", 5, generator="g")
     with pytest.raises(TypeError, match="model: expected a formulated.models.torch.GPT, got NoneType"):
-        next_token_probs(None, tok, "h")
+        GPT.next_token_probs(None, tok, "h")
     with pytest.raises(TypeError, match=r"temperature: expected a number >= 0, got 'a' \(str\)"):
-        next_token_probs(model, tok, "h", temperature="a")
+        model.next_token_probs(tok, "h", temperature="a")
     with pytest.raises(ValueError, match="logits: expected no NaN, got 1 NaN of 3"):
         shape_distribution(torch.tensor([0.0, float("nan"), 1.0]))
     # NumPy numbers are numbers: the same result as the Python ones
-    p = next_token_probs(model, tok, "hel", temperature=np.float32(0.5), top_k=np.int64(3))
-    assert torch.equal(p, next_token_probs(model, tok, "hel", temperature=0.5, top_k=3))
+    p = model.next_token_probs(tok, "hel", temperature=np.float32(0.5), top_k=np.int64(3))
+    assert torch.equal(p, model.next_token_probs(tok, "hel", temperature=0.5, top_k=3))
     assert int((p > 0).sum()) == 3 and float(p.sum()) == pytest.approx(1.0, abs=1e-6)
-    assert sample(model, tok, "h", 6, temperature=np.float32(0.8), seed=np.int64(2)) == \
-        sample(model, tok, "h", 6, temperature=0.8, seed=2)
+    assert model.sample(tok, "h", 6, temperature=np.float32(0.8), seed=np.int64(2)) == \
+        model.sample(tok, "h", 6, temperature=0.8, seed=2)
 
 
 # -- make_config and train arguments -----------------------------------------------------------
@@ -264,8 +264,8 @@ def test_make_config_names_the_field_of_a_wrong_type(field, value, what):
 def test_make_config_accepts_numpy_numbers_as_plain_python_values(base):
     c = make_config(None, lr=np.float32(0.5), beta1=np.float64(0.8), max_steps=np.int64(7),
                     dropout=np.float32(0.25), data=Path(base["data"]))
-    assert (c.lr, c.beta1, c.max_steps, c.dropout) == (0.5, 0.8, 7, 0.25)
-    assert [type(v) for v in (c.lr, c.beta1, c.max_steps, c.dropout, c.data)] == \
+    assert (c.lr, c.beta1, c.max_steps, c.model.dropout) == (0.5, 0.8, 7, 0.25)
+    assert [type(v) for v in (c.lr, c.beta1, c.max_steps, c.model.dropout, c.data)] == \
         [float, float, int, float, str]
     assert c.data == base["data"]
     with pytest.raises(TypeError, match=r"data: expected a path to a text file .* got 5 \(int\)"):

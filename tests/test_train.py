@@ -21,9 +21,10 @@ import torch.nn.functional as F
 from formulated import models
 from formulated.tokenizers import CharTokenizer
 from formulated.models.torch import GPT, GPTConfig, count_parameters, to_numpy_params
-from formulated.train import (PRESETS, CheckpointError, TrainConfig, _lr_lambda, evaluate,
-                              load_checkpoint, load_data, main, make_config, plot_losses,
-                              resolve_device, sample, train, val_windows)
+from formulated.training import (PRESETS, CheckpointError, TrainConfig, evaluate,
+                                 load_checkpoint, load_data, main, make_config, plot_losses,
+                                 resolve_device, train, val_windows)
+from formulated.training.optim import lr_lambda
 
 ROOT = Path(__file__).resolve().parents[1]
 # A tiny run: 1 layer, width 16, context 16, batch 4.
@@ -157,7 +158,7 @@ def test_config_errors_name_the_field():
 
 def test_lr_schedule_warmup_then_cosine():
     cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10, max_steps=110)
-    f = _lr_lambda(cfg)
+    f = lr_lambda(cfg)
     lrs = [cfg.lr * f(s) for s in range(111)]
     assert lrs[0] == pytest.approx(1e-4) and lrs[9] == pytest.approx(1e-3)   # linear warm-up
     assert lrs[10] == pytest.approx(1e-3)
@@ -190,23 +191,23 @@ def test_sampling_is_seeded_and_top_k_1_is_greedy():
     with torch.no_grad():
         for p in model.parameters():
             p.add_(torch.randn_like(p))
-    a = sample(model, tok, "abc", 20, temperature=1.0, seed=3)
-    assert len(a) == 20 and a == sample(model, tok, "abc", 20, temperature=1.0, seed=3)
-    assert a != sample(model, tok, "abc", 20, temperature=1.0, seed=4)
+    a = model.sample(tok, "abc", 20, temperature=1.0, seed=3)
+    assert len(a) == 20 and a == model.sample(tok, "abc", 20, temperature=1.0, seed=3)
+    assert a != model.sample(tok, "abc", 20, temperature=1.0, seed=4)
     # independent greedy decoding: argmax of the logits, the context cut to n_ctx
     ids = tok.encode("abc")
     with torch.no_grad():
         for _ in range(20):
             ids.append(int(model(torch.tensor([ids[-6:]]))[0][0, -1].argmax()))
     greedy = tok.decode(ids[3:])
-    assert sample(model, tok, "abc", 20, temperature=0) == greedy
-    assert sample(model, tok, "abc", 20, temperature=1.5, top_k=1, seed=9) == greedy
+    assert model.sample(tok, "abc", 20, temperature=0) == greedy
+    assert model.sample(tok, "abc", 20, temperature=1.5, top_k=1, seed=9) == greedy
     with pytest.raises(ValueError, match="temperature: expected a number >= 0"):
-        sample(model, tok, "a", 3, temperature=-1)
+        model.sample(tok, "a", 3, temperature=-1)
     with pytest.raises(ValueError, match="top_k: expected None or an integer >= 1"):
-        sample(model, tok, "a", 3, top_k=0)
+        model.sample(tok, "a", 3, top_k=0)
     with pytest.raises(KeyError, match="unknown character"):
-        sample(model, tok, "xyz", 3)
+        model.sample(tok, "xyz", 3)
 
 
 # -- checkpoints: exact resume, corruption, interruption ---------------------------------------
@@ -257,13 +258,13 @@ def test_bad_checkpoints_give_clear_errors_and_are_never_overwritten(tmp_path):
     assert ckpt.read_bytes() == good[: len(good) // 2]  # left as found, nothing written over it
     # a valid torch file that is not ours
     torch.save({"weights": torch.zeros(2)}, ckpt)
-    with pytest.raises(CheckpointError, match="not a checkpoint of formulated.train"):
+    with pytest.raises(CheckpointError, match="not a checkpoint of formulated.training"):
         train(None, run, resume=True, progress=False)
 
 
 def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "formulated.train", "--out", str(out), "--no-progress",
+    cmd = [sys.executable, "-m", "formulated.training", "--out", str(out), "--no-progress",
            "--max_steps", "100000", "--ckpt_interval", "2",
            *sum(([f"--{k}", str(v)] for k, v in TINY.items() if k not in ("ckpt_interval",)), [])]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
@@ -306,7 +307,7 @@ def test_torchrun_two_processes_gloo_equals_one_process(tmp_path):
     """DDP on 2 CPU processes (gloo) computes what one process computes with the same batch."""
     cfg = dict(TINY, max_steps=4, eval_interval=2)
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           "-m", "formulated.train", "--out", str(tmp_path / "ddp"), "--no-progress",
+           "-m", "formulated.training", "--out", str(tmp_path / "ddp"), "--no-progress",
            "--sample", "0", *_cli_args(**cfg)]
     r = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -15,7 +15,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
 from formulated.models.torch import GPT, GPTConfig, count_parameters, flops_per_token
-from formulated.train import _use_bf16, evaluate, load_data, make_config, sample, train
+from formulated.training import evaluate, load_data, make_config, train
+from formulated.training.runtime import use_bf16
 
 # torch.compile's own machinery calls a deprecated torch.jit helper; not ours to fix.
 pytestmark = [pytest.mark.filterwarnings(
@@ -28,7 +29,7 @@ TINY = dict(L=1, A=2, H=16, n_ctx=16, B=4, warmup_steps=2, eval_interval=0, ckpt
 
 def test_amp_choice_and_errors():
     cpu = torch.device("cpu")
-    assert _use_bf16("bf16", cpu) and not _use_bf16("off", cpu) and not _use_bf16("auto", cpu)
+    assert use_bf16("bf16", cpu) and not use_bf16("off", cpu) and not use_bf16("auto", cpu)
     with pytest.raises(ValueError, match="amp: expected 'auto', 'bf16' or 'off', got 'fp8'"):
         make_config("gpu", amp="fp8")
 
@@ -70,8 +71,8 @@ def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampl
     _, _, val_ids = load_data()
     v1 = evaluate(compiled.model, val_ids[:999], 16, batch=7)
     assert v1 == pytest.approx(evaluate(eager.model, val_ids[:999], 16, batch=7), rel=1e-5)
-    s1 = sample(compiled.model, compiled.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
-    assert s1 == sample(eager.model, eager.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
+    s1 = compiled.model.sample(compiled.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
+    assert s1 == eager.model.sample(eager.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
     assert counters["stats"]["unique_graphs"] == graphs
     torch._dynamo.reset()
 

@@ -403,6 +403,9 @@ def run_eagerly(model: nn.Module) -> Any:
 def _check_sampling_args(model: GPT, tokenizer: Any, prompt: Any, temperature: Any,
                          top_k: Any) -> None:
     """The tokenizer fits the model, the prompt is a non-empty string, T and k are valid."""
+    if not isinstance(model, GPT):  # GPT.sample(x, ...) called on something else
+        raise TypeError(f"model: expected a formulated.models.torch.GPT, got "
+                        f"{type(model).__name__}")
     V = getattr(tokenizer, "vocab_size", None)
     if not (hasattr(tokenizer, "encode") and hasattr(tokenizer, "decode")) \
             or not isinstance(V, int):
