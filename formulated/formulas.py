@@ -52,6 +52,9 @@ def diag(x: Any) -> np.ndarray:
     """Diagonal matrix: ``diag(x)[i, j] = x[i]`` if ``i == j`` else ``0``.
 
     Shapes: ``(n,) -> (n, n)``.
+
+    Definition: def-07-diag.
+    Checked by: tests/test_formulas.py::test_diag_matches_torch
     """
     x = as_float_array(x, "x", ndim=1)
     return np.diag(x)
@@ -61,6 +64,9 @@ def stack(x: Any, n: int) -> np.ndarray:
     """Stack_n: the row vector ``x`` repeated ``n`` times, ``Stack_n(x)[i, j] = x[j]``.
 
     Shapes: ``(H,) -> (n, H)``.  Returns a new array (not a broadcast view), so it can be edited.
+
+    Definition: def-07-stack.
+    Checked by: tests/test_formulas.py::test_stack_matches_torch_expand
     """
     x = as_float_array(x, "x", ndim=1)
     n = check_positive_int(n, "n")
@@ -73,6 +79,9 @@ def one_hot(ids: Any, V: int) -> np.ndarray:
     Shapes: ``(n,) -> (n, V)`` (any leading shape ``(...,) -> (..., V)``), float64.
     The math writes token ids as ``1 .. V``; the code uses ``0 .. V-1``.  Float ids (even ``2.0``)
     and ids outside ``0 .. V-1`` raise an error naming ``ids``.
+
+    Definition: def-07-onehot.
+    Checked by: tests/test_formulas.py::test_one_hot_matches_torch
     """
     V = check_positive_int(V, "V")
     ids = as_token_ids(ids, "ids", V)
@@ -84,6 +93,9 @@ def embed(ids: Any, W_e: Any) -> np.ndarray:
 
     Shapes: ``ids (n,)``, ``W_e (V, H) -> (n, H)`` (any leading shape of ``ids``).
     Row ``j`` (0-based) of ``W_e`` is the embedding of token id ``j``, the math's token ``j + 1``.
+
+    Definition: def-07-embedding.
+    Checked by: tests/test_formulas.py::test_embed_matches_nn_embedding_and_one_hot
     """
     W_e = as_float_array(W_e, "W_e", ndim=2)
     ids = as_token_ids(ids, "ids", W_e.shape[0])
@@ -102,6 +114,10 @@ def softmax(X: Any, axis: int = -1) -> np.ndarray:
     ``softmax([1000, 1001])`` is finite.  ``-inf`` entries get probability 0.  A row that is
     entirely ``-inf`` has no softmax (0/0) and raises ``ValueError``; so do NaN and ``+inf``,
     an empty array (nothing to normalize) and an ``axis`` that ``X`` does not have.
+
+    Definition: def-02-softmax.
+    Checked by: tests/test_formulas.py::test_softmax_matches_torch
+    Checked by: tests/test_formulas.py::test_softmax_is_stable_for_large_inputs
     """
     return _softmax(X, axis, "X")
 
@@ -148,6 +164,9 @@ def mask_bidirectional(n: int, kind: str = "additive") -> np.ndarray:
 
     Shapes: ``() -> (n, n)``.  ``kind="additive"`` (the default, used by the book) gives all
     zeros; ``kind="multiplicative"`` gives the sources' literal all-ones matrix.
+
+    Definition: def-09-masks.
+    Checked by: tests/test_formulas.py::test_masks_match_torch_constructions
     """
     n, kind = check_positive_int(n, "n"), _check_kind(kind)
     return np.zeros((n, n)) if kind == "additive" else np.ones((n, n))
@@ -160,6 +179,9 @@ def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
     ``-inf`` where ``j > i``, to be *added* to the scores.  ``kind="multiplicative"``: the
     sources' literal ``1`` where ``j <= i``, ``-inf`` where ``j > i``, meant to be multiplied
     into the scores -- which is wrong for scores ``<= 0`` (see :func:`masked_softmax`).
+
+    Definition: def-09-masks.
+    Checked by: tests/test_formulas.py::test_masks_match_torch_constructions
     """
     n, kind = check_positive_int(n, "n"), _check_kind(kind)
     future = np.triu(np.ones((n, n), dtype=bool), k=1)  # j > i: strictly above the diagonal
@@ -193,6 +215,9 @@ def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray
     The mask may not enlarge the result: ``scores (3, 1)`` with a ``(3, 3)`` mask, or ``(n, m)``
     scores with a ``(B, n, m)`` mask, raise ``ValueError``.  A row whose every position is masked
     raises ``ValueError`` (its softmax would be 0/0); so do empty scores.
+
+    Definition: def-09-masked-attention.
+    Checked by: tests/test_formulas.py::test_masked_softmax_matches_torch
     """
     kind = _check_kind(kind)
     scores = as_float_array(scores, "scores", allow_inf=True)
@@ -244,6 +269,10 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = Tr
     the source box ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores <= 0).
     ``kind`` is checked even without a mask; ``scale`` must be a bool or a finite number; empty
     ``Q``, ``K`` or ``V`` (no query, no key, width 0) raise ``ValueError``.
+
+    Definition: def-08-attention, def-09-masked-attention.
+    Checked by: tests/test_formulas.py::test_attention_matches_sdpa
+    Checked by: tests/test_formulas.py::test_causal_attention_matches_sdpa_is_causal
     """
     kind = _check_kind(kind)
     Q = as_float_array(Q, "Q")
@@ -286,6 +315,9 @@ def concat(*Xs: Any) -> np.ndarray:
 
     Shapes: ``A`` arrays ``(n, D)`` -> ``(n, A*D)`` (widths may differ; leading axes allowed).
     In code, head ``k`` (0-based) fills columns ``k*D .. (k+1)*D - 1``.
+
+    Definition: def-10-concat.
+    Checked by: tests/test_formulas.py::test_concat_matches_torch_cat
     """
     if not Xs:
         raise ValueError("Xs: expected at least one array to concatenate, got none")
@@ -303,6 +335,9 @@ def split_heads(X: Any, A: int) -> np.ndarray:
 
     Column ``d`` of ``X`` becomes head ``d // D``, position ``d % D`` (0-based), i.e. a reshape
     to ``(B, n, A, D)`` followed by swapping the ``n`` and ``A`` axes.  ``A`` must divide the width.
+
+    Definition: def-10-split.
+    Checked by: tests/test_formulas.py::test_split_and_merge_heads_match_torch_view_transpose
     """
     X = as_float_array(X, "X", ndim=3)
     A = check_positive_int(A, "A")
@@ -317,6 +352,9 @@ def merge_heads(X: Any) -> np.ndarray:
 
     The inverse of :func:`split_heads`: swap the ``A`` and ``n`` axes, then reshape, which is
     Concat(head_1, ..., head_A) for every sequence of the batch.
+
+    Definition: def-10-split.
+    Checked by: tests/test_formulas.py::test_split_and_merge_heads_match_torch_view_transpose
     """
     X = as_float_array(X, "X", ndim=4)
     B, A, n, D = X.shape
@@ -345,6 +383,9 @@ def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W
 
     Shapes: ``X (n, H)``, ``mask (n, n)`` or None, ``W_q, W_k, W_v (A, H, D)``,
     ``W_o (A*D, H)`` -> ``(n, H)``.  ``W_q[i]`` (0-based) is the math's ``W^Q_{i+1}``.
+
+    Definition: def-10-mhsa.
+    Checked by: tests/test_formulas.py::test_mhsa_matches_nn_multihead_attention
     """
     kind = _check_kind(kind)
     X = as_float_array(X, "X", ndim=2)
@@ -389,7 +430,11 @@ def multi_head_self_attention_batched(X: Any, mask: Any, W_q: Any, W_k: Any, W_v
 
 
 def relu(x: Any) -> np.ndarray:
-    """ReLU: ``max(0, x)`` elementwise.  Shapes: any -> same."""
+    """ReLU: ``max(0, x)`` elementwise.  Shapes: any -> same.
+
+    Definition: def-03-activations.
+    Checked by: tests/test_formulas.py::test_relu_and_sigmoid_match_torch
+    """
     x = as_float_array(x, "x")
     return np.maximum(x, 0)
 
@@ -398,6 +443,9 @@ def sigmoid(x: Any) -> np.ndarray:
     """Logistic sigmoid ``1 / (1 + exp(-x))`` elementwise, without overflow for large ``|x|``.
 
     Shapes: any -> same.
+
+    Definition: def-03-activations.
+    Checked by: tests/test_formulas.py::test_relu_and_sigmoid_match_torch
     """
     x = as_float_array(x, "x")
     e = np.exp(-np.abs(x))  # <= 1: never overflows
@@ -416,6 +464,10 @@ def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
 
     On ``[-8, 8]`` the tanh form differs from the exact one by at most about 4.7e-4 and the
     sigmoid form by about 2.0e-2 (measured in the tests).  Shapes: any -> same.
+
+    Definition: def-11-gelu, def-11-gelu-approx.
+    Checked by: tests/test_formulas.py::test_gelu_matches_torch
+    Checked by: tests/test_formulas.py::test_gelu_approximation_errors_measured_on_grid
     """
     x = as_float_array(x, "x")
     if approximation == "erf":
@@ -432,6 +484,9 @@ def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
 
     Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H)``, ``b2 (H,)`` -> ``(n, H)``
     (leading axes of ``X`` allowed).
+
+    Definition: def-11-ffn.
+    Checked by: tests/test_formulas.py::test_ffns_match_torch
     """
     X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     return relu(X @ W1 + b1) @ W2 + b2
@@ -444,6 +499,9 @@ def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
     ``approximation`` picks the GELU form (see :func:`gelu`; the sources' box uses
     ``"sigmoid"``, GPT-2 uses ``"tanh"``).  Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``,
     ``W2 (F, H)``, ``b2 (H,)`` -> ``(n, H)`` (leading axes of ``X`` allowed).
+
+    Definition: def-11-ffn.
+    Checked by: tests/test_formulas.py::test_ffns_match_torch
     """
     X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     return gelu(X @ W1 + b1, approximation) @ W2 + b2
@@ -486,6 +544,9 @@ def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
     Shapes: ``X (n, H)`` (or ``(..., H)``), ``gamma (H,)``, ``beta (H,)`` -> same as ``X``.
     ``eps = 0`` (the formula without its safety term) is allowed for rows that are not constant;
     a constant row then raises ``ValueError``, as does an empty ``X``.
+
+    Definition: def-12-layernorm.
+    Checked by: tests/test_formulas.py::test_layer_norm_matches_torch
     """
     X, gamma, beta, eps = _check_ln(X, gamma, beta, eps)
     mu = X.mean(axis=-1, keepdims=True)
@@ -503,6 +564,9 @@ def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.n
 
     Shapes: ``X (n, H)`` (or ``(..., H)``), ``gamma (H,)``, ``beta (H,)`` -> same as ``X``.
     ``eps = 0`` is allowed for rows that are not constant, as in :func:`layer_norm`.
+
+    Definition: def-12-layernorm-std-eps.
+    Checked by: tests/test_formulas.py::test_layer_norm_std_eps_matches_the_notations_code
     """
     X, gamma, beta, eps = _check_ln(X, gamma, beta, eps)
     mu = X.mean(axis=-1, keepdims=True)
@@ -524,6 +588,9 @@ def positional_encoding_sinusoidal(n: int, H: int) -> np.ndarray:
     For odd ``H`` the last (sine) column is kept and its cosine partner dropped.
 
     Shapes: ``() -> (n, H)``.
+
+    Definition: def-07-sinusoidal.
+    Checked by: tests/test_formulas.py::test_positional_encoding_matches_vaswani_reference
     """
     n, H = check_positive_int(n, "n"), check_positive_int(H, "H")
     pos = np.arange(n)[:, None]  # (n, 1)
@@ -548,6 +615,9 @@ def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
 
     Shapes: ``y, y_hat (V,) -> ()`` as a float, or ``(..., V) -> (...)`` for many rows.  ``y``
     is a one-hot or probability vector; both must have entries in ``[0, 1]``.
+
+    Definition: def-17-loss.
+    Checked by: tests/test_formulas.py::test_cross_entropy_matches_torch
     """
     y = as_float_array(y, "y")
     y_hat = as_float_array(y_hat, "y_hat")

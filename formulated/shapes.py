@@ -393,6 +393,9 @@ def trace_gpt_block(ids: Any, params: GPTBlockParams,
     :func:`~formulated.formulas.merge_heads`.  ``gelu_approximation="tanh"`` is GPT-2's GELU.
 
     Returns the steps in order; ``steps[-1].value`` holds the probabilities ``(B, n, V)``.
+
+    Definition: def-05-block.
+    Checked by: tests/test_shapes.py::test_trace_equals_gpt2_block
     """
     ids = _check_trace_args(ids, params)
     if gelu_approximation not in f.GELU_APPROXIMATIONS:

@@ -36,6 +36,9 @@ class CharTokenizer:
 
     ``stoi[c]`` is the id of character ``c`` and ``itos[i]`` the character of id ``i``, so
     ``decode(encode(s)) == s`` for every string made of known characters.
+
+    Definition: def-06-tokenizer.
+    Checked by: tests/test_tokenizers.py::test_char_tokenizer_stoi_itos_round_trip
     """
 
     def __init__(self, chars: Iterable[str]):
@@ -271,6 +274,10 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
     that contain the merged pair only; the result is the same.
 
     Returns the merges in the order learned, each with its count at that moment.
+
+    Definition: def-06-bpe.
+    Checked by: tests/test_tokenizers.py::test_lecture_example_equals_hugging_face
+    Checked by: tests/test_tokenizers.py::test_merges_are_greedy_under_some_tie_breaking
     """
     word_counts = _check_word_counts(word_counts)
     num_merges = check_int(num_merges, "num_merges", 0, "a non-negative integer")
@@ -367,6 +374,10 @@ class BPETokenizer:
     left to right).  **Decoding** joins the tokens and turns each end-of-word marker back into a
     space, so ``decode(encode(s)) == " ".join(s.split())``: the words come back, separated by
     single spaces (BPE with whitespace pre-tokenization does not keep line breaks).
+
+    Definition: def-06-bpe-encode.
+    Checked by: tests/test_tokenizers.py::test_lecture_example_equals_hugging_face
+    Checked by: tests/test_tokenizers.py::test_shakespeare_slice_equals_hugging_face
     """
 
     def __init__(self, merges: Sequence[Merge | tuple[str, str]], alphabet: Iterable[str], *,
@@ -465,6 +476,9 @@ def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> i
     Every merge adds one token (when no two merges produce the same string).  GPT-1:
     ``478 + 40_000 = 40_478``; GPT-2 and GPT-3 (byte-level BPE): ``256 + 50_000 + 1 = 50_257``,
     the one special token being ``<|endoftext|>``.
+
+    Definition: def-06-vocab-size.
+    Checked by: tests/test_tokenizers.py::test_gpt_vocabulary_sizes_against_transformers_configs
     """
     for name, v in (("base_symbols", base_symbols), ("merges", merges),
                     ("special_tokens", special_tokens)):

@@ -18,7 +18,11 @@ __all__ = ["softmax_temperature", "information_content", "entropy", "cross_entro
 
 
 def softmax_temperature(z: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
-    """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens. Shape kept."""
+    """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens. Shape kept.
+
+    Definition: def-02-temperature.
+    Checked by: tests/test_basics.py::test_softmax_temperature_against_torch
+    """
     temperature = check_positive_number(temperature, "temperature")
     z = as_float_array(z, "z")
     return softmax(z / temperature, axis=axis)
@@ -58,6 +62,9 @@ def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
 
     Base 2 gives bits, base e gives nats.  An impossible outcome (p = 0) carries infinite
     information.
+
+    Definition: def-02-information.
+    Checked by: tests/test_basics.py::test_information_quantities_against_torch
     """
     base = _check_base(base)
     p = as_float_array(p, "p")
@@ -69,7 +76,12 @@ def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
 
 
 def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
-    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``, ``(m, V) -> (m,)``."""
+    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``, ``(m, V) -> (m,)``.
+
+    Definition: def-02-entropy.
+    Checked by: tests/test_basics.py::test_information_quantities_against_torch
+    Checked by: tests/test_basics.py::test_information_quantities_with_zeros_and_rows
+    """
     base = _check_base(base)
     p = check_probabilities(p, "p")
     return -_xlogy(p, p).sum(axis=-1) / np.log(base)
@@ -89,6 +101,10 @@ def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarra
     Infinite when q gives probability 0 to an outcome that p allows.  Shapes as :func:`entropy`.
     (:func:`formulated.formulas.cross_entropy` is the same quantity in nats, with the model's
     argument named ``y_hat``.)
+
+    Definition: def-02-cross-entropy-kl.
+    Checked by: tests/test_basics.py::test_information_quantities_against_torch
+    Checked by: tests/test_basics.py::test_cross_entropy_is_entropy_plus_kl
     """
     base = _check_base(base)
     p, q = _check_pair(p, q)
@@ -96,7 +112,12 @@ def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarra
 
 
 def kl_divergence(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
-    """Kullback–Leibler divergence ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``."""
+    """Kullback–Leibler divergence ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``.
+
+    Definition: def-02-cross-entropy-kl.
+    Checked by: tests/test_basics.py::test_information_quantities_against_torch
+    Checked by: tests/test_basics.py::test_cross_entropy_is_entropy_plus_kl
+    """
     base = _check_base(base)
     p, q = _check_pair(p, q)
     return (_xlogy(p, p) - _xlogy(p, q)).sum(axis=-1) / np.log(base)

@@ -22,7 +22,11 @@ __all__ = ["sigmoid", "sigmoid_grad", "tanh", "relu", "tanh_grad", "relu_grad", 
 # (imported above and re-exported here); this section adds tanh and the three derivatives.
 
 def sigmoid_grad(z: np.ndarray) -> np.ndarray:
-    """``σ'(z) = σ(z) (1 − σ(z))``, element-wise."""
+    """``σ'(z) = σ(z) (1 − σ(z))``, element-wise.
+
+    Definition: def-03-activations.
+    Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
+    """
     s = sigmoid(z)
     return s * (1.0 - s)
 
@@ -32,17 +36,28 @@ def tanh(z: np.ndarray) -> np.ndarray:
 
     Evaluated with ``np.tanh``: the quotient of exponentials, taken literally, overflows to
     ``inf/inf = nan`` once |z| > 710.
+
+    Definition: def-03-activations.
+    Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
     """
     return np.tanh(as_float_array(z, "z"))
 
 
 def tanh_grad(z: np.ndarray) -> np.ndarray:
-    """``tanh'(z) = 1 − tanh(z)²``, element-wise."""
+    """``tanh'(z) = 1 − tanh(z)²``, element-wise.
+
+    Definition: def-03-activations.
+    Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
+    """
     return 1.0 - tanh(z) ** 2
 
 
 def relu_grad(z: np.ndarray) -> np.ndarray:
-    """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's autograd)."""
+    """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's autograd).
+
+    Definition: def-03-activations.
+    Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
+    """
     return (as_float_array(z, "z") > 0).astype(np.float64)
 
 
@@ -68,6 +83,9 @@ def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, 
 
     ``Z1 = X W1 + b1`` ``(B, F)``, ``A1 = g(Z1)``, ``Ŷ = A1 W2 + b2``.  Returns Ŷ and a cache
     of the intermediate values that :func:`mlp2_backward` needs.
+
+    Definition: def-03-mlp2.
+    Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
     """
     X = as_float_array(X, "X", ndim=2)
     # Same weight checks as the position-wise FFN of chapter 11: a 2-layer net is that formula.
@@ -86,6 +104,9 @@ def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarr
     Going backwards from J: ``∂J/∂Ŷ = Ŷ − Y``; ``∂J/∂W2 = A1ᵀ ∂J/∂Ŷ``; ``∂J/∂b2 = Σ_rows ∂J/∂Ŷ``;
     ``∂J/∂A1 = ∂J/∂Ŷ W2ᵀ``; ``∂J/∂Z1 = ∂J/∂A1 ⊙ g'(Z1)``; ``∂J/∂W1 = Xᵀ ∂J/∂Z1``;
     ``∂J/∂b1 = Σ_rows ∂J/∂Z1``; ``∂J/∂X = ∂J/∂Z1 W1ᵀ``.  Each gradient has its parameter's shape.
+
+    Definition: def-03-backprop.
+    Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
     """
     Y = as_float_array(Y, "Y", ndim=2)
     check_shape(Y, "Y", cache["Y_hat"].shape)

@@ -36,6 +36,9 @@ def sequence_log_likelihood(cond_probs: np.ndarray, ids: np.ndarray) -> float:
     ``cond_probs (n, V)``: row j is the model's distribution for position j given its context
     (for GPT, the tokens before it); ``ids (n,)`` the tokens that occurred (0-based ids).
     The negative of this, divided by n, is the cross-entropy loss of the sequence.
+
+    Definition: def-17-chain-rule.
+    Checked by: tests/test_basics.py::test_sequence_log_likelihood_against_torch
     """
     cond_probs = check_probabilities(cond_probs, "cond_probs")
     if cond_probs.ndim != 2:
@@ -217,7 +220,12 @@ def _objective_args(model: Any, ids: Any) -> np.ndarray:
 
 
 def gpt_log_likelihood(model, ids: np.ndarray) -> float:
-    """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens before it."""
+    """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens before it.
+
+    Definition: def-17-objectives.
+    Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
+    Checked by: tests/test_basics.py::test_chain_rule_every_order_gives_the_joint
+    """
     ids = _objective_args(model, ids)
     return xlnet_log_likelihood(model, ids, order=range(len(ids)))
 
@@ -226,6 +234,10 @@ def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     """XLNet for one factorisation order z (a permutation of 0..n−1, 0-based):
     ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are; only the
     order in which they are predicted changes.
+
+    Definition: def-17-objectives.
+    Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
+    Checked by: tests/test_basics.py::test_chain_rule_every_order_gives_the_joint
     """
     ids = _objective_args(model, ids)
     order = _positions(order, len(ids), "order")
@@ -249,7 +261,12 @@ def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
 def bert_log_likelihood(model, ids: np.ndarray, masked: Sequence[int]) -> float:
     """BERT's objective: ``Σ_{j ∈ M} log P(x_j | x')``, each masked token predicted separately
     from the corrupted sequence x' (every position not in M).  Equals ``log P(x_M | x')`` only if
-    the masked tokens are independent given x' (chapter 17)."""
+    the masked tokens are independent given x' (chapter 17).
+
+    Definition: def-17-objectives.
+    Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
+    Checked by: tests/test_basics.py::test_bert_objective_is_the_joint_only_under_independence
+    """
     ids = _objective_args(model, ids)
     masked = _positions(masked, len(ids), "masked")
     if not masked:

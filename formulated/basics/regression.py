@@ -31,14 +31,22 @@ def _check_theta(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def linear_predict(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """The linear model ``ŷ_i = θ_0 + Σ_j θ_j x_ij``: ``X (r, p), θ (p+1,) -> ŷ (r,)``."""
+    """The linear model ``ŷ_i = θ_0 + Σ_j θ_j x_ij``: ``X (r, p), θ (p+1,) -> ŷ (r,)``.
+
+    Definition: def-01-linear-model.
+    Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
+    """
     X = as_float_array(X, "X", ndim=2)
     theta = _check_theta(X, theta)
     return theta[0] + X @ theta[1:]
 
 
 def squared_loss(y_hat: np.ndarray, y: np.ndarray) -> float:
-    """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the slides)."""
+    """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the slides).
+
+    Definition: def-01-squared-loss.
+    Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
+    """
     y_hat = as_float_array(y_hat, "y_hat")
     y = as_float_array(y, "y")
     if y_hat.shape != y.shape:
@@ -51,6 +59,9 @@ def squared_loss_grad(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.nda
 
     Component 0 is ``Σ_i (ŷ_i − y_i)``, component j is ``Σ_i (ŷ_i − y_i) x_ij``: equation (3)
     of the slides, with ŷ the model's prediction and y the observed value.
+
+    Definition: def-01-squared-loss.
+    Checked by: tests/test_basics.py::test_squared_loss_grad_against_autograd
     """
     X = as_float_array(X, "X", ndim=2)
     y = as_float_array(y, "y", ndim=1)
@@ -64,6 +75,9 @@ def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     They are equation (3) of the slides set to zero.  Raises if the columns of X̃ are linearly
     dependent (then the minimiser is not unique).
+
+    Definition: def-01-normal-equations.
+    Checked by: tests/test_basics.py::test_closed_form_matches_lstsq
     """
     X = as_float_array(X, "X", ndim=2)
     y = as_float_array(y, "y", ndim=1)
@@ -82,6 +96,9 @@ def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarra
     If θ stops being finite (the iteration diverged), the trajectory ends at the last finite
     point, so its length tells how long the divergence took.  ``grad(theta)`` must return an
     array of θ's shape ``(p,)``, finite at θ_0 (later, an overflow is taken as divergence).
+
+    Definition: def-01-gradient-descent.
+    Checked by: tests/test_basics.py::test_gradient_descent_matches_torch_sgd_and_reaches_the_minimum
     """
     theta = as_float_array(theta0, "theta0", ndim=1).astype(np.float64)
     lr = check_positive_number(lr, "lr", "a positive learning rate")

@@ -19,7 +19,11 @@ __all__ = ["cosine_similarity", "rnn_forward", "rnn_backward", "bptt_gradient_no
 
 
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting): ``(..., H) -> (...)``."""
+    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting): ``(..., H) -> (...)``.
+
+    Definition: def-04-cosine.
+    Checked by: tests/test_basics.py::test_cosine_similarity_against_torch
+    """
     a = as_float_array(a, "a")
     b = as_float_array(b, "b")
     for name, v in (("a", a), ("b", b)):
@@ -62,6 +66,9 @@ def rnn_forward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarra
     ``X (n, d)``, ``h0 (H,)``, ``W_xh (d, H)``, ``W_hh (H, H)``, ``b_h (H,)`` ``-> (n, H)``,
     row t holding h_t.  The same weights serve every step.  (The slides write column vectors,
     ``W_hh h_{t−1}``; with rows the matrices act from the right.)
+
+    Definition: def-04-rnn.
+    Checked by: tests/test_basics.py::test_rnn_forward_against_nn_rnn
     """
     X, h, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
     g, _ = activation_pair(activation)
@@ -93,6 +100,9 @@ def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarr
     plus what flows back from h_{t+1}:  ``δ_t = ∂L/∂h_t``, ``∂L/∂a_t = δ_t ⊙ g'(a_t)``,
     ``δ_{t−1} += ∂L/∂a_t W_hhᵀ``.  Returns the gradients of ``W_xh, W_hh, b_h, h0, X`` and
     ``"dh"`` ``(n, H)``, the total ∂L/∂h_t at every step.
+
+    Definition: def-04-bptt.
+    Checked by: tests/test_basics.py::test_rnn_backward_against_autograd
     """
     X, h0, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
     n, H = len(X), W_hh.shape[0]
@@ -185,6 +195,9 @@ def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMPara
     ``i_t = σ([x_t, h_{t−1}] W_i + b_i)``, ``f_t = σ(… W_f + b_f)``, ``o_t = σ(… W_o + b_o)``,
     ``C̃_t = tanh(… W_C + b_C)``, ``C_t = f_t ⊙ C_{t−1} + i_t ⊙ C̃_t`` and — the equation the
     slides leave out — ``h_t = o_t ⊙ tanh(C_t)``.
+
+    Definition: def-04-lstm.
+    Checked by: tests/test_basics.py::test_lstm_against_nn_lstm
     """
     if not isinstance(p, LSTMParams):
         raise TypeError(f"p: expected LSTMParams, got {type(p).__name__}")

@@ -62,6 +62,9 @@ def mask_sparse_banded(n: int, window: int, kind: str = "additive") -> np.ndarra
     ``window − 1`` positions before it (the "local" pattern of the Sparse Transformer that GPT-3
     cites).  It is causal, Toeplitz (depends on ``i − j`` only), and equals the autoregressive
     mask when ``window ≥ n``.  ``kind`` is as for :func:`mask_autoregressive`.
+
+    Definition: def-14-banded.
+    Checked by: tests/test_models.py::test_banded_mask_equals_gpt_neo_local_pattern
     """
     n = check_positive_int(n, "n")
     window = check_positive_int(window, "window")
@@ -165,7 +168,12 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
     """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
 
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
-    ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT box)."""
+    ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT box).
+
+    Definition: def-12-post-ln.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    Checked by: tests/test_bad_input_numpy.py::test_block_relu_ffn_matches_torch
+    """
     _check_block_options(gelu, ffn)
     check_block(blk, "blk")
     _check_biases(blk)
@@ -179,7 +187,11 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
                  eps: float = 1e-5) -> np.ndarray:
     """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``:
 
-    ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``."""
+    ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``.
+
+    Definition: def-12-pre-ln.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    """
     _check_block_options(gelu, "gelu")
     check_block(blk, "blk")
     _check_biases(blk)
@@ -245,7 +257,11 @@ def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
 
     Row ``i`` (0-based) is the distribution of the token after ``x[0..i]``.  Post-LN layers,
     autoregressive mask, de-embedding with the tied ``W_e``.  ``gelu`` picks the GELU form
-    (``"sigmoid"``: the box's ``x·σ(1.702x)``; the real GPT uses ``"tanh"``)."""
+    (``"sigmoid"``: the box's ``x·σ(1.702x)``; the real GPT uses ``"tanh"``).
+
+    Definition: def-13-gpt.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    """
     cfg = _check_gpt(params, need_final=False)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
@@ -289,7 +305,11 @@ def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
                        eps: float = 1e-5) -> np.ndarray:
     """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)`` or
     ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2 uses
-    ``gelu="tanh"``."""
+    ``gelu="tanh"``.
+
+    Definition: def-14-gpt2.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    """
     cfg = _check_gpt(params, need_final=True)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
@@ -307,7 +327,12 @@ def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
     """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use :func:`mask_sparse_banded`.
 
     ``window`` is the band width (default :func:`default_window` of ``n_ctx``).  Shapes as in
-    :func:`gpt2_probabilities`."""
+    :func:`gpt2_probabilities`.
+
+    Definition: def-14-gpt3.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    Checked by: tests/test_models.py::test_gpt3_default_window_matches_gpt_neo_with_that_window
+    """
     cfg = _check_gpt(params, need_final=True)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
@@ -335,6 +360,9 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
     position of a real token (not ``[CLS]``/``[SEP]``) may be masked.
 
     Returns ``(x', t, x)``, three int arrays of shape ``(n,)``.
+
+    Definition: def-15-input.
+    Checked by: tests/test_models.py::test_bert_input_matches_the_bert_tokenizer
     """
     a = as_token_ids(x_A, "x_A", ndim=1)
     b = as_token_ids(x_B, "x_B", ndim=1)
@@ -364,7 +392,11 @@ def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: in
     """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair, ``<s> x_A </s></s> x_B </s>`` (the
     real tokenizer doubles the separator between sentences); no segment ids.  Returns
     ``(x', x)`` with position ``j_masked`` (0-based, a sentence token) replaced by ``<mask>``.
-    The special ids must be non-negative integers, as for :func:`bert_input`."""
+    The special ids must be non-negative integers, as for :func:`bert_input`.
+
+    Definition: def-15-roberta.
+    Checked by: tests/test_models.py::test_roberta_input_matches_the_roberta_tokenizer
+    """
     a = as_token_ids(x_A, "x_A", ndim=1)
     _check_special_ids(bos_id=bos_id, eos_id=eos_id, mask_id=mask_id)
     parts = [[bos_id], a, [eos_id]]
@@ -419,6 +451,9 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
     Post-LN layers with the bidirectional mask.  ``ffn="relu"`` gives 000's BERT box; the real
     BERT uses ``gelu="erf"`` and ``eps=1e-12`` and the omitted pieces of :class:`BERTParams`.
     Row ``j`` is the distribution of the token at position ``j``.
+
+    Definition: def-15-bert.
+    Checked by: tests/test_models.py::test_parity_with_transformers
     """
     cfg = _check_encoder(params, BERTParams)
     _check_gelu(gelu)
@@ -454,7 +489,11 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
 
     BERT without segment ids: ``X_0 = OneHot(x) W_e + W_p``, post-LN layers with GELU and the
     bidirectional mask.  The real model uses ``gelu="erf"``, ``eps=1e-5`` and the omitted
-    pieces of :class:`RoBERTaParams`."""
+    pieces of :class:`RoBERTaParams`.
+
+    Definition: def-15-roberta.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    """
     cfg = _check_encoder(params, RoBERTaParams)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)

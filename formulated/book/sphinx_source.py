@@ -1,0 +1,142 @@
+"""Sphinx extension: a definition's code and its check, on the page (definition -> code -> check).
+
+Under a ``{prf:definition}`` box a chapter writes (several objects may follow, one box)::
+
+    ```{formulated-source} formulated.formulas.ffn_relu formulated.formulas.ffn_gelu
+    ```
+
+and the rendered page shows, collapsed (one click opens it, via ``sphinx-togglebutton``'s
+``.admonition.dropdown``), the highlighted source of that function and the tests that check it
+against its reference.  The function's docstring carries both facts, one line each::
+
+    Definition: def-11-ffn (more labels separated by commas).
+    Checked by: tests/test_formulas.py::test_ffn_gelu_torch, tests/test_models.py::test_x
+
+so the docstring (what ``help()`` shows) and the page (what a reader sees) cannot disagree.
+:func:`implementations` collects these lines over the package; ``tests/test_definitions.py``
+uses it to check that every label exists, that every box whose label a function names shows
+that function's source, and that every test named exists.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import pkgutil
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from sphinx.application import Sphinx
+
+DIRECTIVE = "formulated-source"
+#: ``Definition: def-11-ffn, def-11-gelu.`` in a docstring: the boxes the object implements.
+DEFINITION_LINE = re.compile(r"^\s*Definitions?:\s*(?P<labels>def-[\w-]+(?:\s*,\s*def-[\w-]+)*)",
+                             re.M)
+#: ``Checked by: tests/test_x.py::test_y, ...`` in a docstring: the tests against a reference.
+CHECKED_LINE = re.compile(r"^\s*Checked by:\s*(?P<tests>.+?)\s*$", re.M)
+TEST_ID = re.compile(r"^tests/[\w/]+\.py::\w+$")
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """One object of :mod:`formulated` whose docstring names definition boxes."""
+
+    name: str                    # dotted path, e.g. "formulated.formulas.ffn_gelu"
+    labels: tuple[str, ...]      # the definition labels it implements
+    tests: tuple[str, ...]       # "tests/test_formulas.py::test_name", ...
+
+
+def docstring_facts(obj: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The labels (``Definition:``) and tests (``Checked by:``) named in ``obj``'s docstring."""
+    doc = inspect.getdoc(obj) or ""
+    labels = tuple(label.strip() for m in DEFINITION_LINE.finditer(doc)
+                   for label in m.group("labels").split(","))
+    tests = tuple(t.strip().rstrip(".") for m in CHECKED_LINE.finditer(doc)
+                  for t in m.group("tests").split(","))
+    return labels, tests
+
+
+def _own_objects(module: Any) -> list[tuple[str, Any]]:
+    """The functions and classes defined in ``module`` (not imported into it)."""
+    return [(k, v) for k, v in vars(module).items()
+            if (inspect.isfunction(v) or inspect.isclass(v))
+            and getattr(v, "__module__", None) == module.__name__]
+
+
+@functools.lru_cache(maxsize=None)
+def implementations(package: str = "formulated") -> tuple[Implementation, ...]:
+    """Every function or class of ``package`` (all submodules) whose docstring has a
+    ``Definition:`` line, under the dotted path of the module that defines it."""
+    root = importlib.import_module(package)
+    names = [package] + [m.name for m in pkgutil.walk_packages(root.__path__, package + ".")]
+    found = []
+    for mod_name in sorted(names):
+        if mod_name.startswith(f"{package}.book.sphinx") or mod_name.endswith("__main__"):
+            continue  # the extensions import Sphinx; a __main__ runs a command line
+        module = importlib.import_module(mod_name)
+        for obj_name, obj in _own_objects(module):
+            labels, tests = docstring_facts(obj)
+            if labels:
+                found.append(Implementation(f"{mod_name}.{obj_name}", labels, tests))
+    return tuple(found)
+
+
+def resolve(dotted: str) -> Callable[..., Any]:
+    """The object at a dotted path such as ``formulated.formulas.ffn_gelu``."""
+    module_name, _, attr = dotted.rpartition(".")
+    if not module_name:
+        raise ValueError(f"{DIRECTIVE}: expected a dotted path such as "
+                         f"formulated.formulas.layer_norm, got {dotted!r}")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+class SourceDirective(Directive):
+    """``{formulated-source} formulated.module.f [formulated.module.g ...]``: one collapsed box
+    with the source of each object named and the tests its docstring names."""
+
+    required_arguments = 1
+    optional_arguments = 8
+    has_content = False
+
+    def _one(self, dotted: str) -> list[nodes.Node]:
+        try:
+            obj = resolve(dotted)
+            source = textwrap.dedent(inspect.getsource(obj)).rstrip("\n")
+        except (ImportError, AttributeError, ValueError, OSError, TypeError) as err:
+            raise self.error(f"{DIRECTIVE}: cannot show the source of {dotted!r}: {err}")
+        env = self.state.document.settings.env
+        env.note_dependency(inspect.getsourcefile(obj))  # rebuild the page when the code changes
+        _, tests = docstring_facts(obj)
+        check = nodes.paragraph()
+        if tests:
+            check += nodes.Text("Checked against its reference by ")
+            for i, test in enumerate(tests):
+                if i:
+                    check += nodes.Text(", ")
+                check += nodes.literal(test, test)
+            check += nodes.Text(".")
+        else:
+            check += nodes.Text("No test names this function.")
+        return [nodes.literal_block(source, source, language="python"), check]
+
+    def run(self) -> list[nodes.Node]:
+        box = nodes.admonition(classes=["dropdown", "formulated-source"])
+        title = nodes.title("", "Code: ")
+        for i, dotted in enumerate(self.arguments):
+            if i:
+                title += nodes.Text(", ")
+            title += nodes.literal(dotted, dotted)
+        box += title
+        for dotted in self.arguments:
+            box.extend(self._one(dotted))
+        return [box]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the ``formulated-source`` directive."""
+    app.add_directive(DIRECTIVE, SourceDirective)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,150 @@
+"""Definition -> code -> check: the docstrings, the chapters and the tests agree.
+
+A function that implements a boxed definition names the box's label (``Definition:``) and the
+tests that check it against a reference (``Checked by:``) in its docstring; the chapter shows
+its source right under the box with the ``formulated-source`` directive
+(formulated/book/sphinx_source.py).  These tests keep the three in step.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from formulated.book.sphinx_source import (DIRECTIVE, TEST_ID, docstring_facts, implementations,
+                                           resolve)
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))
+SOURCE_LINE = re.compile(r"^```\{" + re.escape(DIRECTIVE) + r"\}\s+(?P<names>.+?)\s*$")
+
+
+def definition_boxes(text: str) -> list[tuple[str | None, list[str] | None]]:
+    """Each ``{prf:definition}`` box of a chapter: its label and the objects named by the
+    ``formulated-source`` directive right after it (``None`` if none follows)."""
+    lines = text.splitlines()
+    boxes = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("```{prf:definition}"):
+            i += 1
+            continue
+        label, j = None, i + 1
+        while j < len(lines) and lines[j].strip() != "```":
+            m = re.match(r":label:\s*(\S+)", lines[j])
+            label = m.group(1) if m else label
+            j += 1
+        k = j + 1
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        m = SOURCE_LINE.match(lines[k]) if k < len(lines) else None
+        boxes.append((label, m.group("names").split() if m else None))
+        i = k
+    return boxes
+
+
+def chapter_boxes() -> dict[str, tuple[str, list[str] | None]]:
+    """label -> (chapter file name, objects shown under the box)."""
+    out = {}
+    for path in CHAPTERS:
+        for label, names in definition_boxes(path.read_text(encoding="utf-8")):
+            if label is not None:
+                out[label] = (path.name, names)
+    return out
+
+
+def directives_in_chapters() -> list[tuple[str, str]]:
+    """(chapter file name, dotted name) for every object any ``formulated-source`` shows."""
+    found = []
+    for path in CHAPTERS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = SOURCE_LINE.match(line)
+            if m:
+                found += [(path.name, name) for name in m.group("names").split()]
+    return found
+
+
+def test_functions_name_definitions():
+    # The mechanism is in use: the core formulas and the models name their boxes.
+    named = {impl.name for impl in implementations()}
+    for name in ("formulated.formulas.layer_norm", "formulated.formulas.attention",
+                 "formulated.models.numpy.gpt2_probabilities"):
+        assert name in named
+
+
+def test_every_label_named_in_a_docstring_exists():
+    boxes = chapter_boxes()
+    missing = [(impl.name, label) for impl in implementations() for label in impl.labels
+               if label not in boxes]
+    assert not missing, f"docstrings name definition labels no chapter has: {missing}"
+
+
+def test_every_named_box_shows_the_source_of_its_functions():
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for impl in implementations():
+        for label in impl.labels:
+            wanted[label].add(impl.name)
+    boxes = chapter_boxes()
+    wrong = {}
+    for label, names in wanted.items():
+        if label in boxes:
+            chapter, shown = boxes[label]
+            if shown is None or set(shown) != names:
+                wrong[label] = (chapter, shown, sorted(names))
+    assert not wrong, ("a definition box must be followed by a formulated-source directive "
+                       f"naming the functions that implement it: {wrong}")
+
+
+def test_every_shown_object_names_the_box_above_it():
+    boxes = chapter_boxes()
+    shown_under = {name: label for label, (_, names) in boxes.items() for name in names or ()}
+    for chapter, name in directives_in_chapters():
+        obj = resolve(name)  # the directive's target exists
+        labels, _ = docstring_facts(obj)
+        assert shown_under.get(name) in labels, (
+            f"{chapter}: {name} is shown under box {shown_under.get(name)!r}, but its docstring "
+            f"names {labels}")
+
+
+def _test_names(path: Path) -> set[str]:
+    return set(re.findall(r"(?m)^(?:async )?def (test_\w+)\(", path.read_text(encoding="utf-8")))
+
+
+def test_every_named_test_exists():
+    bad = []
+    for impl in implementations():
+        if not impl.tests:
+            bad.append((impl.name, "names no test"))
+        for test in impl.tests:
+            if not TEST_ID.match(test):
+                bad.append((impl.name, f"{test!r} is not tests/<file>.py::test_name"))
+                continue
+            file, name = test.split("::")
+            path = ROOT / file
+            if not path.exists() or name not in _test_names(path):
+                bad.append((impl.name, f"{test} does not exist"))
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("doc, labels, tests", [
+    ("f(x).\n\nDefinition: def-11-ffn.\nChecked by: tests/test_a.py::test_b\n",
+     ("def-11-ffn",), ("tests/test_a.py::test_b",)),
+    ("Definitions: def-11-gelu, def-11-gelu-approx.\nChecked by: tests/t.py::test_1, "
+     "tests/t.py::test_2\n", ("def-11-gelu", "def-11-gelu-approx"),
+     ("tests/t.py::test_1", "tests/t.py::test_2")),
+    ("No box here.", (), ()),
+])
+def test_docstring_facts_parses_both_lines(doc, labels, tests):
+    def f():
+        pass
+    f.__doc__ = doc
+    assert docstring_facts(f) == (labels, tests)
+
+
+def test_definition_boxes_parser():
+    text = ("```{prf:definition} A\n:label: def-a\n\nx\n```\n\n"
+            "```{formulated-source} m.f m.g\n```\n\n"
+            "```{prf:definition} B\n:label: def-b\n```\ntext\n")
+    assert definition_boxes(text) == [("def-a", ["m.f", "m.g"]), ("def-b", None)]
