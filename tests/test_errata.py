@@ -1,9 +1,11 @@
-"""Every erratum has its proof: the check recomputes it, and the chapter holds the label."""
+"""Every erratum has its proof: the check tells the source's value from the true one, and the
+chapter holds the label."""
 from __future__ import annotations
 
 import pytest
 
-from formulated.errata import ERRATA, SOURCES, errata_table
+from formulated.errata import (ERRATA, ERRATUM_HOLDS, NO_ERRATUM, SOURCES, Erratum, errata_table,
+                               source_counts)
 from _chapters import ROOT, toc_files
 
 
@@ -20,7 +22,49 @@ def test_erratum_has_its_proof(erratum):
     assert erratum.chapter in toc_files(), f"{erratum.chapter} is not in _toc.yml"
     text = (ROOT / f"{erratum.chapter}.md").read_text(encoding="utf-8")
     assert f"({erratum.label})=" in text, f"{erratum.chapter}.md lacks the label ({erratum.label})="
-    assert erratum.check() is True, f"the check of {erratum.key} no longer shows the error"
+
+
+@pytest.mark.parametrize("erratum", ERRATA, ids=[e.key for e in ERRATA])
+def test_check_tells_the_source_from_the_truth(erratum):
+    # The same check, given the source's value and then the corrected one, must answer
+    # differently: a check that cannot fail (a tautology) answers the same both times.
+    assert erratum.stated is not erratum.true
+    assert erratum.verdict(erratum.stated) == ERRATUM_HOLDS, \
+        f"{erratum.key}: the source's value is no longer found wrong"
+    assert erratum.verdict(erratum.true) == NO_ERRATUM, \
+        f"{erratum.key}: the corrected value is found wrong too"
+    assert erratum.holds()
+
+
+def _record(**kw) -> Erratum:
+    base = dict(key="x", sources=("000",), section="s", says="a", correct="b",
+                chapter="chapters/13_gpt", stated=1, true=2, check=lambda v: v == 1)
+    return Erratum(**{**base, **kw})
+
+
+def test_verdict_reads_the_check_and_rejects_a_non_bool():
+    e = _record()
+    assert (e.verdict(1), e.verdict(2)) == (ERRATUM_HOLDS, NO_ERRATUM) and e.holds()
+    assert not _record(check=lambda v: True).holds()       # a tautology does not hold
+    with pytest.raises(TypeError, match="expected a bool"):
+        _record(check=lambda v: 1).verdict(1)
+
+
+def test_record_rejects_unknown_sources_and_kinds():
+    with pytest.raises(ValueError, match="sources: expected ids"):
+        _record(sources=("005",))
+    with pytest.raises(ValueError, match="sources: expected ids"):
+        _record(sources=())
+    with pytest.raises(ValueError, match="kind: expected one of"):
+        _record(kind="typo")
+
+
+def test_source_counts_add_up_to_more_than_the_cases():
+    # 000 and 001 share their boxes: an erratum in both counts once for each (appendix B says so).
+    counts = source_counts()
+    shared = sum(len(e.sources) - 1 for e in ERRATA)
+    assert shared > 0 and sum(counts.values()) == len(ERRATA) + shared
+    assert set(counts) == set(SOURCES)
 
 
 def test_errata_table_rejects_duplicate_keys(monkeypatch):

@@ -1,0 +1,34 @@
+"""Every error the book found in its sources, in one place.
+
+Each chapter that corrects a source shows the computation next to an ``{admonition}`` with a MyST
+label (``(erratum-<key>)=``).  The same case is registered here, in the module of its chapter
+group, with two values -- what the source states and what is true -- and a ``check`` that
+recomputes the truth independently and tells the two apart (see :mod:`.record`).  The errata
+appendix renders this list; ``tests/test_errata.py`` runs every check on both values and verifies
+that the label exists in the chapter named, so the chapters and the appendix cannot disagree.
+
+Modules, by chapter group:
+
+- :mod:`.foundations` — chapters 01–04 (learning from data, information, networks, sequences)
+- :mod:`.text`        — chapters 05–06 (notation, tokenization)
+- :mod:`.attention`   — chapters 07–09 (embeddings, attention, masks)
+- :mod:`.block`       — chapters 10–12 (multi-head attention, FFN and GELU, LayerNorm)
+- :mod:`.models`      — chapters 13–16 (GPT, GPT-2/3, BERT/RoBERTa, parameters)
+- :mod:`.training`    — chapters 17–18 (training objective, training)
+
+To add an erratum: append an :class:`Erratum` to the ``ERRATA`` list of its chapter group.
+Sources are named by their id in :data:`formulated.sources.SOURCES`.
+"""
+from __future__ import annotations
+
+from ..sources import SOURCES
+from . import attention, block, foundations, models, text, training
+from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, Erratum
+from .table import errata_by_chapter, errata_table, source_counts
+
+__all__ = ["Erratum", "ERRATA", "SOURCES", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS",
+           "errata_by_chapter", "errata_table", "source_counts"]
+
+#: Every erratum, in the order of the chapters.
+ERRATA: list[Erratum] = [*foundations.ERRATA, *text.ERRATA, *attention.ERRATA, *block.ERRATA,
+                         *models.ERRATA, *training.ERRATA]

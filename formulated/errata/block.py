@@ -1,0 +1,418 @@
+"""Errata of chapters 10–12 (multi-head attention, FFN and GELU, LayerNorm): sources 000–003.
+
+Each check takes a value (the source's or the corrected one) and recomputes the truth
+independently -- ``torch.nn.MultiheadAttention``, ``torch.nn.functional``, ``transformers``' GPT
+and GPT-2 layers.  The candidate formulas are the package's own (:mod:`formulated.formulas`).
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import formulas as fm
+from .record import Erratum
+
+__all__ = ["ERRATA", "BOX_SYMBOLS"]
+
+_CH10, _CH11, _CH12 = ("chapters/10_multi_head", "chapters/11_ffn_gelu",
+                       "chapters/12_layernorm_residual")
+
+#: The letters 000 and 001 define for the multi-head boxes (their hyperparameters and signatures).
+BOX_SYMBOLS = ("n", "V", "H", "A", "D", "L")
+
+
+def _torch_mha(H: int = 8, A: int = 2, n: int = 5, bias: bool = False):
+    """A seeded ``torch.nn.MultiheadAttention``, its input ``X (n, H)``, causal output and weights."""
+    import torch
+
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(H, A, bias=bias, batch_first=True, dtype=torch.float64)
+    X = torch.from_numpy(np.random.default_rng(0).normal(size=(1, n, H)))
+    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)
+    out, weights = mha(X, X, X, attn_mask=causal, average_attn_weights=False)
+    return mha, X[0].numpy(), out[0].detach().numpy(), weights[0].detach().numpy()
+
+
+def head_count_is_wrong(count: Callable[[dict[str, int]], int]) -> bool:
+    """Does Concat of ``count(box letters)`` heads, times W^O, give torch's multi-head attention?
+
+    ``count`` receives the letters the boxes define (:data:`BOX_SYMBOLS`, valued for a small
+    model); a letter the boxes never define (``h``) raises ``KeyError``, which is the error.
+    """
+    H, A = 8, 2
+    mha, X, ref, _ = _torch_mha(H, A)
+    hp = dict(zip(BOX_SYMBOLS, (len(X), 11, H, A, H // A, 1)))
+    try:
+        k = count(hp)
+    except KeyError:
+        return True
+    W = mha.in_proj_weight.detach().numpy().T            # (H, 3H): [W^Q | W^K | W^V]
+    W_q, W_k, W_v = (W[:, p * H:(p + 1) * H].reshape(H, A, H // A).transpose(1, 0, 2)
+                     for p in range(3))
+    M = fm.mask_autoregressive(len(X))
+    heads = [fm.attention(X @ W_q[i % A], X @ W_k[i % A], X @ W_v[i % A], M) for i in range(k)]
+    try:
+        got = fm.concat(*heads) @ mha.out_proj.weight.detach().numpy().T
+    except ValueError:  # Concat's width does not fit W^O
+        return True
+    return not bool(np.abs(got - ref).max() < 1e-12)
+
+
+def bias_claim_is_wrong(with_biases: bool) -> bool:
+    """Does the box, with (True) or without (False) biases, reproduce ``GPT2Attention``?"""
+    import torch
+    from transformers import GPT2Config
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Attention
+
+    H, A, n = 8, 2, 5
+    D = H // A
+    torch.manual_seed(0)
+    cfg = GPT2Config(n_embd=H, n_head=A, n_positions=16, attn_pdrop=0.0, resid_pdrop=0.0,
+                     attn_implementation="eager")
+    attn = GPT2Attention(cfg, layer_idx=0).double().eval()
+    with torch.no_grad():
+        for p in attn.parameters():
+            p.normal_(0.0, 0.5)  # non-zero biases, as in the trained GPT-2
+    X = np.random.default_rng(0).normal(size=(n, H))
+    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)[None, None]
+    ref = attn(torch.tensor(X)[None], attention_mask=causal)[0][0].detach().numpy()
+    W, b = attn.c_attn.weight.detach().numpy(), attn.c_attn.bias.detach().numpy()  # (H, 3H)
+    W_o, b_o = attn.c_proj.weight.detach().numpy(), attn.c_proj.bias.detach().numpy()
+    M = fm.mask_autoregressive(n)
+    heads = []
+    for i in range(A):
+        cols = [slice(part * H + i * D, part * H + (i + 1) * D) for part in range(3)]
+        q, k, v = (X @ W[:, c] + (b[c] if with_biases else 0.0) for c in cols)
+        heads.append(fm.attention(q, k, v, M))
+    box = fm.concat(*heads) @ W_o + (b_o if with_biases else 0.0)
+    return not bool(np.abs(box - ref).max() < 1e-10)
+
+
+def head_matrix_is_wrong(head_matrix: Callable[[np.ndarray, int, int], np.ndarray]) -> bool:
+    """With ``head_matrix(W, i, D)`` as head i's projection (W the fused ``(H, A·D)`` matrix), are
+    the attention weights of every head those of ``torch.nn.MultiheadAttention``?"""
+    H, A = 8, 2
+    D = H // A
+    mha, X, _, ref = _torch_mha(H, A)
+    W = mha.in_proj_weight.detach().numpy().T
+    W_q, W_k = W[:, :H], W[:, H:2 * H]
+    M = fm.mask_autoregressive(len(X))
+    got = [fm.masked_softmax((X @ head_matrix(W_q, i, D)) @ (X @ head_matrix(W_k, i, D)).T
+                             / np.sqrt(D), M) for i in range(A)]
+    return not bool(np.abs(np.array(got) - ref).max() < 1e-12)
+
+
+def causality_source_is_wrong(component: str) -> bool:
+    """Is ``component`` (``"weights"`` or ``"mask"``) what keeps the future out of attention?
+
+    Test: replace that component by a generic one (fresh random weights; no mask) and change
+    the last token.  If the earlier outputs stay put, the component was not what ensured
+    causality.  The outputs come from ``torch.nn.MultiheadAttention``.
+    """
+    import torch
+
+    H, A, n = 8, 2, 5
+    X = torch.from_numpy(np.random.default_rng(0).normal(size=(1, n, H)))
+    X2 = X.clone()
+    X2[0, -1] += 3.0
+    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)
+    torch.manual_seed(5)                                   # generic (unmasked) weights
+    mha = torch.nn.MultiheadAttention(H, A, batch_first=True, dtype=torch.float64)
+    if component == "weights":
+        mask = causal                                      # weights replaced, mask kept
+    elif component == "mask":
+        mask = None                                        # mask removed, weights kept
+    else:
+        raise ValueError(f"component: expected 'weights' or 'mask', got {component!r}")
+    with torch.no_grad():
+        leak = (mha(X2, X2, X2, attn_mask=mask)[0] - mha(X, X, X, attn_mask=mask)[0])[0, :-1]
+    return not bool(leak.abs().max().item() > 1e-6)       # no leak: it was not the component
+
+
+def gelu_is_wrong(gelu: Callable[[np.ndarray], np.ndarray]) -> bool:
+    """Is ``gelu`` the GELU ``x Φ(x)`` (``torch.nn.functional.gelu``) to 1e-9 on [-8, 8]?"""
+    import torch
+
+    x = torch.linspace(-8, 8, 16001, dtype=torch.float64)
+    return not bool(np.abs(gelu(x.numpy()) - torch.nn.functional.gelu(x).numpy()).max() < 1e-9)
+
+
+def _gpt_mlp_example(kind: str):
+    """A ``transformers`` GPT (``"openai"``) or GPT-2 MLP with non-small random weights, an input
+    and its output, and the weights as ``W1, b1, W2, b2`` arrays."""
+    import torch
+    from transformers import GPT2Config, OpenAIGPTConfig
+    from transformers.models.gpt2.modeling_gpt2 import GPT2MLP
+    from transformers.models.openai.modeling_openai import MLP
+
+    H = 8
+    torch.manual_seed(0)
+    if kind == "openai":
+        mlp = MLP(4 * H, OpenAIGPTConfig(n_embd=H, n_head=2, resid_pdrop=0.0))
+    else:
+        mlp = GPT2MLP(4 * H, GPT2Config(n_embd=H, n_head=2, resid_pdrop=0.0))
+    mlp = mlp.double().eval()
+    with torch.no_grad():
+        for p in mlp.parameters():
+            p.normal_(0.0, 0.5)
+    X = np.random.default_rng(0).normal(size=(5, H))
+    ref = mlp(torch.tensor(X)).detach().numpy()
+    params = [t.detach().numpy() for t in (mlp.c_fc.weight, mlp.c_fc.bias,
+                                          mlp.c_proj.weight, mlp.c_proj.bias)]
+    return X, params, ref
+
+
+def gpt_ffn_is_wrong(ffn: Callable[..., np.ndarray]) -> bool:
+    """Does ``ffn(X, W1, b1, W2, b2)`` reproduce ``transformers``' GPT-1 MLP?"""
+    X, params, ref = _gpt_mlp_example("openai")
+    return not bool(np.abs(ffn(X, *params) - ref).max() < 1e-12)
+
+
+def ffn_shapes_are_wrong(shapes: Callable[[int, int], tuple[tuple[int, int], tuple[int, int]]]
+                         ) -> bool:
+    """Do ``shapes(d, M)`` (of W₁, W₂ in ``W₂·act(W₁·h + b₁) + b₂``, column vectors) hold the
+    weights of ``torch.nn.Linear(d, 4d)`` and ``Linear(4d, d)`` and reproduce the network, for
+    every M the notes might mean (1, d, 4d)?"""
+    import torch
+
+    d = 8
+    torch.manual_seed(0)
+    up, down = torch.nn.Linear(d, 4 * d).double(), torch.nn.Linear(4 * d, d).double()
+    h = torch.randn(d, 1, dtype=torch.float64)
+    ref = down(torch.relu(up(h.T))).T
+    for M in (1, d, 4 * d):
+        s1, s2 = shapes(d, M)
+        try:
+            W1 = up.weight.reshape(s1) if tuple(up.weight.shape) == s1 else torch.ones(s1)
+            W2 = down.weight.reshape(s2) if tuple(down.weight.shape) == s2 else torch.ones(s2)
+            got = W2.double() @ torch.relu(W1.double() @ h + up.bias[:, None]) + down.bias[:, None]
+        except RuntimeError:  # a product of incompatible shapes
+            return True
+        if not torch.allclose(got, ref):
+            return True
+    return False
+
+
+def gelu_count_is_wrong(times: int) -> bool:
+    """Applying GELU ``times`` times between the two layers, is the result GPT-2's MLP?"""
+    X, (W1, b1, W2, b2), ref = _gpt_mlp_example("gpt2")
+    hidden = X @ W1 + b1
+    for _ in range(times):
+        hidden = fm.gelu(hidden, "tanh")
+    return not bool(np.abs(hidden @ W2 + b2 - ref).max() < 1e-12)
+
+
+def layer_norm_is_wrong(layer_norm: Callable[..., np.ndarray]) -> bool:
+    """Does ``layer_norm(X, γ, β, eps)`` match ``torch.nn.functional.layer_norm``, also on nearly
+    constant rows (std ≈ 1e-3) where the place of ε shows?"""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 768, generator=g, dtype=torch.float64)
+    gamma, beta = np.ones(768), np.zeros(768)
+    for rows in (x, x * 1e-3):
+        ref = torch.nn.functional.layer_norm(rows, (768,), eps=1e-5).numpy()
+        if not np.allclose(layer_norm(rows.numpy(), gamma, beta, eps=1e-5), ref, rtol=1e-9,
+                           atol=1e-12):
+            return True
+    return False
+
+
+def epsilon_is_wrong(eps: float | None) -> bool:
+    """Is ``eps`` GPT's and GPT-2's LayerNorm ε (``transformers``' configurations)?
+
+    ``None`` (the boxes list ε without a value) is wrong when the values in use (GPT's, BERT's)
+    give different outputs on a nearly constant row: the box then does not fix its output.
+    """
+    import torch
+    from transformers import BertConfig, GPT2Config, OpenAIGPTConfig
+
+    used = {OpenAIGPTConfig().layer_norm_epsilon, GPT2Config().layer_norm_epsilon}
+    if eps is None:
+        x = torch.tensor([[1.0, 1.002, 0.998, 1.0]], dtype=torch.float64)
+        outs = [torch.nn.functional.layer_norm(x, (4,), eps=e)
+                for e in (*used, BertConfig().layer_norm_eps)]
+        return any((o - outs[0]).abs().max().item() > 0.1 for o in outs)
+    return used != {eps}
+
+
+def block_input_step_is_wrong(step: int) -> bool:
+    """Is the output of 002's Step ``step`` the first block's input X̃?
+
+    Steps 4 (token embedding) and 5 (positional embedding) are computed with the package's
+    ``embed`` from a ``transformers`` GPT-2's own tables; its ``hidden_states[0]`` is X̃.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2Model
+
+    torch.manual_seed(0)
+    model = GPT2Model(GPT2Config(vocab_size=7, n_positions=8, n_embd=8, n_layer=1, n_head=2,
+                                 embd_pdrop=0.0, bos_token_id=0, eos_token_id=0)).double().eval()
+    ids = np.array([3, 1, 3])                              # a repeated token
+    with torch.no_grad():
+        ref = model(torch.tensor(ids)[None], output_hidden_states=True).hidden_states[0][0]
+    W_e, W_p = model.wte.weight.detach().numpy(), model.wpe.weight.detach().numpy()
+    outputs = {4: fm.embed(ids, W_e), 5: fm.embed(ids, W_e) + W_p[:len(ids)]}
+    if step not in outputs:
+        raise ValueError(f"step: expected 4 or 5, got {step!r}")
+    return not bool(np.abs(outputs[step] - ref.numpy()).max() < 1e-12)
+
+
+def ffn_input_is_wrong(z4: Callable[[Any, Any], Any]) -> bool:
+    """Is ``z4(Z₃, ln_2)`` what ``transformers``' GPT-2 block feeds its MLP (seen by a hook)?"""
+    import torch
+    from transformers import GPT2Config
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Block
+
+    H, n = 8, 5
+    torch.manual_seed(0)
+    cfg = GPT2Config(n_embd=H, n_head=2, n_positions=16, resid_pdrop=0.0, attn_pdrop=0.0,
+                     attn_implementation="eager")
+    blk = GPT2Block(cfg, layer_idx=0).double().eval()
+    seen: dict = {}
+    hooks = [blk.mlp.register_forward_hook(lambda m, i, o: seen.update(z4=i[0])),
+             blk.attn.register_forward_hook(lambda m, i, o: seen.update(z2=o[0]))]
+    X = torch.tensor(np.random.default_rng(0).normal(size=(1, n, H)) * 3.0)
+    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)[None, None]
+    with torch.no_grad():
+        blk(X, attention_mask=causal)
+        got = z4(X + seen["z2"], blk.ln_2)
+    for hk in hooks:
+        hk.remove()
+    return not bool(torch.allclose(seen["z4"], got, atol=1e-12))
+
+
+def _sigmoid_gelu(x: np.ndarray) -> np.ndarray:
+    return fm.gelu(x, "sigmoid")
+
+
+def _erf_gelu(x: np.ndarray) -> np.ndarray:
+    return fm.gelu(x, "erf")
+
+
+ERRATA: list[Erratum] = [
+    Erratum(
+        key="concat-h-undefined", sources=("000", "001"),
+        section="Concatenation and Masked Multi-Head Self-Attention boxes",
+        says=r"$\text{Concat}(\bm{X}_1, \ldots, \bm{X}_h)$ with $k = 1, \ldots, A$, and "
+             r"$\text{Concat}(\text{head}_1, \ldots, \text{head}_h)\bm{W}^O$; the letter $h$ "
+             "is never defined.",
+        correct=r"The number of heads is $A$: $\text{Concat}(\text{head}_1, \ldots, "
+                r"\text{head}_A)$, of shape $n \times AD$, the only width that "
+                r"$\bm{W}^O \in \R^{AD \times H}$ accepts.",
+        chapter=_CH10, stated=lambda hp: hp["h"], true=lambda hp: hp["A"],
+        check=head_count_is_wrong),
+    Erratum(
+        key="mhsa-no-biases", sources=("000", "001"), kind="omission",
+        section="Masked Multi-Head Self-Attention box (parameters)",
+        says=r"The parameters are $\bm{W}_i^Q, \bm{W}_i^K, \bm{W}_i^V, \bm{W}^O$ only.",
+        correct=r"GPT and GPT-2 also add biases: $\bm{X}\bm{W}_i^Q + \bm{b}_i^Q$ (likewise "
+                r"for $K$, $V$) and $\ldots\bm{W}^O + \bm{b}^O$, that is $3AD + H$ more "
+                "parameters per layer; with them the box reproduces transformers' "
+                "`GPT2Attention`, without them it does not.",
+        chapter=_CH10, stated=False, true=True, check=bias_claim_is_wrong),
+    Erratum(
+        key="heads-share-weights", sources=("002",),
+        section="Step 7.1 (linear projections)",
+        says="\"we are using the same weight matrices for all heads, weight/parameters "
+             "sharing\" (of the $D \\times D$ matrices $\\bm{W}^{Q}, \\bm{W}^{K}, \\bm{W}^{V}$).",
+        correct=r"Nothing is shared between heads: the big matrix is "
+                r"$[\bm{W}_1^Q \,|\, \cdots \,|\, \bm{W}_A^Q] \in \R^{H \times AD}$ and head "
+                r"$i$ uses only its own $D$ columns; editing them changes head $i$ alone.",
+        chapter=_CH10, stated=lambda W, i, D: W[:, :D],
+        true=lambda W, i, D: W[:, i * D:(i + 1) * D], check=head_matrix_is_wrong),
+    Erratum(
+        key="masked-weights", sources=("002",),
+        section="Masked Multi-Head Attention for Decoder Layer ℓ",
+        says=r"$\bm{W}_h^{Q,M}, \bm{W}_h^{K,M}, \bm{W}_h^{V,M}$ are \"masked weight matrices\" "
+             r"and $\bm{W}^{O,M}$ is \"the masked output transformation matrix ... ensuring that "
+             "future tokens do not influence the predictions\".",
+        correct=r"The weights are ordinary matrices (the same ones serve masked and unmasked "
+                r"attention). Causality comes from the mask added to the scores alone; "
+                r"$\bm{W}^O$ acts on each row separately and can neither cause nor prevent "
+                "a leak from the future.",
+        chapter=_CH10, stated="weights", true="mask", check=causality_source_is_wrong),
+    Erratum(
+        key="gelu-sigmoid-as-exact", sources=("000", "001"),
+        section="Feed-Forward GELU Network box (and FFN_GELU inside the GPT, GPT-2 and BERT "
+                "boxes; in 001 also RoBERTa)",
+        says=r"$\text{GELU}(\bm{X}) = \bm{X} \odot \text{sigmoid}(1.702\bm{X})$, as the "
+             "definition of GELU.",
+        correct=r"$\text{GELU}(x) = x\,\Phi(x)$; $x\,\sigma(1.702x)$ is an approximation, off by "
+                r"up to $0.0203$ (at $|x| \approx 2.27$). GPT and GPT-2 use the tanh "
+                r"approximation, off by at most $4.7 \times 10^{-4}$, BERT and RoBERTa the exact "
+                r"form; with the sigmoid form alone a small random model's probabilities move "
+                r"by about $10^{-3}$ (chapter 13).",
+        chapter=_CH11, stated=_sigmoid_gelu, true=_erf_gelu, check=gelu_is_wrong),
+    Erratum(
+        key="ffn-relu-003", sources=("003",),
+        section="Single Layer: FFN",
+        says=r"$\text{FFN}(\mathcal{H}) = \bm{W}_2 \cdot \text{ReLU}[\bm{W}_1 \cdot \mathcal{H} "
+             r"+ \bm{b}_1] + \bm{b}_2$ for GPT.",
+        correct="GPT's feed-forward network uses GELU (GPT-1 paper; transformers' OpenAI GPT "
+                "configuration `afn=\"gelu\"`, its tanh form).",
+        chapter=_CH11, stated=fm.ffn_relu, true=partial(fm.ffn_gelu, approximation="tanh"),
+        check=gpt_ffn_is_wrong),
+    Erratum(
+        key="ffn-shapes-003", sources=("003",),
+        section="Single Layer: FFN parameter shapes",
+        says=r"$\bm{W}_1 \in \R^{M \times 4d}$, $\bm{W}_2 \in \R^{M \times d}$.",
+        correct=r"In the column-vector form $\bm{W}_2 \cdot \text{act}[\bm{W}_1 \cdot \bm{h} + "
+                r"\bm{b}_1] + \bm{b}_2$: $\bm{W}_1 \in \R^{4d \times d}$, "
+                r"$\bm{W}_2 \in \R^{d \times 4d}$ (the shapes of `torch.nn.Linear` weights); the "
+                r"book's row form uses the transposes $H \times F$ and $F \times H$. With the "
+                r"shapes as written neither product is defined, whatever $M$ is.",
+        chapter=_CH11, stated=lambda d, M: ((M, 4 * d), (M, d)),
+        true=lambda d, M: ((4 * d, d), (d, 4 * d)), check=ffn_shapes_are_wrong),
+    Erratum(
+        key="ffn-table-z1", sources=("002",),
+        section="Step 10 (position-wise FFN) and its matrix description table",
+        says=r"$\bm{Z}^{FF}_1 = \text{GELU}(\bm{Z}_4\bm{W}_1 + \bm{b}_1)$, yet the note and the "
+             r"table call $\bm{Z}^{FF}_1$ the output of the first linear transformation and "
+             r"apply the activation again as $\sigma(\bm{Z}^{FF}_1)$.",
+        correct=r"GELU is applied exactly once: $\bm{Z}_5 = \text{GELU}(\bm{Z}_4\bm{W}_1 + "
+                r"\bm{b}_1)\bm{W}_2 + \bm{b}_2$. Applying it twice (or not at all) no longer "
+                "matches GPT-2's MLP.",
+        chapter=_CH11, stated=2, true=1, check=gelu_count_is_wrong),
+    Erratum(
+        key="layernorm-std-eps", sources=("002",),
+        section="Step 6 (layer normalization code)",
+        says=r"Code `gamma * (x - mean) / (std + eps) + beta`, under the formula "
+             r"$(\bm{x}_t - \mu_t)/\sqrt{\sigma_t^2 + \epsilon}$.",
+        correct=r"The formula (and `torch.nn.LayerNorm`) put $\epsilon$ inside the root: "
+                r"$(\bm{x} - \mu)/\sqrt{\sigma^2 + \epsilon}$. The code's version differs by about "
+                r"$\epsilon/2$ relatively when $\sigma \approx 1$, and by a factor of more "
+                r"than 3 when $\sigma \approx 10^{-3}$.",
+        chapter=_CH12, stated=fm.layer_norm_std_eps, true=fm.layer_norm,
+        check=layer_norm_is_wrong),
+    Erratum(
+        key="layernorm-eps-unspecified", sources=("000", "001"), kind="omission",
+        section="Hyperparameters: Epsilon in Layer Normalization",
+        says=r"Lists $\epsilon$ without a value.",
+        correct=r"GPT and GPT-2 use $\epsilon = 10^{-5}$ (BERT uses $10^{-12}$); the value "
+                "changes the output of LayerNorm for rows whose variance is small.",
+        chapter=_CH12, stated=None, true=1e-5, check=epsilon_is_wrong),
+    Erratum(
+        key="step6-input-step4", sources=("002",),
+        section="Step 6 and \"Layer Normalization Before Projection\" (step numbers)",
+        says=r"For $\ell = 1$, $\tilde{\bm{X}}$ is \"the output from Step 4 (Positional "
+             "Embedding)\"; the final LayerNorm is titled \"Step 10\".",
+        correct=r"A numbering slip: the words in brackets name the right step, Step 5 "
+                r"(positional embedding); Step 4's output, the token embedding alone, is not "
+                r"the block's input. Likewise the final LayerNorm follows Step 11 (Step 10 is "
+                "the FFN), so it is Step 12.",
+        chapter=_CH12, stated=4, true=5, check=block_input_step_is_wrong),
+    Erratum(
+        key="ffn-input-z4", sources=("002",),
+        section="Step 10 matrix description table, row \"Input to FFN in Layer ℓ\"",
+        says=r"$\bm{Z}_4$ is the \"output from the residual connection that adds the normalized "
+             "self-attention outputs to the initial input embeddings\".",
+        correct=r"$\bm{Z}_4 = \text{LayerNorm}(\bm{Z}_3)$, and the residual sum is "
+                r"$\bm{Z}_3 = \tilde{\bm{X}} + \text{MaskedMultiHead}(\text{LayerNorm}"
+                r"(\tilde{\bm{X}}))$: in a pre-LN block the attention's input is normalized, "
+                "not its output.",
+        chapter=_CH12, stated=lambda z3, ln: z3, true=lambda z3, ln: ln(z3),
+        check=ffn_input_is_wrong),
+]

@@ -1,0 +1,319 @@
+"""Errata of chapters 01–04 (learning from data, information, networks, sequences): source 004.
+
+Each check takes a value (the slides' or the corrected one) and recomputes the truth by an
+independent route -- a simulation, ``numpy.linalg``, ``torch`` -- to say whether it is wrong.
+Imports of heavy libraries sit inside the checks so that importing the errata stays cheap.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .record import Erratum
+
+__all__ = ["ERRATA"]
+
+_CH01, _CH02, _CH04 = ("chapters/01_learning_from_data", "chapters/02_probability_information",
+                       "chapters/04_sequences")
+
+
+def go_learner_is_wrong(kind: str) -> bool:
+    """Can a learner of ``kind`` (``"unsupervised"``/``"reinforcement"``) find Go's winning move?
+
+    One-move games: the same 200 recorded moves in two worlds that differ only in which move wins.
+    An unsupervised learner sees the moves alone (it picks the most frequent one); a reinforcement
+    learner also sees each game's reward.  Wrong when the learner misses the winner in some world.
+    """
+    moves = np.random.default_rng(0).integers(0, 2, 200)
+    worlds = {winner: (moves == winner).astype(float) for winner in (0, 1)}
+
+    def learn(reward: np.ndarray) -> int:
+        if kind == "unsupervised":
+            return int(np.bincount(moves, minlength=2).argmax())  # no access to the reward
+        if kind == "reinforcement":
+            return int(np.argmax([reward[moves == a].mean() for a in (0, 1)]))
+        raise ValueError(f"kind: expected 'unsupervised' or 'reinforcement', got {kind!r}")
+
+    return any(learn(reward) != winner for winner, reward in worlds.items())
+
+
+def gradient_sign_is_wrong(sign: float) -> bool:
+    """Is ``sign * Σ(ŷ_i − y_i) x_ij`` the gradient of ½Σ(ŷ_i − y_i)² with ŷ observed, y = Xθ?
+
+    torch's autograd gives the truth for a seeded regression problem.
+    """
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(20, generator=g, dtype=torch.float64)
+    observed = 1.0 + 2.0 * x + 0.1 * torch.randn(20, generator=g, dtype=torch.float64)
+    theta = torch.tensor([0.3, -0.5], dtype=torch.float64, requires_grad=True)
+    computed = theta[0] + theta[1] * x                        # y_i of equation (1)
+    (0.5 * ((observed - computed) ** 2).sum()).backward()     # equation (2), ŷ observed
+    eq3 = torch.stack([(observed - computed).sum(), ((observed - computed) * x).sum()]).detach()
+    return not bool(torch.allclose(theta.grad, sign * eq3))
+
+
+def slides_convex(f: Callable[[np.ndarray], np.ndarray], t: np.ndarray) -> bool:
+    """The slides' definition: positive, has a minimum, and increases from it in both directions."""
+    y = f(t)
+    k = int(np.argmin(y))
+    return bool(np.all(y >= 0) and 0 < k < len(t) - 1
+                and np.all(np.diff(y[:k + 1]) < 0) and np.all(np.diff(y[k:]) > 0))
+
+
+def chord_convex(f: Callable[[np.ndarray], np.ndarray], t: np.ndarray) -> bool:
+    """Convex: every chord lies on or above the graph (random pairs and weights from ``t``'s range)."""
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(t.min(), t.max(), (2, 2000))
+    lam = rng.uniform(0, 1, 2000)
+    return bool(np.all(f(lam * a + (1 - lam) * b) <= lam * f(a) + (1 - lam) * f(b) + 1e-12))
+
+
+def convexity_definition_is_wrong(definition: Callable[..., bool]) -> bool:
+    """Does ``definition(f, grid)`` call convex exactly the convex ones of four test functions?
+
+    The truth is computed another way: a function sampled on a uniform grid is convex when its
+    second differences are nowhere negative (√|θ| has negative ones; θ², |θ|, (θ−1)² − 1 do not).
+    """
+    t = np.linspace(-4, 4, 801)
+    tests = [np.square, np.abs, lambda u: np.sqrt(np.abs(u)), lambda u: (u - 1) ** 2 - 1]
+    truth = [bool(np.all(np.diff(f(t), 2) >= -1e-12)) for f in tests]
+    return [definition(f, t) for f in tests] != truth
+
+
+def convergence_rule_is_wrong(converges: Callable[[float, np.ndarray], bool]) -> bool:
+    """Does ``converges(alpha, A)`` predict when gradient descent on ½θᵀAθ reaches the minimum?
+
+    The truth is measured: :func:`formulated.basics.gradient_descent` from five random starting
+    points, 200 steps, at four learning rates on each side of 2/λ_max.
+    """
+    from ..basics import gradient_descent
+
+    A = np.array([[3.0, 1.0], [1.0, 2.0]])                 # L(θ) = ½ θᵀAθ, convex
+    lam = np.linalg.eigvalsh(A)[-1]
+    starts = np.random.default_rng(0).normal(size=(5, 2)) * 3
+    for alpha in np.array([0.5, 1.5, 2.2, 3.0]) / lam:
+        reached = [np.linalg.norm(gradient_descent(lambda th: A @ th, s, alpha, 200)[-1]) < 1e-6
+                   for s in starts]
+        if any(r != converges(float(alpha), A) for r in reached):
+            return True
+    return False
+
+
+def update_rule_is_wrong(rule: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> bool:
+    """Does ``rule(θ, ∂L/∂θ, α)``, iterated, reach the least-squares θ* (from ``numpy.linalg.lstsq``)?"""
+    from ..basics import squared_loss_grad
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 1))
+    y = 2.0 - 1.5 * X[:, 0] + 0.1 * rng.normal(size=30)
+    star = np.linalg.lstsq(np.c_[np.ones(30), X], y, rcond=None)[0]
+    theta = np.array([0.5, 0.5])
+    for _ in range(200):
+        theta = rule(theta, squared_loss_grad(X, y, theta), 0.01)
+    return not bool(np.linalg.norm(theta - star) < 1e-6)
+
+
+def loss_change_sign_is_wrong(sign: float) -> bool:
+    """Is L(θ+Δ) ≈ L(θ) + sign·(∂L/∂θ)Δ to first order?  Shrinking Δ tenfold must shrink the
+    error about a hundredfold (second order); a wrong sign leaves a first-order error (tenfold)."""
+    L = lambda t: (t - 3.0) ** 2  # noqa: E731
+    dL = lambda t: 2 * (t - 3.0)  # noqa: E731
+    errs = [abs(L(1.0 + d) - (L(1.0) + sign * dL(1.0) * d)) for d in (1e-2, 1e-3)]
+    return not errs[0] / errs[1] > 90
+
+
+def feature_scaler_is_wrong(scale: Callable[[np.ndarray], np.ndarray]) -> bool:
+    """Does a linear regression on ``scale(features)`` still fit a target made from the features?
+
+    Samples with features in the slides' ranges (0–10 and 10,000–100,000); the target is linear
+    in them, so a good scaling keeps R² ≈ 1 (least squares by ``numpy.linalg.lstsq``).
+    """
+    rng = np.random.default_rng(0)
+    F = np.c_[rng.uniform(0, 10, 50), rng.uniform(10_000, 100_000, 50)]
+    y = 3.0 * F[:, 0] - 2e-4 * F[:, 1] + rng.normal(0, 0.1, 50)
+    Z = np.c_[np.ones(50), scale(F)]
+    resid = y - Z @ np.linalg.lstsq(Z, y, rcond=None)[0]
+    r2 = 1 - resid @ resid / ((y - y.mean()) @ (y - y.mean()))
+    return not bool(r2 > 0.9)
+
+
+def eliminated_count_is_wrong(n_eliminated: int) -> bool:
+    """Three yes/no answers about a secret among 8 equally likely values: how many are eliminated?
+
+    Played out for every secret; wrong when some game eliminates another number.
+    """
+    for secret in range(8):
+        candidates = list(range(8))
+        for bit in (4, 2, 1):
+            candidates = [c for c in candidates if (c & bit) == (secret & bit)]
+        if 8 - len(candidates) != n_eliminated:
+            return True
+    return False
+
+
+def kl_identity_base_is_wrong(base: float | None) -> bool:
+    """Is KL(p‖q) = H(p, q) − H(p) with H(p, q) in log₂ (equation (7)) and H(p) in ``base``?
+
+    ``None`` is the slides' unspecified log: it is read in every usual base (2, e, 10), and the
+    identity must hold under every reading.  KL comes from ``torch.distributions`` (nats), in bits.
+    """
+    import torch
+    from torch.distributions import Categorical, kl_divergence
+
+    from ..basics import cross_entropy, entropy
+
+    p, q = np.array([0.5, 0.25, 0.25]), np.array([0.2, 0.5, 0.3])
+    kl_bits = kl_divergence(Categorical(torch.from_numpy(p)),
+                            Categorical(torch.from_numpy(q))).item() / np.log(2)
+    readings = (2.0, np.e, 10.0) if base is None else (base,)
+    return any(abs(cross_entropy(p, q, base=2) - entropy(p, base=b) - kl_bits) > 1e-12
+               for b in readings)
+
+
+def lstm_output_is_wrong(output: Callable[[np.ndarray, np.ndarray], np.ndarray] | None) -> bool:
+    """Does the slides' cell with ``h_t = output(o_t, C_t)`` reproduce ``torch.nn.LSTM``?
+
+    ``None`` is the slides as written: ``h_t`` is never defined, so ``h`` keeps its initial value.
+    """
+    import torch
+
+    from ..basics import sigmoid, tanh
+
+    torch.manual_seed(0)
+    d, H, n = 3, 4, 5
+    lstm = torch.nn.LSTM(d, H, batch_first=True, dtype=torch.float64)
+    X = np.random.default_rng(0).normal(size=(n, d))
+    ref = lstm(torch.from_numpy(X)[None])[0][0].detach().numpy()
+    Wi, Wh = lstm.weight_ih_l0.detach().numpy(), lstm.weight_hh_l0.detach().numpy()
+    b = (lstm.bias_ih_l0 + lstm.bias_hh_l0).detach().numpy()
+    Ws = [np.vstack([Wi[k * H:(k + 1) * H].T, Wh[k * H:(k + 1) * H].T]) for k in range(4)]
+    bs = [b[k * H:(k + 1) * H] for k in range(4)]             # torch's gate order: i, f, g, o
+    h, c, hs = np.zeros(H), np.zeros(H), []
+    for x in X:
+        z = np.concatenate([x, h])
+        i, f, o = (sigmoid(z @ Ws[k] + bs[k]) for k in (0, 1, 3))
+        c = f * c + i * tanh(z @ Ws[2] + bs[2])
+        h = h if output is None else output(o, c)
+        hs.append(h)
+    return not bool(np.abs(np.array(hs) - ref).max() < 1e-12)
+
+
+def _standardise(F: np.ndarray) -> np.ndarray:
+    return (F - F.mean(0)) / F.std(0)
+
+
+def _softmax_rows(F: np.ndarray) -> np.ndarray:
+    from ..formulas import softmax
+
+    return softmax(F, axis=-1)
+
+
+def _h_t(o: np.ndarray, c: np.ndarray) -> np.ndarray:
+    from ..basics import tanh
+
+    return o * tanh(c)
+
+
+def _always(alpha: float, A: Any) -> bool:
+    return True
+
+
+def _below_two_over_lambda(alpha: float, A: np.ndarray) -> bool:
+    return alpha < 2 / np.linalg.eigvalsh(A)[-1]
+
+
+ERRATA: list[Erratum] = [
+    Erratum(
+        key="004-go-unsupervised", sources=("004",),
+        section='"Types of Machine Learning & Basic Definitions"',
+        says="unsupervised learning: the machine groups unsorted information without training "
+             "data; *e.g., playing GO*",
+        correct="learning to play Go is reinforcement learning: the signal is the outcome "
+                "(reward) of the games, which no grouping of unlabelled positions can recover "
+                "(AlphaGo added self-play reinforcement learning to supervised learning from "
+                "expert moves)",
+        chapter=_CH01, stated="unsupervised", true="reinforcement", check=go_learner_is_wrong),
+    Erratum(
+        key="004-prediction-observation-swapped", sources=("004",),
+        section='"Gradient Descent", equation (3)',
+        says="with $y_i$ computed by the model (1) and $\\hat y_i$ observed (as the slides say), "
+             "$\\partial L/\\partial\\theta_j = \\sum_i(\\hat y_i - y_i)x_{ij}$",
+        correct="the derivative of $L = \\tfrac12\\sum_i(\\hat y_i - y_i)^2$ is "
+                "$-\\sum_i(\\hat y_i - y_i)x_{ij}$: only the sign is wrong, which does not matter "
+                "when the equation is set to $0$ but reverses a gradient step",
+        chapter=_CH01, stated=+1.0, true=-1.0, check=gradient_sign_is_wrong),
+    Erratum(
+        key="004-convexity-definition", sources=("004",), section='"Linear Regression"',
+        says="a function that is always positive, has a minimum and increases monotonically from "
+             "it in both directions “is called a convex function”",
+        correct="convex means every chord lies above the graph, "
+                "$f(\\lambda a + (1-\\lambda) b) \\le \\lambda f(a) + (1-\\lambda) f(b)$; "
+                "$\\sqrt{|\\theta|}$ has the listed properties and is not convex, and "
+                "$(\\theta - 1)^2 - 1$ is convex without being positive. (The squared loss is "
+                "convex, and ≥ 0 rather than > 0.)",
+        chapter=_CH01, stated=slides_convex, true=chord_convex,
+        check=convexity_definition_is_wrong),
+    Erratum(
+        key="004-convex-always-converges", sources=("004",), kind="omission",
+        section='"Gradient Descent"',
+        says="for a convex function it does not matter what the initial weights are as it will "
+             "always converge",
+        correct="the starting point indeed does not matter, but only if the learning rate is "
+                "small enough: on a convex quadratic gradient descent converges from every "
+                "start when $\\alpha < 2/\\lambda_{\\max}$ (largest eigenvalue of the Hessian) "
+                "and diverges from every start but the minimum above it",
+        chapter=_CH01, stated=_always, true=_below_two_over_lambda,
+        check=convergence_rule_is_wrong),
+    Erratum(
+        key="004-gradient-step", sources=("004",), section='"Gradient Descent"',
+        says="$\\Delta\\theta_j = \\alpha\\theta_j$, $\\theta'_j = \\theta_j + \\Delta\\theta_j$",
+        correct="$\\theta_j \\leftarrow \\theta_j - \\alpha\\,\\partial L/\\partial\\theta_j$; the "
+                "slides' rule multiplies θ by $1+\\alpha$ whatever the data, and walks away from "
+                "the minimum",
+        chapter=_CH01, stated=lambda th, g, a: th + a * th, true=lambda th, g, a: th - a * g,
+        check=update_rule_is_wrong),
+    Erratum(
+        key="004-loss-change-sign", sources=("004",), section='"Gradient Descent"',
+        says="$L' = L - \\frac{\\partial L}{\\partial \\theta_j}(\\alpha\\theta_j)$ after the "
+             "step $\\Delta\\theta_j = \\alpha\\theta_j$",
+        correct="to first order $L' = L + \\frac{\\partial L}{\\partial\\theta_j}\\Delta\\theta_j$ "
+                "(a plus sign); with the correct step $\\Delta\\theta_j = -\\alpha\\,\\partial L/"
+                "\\partial\\theta_j$ this is $L - \\alpha(\\partial L/\\partial\\theta_j)^2 \\le L$",
+        chapter=_CH01, stated=-1.0, true=+1.0, check=loss_change_sign_is_wrong),
+    Erratum(
+        key="004-softmax-feature-scaling", sources=("004",), section='"SoftMax"',
+        says="features of different magnitudes “are normalized with the softmax function prior "
+             "to inputting in a regression model”",
+        correct="softmax turns a vector of scores (logits) into a probability distribution; "
+                "applied to a sample's features it maps samples with features 0–10 and "
+                "10,000–100,000 all to (0, 1), erasing them, and a regression on the result fits "
+                "nothing. Features are scaled per feature across samples (e.g. standardised)",
+        chapter=_CH02, stated=_softmax_rows, true=_standardise, check=feature_scaler_is_wrong),
+    Erratum(
+        key="004-bits-eliminate", sources=("004",), section='"Information & Uncertainty"',
+        says="one bit “reduces the uncertainty by 2”; with 3 bits “8 possibilities are "
+             "eliminated”",
+        correct="one bit halves the number of equally likely possibilities; 3 bits take 8 "
+                "possibilities to 1, eliminating 7, and the uncertainty (entropy) falls by 3 bits",
+        chapter=_CH02, stated=8, true=7, check=eliminated_count_is_wrong),
+    Erratum(
+        key="004-mixed-log-bases", sources=("004",),
+        section='"Information & Uncertainty" and "Cross Entropy - KL divergence"',
+        says="entropy (6) with an unspecified log, cross-entropy (7) with $\\log_2$, then "
+             "KL = H(p, q) − H(p)",
+        correct="an ambiguity rather than a mistake: the identity holds only when (6) is read in "
+                "the base of (7), $\\log_2$ (bits); read with $\\ln$ (nats, PyTorch's unit) or "
+                "$\\log_{10}$ it fails, and even KL(p‖p) comes out non-zero",
+        chapter=_CH02, stated=None, true=2.0, check=kl_identity_base_is_wrong),
+    Erratum(
+        key="004-lstm-missing-output", sources=("004",), kind="omission",
+        section='"Long Short Term Memory (LSTM)"',
+        says="lists $i_t$, $f_t$, $C_t$, $o_t$ — the output gate $o_t$ is computed but never "
+             "used, and $h_t$ (needed by the next step) is never defined",
+        correct="$h_t = o_t \\odot \\tanh(C_t)$; with it the cell reproduces `torch.nn.LSTM` to "
+                "$10^{-12}$, without it ($h$ never updated) it does not",
+        chapter=_CH04, stated=None, true=_h_t, check=lstm_output_is_wrong),
+]

@@ -1,0 +1,309 @@
+"""Errata of chapters 13–16 (GPT, GPT-2 and GPT-3, BERT and RoBERTa, parameters): 000, 001, 003.
+
+Each check takes a value (the source's or the corrected one) and recomputes the truth
+independently, mostly with ``transformers``: small random models whose probabilities the
+book's NumPy models must reproduce (:func:`formulated.models.hf.omission_effects` measures what
+each omission of a box changes), and parameter counts of the real architectures.  Published
+sizes come from :mod:`formulated.models.sizes`.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from .record import Erratum
+
+__all__ = ["ERRATA", "DEFINITION_SYMBOLS", "GPT2_TRAINING_DATA"]
+
+_CH13, _CH14, _CH15, _CH16 = ("chapters/13_gpt", "chapters/14_gpt2_gpt3",
+                              "chapters/15_bert_roberta", "chapters/16_parameters")
+
+#: The letters 000 and 001 define before and in the GPT Definition (hyperparameters, input).
+DEFINITION_SYMBOLS = ("n", "V", "H", "A", "D", "L")
+#: GPT-2's training set as its paper names it (Radford et al. 2019, section 2.1).  OpenWebText
+#: (Gokaslan and Cohen, 2019) is a later open re-creation of it, not what GPT-2 was trained on.
+GPT2_TRAINING_DATA = "WebText"
+
+
+@lru_cache(maxsize=None)
+def _effects(kind: str) -> dict[str, float]:
+    """Max |Δ| of the NumPy model's probabilities from ``transformers``', per box variant."""
+    from ..models import hf
+
+    return hf.omission_effects(kind)
+
+
+def box_variant_is_wrong(kinds: tuple[str, ...]) -> Callable[[str], bool]:
+    """A check: does the box variant (``"none"``: the real model; else the omission applied)
+    reproduce the ``transformers`` models ``kinds`` (max |Δ| of the probabilities < 1e-9)?"""
+    def check(variant: str) -> bool:
+        return any(_effects(k)[variant] > 1e-9 for k in kinds)
+
+    check.__doc__ = (f"Wrong when the variant's probabilities differ from those of the "
+                     f"transformers models {kinds} (see hf.omission_effects).")
+    return check
+
+
+def vocabulary_size_is_wrong(size: Callable[[dict[str, int]], int]) -> bool:
+    """Is ``size(letters)`` the number of items GPT's output distribution ranges over?
+
+    ``letters`` are the ones the sources define (:data:`DEFINITION_SYMBOLS`); an undefined letter
+    (``s``) raises ``KeyError``.  The truth: the width of a ``transformers`` GPT-2's output.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    V = 11
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=V, n_positions=8, n_embd=8, n_layer=1,
+                                       n_head=2, bos_token_id=0, eos_token_id=0)).eval()
+    with torch.no_grad():
+        width = model(torch.zeros(1, 3, dtype=torch.long)).logits.shape[-1]
+    try:
+        return size(dict(zip(DEFINITION_SYMBOLS, (3, V, 8, 2, 4, 1)))) != width
+    except KeyError:
+        return True
+
+
+def softmax_width_is_wrong(width: Callable[[np.ndarray, int], int]) -> bool:
+    """Summing over the first ``width(X, H)`` columns, is the box's softmax ``torch.softmax`` on
+    the matrices it is applied to: scores ``n × n`` and logits ``n × V`` (n = 5, H = 8, V = 11)?"""
+    import torch
+
+    rng = np.random.default_rng(0)
+    H = 8
+    for X in (rng.normal(size=(5, 5)), rng.normal(size=(5, 11))):
+        k = width(X, H)
+        if k > X.shape[1]:
+            return True  # the sum runs over columns the matrix does not have
+        e = np.exp(X)
+        if not np.allclose(e / e[:, :k].sum(axis=1, keepdims=True),
+                           torch.softmax(torch.from_numpy(X), -1).numpy()):
+            return True
+    return False
+
+
+def sparse_mask_is_wrong(mask: str | None) -> bool:
+    """Does GPT-3's box with ``mask`` in its odd layers reproduce GPT-Neo (``transformers``)?
+
+    ``"banded"`` is the book's locally banded mask; ``None`` (001 defines no Mask^ST) leaves
+    the only mask the box defines, the dense autoregressive one, in every layer.
+    """
+    from ..models import Config, gpt2_probabilities, gpt3_probabilities, hf
+
+    cfg = Config(V=40, n_ctx=12, H=16, A=4, L=2)
+    model = hf.tiny_model("gpt-neo", cfg, window=3)
+    params, opts = hf.from_gpt_neo(model)
+    x = np.arange(2, 12)
+    if mask == "banded":
+        Y = gpt3_probabilities(x, params, **opts)
+    elif mask is None:
+        Y = gpt2_probabilities(x, params, gelu=opts["gelu"], eps=opts["eps"])
+    else:
+        raise ValueError(f"mask: expected 'banded' or None, got {mask!r}")
+    return not bool(np.abs(Y - hf.hf_probabilities(model, x)).max() < 1e-6)
+
+
+def mask_shape_is_wrong(shape: Callable[[int, int], tuple[int, int]]) -> bool:
+    """Does a mask of ``shape(n, H)`` fit ``torch``'s attention over n = 5 tokens of width H = 8?"""
+    import torch
+
+    n, H = 5, 8
+    Q = K = V = torch.zeros(1, 2, n, H // 2)
+    try:
+        torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=torch.zeros(shape(n, H)))
+    except RuntimeError:
+        return True
+    return False
+
+
+def _gpt2_count(L: int, H: int, A: int) -> int:
+    import torch
+    import transformers as T
+
+    with torch.device("meta"):  # shapes only
+        return sum(p.numel() for p in T.GPT2Model(T.GPT2Config(n_embd=H, n_layer=L, n_head=A))
+                   .parameters())
+
+
+def gpt2_column_is_wrong(column: tuple[int, int, int, float, float]) -> bool:
+    """Is ``(L, H, A, low, high)`` one published GPT-2 (:mod:`formulated.models.sizes`) whose
+    ``transformers`` parameter count lies in [low, high]?"""
+    from ..models.sizes import SIZES
+
+    L, H, A, low, high = column
+    published = any((s.L, s.H, s.A) == (L, H, A) for s in SIZES.values() if s.family == "GPT-2")
+    return not (published and low <= _gpt2_count(L, H, A) <= high)
+
+
+def mlm_head_count_is_wrong(extra: Callable[[int, int], int]) -> bool:
+    """Is ``extra(H, V)`` the number of parameters the masked-LM head adds to BERT and RoBERTa?
+
+    Counted on ``transformers``' ``BertForMaskedLM`` / ``RobertaForMaskedLM`` minus the encoder
+    without pooler (tied output matrix counted once), for small random configurations.
+    """
+    import torch
+    import transformers as T
+
+    def count(model) -> int:
+        return sum(p.numel() for p in model.parameters())  # a shared tensor counts once
+
+    for H, V in ((16, 40), (32, 50)):
+        kw = dict(vocab_size=V, hidden_size=H, num_hidden_layers=1, num_attention_heads=2,
+                  intermediate_size=4 * H, max_position_embeddings=16)
+        with torch.device("meta"):
+            heads = [count(T.BertForMaskedLM(T.BertConfig(**kw)))
+                     - count(T.BertModel(T.BertConfig(**kw), add_pooling_layer=False)),
+                     count(T.RobertaForMaskedLM(T.RobertaConfig(**kw)))
+                     - count(T.RobertaModel(T.RobertaConfig(**kw), add_pooling_layer=False))]
+        if any(h != extra(H, V) for h in heads):
+            return True
+    return False
+
+
+def gpt1_count_is_wrong(count: int) -> bool:
+    """Is ``count`` the number of parameters of ``transformers``' ``OpenAIGPTModel`` (GPT-1)?"""
+    import torch
+    import transformers as T
+
+    with torch.device("meta"):
+        real = sum(p.numel() for p in T.OpenAIGPTModel(T.OpenAIGPTConfig()).parameters())
+    return count != real
+
+
+def gpt2_data_is_wrong(name: str) -> bool:
+    """Is ``name`` the training set GPT-2's paper names (:data:`GPT2_TRAINING_DATA`)?"""
+    return name != GPT2_TRAINING_DATA
+
+
+def _lambda(with_biases: bool) -> int:
+    from ..models import parameter_count
+    from ..models.sizes import size
+
+    return parameter_count(**size("GPT-1").dimensions(), attention_biases=with_biases)
+
+
+ERRATA: list[Erratum] = [
+    Erratum(
+        key="s-items", sources=("000", "001"), section="Definition (GPT)",
+        says=r"each symbol is a number from $\{1, \ldots, V\}$, its id \"in a pre-specified "
+             r"vocabulary consisting of $s$ items\"",
+        correct=r"the vocabulary has $V$ items (the ids run over $\{1, \ldots, V\}$, and "
+                r"$\text{GPT}(\bm{x}) \in [0, 1]^V$); the letter $s$ is defined nowhere",
+        chapter=_CH13, stated=lambda hp: hp["s"], true=lambda hp: hp["V"],
+        check=vocabulary_size_is_wrong),
+    Erratum(
+        key="softmax-box-width", sources=("000", "001"), section="Softmax box",
+        says=r"$\text{Softmax} : \R^{n \times H} \to [0, 1]^{n \times H}$, "
+             r"$\text{Softmax}(\bm{X})_{i,j} = e^{X_{i,j}} / \sum_{k=1}^{H} e^{X_{i,k}}$",
+        correct=r"the boxes apply it to $n \times n$ scores and $n \times V$ logits: the sum runs "
+                r"over the columns of whatever matrix it is given, "
+                r"$\sum_{k=1}^{m} e^{X_{i,k}}$ for $\bm{X} \in \R^{n \times m}$",
+        chapter=_CH13, stated=lambda X, H: H, true=lambda X, H: X.shape[1],
+        check=softmax_width_is_wrong),
+    Erratum(
+        key="gpt3-sparse-mask-undefined", sources=("001",), kind="omission",
+        section="GPT-3 box",
+        says=r"$\text{Mask}^{(l)} = \text{Mask}^\text{ST}$ for odd $l$; "
+             r"$\text{Mask}^\text{ST}$ is never defined.",
+        correct=r"GPT-3 alternates dense layers with *locally banded* sparse attention (after "
+                r"the Sparse Transformer): query $i$ attends to keys $j$ with "
+                r"$0 \le i - j < w$. The band width $w$ is not published; GPT-Neo, which copies "
+                "the alternation, uses the same pattern, and our banded mask equals its local mask.",
+        chapter=_CH14, stated=None, true="banded", check=sparse_mask_is_wrong),
+    Erratum(
+        key="gpt3-mask-shape", sources=("001",), section="GPT-3 box (shape column)",
+        says=r"$\text{Mask}^{(l)}$ is annotated $(n \times H)$.",
+        correct=r"A mask has one entry per (query, key) pair: $n \times n$.",
+        chapter=_CH14, stated=lambda n, H: (n, H), true=lambda n, H: (n, n),
+        check=mask_shape_is_wrong),
+    Erratum(
+        key="versions-gpt2-mixed", sources=("003",), section="Version table (GPT-2 column)",
+        says="GPT-2: embedding dimension 1,024, 48 decoder layers, 16 heads, 1.5B~15B parameters.",
+        correct="Width 1,024 with 16 heads is GPT-2 Medium (24 layers, 355M parameters); 48 layers "
+                "is GPT-2 XL (width 1,600, 25 heads, 1.56B). The mixed column would have about "
+                "0.6B parameters, and no GPT-2 has 15B.",
+        chapter=_CH14, stated=(48, 1024, 16, 1.5e9, 15e9), true=(48, 1600, 25, 1.5e9, 1.6e9),
+        check=gpt2_column_is_wrong),
+    Erratum(
+        key="003-gpt2-training-data", sources=("003",),
+        section="Version table (\"Traning Data\" row, GPT-2)",
+        says="GPT-2 was trained on OpenWebText.",
+        correct="GPT-2 was trained on WebText, OpenAI's own scrape of pages linked from Reddit "
+                "(never released); OpenWebText is the open re-creation of it that others built "
+                "after GPT-2 appeared.",
+        chapter=_CH14, stated="OpenWebText", true="WebText", check=gpt2_data_is_wrong),
+    Erratum(
+        key="bert-ffn-relu", sources=("000",), section="BERT box",
+        says=r"$\bm{X}_l = \text{LayerNorm}(\text{FFN}_\text{RELU}(\bm{X}_l') + \bm{X}_l')$.",
+        correct=r"BERT's feed-forward network uses GELU (`hidden_act=\"gelu\"`, the erf form); "
+                "the revision 001 corrects the box to $\\text{FFN}_\\text{GELU}$.",
+        chapter=_CH15, stated="relu", true="none", check=box_variant_is_wrong(("bert",))),
+    Erratum(
+        key="bert-segment-labels", sources=("001",),
+        section="BERT: input construction and box",
+        says=r"$t_i = 0$ for $[\text{CLS}]$, $\bm{x}^A$ and the first $[\text{SEP}]$, and "
+             r"$\bm{X}^{(0)} = \bm{X}'^{(0)} + \text{diag}(\bm{t})\,\text{Stack}_n(\bm{w}^A) + "
+             r"\text{diag}(1-\bm{t})\,\text{Stack}_n(\bm{w}^B)$.",
+        correct=r"A naming slip: with that $\bm{t}$ the vector called $\bm{w}^A$ is added to "
+                r"sentence B. Both vectors are learned, so the model is the same with the names "
+                r"swapped; but to load BERT's weights (token-type row 0 for sentence A) the "
+                r"vector of $t_i = 0$ must be row 0. (000 does not say which sentence "
+                r"$t_i = 0$ marks.)",
+        chapter=_CH15, stated="segment_labels", true="none",
+        check=box_variant_is_wrong(("bert",))),
+    Erratum(
+        key="bert-jmasked-range", sources=("001",), section="BERT box (input $j^\\text{masked}$)",
+        says=r"$j^\text{masked} \in \{1, 2, \ldots, n_A + n_B\}$.",
+        correct=r"$\bm{x}'$ has $n = n_A + n_B + 3$ positions; the sentence tokens are at "
+                r"$2, \ldots, n_A + 1$ and $n_A + 3, \ldots, n_A + n_B + 2$. The box's range "
+                r"contains $[\text{CLS}]$ and misses the end of $\bm{x}^B$.",
+        chapter=_CH15, stated=lambda n_A, n_B: set(range(1, n_A + n_B + 1)),
+        true=lambda n_A, n_B: set(range(2, n_A + 2)) | set(range(n_A + 3, n_A + n_B + 3)),
+        check=lambda positions: _jmasked_is_wrong(positions)),
+    Erratum(
+        key="bert-embedding-layernorm", sources=("000", "001"), kind="omission",
+        section="BERT and RoBERTa boxes (embedding)",
+        says=r"$\bm{X}^{(0)}$ is the sum of token, position (and segment) embeddings.",
+        correct=r"BERT and RoBERTa normalise that sum: "
+                r"$\bm{X}^{(0)} = \text{LayerNorm}_e(\ldots)$, with its own "
+                r"$\bm{\gamma}_e, \bm{\beta}_e$.",
+        chapter=_CH15, stated="embedding_layernorm", true="none",
+        check=box_variant_is_wrong(("bert", "roberta"))),
+    Erratum(
+        key="bert-mlm-head", sources=("000", "001"), kind="omission",
+        section="BERT and RoBERTa boxes (output)",
+        says=r"$\text{Softmax}(\bm{X}^{(L)}_{j,:} \bm{W}_e^\top)$.",
+        correct=r"The masked-LM head first transforms the row, "
+                r"$\text{LayerNorm}_t(\text{GELU}(\bm{x}\bm{W}_t + \bm{b}_t))$, and adds an output "
+                r"bias: $\text{Softmax}(\ldots\bm{W}_e^\top + \bm{b}_\text{out})$; "
+                r"$H^2 + 3H + V$ more parameters ($H^2 + H$ for the transform, $2H$ for its "
+                r"LayerNorm, $V$ for the bias: 344 for $H = 16$, $V = 40$).",
+        chapter=_CH15, stated=lambda H, V: H * H + 4 * H + V,
+        true=lambda H, V: H * H + 3 * H + V, check=mlm_head_count_is_wrong),
+    Erratum(
+        key="lambda-omits-biases", sources=("000", "001"), kind="omission",
+        section="Parameters (λ) and Hyperparameters",
+        says=r"$\lambda = 116\,497\,920$ for GPT-1.",
+        correct=r"That is what the formula gives, but the real GPT-1 has 116,534,784 "
+                r"parameters: $\lambda$ leaves out the attention biases, "
+                r"$L(3AD + H) = 36\,864$. GPT-2 small has 124,439,808 (biases and the "
+                "final LayerNorm included, output matrix tied to $\\bm{W}_e$).",
+        chapter=_CH16, stated=_lambda(False), true=_lambda(True), check=gpt1_count_is_wrong),
+]
+
+
+def _jmasked_is_wrong(positions: Callable[[int, int], set[int]]) -> bool:
+    """Is ``positions(n_A, n_B)`` the set of 1-based positions of the sentence tokens in
+    ``x' = ([CLS], x^A, [SEP], x^B, [SEP])``, as :func:`formulated.models.bert_input` builds it
+    (checked against ``transformers``' BERT in ``tests/test_models.py``)?"""
+    from ..models import bert_input
+
+    for n_A, n_B in ((2, 3), (4, 1)):
+        _, _, x = bert_input([5] * n_A, [7] * n_B, None, cls_id=2, sep_id=3, mask_id=4)
+        real = {i + 1 for i, v in enumerate(x) if v not in (2, 3)}
+        if positions(n_A, n_B) != real:
+            return True
+    return False

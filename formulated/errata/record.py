@@ -1,0 +1,76 @@
+"""The record of one erratum: what the source states, what is true, and a check that tells them apart.
+
+Every erratum carries two values, ``stated`` (what the source writes: a number, a formula as a
+function, the name of a variant) and ``true`` (the correction), and a ``check(value)`` that
+recomputes the truth *independently* (with ``torch``, ``transformers``, a simulation or an
+exhaustive count) and answers whether ``value`` is wrong.  :meth:`Erratum.verdict` turns that
+answer into words: ``"erratum holds"`` for the source's value, ``"no erratum"`` for the corrected
+one.  ``tests/test_errata.py`` asks both questions of every erratum, so a check that answered the
+same whatever it was given (a tautology) would fail the test.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..sources import SOURCES
+
+__all__ = ["Erratum", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS"]
+
+ERRATUM_HOLDS = "erratum holds"
+NO_ERRATUM = "no erratum"
+#: ``"error"``: wrong as written; ``"omission"``: the real model has something the source leaves out.
+KINDS = ("error", "omission")
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One source error.
+
+    key:      short unique id; the chapter holds the MyST label ``erratum-<key>``.
+    sources:  the source ids that contain the error, e.g. ``("000", "001")``.
+    section:  where in the source (box name, step, slide title).
+    says:     what the source writes (paraphrased or the formula; MyST/LaTeX allowed).
+    correct:  what is right.
+    chapter:  the chapter file that proves it, e.g. ``"chapters/09_masks"``.
+    stated:   the source's value, in a form ``check`` accepts.
+    true:     the corrected value, in the same form.
+    check:    ``check(value) -> bool``: recomputes the truth independently and returns True when
+              ``value`` is wrong (so ``check(stated)`` is True and ``check(true)`` is False).
+    kind:     ``"error"`` or ``"omission"``.
+    """
+
+    key: str
+    sources: tuple[str, ...]
+    section: str
+    says: str
+    correct: str
+    chapter: str
+    stated: Any
+    true: Any
+    check: Callable[[Any], bool]
+    kind: str = "error"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind: expected one of {KINDS}, got {self.kind!r} ({self.key})")
+        unknown = set(self.sources) - set(SOURCES)
+        if not self.sources or unknown:
+            raise ValueError(f"sources: expected ids among {sorted(SOURCES)}, got "
+                             f"{self.sources!r} ({self.key})")
+
+    @property
+    def label(self) -> str:
+        """The MyST label of the chapter's proof: ``erratum-<key>``."""
+        return f"erratum-{self.key}"
+
+    def verdict(self, value: Any) -> str:
+        """``"erratum holds"`` when ``check(value)`` finds ``value`` wrong, else ``"no erratum"``."""
+        answer = self.check(value)
+        if not isinstance(answer, bool):
+            raise TypeError(f"check of {self.key}: expected a bool, got {type(answer).__name__}")
+        return ERRATUM_HOLDS if answer else NO_ERRATUM
+
+    def holds(self) -> bool:
+        """True when the source's value is wrong and the corrected value is not."""
+        return self.verdict(self.stated) == ERRATUM_HOLDS and self.verdict(self.true) == NO_ERRATUM

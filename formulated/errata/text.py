@@ -1,0 +1,195 @@
+"""Errata of chapters 05–06 (notation and shapes, tokenization): sources 002 and 003.
+
+Each check takes a value (the source's or the corrected one) and recomputes the truth
+independently -- Hugging Face's tokenizers, ``torch.nn.Embedding``, ``transformers``' GPT-2.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .record import Erratum
+
+__all__ = ["ERRATA", "ANIMALS", "LECTURE_WORDS"]
+
+_CH05, _CH06 = "chapters/05_notation_shapes", "chapters/06_tokenization"
+
+#: 002's example sentences.
+ANIMALS = ("cat eat mouse", "dog chase cat", "mouse eat cheese")
+#: 003's BPE example: each word once.
+LECTURE_WORDS = {"low": 1, "lower": 1, "newest": 1, "widest": 1}
+
+
+def _hf_word_level():
+    """Hugging Face's WordLevel tokenizer trained on 002's sentences: the independent vocabulary."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    hf = Tokenizer(models.WordLevel(unk_token=None))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.train_from_iterator(ANIMALS, trainers.WordLevelTrainer(special_tokens=[]))
+    return hf
+
+
+def index_range_is_wrong(index_range: Callable[[int], Sequence[int]]) -> bool:
+    """Does ``index_range(V)`` give exactly the ids that every V-word table accepts?
+
+    V comes from Hugging Face's tokenizer trained on 002's sentences; each id is offered to its
+    ``id_to_token``, to ``torch.nn.Embedding(V, 4)``, to ``F.one_hot`` and to the book's
+    ``embed``/``one_hot``.  Wrong when the range has a value some table rejects, or not V values.
+    """
+    import torch
+
+    from ..formulas import embed, one_hot
+
+    hf = _hf_word_level()
+    V = hf.get_vocab_size()
+    torch.manual_seed(0)
+    table = torch.nn.Embedding(V, 4)
+    W_e = np.random.default_rng(0).normal(size=(V, 4))
+
+    def hf_word(j: int) -> str:
+        if hf.id_to_token(j) is None:  # Hugging Face answers None for an id no word has
+            raise IndexError(j)
+        return hf.id_to_token(j)
+
+    users = [hf_word, lambda j: table(torch.tensor([j])),
+             lambda j: torch.nn.functional.one_hot(torch.tensor([j]), V),
+             lambda j: embed(np.array([j]), W_e), lambda j: one_hot(np.array([j]), V)]
+    ids = list(index_range(V))
+    for use in users:
+        for j in ids:
+            try:
+                use(j)
+            except (IndexError, ValueError, RuntimeError):  # out of range, as each library says
+                return True
+    return len(set(ids)) != V
+
+
+def _step2_tokenizer(words: Sequence[str]) -> dict[str, int]:
+    return {w: j for j, w in enumerate(words, start=1)}  # f(w_j) = j, onto {1, ..., V}
+
+
+def _stoi(words: Sequence[str]) -> dict[str, int]:
+    return {w: j for j, w in enumerate(words)}  # f_stoi onto {0, ..., V-1}
+
+
+def step2_ids_are_wrong(tokenizer: Callable[[Sequence[str]], dict[str, int]]) -> bool:
+    """Can ``tokenizer(vocabulary)``'s ids serve as 002's ``x_t`` (``0 <= x_t < V``) row numbers?
+
+    The vocabulary is Hugging Face's (trained on 002's sentences).  The ids must be a bijection
+    onto the rows ``0..V-1`` of ``torch.nn.Embedding(V, d)``, the set Hugging Face's ids form.
+    """
+    import torch
+
+    hf = _hf_word_level()
+    words = [hf.id_to_token(j) for j in range(hf.get_vocab_size())]
+    ids = [tokenizer(words)[w] for w in words]
+    try:
+        torch.nn.Embedding(len(words), 4)(torch.tensor(ids))
+    except IndexError:
+        return True
+    return sorted(ids) != sorted(hf.get_vocab().values())
+
+
+def z3_residual_is_wrong(z3: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> bool:
+    """Does ``z3(X̃, Z₁, Z₂)`` equal the residual sum of ``transformers``' GPT-2 block?
+
+    In the real block, ``block = Z₃ + MLP(LN(Z₃))``, so ``Z₃ = block − MLP`` (hooks of
+    :func:`formulated.shapes.gpt2_reference`); ``Z₁ = LN(X̃)``, ``Z₂`` the attention output.
+    """
+    from ..shapes import gpt2_reference, random_block_params, trace_gpt_block
+
+    params = random_block_params(V=13, n_max=6, H=8, A=2, seed=3)
+    ids = np.random.default_rng(3).integers(0, 13, size=(2, 6))
+    x_tilde = {s.name: s.value for s in trace_gpt_block(ids, params)}["block input"]
+    ref = gpt2_reference(ids, params)
+    return not bool(np.abs(z3(x_tilde, ref["ln_1"], ref["attn"])
+                           - (ref["block"] - ref["mlp"])).max() < 1e-12)
+
+
+def bpe_tables_are_wrong(tables: tuple[Sequence[tuple[str, str]], tuple[tuple[str, ...], ...]]
+                         ) -> bool:
+    """Are ``(merges, result)`` a greedy BPE run on 003's words (each once) and its outcome?
+
+    Wrong when some merge is not a most frequent pair at its turn (counted afresh after the
+    merges before it), or when the result is not what those merges produce, or when no
+    tie-breaking of greedy BPE reaches the result at all.
+    """
+    from ..tokenizers import count_pairs, greedy_bpe_states, merge_pair, split_word
+
+    merges, result = tables
+    state = {split_word(w, ""): c for w, c in LECTURE_WORDS.items()}
+    for pair in merges:
+        counts = count_pairs(state)
+        if counts[pair] == 0 or counts[pair] < max(counts.values()):
+            return True
+        state = {merge_pair(s, pair): c for s, c in state.items()}
+    return (tuple(state) != tuple(result)
+            or tuple(result) not in greedy_bpe_states(LECTURE_WORDS, end_of_word=""))
+
+
+def gpt1_vocab_is_wrong(V: int) -> bool:
+    """Is ``V`` the vocabulary size of ``transformers``' GPT-1 (``OpenAIGPTConfig``)?"""
+    from transformers import OpenAIGPTConfig
+
+    return V != OpenAIGPTConfig().vocab_size
+
+
+_BPE_STATED = ([("l", "o"), ("o", "w"), ("e", "s"), ("s", "t")],
+               (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est")))
+_BPE_TRUE = ([("e", "s"), ("l", "o"), ("es", "t"), ("lo", "w")],
+             (("low",), ("low", "e", "r"), ("n", "e", "w", "est"), ("w", "i", "d", "est")))
+
+ERRATA: list[Erratum] = [
+    Erratum(
+        key="002-vocab-index-range", sources=("002",), section="Vocabulary (the index $j$)",
+        says=r"$j$ is \"the index of a word in $\mathcal{V}$, explicitly defined as "
+             r"$0 \leq j \leq V$\"; the example then numbers its six words $j = 1, \ldots, 6$.",
+        correct=r"$V$ words need $V$ indices: $1 \le j \le V$ (the math, and the source's own "
+                r"example) or $0 \le j \le V - 1$ (code). The range $0 \le j \le V$ has $V + 1$ "
+                "values, one of which names no word.",
+        chapter=_CH05, stated=lambda V: range(0, V + 1), true=lambda V: range(0, V),
+        check=index_range_is_wrong),
+    Erratum(
+        key="002-index-base", sources=("002",),
+        section="Dimensions and indexing; Input sequence; String-to-index mapping; Step 2",
+        says=r"Positions are $0 \le t < T$ (Dimensions) and $1 \le t \le T$ (Input sequence); "
+             r"ids are $0, \ldots, V-1$ ($f_\text{stoi}$, and $0 \le x_t < V$) but Step 2's "
+             r"tokenizer maps $f(w_j) = j$ onto $\{1, \ldots, V\}$.",
+        correct=r"One convention per context: the book's math counts from 1 and its code from 0, "
+                r"and converts once, at the boundary. Used as 0-based row numbers, Step 2's ids "
+                r"read every word's neighbour, and the last id $V$ is outside a $V$-row "
+                r"embedding table.",
+        chapter=_CH05, stated=_step2_tokenizer, true=_stoi, check=step2_ids_are_wrong),
+    Erratum(
+        key="002-table-z3-residual", sources=("002",),
+        section="Table of Notations, row \"Output After First Residual Connection\" ($\\mathbf{Z}_3$)",
+        says=r"$\mathbf{Z}^{(\ell)}_3$ adds the attention output $\mathbf{Z}^{(\ell)}_2$ \"to the "
+             r"layer normalized input $\mathbf{Z}^{(\ell)}_1$ (for $\ell = 1$)\".",
+        correct=r"The residual adds the block's *input*, not its normalized input: "
+                r"$\mathbf{Z}^{(1)}_3 = \tilde{\mathbf{X}} + \mathbf{Z}^{(1)}_2$, as the source's "
+                r"own Step 8 and GPT-2 compute it.",
+        chapter=_CH05, stated=lambda x, z1, z2: z1 + z2, true=lambda x, z1, z2: x + z2,
+        check=z3_residual_is_wrong),
+    Erratum(
+        key="003-bpe-tables", sources=("003",),
+        section="Tokenization Method: BPE (\"Merge Pairs\" and \"Result\" tables)",
+        says=r"Merges (l, o), (o, w), (e, s), (s, t), each of count 2, and the result "
+             r"low → [lo, w], lower → [lo, w, er], newest → [ne, w, est], widest → [wi, d, est].",
+        correct=r"The counts are right *before any merge*, but the rows are not a merge sequence: "
+                r"once (l, o) is merged, (o, w) no longer occurs, nor (s, t) once (e, s) is. "
+                r"Greedy BPE merges (e, s), (l, o), (es, t), (lo, w), each with count 2, and only "
+                r"then pairs seen once. The result table is reachable under no tie-breaking: it "
+                r"keeps lo and w apart (count 2) while merging er, ne and wi (count 1).",
+        chapter=_CH06, stated=_BPE_STATED, true=_BPE_TRUE, check=bpe_tables_are_wrong),
+    Erratum(
+        key="003-gpt1-vocab", sources=("003",),
+        section="Word Representation (\"Unique Tokens\" table)",
+        says="GPT-1 has 40,000 unique tokens.",
+        correct="40,000 is the number of BPE *merges*. GPT-1's vocabulary has 40,478 tokens "
+                "(478 base symbols + 40,000 merges), as sources 000 and 001 state and "
+                "`transformers`' `OpenAIGPTConfig` has. (GPT-2 and GPT-3: 50,257 = 256 bytes + "
+                "50,000 merges + 1 end-of-text token, as the notes say.)",
+        chapter=_CH06, stated=40_000, true=40_478, check=gpt1_vocab_is_wrong),
+]

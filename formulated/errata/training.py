@@ -1,0 +1,165 @@
+"""Errata of chapters 17–18 (training objective, training a tiny GPT): sources 000–002.
+
+Each check takes a value (the source's or the corrected one) and recomputes the truth
+independently -- a maximum-likelihood estimate by counting, ``torch``'s cross-entropy, a joint
+probability table, ``transformers``' GPT-2.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .record import Erratum
+
+__all__ = ["ERRATA", "SAMPLE_TEXT"]
+
+_CH17, _CH18 = "chapters/17_training_objective", "chapters/18_train_tiny_gpt"
+
+#: A short English text for the i.i.d. check ('q' is always followed by 'u').
+SAMPLE_TEXT = ("the quick brown fox jumps over the lazy dog. quiet queens quote quaint quilts. "
+               "the three thin thieves thought that they thrilled the throne.")
+
+
+def objective_is_wrong(term: Callable[[np.ndarray], np.ndarray]) -> bool:
+    """Does maximising ``Σ_j term(q_{x_j})`` over unigram models q give the maximum-likelihood
+    model?  Data: token 1 three times, token 2 once; the MLE is the frequencies (3/4, 1/4),
+    found by counting; the objective is maximised on a grid of q = (a, 1 − a)."""
+    data = np.array([0, 0, 0, 1])
+    mle = np.bincount(data, minlength=2) / len(data)
+    grid = np.linspace(0, 1, 10_001)
+    Q = np.stack([grid, 1 - grid], axis=1)
+    with np.errstate(divide="ignore"):
+        best = grid[np.argmax(term(Q[:, data]).sum(axis=1))]
+    return not abs(best - mle[0]) < 1e-9
+
+
+def loss_term_is_wrong(term: Callable[[np.ndarray, int], Any]) -> bool:
+    """Is ``−Σ_j term(softmax row j−1, x_j)`` the sequence's cross-entropy (``torch``, sum)?"""
+    import torch
+
+    from ..formulas import softmax
+
+    rng = np.random.default_rng(0)
+    n, V = 5, 7
+    logits = rng.normal(size=(n, V))                      # row j−1 predicts token j
+    x = rng.integers(0, V, n)
+    loss = -sum(term(softmax(logits[j - 1]), int(x[j])) for j in range(1, n))
+    nll = torch.nn.functional.cross_entropy(torch.from_numpy(logits[:-1]), torch.from_numpy(x[1:]),
+                                            reduction="sum").item()
+    return not (np.shape(loss) == () and abs(float(loss) - nll) < 1e-12)
+
+
+def masked_loglik_is_wrong(loglik: Callable[[Any, np.ndarray, list[int]], float]) -> bool:
+    """Is ``loglik(model, ids, masked)`` the log-probability of the masked tokens given x'?
+
+    Two equally likely sentences, "a a" and "b b", both tokens masked: the truth, read from the
+    joint table, is log P("a a") = log ½.
+    """
+    from ..basics import JointTableModel
+
+    table = np.array([[0.5, 0.0], [0.0, 0.5]])            # P(x1, x2) over {a, b}²
+    ids = np.array([0, 0])
+    return not abs(loglik(JointTableModel(table), ids, [0, 1]) - np.log(table[0, 0])) < 1e-12
+
+
+def _joint(model: Any, ids: np.ndarray, masked: list[int]) -> float:
+    return float(model.cond_log_prob(ids, masked, []))
+
+
+def _product_of_conditionals(model: Any, ids: np.ndarray, masked: list[int]) -> float:
+    from ..basics import bert_log_likelihood
+
+    return float(bert_log_likelihood(model, ids, masked))
+
+
+def token_model_is_wrong(model: str) -> bool:
+    """Does a ``"unigram"`` (i.i.d. tokens) or ``"bigram"`` model, fitted to an English text,
+    give P(next = 'u' | previous = 'q') as observed in the text (counted directly)?"""
+    ids = np.frombuffer(SAMPLE_TEXT.encode(), dtype=np.uint8)
+    follows_q = ids[1:][ids[:-1] == ord("q")]
+    observed = float(np.mean(follows_q == ord("u")))       # 1.0: 'q' is always followed by 'u'
+    if model == "unigram":
+        predicted = float(np.mean(ids == ord("u")))
+    elif model == "bigram":
+        pairs = np.zeros((256, 256))
+        np.add.at(pairs, (ids[:-1], ids[1:]), 1)
+        predicted = pairs[ord("q"), ord("u")] / pairs[ord("q")].sum()
+    else:
+        raise ValueError(f"model: expected 'unigram' or 'bigram', got {model!r}")
+    return not abs(predicted - observed) < 1e-12
+
+
+def gpt2_head_is_wrong(head: str) -> bool:
+    """Is GPT-2's output matrix ``"separate"`` (a W_s of its own) or ``"tied"`` (W_s = W_eᵀ)?
+
+    Read from ``transformers``' ``GPT2LMHeadModel`` (shapes only); its parameter count, a shared
+    tensor counted once, must be the published GPT-2 small's (:mod:`formulated.models.sizes`).
+    """
+    import torch
+    import transformers as T
+
+    from ..models.sizes import size
+
+    with torch.device("meta"):
+        m = T.GPT2LMHeadModel(T.GPT2Config())
+    tied = m.lm_head.weight is m.transformer.wte.weight
+    count = sum(p.numel() for p in m.parameters())
+    if count != size("GPT-2 small").parameter_count():
+        raise AssertionError(f"GPT-2 small: transformers counts {count}, the sizes table "
+                             f"{size('GPT-2 small').parameter_count()}")
+    if head not in ("separate", "tied"):
+        raise ValueError(f"head: expected 'separate' or 'tied', got {head!r}")
+    return (head == "tied") != tied
+
+
+ERRATA: list[Erratum] = [
+    Erratum(
+        key="000-loss-missing-log", sources=("000",), section="Definition (GPT training objective)",
+        says="$\\text{loss} = -\\log P(x_2, \\dots, x_n \\mid x_1) = -\\sum_{j=2}^n P(x_j \\mid "
+             "x_1, \\dots, x_{j-1}) = -\\sum_{j=2}^n Y_{j-1, x_j}$ (and the same sums without log "
+             "in $\\theta^*$)",
+        correct="$-\\sum_{j=2}^n \\log P(x_j \\mid x_1, \\dots, x_{j-1}) = -\\sum_{j=2}^n "
+                "\\log Y_{j-1, x_j}$: the log of a product is the sum of the logs. Without the "
+                "log, the objective prefers a model that gives observed tokens probability 0",
+        chapter=_CH17, stated=lambda q: q, true=np.log, check=objective_is_wrong),
+    Erratum(
+        key="001-loss-missing-index", sources=("001",), section="GPT (training objective)",
+        says="$\\text{loss} = -\\sum_{j=2}^n \\log\\left(\\text{Softmax}\\left(\\bm{X}^{(L)}_{j-1,:}"
+             "\\bm{W}_e^\\top\\right)\\right)$",
+        correct="the log of the softmax row is a vector of $V$ numbers; the loss takes its "
+                "entry $x_j$: $-\\sum_{j=2}^n \\log \\text{Softmax}(\\bm{X}^{(L)}_{j-1,:}"
+                "\\bm{W}_e^\\top)_{x_j}$",
+        chapter=_CH17, stated=lambda row, x: np.log(row), true=lambda row, x: np.log(row[x]),
+        check=loss_term_is_wrong),
+    Erratum(
+        key="001-bert-independence", sources=("001",), section="Statistical interpretation (BERT)",
+        says="$\\log P(\\bm{X}_M = \\bm{x}_M; \\bm{\\theta}) = \\sum_{j \\in M} \\log P(X_j = x_j "
+             "\\mid X'_1 = x'_1, \\dots, X'_n = x'_n; \\bm{\\theta})$",
+        correct="the left side is conditional on $\\bm{X}'$, and the equality holds only if the "
+                "masked tokens are independent given $\\bm{X}'$ (the assumption 001 states in its "
+                "BERT section); in general BERT's objective is an approximation (≈)",
+        chapter=_CH17, stated=_product_of_conditionals, true=_joint, check=masked_loglik_is_wrong),
+    Erratum(
+        key="002-tokens-iid", sources=("002",),
+        section="Step 1 (Corpus); also the Training Phase section",
+        says="Step 1: each sequence is “a sequence of $T$ tokens. These tokens are sampled "
+             "i.i.d. from a true, unknown distribution $\\mathcal{D}$”",
+        correct="the *sequences* of the corpus are modelled as i.i.d.; the tokens within a "
+                "sequence are not independent — if they were, every conditional "
+                "$P(x_t \\mid x_{<t})$ would equal $P(x_t)$ and there would be nothing for GPT "
+                "to learn (in English, 'q' is followed by 'u' far more often than 'u' occurs)",
+        chapter=_CH17, stated="unigram", true="bigram", check=token_model_is_wrong),
+    Erratum(
+        key="002-untied-head", sources=("002",), kind="omission",
+        section=r'Table of notations, "Projection Layer Weight Matrix $\bm{W}_s$"',
+        says=r"The logits are $\bm{Z}_\text{pre-head}\bm{W}_s$ with a learned matrix "
+             r"$\bm{W}_s$ ($D \times V$) of its own; the training Steps never write this "
+             r"projection.",
+        correct=r"A separate output matrix is a legitimate design; it is an omission only when "
+                r"002 is read as GPT-2, as the book reads it. GPT-2 ties the de-embedding to the "
+                r"token embedding, $\bm{W}_s = \bm{W}_e^\top$ (one tensor in `transformers`' "
+                r"`GPT2LMHeadModel`); a separate matrix would add "
+                r"$50257 \times 768 = 38{,}597{,}376$ parameters to GPT-2 small's 124,439,808.",
+        chapter=_CH18, stated="separate", true="tied", check=gpt2_head_is_wrong),
+]
