@@ -19,15 +19,6 @@ from formulated.widgets import (attention_pattern, attention_widget, format_matr
                                 mask_widget, multi_head_widget, parse_matrix)
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Headless matplotlib keeps every figure a test creates; close them after each test."""
-    import matplotlib.pyplot as plt
-
-    yield
-    plt.close("all")
-
-
 # -- chapter 8 -----------------------------------------------------------------------------------
 
 def _sdpa(X, Wq, Wk, Wv, scale):

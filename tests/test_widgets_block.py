@@ -15,15 +15,6 @@ from transformers.activations import ACT2FN  # noqa: E402
 from formulated.widgets import gelu_widget, layer_norm_widget  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Headless matplotlib keeps every figure a test creates; close them after each test."""
-    import matplotlib.pyplot as plt
-
-    yield
-    plt.close("all")
-
-
 @pytest.mark.parametrize("x", [-2.7, -0.75, 0.0, 1.3, 3.95])
 def test_gelu_widget_matches_torch(x):
     w = gelu_widget()

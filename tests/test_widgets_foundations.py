@@ -5,19 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 import torch
 
 from formulated import widgets as Wd
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Headless matplotlib keeps every figure a test creates; close them after each test."""
-    import matplotlib.pyplot as plt
-
-    yield
-    plt.close("all")
 
 
 def f64(x) -> torch.Tensor:

@@ -13,15 +13,6 @@ import torch  # noqa: E402
 from formulated.widgets import bpe_widget, shapes_widget, sinusoidal_encoding_widget  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Headless matplotlib keeps every figure a test creates; close them after each test."""
-    import matplotlib.pyplot as plt
-
-    yield
-    plt.close("all")
-
-
 # -- chapters 5 and 6 ---------------------------------------------------------------------------
 
 def test_shapes_widget_follows_the_sliders():

@@ -21,15 +21,6 @@ from formulated.tokenizers import CharTokenizer  # noqa: E402
 from formulated.widgets import sampling_widget, xlnet_order_widget  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    """Headless matplotlib keeps every figure a test creates; close them after each test."""
-    import matplotlib.pyplot as plt
-
-    yield
-    plt.close("all")
-
-
 def f64(x) -> torch.Tensor:
     return torch.tensor(np.asarray(x), dtype=torch.float64)
 

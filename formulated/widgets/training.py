@@ -46,20 +46,13 @@ def xlnet_order_widget(order: str = "3 1 4 2") -> FormulaWidget:
     return FormulaWidget(controls, compute, draw, title="XLNet: who sees whom")
 
 
-def _sampling_functions():
-    """``next_token_probs`` and ``sample`` from the training package (imported on first use:
-    the other widgets do not need torch)."""
-    try:
-        from ..training import next_token_probs, sample
-    except ImportError:  # the single-module layout of formulated.train
-        from ..train import next_token_probs, sample
-    return next_token_probs, sample
-
-
 def sampling_widget(model: Any, tokenizer: Any, prompt: str = "ROMEO:\n",
                     temperature: float = 0.8, top_k: int = 0, length: int = 200,
                     seed: int = 0, bars: int = 15) -> FormulaWidget:
     """Sample from a trained GPT (chapter 18): prompt, temperature ``T`` and top-k.
+
+    ``model`` is a :class:`formulated.models.torch.GPT` (its methods ``next_token_probs`` and
+    ``sample`` do the work) and ``tokenizer`` the tokenizer it was trained with.
 
     ``result``: ``probs`` — the next-character distribution after the prompt,
     ``softmax(z / T)`` restricted to the ``top_k`` largest logits (``top_k = 0``: all), a
@@ -67,17 +60,16 @@ def sampling_widget(model: Any, tokenizer: Any, prompt: str = "ROMEO:\n",
     same text); ``entropy`` — of ``probs`` in nats; ``error`` — a message instead of raising when
     the prompt holds a character outside the vocabulary.
     """
-    import torch
+    import torch  # here, not at the top: the other widgets do not need torch
 
-    next_token_probs, sample = _sampling_functions()
     V = tokenizer.vocab_size
 
     def compute(prompt: str, temperature: float, top_k: int, length: int, seed: int) -> dict:
         k = None if top_k == 0 else int(top_k)
         try:
-            p = next_token_probs(model, tokenizer, prompt, temperature, k)
-            text = sample(model, tokenizer, prompt, int(length), temperature=temperature,
-                          top_k=k, seed=int(seed))
+            p = model.next_token_probs(tokenizer, prompt, temperature, k)
+            text = model.sample(tokenizer, prompt, int(length), temperature=temperature,
+                                top_k=k, seed=int(seed))
         except (KeyError, ValueError) as e:
             return {"error": str(e).strip("'\""), "probs": None, "text": "", "entropy": None}
         nz = p[p > 0]
