@@ -31,14 +31,21 @@ def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None
         raise TypeError(f"{name}: expected a real array, got dtype {arr.dtype}")
     if not np.issubdtype(arr.dtype, np.floating):
         arr = arr.astype(np.float64)
-    if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
-        if arr.ndim not in allowed:
-            want = " or ".join(str(a) for a in allowed)
-            raise ValueError(f"{name}: expected an array with {want} dimension(s), "
-                             f"got shape {arr.shape} ({arr.ndim} dimension(s))")
+    want = _unmet_ndim(arr, ndim)
+    if want:
+        raise ValueError(f"{name}: expected an array with {want} dimension(s), "
+                         f"got shape {arr.shape} ({arr.ndim} dimension(s))")
     check_finite(arr, name, allow_inf=allow_inf)
     return arr
+
+
+def _unmet_ndim(arr: np.ndarray, ndim: int | Sequence[int] | None) -> str:
+    """``""`` if ``arr`` has one of the allowed ranks (or ``ndim`` is ``None``), else the allowed
+    ranks as words for a message (``"1 or 2"``)."""
+    if ndim is None:
+        return ""
+    allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    return "" if arr.ndim in allowed else " or ".join(str(a) for a in allowed)
 
 
 def check_finite(arr: np.ndarray, name: str, *, allow_inf: bool = False) -> None:
@@ -74,12 +81,10 @@ def as_token_ids(ids: Any, name: str, V: int | None = None, *,
     arr = np.asarray(ids)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name}: expected integer token ids, got dtype {arr.dtype}")
-    if ndim is not None:
-        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
-        if arr.ndim not in allowed:
-            want = " or ".join(str(a) for a in allowed)
-            raise ValueError(f"{name}: expected {want} dimension(s) of token ids, "
-                             f"got shape {arr.shape}")
+    want = _unmet_ndim(arr, ndim)
+    if want:
+        raise ValueError(f"{name}: expected {want} dimension(s) of token ids, "
+                         f"got shape {arr.shape}")
     arr = arr.astype(np.int64)
     if V is not None and arr.size:
         lo, hi = int(arr.min()), int(arr.max())

@@ -38,19 +38,6 @@ def _check_base(base: float) -> float:
     return base
 
 
-def check_probabilities(p: np.ndarray, name: str) -> np.ndarray:
-    """A probability vector (or a stack of them along the last axis): ≥ 0 and summing to 1."""
-    p = as_float_array(p, name, ndim=(1, 2))
-    if np.any(p < 0):
-        raise ValueError(f"{name}: expected probabilities ≥ 0, got a minimum of {p.min()}")
-    sums = p.sum(axis=-1)
-    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
-        bad = float(np.atleast_1d(sums)[np.argmax(np.abs(np.atleast_1d(sums) - 1))])
-        raise ValueError(f"{name}: expected probabilities summing to 1 along the last axis, "
-                         f"got a sum of {bad}")
-    return p
-
-
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``x · ln y`` with the convention ``0 · ln 0 = 0`` (and ``x · ln 0 = −∞`` for x > 0)."""
     with np.errstate(divide="ignore"):
