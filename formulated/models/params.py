@@ -49,7 +49,7 @@ import numpy as np
 from .._checks import check_finite, check_positive_int, check_shape
 
 __all__ = [
-    "Config", "Block", "GPTParams", "BERTParams", "RoBERTaParams",
+    "Config", "Block", "GPTParams", "EncoderExtras", "BERTParams", "RoBERTaParams",
     "init_gpt", "init_gpt2", "init_gpt3", "init_bert", "init_roberta",
     "check_params", "check_block", "num_parameters", "named_arrays",
     "parameter_count", "parameter_breakdown",
@@ -132,10 +132,9 @@ class GPTParams:
     beta_f: np.ndarray | None = None
 
 
-@dataclass
-class BERTParams:
-    """Parameters of BERT.  The box's: ``W_e (V, H)``, ``W_p (n_ctx, H)``, the segment vectors
-    ``w_A, w_B (H,)`` and ``L`` blocks.  Omitted by the box (``None`` = as in the box):
+@dataclass(kw_only=True)
+class EncoderExtras:
+    """What BERT and RoBERTa have beyond their boxes (keyword fields; ``None`` = as in the box):
 
     - ``gamma_e, beta_e (H,)``: the LayerNorm applied to the embedding sum;
     - ``W_t (H, H), b_t (H,), gamma_t, beta_t (H,)``: the MLM head's transform
@@ -143,12 +142,6 @@ class BERTParams:
     - ``b_out (V,)``: the output bias added to the logits.
     """
 
-    config: Config
-    W_e: np.ndarray
-    W_p: np.ndarray
-    w_A: np.ndarray
-    w_B: np.ndarray
-    blocks: list[Block]
     gamma_e: np.ndarray | None = None
     beta_e: np.ndarray | None = None
     W_t: np.ndarray | None = None
@@ -159,9 +152,23 @@ class BERTParams:
 
 
 @dataclass
-class RoBERTaParams:
+class BERTParams(EncoderExtras):
+    """Parameters of BERT.  The box's: ``W_e (V, H)``, ``W_p (n_ctx, H)``, the segment vectors
+    ``w_A, w_B (H,)`` and ``L`` blocks; the pieces the box omits are those of
+    :class:`EncoderExtras`."""
+
+    config: Config
+    W_e: np.ndarray
+    W_p: np.ndarray
+    w_A: np.ndarray
+    w_B: np.ndarray
+    blocks: list[Block]
+
+
+@dataclass
+class RoBERTaParams(EncoderExtras):
     """Parameters of RoBERTa: ``W_e (V, H)``, ``W_p (n_ctx, H)``, ``L`` blocks.  Omitted by the
-    box, as for :class:`BERTParams`: ``gamma_e, beta_e, W_t, b_t, gamma_t, beta_t, b_out``, plus
+    box: those of :class:`EncoderExtras`, as for BERT, plus
 
     - ``w_type (H,)``: RoBERTa has no segments, but its implementation still adds one
       token-type vector to every position (a single-row token-type table);
@@ -175,13 +182,6 @@ class RoBERTaParams:
     W_p: np.ndarray
     blocks: list[Block]
     w_type: np.ndarray | None = None
-    gamma_e: np.ndarray | None = None
-    beta_e: np.ndarray | None = None
-    W_t: np.ndarray | None = None
-    b_t: np.ndarray | None = None
-    gamma_t: np.ndarray | None = None
-    beta_t: np.ndarray | None = None
-    b_out: np.ndarray | None = None
     pad_id: int | None = None
 
 
@@ -204,8 +204,10 @@ def _expected_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
 def named_arrays(params: Params) -> Iterator[tuple[str, np.ndarray]]:
     """Yield ``(name, array)`` for every parameter array present (``None`` fields skipped).
 
-    Names are ``"W_e"``, ``"blocks[0].W_q"``, ... (0-based layer index)."""
-    for f in dataclasses.fields(params):
+    Names are ``"W_e"``, ``"blocks[0].W_q"``, ... (0-based layer index): the box's arrays first,
+    then the :class:`EncoderExtras` of BERT and RoBERTa."""
+    extras = {f.name for f in dataclasses.fields(EncoderExtras)}
+    for f in sorted(dataclasses.fields(params), key=lambda f: f.name in extras):
         value = getattr(params, f.name)
         if f.name == "blocks":
             for l, blk in enumerate(value):
