@@ -18,6 +18,11 @@ where it may not, added to the scores before the softmax.  The sources write the
 ``1``/``-inf`` and *multiply* them into the scores; ``kind="multiplicative"`` builds and applies
 that literal version so a chapter can show why it fails (a negative score times ``-inf`` is
 ``+inf``, and ``0 * -inf`` is NaN).
+
+**Definitions.** A function that implements a boxed definition of the book names it in its
+docstring (``Definition: def-11-ffn``) together with the tests that check it against an
+independent reference (``Checked by: tests/...::test_...``); the book shows the function's
+source under that box (:mod:`formulated.book.sphinx_source`).
 """
 from __future__ import annotations
 

@@ -20,6 +20,11 @@ basics as fb`` and ``fb.entropy`` work as before the split.
 Vectors are rows, as everywhere in the book: a sequence of ``n`` inputs of width ``d`` is an
 ``(n, d)`` array, and a layer computes ``x @ W + b``.  Positions are 0-based in the code.
 Everything is float64 so that the checks against PyTorch reach ``1e-10``.
+
+**Definitions.** A function that implements a boxed definition of the book names it in its
+docstring (``Definition: def-11-ffn``) together with the tests that check it against an
+independent reference (``Checked by: tests/...::test_...``); the book shows the function's
+source under that box (:mod:`formulated.book.sphinx_source`).
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ constructors and the parameter count) are in :mod:`formulated.models.params`, wh
 their layout; the options ``gelu`` (the boxes use ``x·σ(1.702x)``; GPT and GPT-2 use the tanh
 approximation, BERT and RoBERTa the exact erf form) and ``eps`` (the LayerNorm epsilon) are
 keyword options of the forward functions here.
+
+**Definitions.** A function that implements a boxed definition of the book names it in its
+docstring (``Definition: def-11-ffn``) together with the tests that check it against an
+independent reference (``Checked by: tests/...::test_...``); the book shows the function's
+source under that box (:mod:`formulated.book.sphinx_source`).
 """
 
 from __future__ import annotations
