@@ -16,7 +16,7 @@ Shapes are written in the book's letters: ``B`` batch, ``n`` sequence length, ``
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -376,6 +376,40 @@ class TraceStep:
         return tuple(self.value.shape)
 
 
+def _trace_attention(Z: np.ndarray, p: GPTBlockParams, rec: Callable[..., Any]) -> np.ndarray:
+    """Masked multi-head self-attention of :func:`trace_gpt_block`, step by step ("Notations"
+    Steps 7.1-7.4), each intermediate recorded with ``rec``; returns the output ``(B, n, H)``.
+
+    Definition: def-05-block.
+    Checked by: tests/test_shapes.py::test_trace_equals_gpt2_block
+    """
+    A, H, D = p.W_q.shape
+    n = Z.shape[1]
+
+    def heads_side_by_side(W: np.ndarray) -> np.ndarray:  # (A, H, D) -> (H, A*D)
+        return W.transpose(1, 0, 2).reshape(H, A * D)
+
+    Q = rec("queries, all heads", r"\bm{Z}[\bm{W}^Q_1 \cdots \bm{W}^Q_A]", ("B", "n", "A*D"),
+            Z @ heads_side_by_side(p.W_q))
+    K = rec("keys, all heads", r"\bm{Z}[\bm{W}^K_1 \cdots \bm{W}^K_A]", ("B", "n", "A*D"),
+            Z @ heads_side_by_side(p.W_k))
+    Vv = rec("values, all heads", r"\bm{Z}[\bm{W}^V_1 \cdots \bm{W}^V_A]", ("B", "n", "A*D"),
+             Z @ heads_side_by_side(p.W_v))
+    Qh = rec("queries, split", r"\bm{Q}", ("B", "A", "n", "D"), f.split_heads(Q, A))
+    Kh = rec("keys, split", r"\bm{K}", ("B", "A", "n", "D"), f.split_heads(K, A))
+    Vh = rec("values, split", r"\bm{V}", ("B", "A", "n", "D"), f.split_heads(Vv, A))
+    S = rec("scores", r"\bm{Q}\bm{K}^\top / \sqrt{D}", ("B", "A", "n", "n"),
+            Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D))
+    M = rec("mask", r"\operatorname{Mask}_\text{AR}", ("n", "n"), f.mask_autoregressive(n))
+    P = rec("attention weights", r"\operatorname{Softmax}(\text{scores} + \operatorname{Mask})",
+            ("B", "A", "n", "n"), f.masked_softmax(S, M))
+    C = rec("heads", r"\operatorname{head}_i", ("B", "A", "n", "D"), P @ Vh)
+    Cm = rec("heads, concatenated", r"\operatorname{Concat}(\operatorname{head}_1, \dots)",
+             ("B", "n", "A*D"), f.merge_heads(C))
+    return rec("attention output", r"\operatorname{Concat}(\dots)\,\bm{W}^O", ("B", "n", "H"),
+               Cm @ p.W_o)
+
+
 def trace_gpt_block(ids: Any, params: GPTBlockParams,
                     gelu_approximation: str = "tanh") -> list[TraceStep]:
     """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the output
@@ -402,17 +436,13 @@ def trace_gpt_block(ids: Any, params: GPTBlockParams,
         raise ValueError(f"gelu_approximation: expected one of {f.GELU_APPROXIMATIONS}, "
                          f"got {gelu_approximation!r}")
     dims = params.dims
-    B, n = ids.shape
-    A, H, D = params.W_q.shape
+    n = ids.shape[1]
     p = params
     steps: list[TraceStep] = []
 
     def rec(name: str, formula: str, letters: tuple[str, ...], value: np.ndarray) -> np.ndarray:
         steps.append(TraceStep(name, formula, letters, value))
         return value
-
-    def heads_side_by_side(W: np.ndarray) -> np.ndarray:  # (A, H, D) -> (H, A*D)
-        return W.transpose(1, 0, 2).reshape(H, A * D)
 
     rec("ids", r"\bm{x}", ("B", "n"), ids)
     onehot = rec("one-hot", r"\operatorname{OneHot}(\bm{x})", ("B", "n", "V"), f.one_hot(ids, dims["V"]))
@@ -422,25 +452,7 @@ def trace_gpt_block(ids: Any, params: GPTBlockParams,
     X = rec("block input", r"\bm{X}^{(0)}", ("B", "n", "H"), tok + pos)  # pos broadcasts over B
     Z = rec("LayerNorm 1", r"\operatorname{LayerNorm}(\bm{X})", ("B", "n", "H"),
             f.layer_norm(X, p.ln1_gamma, p.ln1_beta))
-    Q = rec("queries, all heads", r"\bm{Z}[\bm{W}^Q_1 \cdots \bm{W}^Q_A]", ("B", "n", "A*D"),
-            Z @ heads_side_by_side(p.W_q))
-    K = rec("keys, all heads", r"\bm{Z}[\bm{W}^K_1 \cdots \bm{W}^K_A]", ("B", "n", "A*D"),
-            Z @ heads_side_by_side(p.W_k))
-    Vv = rec("values, all heads", r"\bm{Z}[\bm{W}^V_1 \cdots \bm{W}^V_A]", ("B", "n", "A*D"),
-             Z @ heads_side_by_side(p.W_v))
-    Qh = rec("queries, split", r"\bm{Q}", ("B", "A", "n", "D"), f.split_heads(Q, A))
-    Kh = rec("keys, split", r"\bm{K}", ("B", "A", "n", "D"), f.split_heads(K, A))
-    Vh = rec("values, split", r"\bm{V}", ("B", "A", "n", "D"), f.split_heads(Vv, A))
-    S = rec("scores", r"\bm{Q}\bm{K}^\top / \sqrt{D}", ("B", "A", "n", "n"),
-            Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D))
-    M = rec("mask", r"\operatorname{Mask}_\text{AR}", ("n", "n"), f.mask_autoregressive(n))
-    P = rec("attention weights", r"\operatorname{Softmax}(\text{scores} + \operatorname{Mask})",
-            ("B", "A", "n", "n"), f.masked_softmax(S, M))
-    C = rec("heads", r"\operatorname{head}_i", ("B", "A", "n", "D"), P @ Vh)
-    Cm = rec("heads, concatenated", r"\operatorname{Concat}(\operatorname{head}_1, \dots)",
-             ("B", "n", "A*D"), f.merge_heads(C))
-    att = rec("attention output", r"\operatorname{Concat}(\dots)\,\bm{W}^O", ("B", "n", "H"),
-              Cm @ p.W_o)
+    att = _trace_attention(Z, p, rec)
     X1 = rec("after attention + residual", r"\bm{X}' = \bm{X} + \text{attention}",
              ("B", "n", "H"), X + att)
     Z2 = rec("LayerNorm 2", r"\operatorname{LayerNorm}(\bm{X}')", ("B", "n", "H"),
