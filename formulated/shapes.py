@@ -271,9 +271,9 @@ class GPTBlockParams:
     lnf_beta: np.ndarray
 
     def __post_init__(self) -> None:
-        self._check("")
+        self.check("")
 
-    def _check(self, prefix: str) -> None:
+    def check(self, prefix: str = "") -> None:
         """Check every field's rank, shape and finiteness, converting it to a float array.
 
         The sizes come from ``W_e`` (V, H), ``W_p`` (n_max), ``W_q`` (A, D) and ``W1`` (F); every
@@ -323,7 +323,7 @@ def _check_trace_args(ids: Any, params: Any) -> np.ndarray:
     (again: the dataclass is mutable) and ids ``(B, n)`` with ``1 <= n <= n_max``."""
     if not isinstance(params, GPTBlockParams):
         raise TypeError(f"params: expected GPTBlockParams, got {type(params).__name__}")
-    params._check("params.")
+    params.check("params.")
     dims = params.dims
     ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
     B, n = ids.shape
