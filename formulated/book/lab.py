@@ -1,0 +1,190 @@
+"""JupyterLab for the chapters: the MyST-Markdown chapters open as rendered, runnable notebooks.
+
+``make lab`` runs ``python -m formulated.book.lab``; Binder's ``.binder/postBuild`` runs
+``python -m formulated.book.lab --install-only``.  Both install two small files into the Python
+environment (``sys.prefix``), so that every way of starting JupyterLab there behaves the same:
+
+* ``share/jupyter/lab/settings/overrides.json`` (:data:`SETTINGS_OVERRIDES`): a ``.md`` file opens
+  with the *Jupytext Notebook* viewer (double-click, ``lab/tree/chapters/…md`` URLs, Binder's
+  ``urlpath``), and notebooks render every cell (``windowingMode: none``), which jupyterlab-myst
+  needs to resolve references between the cells of a chapter;
+* ``etc/jupyter/jupyter_server_config.json`` (merged into an existing one; the ``.d`` folder
+  beside it only enables extensions): the server's contents manager is
+  :class:`BookContentsManager`, jupytext's own manager plus two fixes for the chapters:
+
+  - **the book's math macros in every notebook.**  jupyterlab-myst reads macros only from the
+    MyST front matter of a notebook's first Markdown cell; the book defines them once, in
+    ``_config.yml`` (``sphinx.config.mathjax3_config``).  A chapter opened in Lab therefore gets
+    a first cell with that front matter (:func:`macro_cell`), made from ``_config.yml`` when the
+    chapter is opened and removed again when it is saved;
+  - **saving keeps the chapter's text stable.**  A running kernel adds ``language_info`` to the
+    notebook, and jupytext would then rewrite every ``{code-cell} python3`` as ``ipython3``; the
+    manager drops it before saving.  (The header keeps its two keys through
+    ``[tool.jupytext] notebook_metadata_filter`` in ``pyproject.toml``.)
+
+Finally ``jupyter lab`` starts in the repository, with ``--allow-root`` when run as root (a
+container), which JupyterLab otherwise refuses.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+from jupytext.async_contentsmanager import AsyncTextFileContentsManager
+
+__all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "math_macros",
+           "macro_cell", "add_macro_cell", "prepare_for_save", "BookContentsManager",
+           "install", "lab_command", "main"]
+
+#: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The JupyterLab viewer that jupytext registers for text notebooks.
+JUPYTEXT_NOTEBOOK = "Jupytext Notebook"
+
+#: JupyterLab settings that the project ships (``overrides.json``).
+SETTINGS_OVERRIDES: dict[str, dict[str, Any]] = {
+    "@jupyterlab/docmanager-extension:plugin": {
+        "defaultViewers": {"markdown": JUPYTEXT_NOTEBOOK},
+    },
+    # Virtual scrolling renders only the visible cells; jupyterlab-myst then cannot number the
+    # definitions of cells not yet rendered nor resolve {prf:ref} links to them.
+    "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+}
+
+#: Jupyter server configuration that the project ships.
+SERVER_CONFIG: dict[str, Any] = {
+    "ServerApp": {"contents_manager_class": "formulated.book.lab.BookContentsManager"},
+}
+
+#: Metadata key that marks the generated macro cell, so that saving can remove it.
+MACRO_CELL_MARK = "formulated-generated"
+
+
+def math_macros(config_path: Path | None = None) -> dict[str, str]:
+    """The book's TeX macros from ``_config.yml`` as ``{"\\\\bm": "\\\\boldsymbol{#1}", ...}``.
+
+    ``_config.yml`` writes them in MathJax's form: ``name: body`` or ``name: [body, n_args]``;
+    KaTeX (jupyterlab-myst) and MathJax both read ``#1`` … in the body, so the body is all
+    that is kept.
+    """
+    path = ROOT / "_config.yml" if config_path is None else Path(config_path)
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+    except (KeyError, TypeError):
+        raise ValueError(f"config_path: expected {path} to define "
+                         "sphinx.config.mathjax3_config.tex.macros, found none") from None
+    out: dict[str, str] = {}
+    for name, value in macros.items():
+        body = value[0] if isinstance(value, list) and value else value
+        if not isinstance(body, str):
+            raise ValueError(f"config_path: macro {name!r} in {path}: expected a string or "
+                             f"[string, number of arguments], got {value!r}")
+        out["\\" + name] = body
+    return out
+
+
+def macro_cell(macros: dict[str, str]) -> dict[str, Any]:
+    """A Markdown cell whose MyST front matter defines ``macros`` (jupyterlab-myst reads it)."""
+    front = yaml.safe_dump({"math": macros}, default_flow_style=False, allow_unicode=True)
+    return {"cell_type": "markdown", "id": "formulated-math-macros",
+            "metadata": {MACRO_CELL_MARK: "math macros from _config.yml; not saved",
+                         "editable": False, "deletable": False},
+            "source": f"---\n{front}---\n"}
+
+
+def add_macro_cell(notebook: dict[str, Any], macros: dict[str, str] | None = None) -> None:
+    """Put :func:`macro_cell` first in ``notebook`` (a notebook dict), unless it is there."""
+    cells = notebook.setdefault("cells", [])
+    if cells and MACRO_CELL_MARK in cells[0].get("metadata", {}):
+        return
+    cells.insert(0, macro_cell(math_macros() if macros is None else macros))
+
+
+def prepare_for_save(notebook: dict[str, Any]) -> None:
+    """Undo what the notebook view added: the macro cell, and ``language_info`` (whose
+    ``pygments_lexer`` would make jupytext write ``ipython3`` instead of ``python3``)."""
+    notebook["cells"] = [c for c in notebook.get("cells", [])
+                         if MACRO_CELL_MARK not in c.get("metadata", {})]
+    metadata = notebook.get("metadata", {})
+    if "default_lexer" in metadata.get("jupytext", {}):
+        metadata.pop("language_info", None)
+
+
+def _is_text_notebook(path: str, model: dict[str, Any]) -> bool:
+    return path.endswith(".md") and model.get("type") == "notebook"
+
+
+class BookContentsManager(AsyncTextFileContentsManager):
+    """Jupytext's contents manager with the book's macros shown and the chapters saved stably."""
+
+    async def get(self, path: str, content: bool = True, type: str | None = None,
+                  format: str | None = None, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        model = await super().get(path, content, type, format, *args, **kwargs)
+        if content and _is_text_notebook(path, model) and model.get("content"):
+            add_macro_cell(model["content"])
+        return model
+
+    async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
+        if _is_text_notebook(path, model) and model.get("content"):
+            prepare_for_save(model["content"])
+        return await super().save(model, path)
+
+
+def _merge_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` into the JSON file ``path``, keeping its other top-level entries."""
+    current = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(current.get(key), dict):
+            current[key] = {**current[key], **value}
+        else:
+            current[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
+
+
+def install(prefix: str | Path | None = None) -> list[Path]:
+    """Install :data:`SETTINGS_OVERRIDES` and :data:`SERVER_CONFIG` into ``prefix`` (default:
+    this Python's ``sys.prefix``); returns the two files written."""
+    base = Path(sys.prefix if prefix is None else prefix)
+    overrides = base / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    # Not jupyter_server_config.d/: the server reads only extension switches from there.
+    server = base / "etc" / "jupyter" / "jupyter_server_config.json"
+    _merge_json(overrides, SETTINGS_OVERRIDES)
+    _merge_json(server, SERVER_CONFIG)
+    return [overrides, server]
+
+
+def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:
+    """The ``jupyter lab`` command line: in the repository, ``--allow-root`` for uid 0."""
+    uid = os.geteuid() if uid is None else uid
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={ROOT}"]
+    if uid == 0:
+        command.append("--allow-root")  # a container's root user; Lab refuses it otherwise
+    return command + list(extra)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m formulated.book.lab [--install-only] [jupyter lab options]``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--install-only", action="store_true",
+                        help="install the settings and server configuration, do not start Lab")
+    args, extra = parser.parse_known_args(argv)
+    for path in install():
+        print(f"formulated.book.lab: wrote {path}")
+    if args.install_only:
+        return 0
+    command = lab_command(extra)
+    sys.stdout.flush()
+    os.execv(command[0], command)  # replaces this process: Ctrl-C reaches Lab directly
+    return 0  # pragma: no cover
+
+
+if __name__ == "__main__":
+    sys.exit(main())
