@@ -12,7 +12,8 @@ Modules, by the chapters that use them:
 - :mod:`formulated.training`   — training: config and presets, data, loop, checkpoints, CLI (chapter 18)
 - :mod:`formulated.widgets`    — every interactive widget of the book
 - :mod:`formulated.errata`     — every source error the book found (appendix B)
-- :mod:`formulated.coverage`   — which source section each chapter covers (appendix D)
+- :mod:`formulated.sources`    — the five sources, by id and title (errata and coverage)
+- :mod:`formulated.book.coverage` — which source section each chapter covers (appendix D)
 - :mod:`formulated.teaching`   — student and nbgrader notebooks from the chapters (appendix C)
 
 Math in the book is 1-based (token :math:`x_1`); code is 0-based (``x[0]``).

@@ -5,9 +5,7 @@ treats, named in the book's own words.  Appendix D renders it two ways (by chapt
 and ``tests/test_coverage.py`` checks it against ``_toc.yml``: every chapter named here exists,
 and every chapter of the book is named here.
 
-Sources: ``"000"`` and ``"001"`` -- *The Formulated GPT-2*, first version and revision;
-``"002"`` -- *Notations*; ``"003"`` -- lecture notes on GPT (Korean); ``"004"`` -- slides
-*Generative Pretrained Transformer*.
+Sources are named by their ids in :data:`formulated.sources.SOURCES` (``"000"`` … ``"004"``).
 """
 
 from __future__ import annotations
@@ -15,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from .errata import SOURCES
+from ..sources import SOURCES
 
 __all__ = ["Coverage", "COVERAGE", "SOURCE_TITLES", "coverage_by_chapter", "coverage_by_source"]
 
-# One list of the sources for the whole package (the errata appendix uses the same titles).
+#: The sources and their titles: the package's one list (:data:`formulated.sources.SOURCES`).
 SOURCE_TITLES = SOURCES
 
 
@@ -52,6 +50,10 @@ def _both(*items: str) -> dict[str, tuple[str, ...]]:
     return {"s000": items, "s001": items}
 
 
+_GPT_BOTH = _both("the GPT box", "de-embedding", "output rows as next-token conditionals",
+                  "the Definition's vocabulary “of s items”", "the Softmax box")
+_GPT_000 = ("the second matrix Y, rows P(x_i | x_1 … x_n)",)  # 000 only; 001 drops it
+
 COVERAGE: list[Coverage] = [
     _c("intro", note="how to read and run the book; 1-based math, 0-based code"),
     _c("01_learning_from_data", s004=("kinds of machine learning", "linear regression",
@@ -77,14 +79,14 @@ COVERAGE: list[Coverage] = [
     _c("07_embeddings_positions",
        **_both("the OneHot, diag and Stack boxes", "the embedding line of the GPT box"),
        s002=("one-hot representation", "matrix multiplication", "embedding lookup and W_e",
-             "positional encoding: sinusoidal and learned W_p", "dropout",
-             "Steps 3 to 5"),
+             "positional encoding: sinusoidal and learned W_p", "the layer X′ = PE(X)",
+             "dropout", "Steps 3 to 5"),
        s003=("token plus position embedding",),
        s004=("input embedding", "positional encoding")),
     _c("08_attention", **_both("the masked scaled dot-product attention box"),
        s002=("the general attention formula",),
        s004=("queries, keys and values as retrieval", "the worked Q/K/V example",
-             "attention scores")),
+             "attention scores", "attention's reference window (“infinite”)")),
     _c("09_masks", s000=("bidirectional and autoregressive mask boxes",),
        s001=("bidirectional and autoregressive mask boxes", "GPT-3's alternating sparse mask"),
        s002=("Step 7.3: masking",),
@@ -99,26 +101,28 @@ COVERAGE: list[Coverage] = [
        s002=("layer normalization", "Steps 6, 8 and 11", "pre-LN versus post-LN",
              "the final LayerNorm"),
        s004=("Add & Norm",)),
-    _c("13_gpt", **_both("the GPT box", "de-embedding", "output rows as next-token conditionals"),
+    _c("13_gpt", **{**_GPT_BOTH, "s000": _GPT_BOTH["s000"] + _GPT_000},
        s002=("iterating L decoder blocks", "the softmax layer"),
-       s003=("a single decoder layer",)),
+       s003=("a single decoder layer", "GPT as an autoregressive model (the AR(p) equation)"),
+       s004=("the “Conversation Dialog” slide: generation one token at a time",)),
     _c("14_gpt2_gpt3", s000=("the GPT-2 box",), s001=("the GPT-2 and GPT-3 boxes",),
-       s003=("the table of GPT versions",)),
+       s003=("the table of GPT versions", "its training-data row (WebText, not OpenWebText)")),
     _c("15_bert_roberta",
-       s000=("the BERT box: segment embeddings with diag and Stack",),
+       s000=("the BERT box: segment embeddings with diag and Stack",
+             "the BERT box's output, named GPT(x)"),
        s001=("BERT input construction: [CLS], [SEP], [MASK]", "the BERT and RoBERTa boxes"),
        s003=("GPT versus BERT",)),
     _c("16_parameters", **_both("the parameter set θ", "the parameter count λ",
                                 "hyperparameters (λ = 116,497,920)"),
        s003=("the table of GPT versions",)),
-    _c("17_training_objective", s000=("the loss",),
+    _c("17_training_objective", s000=("the loss", "the CrossEntropy box"),
        s001=("the loss", "statistical interpretation: GPT, BERT and XLNet objectives"),
        s002=("autoregressive self-supervised learning", "likelihood",
-             "cross-entropy loss"),
+             "cross-entropy loss", "Step 1: tokens “sampled i.i.d.”"),
        s004=("cross-entropy",)),
     _c("18_train_tiny_gpt", note="every formula above, put to work: a tiny GPT trained on "
                                  "Tiny Shakespeare"),
-    _c("appendix_a_notation", s002=("table of notations (extended to all sources)",)),
+    _c("appendix_a_notation", s002=("the table of notations, in full (extended to all sources)",)),
     _c("appendix_b_errata", note="every error found in the sources, with the computed correction"),
     _c("appendix_c_instructors", note="student notebooks and autograders from the chapters"),
     _c("appendix_d_coverage", note="this map"),
