@@ -415,6 +415,12 @@ class _Log:
             from tqdm.auto import tqdm
             self.bar = tqdm(total=run.cfg.max_steps, initial=run.step, desc="training",
                             unit="step", mininterval=0.5, dynamic_ncols=True)
+            # In a notebook the bar is a widget row (label, bar, status) whose bar has no width
+            # of its own: the long status would squeeze it to a square.  With a minimum width
+            # the status wraps onto its own line instead.
+            container = getattr(self.bar, "container", None)
+            if container is not None:
+                container.children[1].layout.min_width = "12em"
 
     def add(self, loss: torch.Tensor) -> None:
         self.pending.append(loss)
