@@ -93,7 +93,7 @@ NOTATION: list[Symbol] = [
     # -- indices ------------------------------------------------------------------------------
     _s("i", "i - 1", "", "position of a token (row of a sequence matrix), $1 \\le i \\le n$",
        "index", s000="$i$", s001="$i$", s002="$t$ ($0 \\le t < T$ and $1 \\le t \\le T$)",
-       s003="$i$", s004="$pos$ (from 0)"),
+       s003="$i$", s004="$pos$ (1-based in the example: dog → Position 2)"),
     _s("j", "j - 1", "", "vocabulary id or column, $1 \\le j \\le V$", "index",
        s000="$j$", s001="$j$", s002="$j$, $v$"),
     _s(r"i \text{ in } \operatorname{head}_i", "W_q[i - 1]", "", "attention head, $1 \\le i \\le A$",
