@@ -14,7 +14,7 @@ Modules, by the chapters that use them:
 - :mod:`formulated.errata`     — every source error the book found (appendix B)
 - :mod:`formulated.sources`    — the five sources, by id and title (errata and coverage)
 - :mod:`formulated.book.coverage` — which source section each chapter covers (appendix D)
-- :mod:`formulated.teaching`   — student and nbgrader notebooks from the chapters (appendix C)
+- :mod:`formulated.book.teaching` — otter-grader assignments from the chapters (appendix C)
 
 Math in the book is 1-based (token :math:`x_1`); code is 0-based (``x[0]``).
 """

@@ -1,12 +1,22 @@
-"""Student and instructor notebooks: solutions removed (or marked), answer cells added."""
+"""Assignments from the chapters (formulated.book.teaching): parsing, grading specs, leak scan.
+
+These tests need no otter run; tests/test_assignments.py generates and grades for real.
+"""
 from __future__ import annotations
+
+import json
+import re
 
 import pytest
 
-from formulated import teaching
 from _chapters import ROOT, toc_files
+from formulated.book import teaching
+from formulated.book.exercises import SPECS, Spec, auto, open_ended, written
 
-CHAPTER = """\
+CHAPTERS = [ROOT / f"{c}.md" for c in toc_files()
+            if re.match(r"chapters/\d\d_", c)]
+
+TOY = """\
 ---
 jupytext:
   text_representation:
@@ -25,15 +35,15 @@ x = 1
 ```
 
 ```{exercise}
-:label: ex-toy-1
+:label: ex-99-1
 
-What is $1+1$?
+What is $1+1$? See {doc}`01_learning_from_data`.
 ```
 
-````{solution} ex-toy-1
+````{solution} ex-99-1
 :class: dropdown
 
-It is 2, SECRET-TEXT.
+It is 2, because adding one apple to another apple gives two apples here.
 
 ```python
 print(2)
@@ -41,81 +51,125 @@ print(2)
 ````
 
 ```{exercise}
-:label: ex-toy-2
+:label: ex-99-2
 
-Compute $2^{10}$.
+Compute $2^{10}$ and store it in `answer`.
 ```
 
-```{solution-start} ex-toy-2
+```{solution-start} ex-99-2
 :class: dropdown
 ```
 
+Powers of two double each time, so the tenth power is 1024 exactly as expected here.
+
 ```{code-cell} python3
-answer = 2 ** 10  # SECRET-CODE
+answer = 2 ** 10  # SECRET-CODE of the toy solution
 ```
 
 ```{solution-end}
 ```
 
+```{exercise}
+:label: ex-99-3
+
+Play with `x`.
+```
+
 Closing words.
 """
+TOY_SPECS = {
+    "ex-99-1": written("Two points for 2."),
+    "ex-99-2": auto("answer", ["assert isinstance(answer, int)"], ["assert answer == 2 ** 10"]),
+    "ex-99-3": open_ended(),
+}
 
 
-def test_exercises_are_found_with_their_kind():
-    assert teaching.exercises(CHAPTER) == [teaching.Exercise("ex-toy-1", False),
-                                           teaching.Exercise("ex-toy-2", True)]
+def test_exercises_are_found_with_their_solutions():
+    found = teaching.exercises(TOY.replace("\n```\n\nClosing", "\n```\n\n```{solution} ex-99-3\n"
+                                           "Anything.\n```\n\nClosing"))
+    assert [e.label for e in found] == ["ex-99-1", "ex-99-2", "ex-99-3"]
+    assert found[0].solution_text.startswith("It is 2") and not found[0].has_code_solution
+    assert found[1].solution_code == ("answer = 2 ** 10  # SECRET-CODE of the toy solution",)
+    assert "Powers of two" in found[1].solution_text
+    assert found[1].prompt == "Compute $2^{10}$ and store it in `answer`."
 
 
-def test_student_text_drops_every_solution_and_adds_answer_cells():
-    text = teaching.student_text(CHAPTER)
-    assert "SECRET" not in text and "solution" not in text
-    assert "Closing words." in text and "x = 1" in text
-    assert text.count("# Your answer to exercise") == 2
-    assert text.index("# Your answer to exercise ex-toy-1") > text.index("What is $1+1$?")
+def test_master_notebook_has_one_question_per_graded_exercise(tmp_path):
+    src = tmp_path / "99_toy.md"
+    src.write_text(TOY)
+    nb = teaching.master_notebook(src, specs=TOY_SPECS)
+    raw = [c.source for c in nb.cells if c.cell_type == "raw"]
+    assert raw[0].startswith("# ASSIGNMENT CONFIG")
+    assert sum(r.startswith("# BEGIN QUESTION") for r in raw) == 2  # the open one is not graded
+    assert 'name: "ex-99-2"' in "\n".join(raw) and "manual: true" in "\n".join(raw)
+    sources = [c.source for c in nb.cells]
+    solution = next(s for s in sources if "SECRET-CODE" in s)
+    assert solution.startswith("# Exercise ex-99-2: define answer\n# BEGIN SOLUTION")
+    assert "# HIDDEN\nassert answer == 2 ** 10" in sources
+    assert any("*01_learning_from_data*" in s for s in sources)  # roles become plain text
+    assert not any("{solution" in s for s in sources)
 
 
-def test_student_notebook_is_a_valid_notebook(tmp_path):
-    import nbformat
-
-    src = tmp_path / "toy.md"
-    src.write_text(CHAPTER)
-    out = teaching.write_notebooks([src], tmp_path / "students")
-    nb = nbformat.read(out[0], as_version=4)
-    nbformat.validate(nb)
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
-    assert code == ["x = 1", "# Your answer to exercise ex-toy-1",
-                    "# Your answer to exercise ex-toy-2"]
-
-
-def test_instructor_notebook_marks_solution_code_for_nbgrader(tmp_path):
-    src = tmp_path / "toy.md"
-    src.write_text(CHAPTER)
-    nb = teaching.instructor_notebook(src)
-    marked = [c for c in nb.cells if "nbgrader" in c.metadata]
-    assert len(marked) == 1
-    assert marked[0].metadata["nbgrader"]["grade_id"] == "ex-toy-2-1"
-    assert marked[0].source.startswith("### BEGIN SOLUTION") and "SECRET-CODE" in marked[0].source
-
-
-def test_bad_input_gets_clear_errors(tmp_path):
+def test_bad_specs_and_chapters_get_clear_errors(tmp_path):
+    src = tmp_path / "99_toy.md"
+    src.write_text(TOY)
+    with pytest.raises(KeyError, match="no entry in"):
+        teaching.master_notebook(src, specs={})
+    unnamed = {**TOY_SPECS, "ex-99-2": auto("result", ["assert 1"], ["assert 1"])}
+    with pytest.raises(ValueError, match="must name `result`"):
+        teaching.master_notebook(src, specs=unnamed)
+    src.write_text(TOY.replace("Closing words.", "```{code-cell} python3\nanswer = 3\n```"))
+    with pytest.raises(ValueError, match="rebound by a later cell"):
+        teaching.master_notebook(src, specs=TOY_SPECS)
     with pytest.raises(ValueError, match="never closed"):
-        teaching.student_text("```{exercise}\n:label: ex-a\n")
+        teaching.exercises("```{exercise}\n:label: ex-a\n")
     with pytest.raises(ValueError, match="no ':label:'"):
-        teaching.student_text("```{exercise}\nno label\n```\n")
+        teaching.exercises("```{exercise}\nno label\n```\n")
     with pytest.raises(ValueError, match="never ended"):
-        teaching.student_text("```{solution-start} ex-a\n```\n")
+        teaching.exercises("```{exercise}\n:label: ex-a\n```\n```{solution-start} ex-a\n```\n")
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        teaching.write_notebooks([tmp_path / "nope.md"], tmp_path / "out")
-    src = tmp_path / "toy.md"
-    src.write_text(CHAPTER)
-    with pytest.raises(ValueError, match="no chapter is overwritten"):
-        teaching.write_notebooks([src], tmp_path)
+        teaching.master_notebook(tmp_path / "nope.md")
+    with pytest.raises(ValueError, match="kind"):
+        Spec("graded")
+    with pytest.raises(ValueError, match="needs names"):
+        auto("x", [], ["assert x"])
 
 
-@pytest.mark.parametrize("chapter", [c for c in toc_files() if "appendix" not in c
-                                     and c != "chapters/intro"])
-def test_every_chapter_yields_a_student_notebook_without_solutions(chapter):
-    text = (ROOT / f"{chapter}.md").read_text(encoding="utf-8")
-    student = teaching.student_text(text)
-    assert "{solution" not in student
-    assert student.count("# Your answer to exercise") == len(teaching.exercises(text))
+def test_every_exercise_of_the_book_has_a_kind_and_every_spec_an_exercise():
+    labels = [e.label for ch in CHAPTERS
+              for e in teaching.exercises(ch.read_text(encoding="utf-8"))]
+    assert sorted(labels) == sorted(SPECS), set(labels) ^ set(SPECS)
+    for ch in CHAPTERS:  # names in backticks in the text, not rebound later, auto has code
+        teaching.master_notebook(ch)
+    counts = teaching.kind_counts(CHAPTERS)
+    print("exercises by kind:", counts)
+    assert counts["auto"] >= 15 and sum(counts.values()) == len(labels)
+
+
+def _student_file(tmp_path, name: str, markdown: str):
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": markdown}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / name
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def test_leak_scan_finds_numbers_text_and_code_of_solutions(tmp_path):
+    ch11 = ROOT / "chapters" / "11_ffn_gelu.md"
+    # the prose chapter 11 had above exercise 11-2 (its answer, rounded)
+    old = _student_file(tmp_path, "11_old.ipynb",
+                        "the exact minimum is $-0.16997$ at $x \\approx -0.7518$")
+    assert len(teaching.leaks([old], [ch11])) == 2
+    clean = _student_file(tmp_path, "11_clean.ipynb", "GELU dips below zero near $-0.75$.")
+    assert teaching.leaks([clean], [ch11]) == []
+    toy = tmp_path / "99_toy.md"
+    toy.write_text(TOY)
+    code = _student_file(tmp_path, "99_a.ipynb", "```\nanswer = 2 ** 10  # SECRET-CODE\n```")
+    text = _student_file(tmp_path, "99_b.ipynb", "Adding one apple to another apple gives two "
+                                                 "apples here, they say.")
+    assert teaching.leaks([code], [toy]) == []  # too short a line to be a fingerprint
+    assert "phrase" in teaching.leaks([text], [toy])[0]
+    # a later chapter may reuse an earlier exercise's result; an earlier one may not
+    later = _student_file(tmp_path, "12_later.ipynb", "GELU's minimum, $-0.169971$")
+    earlier = _student_file(tmp_path, "10_earlier.ipynb", "GELU's minimum, $-0.169971$")
+    assert teaching.leaks([later], [ch11]) == [] and teaching.leaks([earlier], [ch11])

@@ -1,0 +1,362 @@
+"""How every exercise of the book is graded: its kind, the names it defines, its tests.
+
+One entry of :data:`SPECS` per ``{exercise}`` label in the chapters (``tests/test_teaching.py``
+checks both directions).  :mod:`formulated.book.teaching` turns them into otter-grader questions:
+
+* ``auto``: the exercise text names every variable in :attr:`Spec.names` (in backticks); the
+  chapter's solution code defines them.  :attr:`Spec.public` tests run when a student calls
+  ``grader.check``; they check form and consistency and never reveal the answer.
+  :attr:`Spec.hidden` tests run only in the autograder; they compare with an independent
+  reference (PyTorch, ``transformers``, a count done another way), accept every correct answer
+  (tolerances, any seed, any valid tie-break) and reject the common wrong ones.
+* ``written``: a Markdown answer graded by hand; the chapter's solution is the reference answer
+  and :attr:`Spec.rubric` says how to award the points.
+* ``open``: an answer cell, not graded.
+
+A test is a few ``assert`` statements run in the student's notebook (its names are those of the
+chapter and of the answer); it prints nothing (otter compares printed output).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Spec", "SPECS", "auto", "written", "open_ended"]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Grading of one exercise (see the module docstring)."""
+
+    kind: str
+    points: int = 2
+    names: tuple[str, ...] = ()
+    public: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    rubric: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ("auto", "written", "open"):
+            raise ValueError(f"kind: expected 'auto', 'written' or 'open', got {self.kind!r}")
+        if self.kind == "auto" and not (self.names and self.public and self.hidden):
+            raise ValueError("an 'auto' exercise needs names, public tests and hidden tests")
+
+
+def auto(names: str, public: list[str], hidden: list[str], points: int = 2) -> Spec:
+    """An autograded exercise defining the space-separated ``names``."""
+    return Spec("auto", points, tuple(names.split()), tuple(public), tuple(hidden))
+
+
+def written(rubric: str = "Full marks for a complete, correct argument; half for the right idea "
+                          "with a gap or a slip.", points: int = 2) -> Spec:
+    """A written answer graded by hand."""
+    return Spec("written", points, rubric=rubric)
+
+
+def open_ended() -> Spec:
+    """An exercise for exploration: an answer cell, no grade."""
+    return Spec("open", 0)
+
+
+SPECS: dict[str, Spec] = {}
+
+# --------------------------------------------------------------------------- chapter 9: masks
+SPECS["ex-09-1"] = written()
+SPECS["ex-09-2"] = auto(
+    "Qb Kb Vb mask_b ours_b",
+    ["import numpy as np\n"
+     "assert np.shape(mask_b) == (2, 5, 5) and np.asarray(mask_b).dtype == bool, "
+     "'mask_b: expected a boolean array of shape (2, 5, 5)'",
+     "import numpy as np\n"
+     "assert np.shape(ours_b) == np.shape(Vb)[:2] + np.shape(Vb)[2:] and np.shape(Qb)[:2] == (2, 5), "
+     "'ours_b: expected one output row per query, shape (2, 5, D)'"],
+    ["import numpy as np, torch\n"
+     "causal = torch.ones(5, 5, dtype=torch.bool).tril()\n"
+     "keys = torch.arange(5)[None, :] < torch.tensor([5, 3])[:, None]\n"
+     "assert np.array_equal(np.asarray(mask_b), (causal[None] & keys[:, None, :]).numpy())",
+     "import numpy as np, torch\n"
+     "causal = torch.ones(5, 5, dtype=torch.bool).tril()\n"
+     "keys = torch.arange(5)[None, :] < torch.tensor([5, 3])[:, None]\n"
+     "ref = torch.nn.functional.scaled_dot_product_attention(*(torch.as_tensor(np.asarray(M, "
+     "dtype=float)) for M in (Qb, Kb, Vb)), attn_mask=causal[None] & keys[:, None, :])\n"
+     "assert np.allclose(np.asarray(ours_b), ref.numpy(), atol=1e-8)"])
+SPECS["ex-09-3"] = auto(
+    "product_w renormalized",
+    ["import numpy as np\n"
+     "assert np.shape(product_w) == (4, 4) and np.shape(renormalized) == (4, 4), "
+     "'expected two 4 x 4 matrices of weights'",
+     "import numpy as np\n"
+     "assert np.allclose(np.asarray(renormalized).sum(1), 1), "
+     "'renormalized: each row should sum to 1'"],
+    ["import numpy as np, torch\n"
+     "from formulated import examples as ex\n"
+     "S = torch.as_tensor(ex.MASK_SCALED_SCORES)\n"
+     "assert np.allclose(np.asarray(product_w), (torch.softmax(S, -1) * torch.ones(4, 4).tril()"
+     ".double()).numpy())",
+     "import numpy as np, torch\n"
+     "from formulated import examples as ex\n"
+     "S = torch.as_tensor(ex.MASK_SCALED_SCORES)\n"
+     "keep = torch.ones(4, 4, dtype=torch.bool).tril()\n"
+     "ref = torch.softmax(S.masked_fill(~keep, float('-inf')), -1)\n"
+     "assert np.allclose(np.asarray(renormalized), ref.numpy())"])
+SPECS["ex-09-4"] = auto(
+    "causal_pairs wasted_fraction band_pairs",
+    ["assert all(float(v) == int(v) for v in (causal_pairs, band_pairs)), "
+     "'causal_pairs and band_pairs: expected whole numbers'",
+     "assert 0 < wasted_fraction < 1, 'wasted_fraction: expected a fraction between 0 and 1'"],
+    ["import torch\n"
+     "assert causal_pairs == int(torch.ones(1024, 1024).tril().sum())",
+     "import torch\n"
+     "assert abs(wasted_fraction - float(1 - torch.ones(1024, 1024).tril().mean())) < 1e-6",
+     "import torch\n"
+     "assert band_pairs == int(torch.ones(2048, 2048).tril().triu(-255).sum())"])
+
+# --------------------------------------------------------------------------- chapter 11: FFN
+SPECS["ex-11-1"] = written()
+SPECS["ex-11-2"] = auto(
+    "x_min gelu_min",
+    ["assert -3 < float(x_min) < 0, 'x_min: expected a number between -3 and 0'",
+     "import torch\n"
+     "assert abs(float(gelu_min) - torch.nn.functional.gelu(torch.tensor(float(x_min), "
+     "dtype=torch.float64)).item()) < 1e-9, 'gelu_min: expected GELU(x_min), the exact GELU'"],
+    ["import math, torch\n"
+     "t = torch.tensor(float(x_min), dtype=torch.float64)\n"
+     "slope = torch.special.ndtr(t) + t * torch.exp(-t * t / 2) / math.sqrt(2 * math.pi)\n"
+     "assert abs(slope.item()) < 1e-5",
+     "import torch\n"
+     "grid = torch.linspace(-3, 0, 300001, dtype=torch.float64)\n"
+     "assert float(gelu_min) <= torch.nn.functional.gelu(grid).min().item() + 1e-12"])
+SPECS["ex-11-3"] = auto(
+    "a1 a2",
+    ["assert 1.6 <= float(a1) <= 1.9 and 1.6 <= float(a2) <= 1.9, "
+     "'a1, a2: expected constants from the search interval [1.6, 1.9]'"],
+    ["import torch\n"
+     "xs = torch.linspace(-8, 8, 16001, dtype=torch.float64)\n"
+     "al = torch.linspace(1.6, 1.9, 3001, dtype=torch.float64)[:, None]\n"
+     "err = lambda a: (xs * torch.sigmoid(a * xs) - torch.nn.functional.gelu(xs)).abs()"
+     ".amax(-1)\n"
+     "assert err(torch.tensor(float(a1), dtype=torch.float64)).item() <= err(al).min().item()"
+     " + 2e-4",
+     "import torch\n"
+     "xs = torch.linspace(-8, 8, 16001, dtype=torch.float64)\n"
+     "al = torch.linspace(1.6, 1.9, 3001, dtype=torch.float64)[:, None]\n"
+     "err = lambda a: (torch.sigmoid(a * xs) - torch.special.ndtr(xs)).abs().amax(-1)\n"
+     "assert err(torch.tensor(float(a2), dtype=torch.float64)).item() <= err(al).min().item()"
+     " + 2e-4"])
+SPECS["ex-11-4"] = auto(
+    "Xb ffn_params direct flat",
+    ["import numpy as np\n"
+     "assert np.ndim(Xb) == 3 and np.shape(direct) == np.shape(flat) == np.shape(Xb), "
+     "'Xb, direct, flat: expected three arrays of the same shape (B, n, H)'",
+     "import numpy as np\n"
+     "assert np.allclose(direct, flat), 'direct and flat should agree'"],
+    ["import numpy as np, torch\n"
+     "W1, b1, W2, b2 = (torch.as_tensor(np.asarray(p, dtype=float)) for p in ffn_params)\n"
+     "X = torch.as_tensor(np.asarray(Xb, dtype=float))\n"
+     "ref = torch.nn.functional.gelu(X @ W1 + b1) @ W2 + b2\n"
+     "assert np.shape(Xb)[0] > 1 and np.allclose(np.asarray(direct), ref.numpy())"])
+SPECS["ex-11-5"] = written()
+
+# --------------------------------------------------------------------------- chapter 12: LayerNorm
+SPECS["ex-12-1"] = written()
+SPECS["ex-12-2"] = auto(
+    "x_row a_limit",
+    ["assert a_limit in (1.0, 0.1, 0.03, 0.01, 0.003), "
+     "'a_limit: expected one of 1, 0.1, 0.03, 0.01, 0.003'"],
+    ["import numpy as np, torch\n"
+     "xt = torch.as_tensor(np.asarray(x_row, dtype=float)).reshape(-1, np.shape(x_row)[-1])\n"
+     "ln = lambda t: torch.nn.functional.layer_norm(t, (t.shape[-1],), eps=1e-5)\n"
+     "change = lambda a: (ln(a * xt) - ln(xt)).abs().max().item()\n"
+     "larger = [a for a in (1.0, 0.1, 0.03, 0.01, 0.003) if a > a_limit]\n"
+     "assert change(a_limit) > 1e-3 and all(change(a) <= 1e-3 for a in larger)"])
+SPECS["ex-12-3"] = auto(
+    "ratio_4 ratio_768",
+    ["assert 0 < ratio_4 < 2 and 0 < ratio_768 < 2, "
+     "'ratio_4, ratio_768: expected the ratio (your LayerNorm) / F.layer_norm'"],
+    ["import torch\n"
+     "x = torch.randn(64, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))\n"
+     "expected = (x.std(-1, correction=0) / x.std(-1)).mean().item()\n"
+     "assert abs(ratio_4 - expected) < 1e-3",
+     "import torch\n"
+     "x = torch.randn(64, 768, dtype=torch.float64, generator=torch.Generator().manual_seed(1))\n"
+     "expected = (x.std(-1, correction=0) / x.std(-1)).mean().item()\n"
+     "assert abs(ratio_768 - expected) < 1e-5"])
+SPECS["ex-12-4"] = written()
+SPECS["ex-12-5"] = written()
+
+# --------------------------------------------------------------------------- chapters 1-4
+SPECS["ex-01-1"] = written("One point per two correct kinds (supervised, unsupervised, "
+                           "reinforcement, self-supervised), each with its reason.")
+SPECS["ex-01-2"] = written()
+SPECS["ex-01-3"] = open_ended()
+SPECS["ex-01-4"] = auto(
+    "theta0 theta1",
+    ["import numpy as np\n"
+     "assert np.ndim(theta0) == 0 and np.ndim(theta1) == 0, 'theta0, theta1: expected numbers'",
+     "import numpy as np\n"
+     "assert np.isclose(theta1, theta_star[1]), 'theta1 should match the closed form theta_star'"],
+    ["import numpy as np, torch\n"
+     "A = torch.cat([torch.ones(len(y), 1), torch.as_tensor(X[:, :1])], 1).double()\n"
+     "ref = torch.linalg.lstsq(A, torch.as_tensor(y, dtype=torch.float64)[:, None]).solution\n"
+     "assert np.allclose([theta0, theta1], ref.flatten().numpy())"])
+SPECS["ex-02-1"] = written()
+SPECS["ex-02-2"] = written()
+SPECS["ex-02-3"] = auto(
+    "P Q kl_pq kl_qp",
+    ["import numpy as np\n"
+     "assert np.shape(P) == np.shape(Q) == (10000, 5) and np.shape(kl_pq) == np.shape(kl_qp) == "
+     "(10000,), 'expected P, Q of shape (10000, 5) and one divergence per row'"],
+    ["import numpy as np, torch\n"
+     "p, q = torch.as_tensor(P), torch.as_tensor(Q)\n"
+     "ref = torch.nn.functional.kl_div(q.log(), p, reduction='none').sum(-1)\n"
+     "assert np.allclose(kl_pq, ref.numpy()) and (np.asarray(kl_pq) >= 0).all()",
+     "import numpy as np, torch\n"
+     "p, q = torch.as_tensor(P), torch.as_tensor(Q)\n"
+     "ref = torch.nn.functional.kl_div(p.log(), q, reduction='none').sum(-1)\n"
+     "assert np.allclose(kl_qp, ref.numpy())"])
+SPECS["ex-02-4"] = written()
+SPECS["ex-03-1"] = written()
+SPECS["ex-03-2"] = written("Full marks for the identity and the derivative derived, with a "
+                           "numerical check on a grid; half without the check.")
+SPECS["ex-03-3"] = auto(
+    "numeric",
+    ["import numpy as np\n"
+     "assert np.shape(numeric) == np.shape(W1), 'numeric: expected an array shaped like W1'"],
+    ["import numpy as np\n"
+     "_, cache = fb.mlp2_forward(X, W1, b1, W2, b2, activation='tanh')\n"
+     "assert np.allclose(numeric, fb.mlp2_backward(cache, Y)[1]['W1'], rtol=1e-4, atol=1e-7)"])
+SPECS["ex-03-4"] = auto(
+    "W_one b_one",
+    ["import numpy as np\n"
+     "assert np.shape(W_one) == (np.shape(W1)[0], np.shape(W2)[1]), "
+     "'W_one: expected one matrix from the input width to the output width'"],
+    ["import numpy as np, torch\n"
+     "lin1, lin2 = (torch.nn.Linear(*np.shape(W)).double() for W in (W1, W2))\n"
+     "with torch.no_grad():\n"
+     "    for lin, W, b in ((lin1, W1, b1), (lin2, W2, b2)):\n"
+     "        lin.weight.copy_(torch.as_tensor(W).T); lin.bias.copy_(torch.as_tensor(b))\n"
+     "    ref = lin2(lin1(torch.as_tensor(X))).numpy()\n"
+     "assert np.allclose(X @ W_one + b_one, ref)"])
+SPECS["ex-03-5"] = open_ended()
+SPECS["ex-04-1"] = written()
+SPECS["ex-04-2"] = written("Full marks for both formulas and the check against PyTorch; half "
+                           "for one bias vector per gate (the formula without PyTorch's second).")
+SPECS["ex-04-3"] = auto(
+    "sim",
+    ["import numpy as np\n"
+     "assert np.shape(sim) == (4, 4) and np.allclose(np.diag(sim), 1), "
+     "'sim: expected a 4 x 4 matrix with ones on the diagonal'"],
+    ["import numpy as np, torch\n"
+     "v = torch.as_tensor(E[[idx[w] for w in ('cat', 'dog', 'king', 'queen')]])\n"
+     "ref = torch.nn.functional.cosine_similarity(v[:, None, :], v[None, :, :], dim=-1)\n"
+     "assert np.allclose(sim, ref.numpy())"])
+SPECS["ex-04-4"] = written()
+
+# --------------------------------------------------------------------------- chapters 5-8, 10
+SPECS["ex-05-1"] = written()
+SPECS["ex-05-2"] = written("Full marks for both sizes in MiB and the n^2 against n growth.")
+SPECS["ex-05-3"] = written("Full marks for 'vector-wise', the prediction (the V entries of one "
+                           "row) and the check.")
+SPECS["ex-05-4"] = written()
+SPECS["ex-06-1"] = written("Full marks for the three merges in order with their counts and the "
+                           "check with learn_bpe.")
+SPECS["ex-06-2"] = open_ended()
+SPECS["ex-06-3"] = written()
+SPECS["ex-06-4"] = open_ended()
+SPECS["ex-07-1"] = written()
+SPECS["ex-07-2"] = written()
+SPECS["ex-07-3"] = auto(
+    "R3",
+    ["import numpy as np\n"
+     "assert np.shape(R3) == (8, 8), 'R3: expected an 8 x 8 matrix'"],
+    ["import numpy as np, torch\n"
+     "p = torch.arange(60, dtype=torch.float64)[:, None]\n"
+     "w = 10000.0 ** (-torch.arange(0, 8, 2, dtype=torch.float64) / 8)\n"
+     "pe = torch.stack([torch.sin(p * w), torch.cos(p * w)], -1).reshape(60, 8).numpy()\n"
+     "assert np.allclose(pe[3:], pe[:57] @ np.asarray(R3), atol=1e-10)"])
+SPECS["ex-07-4"] = written("Full marks for rows 2, 5, 7, the gradient of row 2 (all 2) and the "
+                           "explanation through O^T.")
+SPECS["ex-08-1"] = written()
+SPECS["ex-08-2"] = written()
+SPECS["ex-08-3"] = auto(
+    "self_attention",
+    ["import numpy as np\n"
+     "X3 = np.random.default_rng(3).standard_normal((3, 4))\n"
+     "P3 = np.eye(3)[[2, 1, 0]]\n"
+     "assert np.allclose(self_attention(P3 @ X3), P3 @ self_attention(X3)), "
+     "'self_attention(P X) should be P self_attention(X)'"],
+    ["import numpy as np, torch\n"
+     "from formulated import examples as ex\n"
+     "for X3 in (ex.QKV_INPUTS, np.random.default_rng(7).standard_normal((5, 4))):\n"
+     "    q, k, v = (torch.as_tensor(X3 @ W) for W in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE))\n"
+     "    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v).numpy()\n"
+     "    assert np.allclose(self_attention(X3), ref)"])
+SPECS["ex-08-4"] = auto(
+    "scores w2 out2",
+    ["import numpy as np\n"
+     "assert np.shape(scores) == np.shape(w2) == np.shape(out2) == (3,), "
+     "'scores, w2, out2: expected three numbers each'",
+     "import numpy as np\nassert np.isclose(np.sum(w2), 1), 'w2: the weights should sum to 1'"],
+    ["import numpy as np, torch\n"
+     "from formulated import examples as ex\n"
+     "q, K, V = (torch.as_tensor(M, dtype=torch.float64) for M in (ex.SLIDE_QUERIES[1], "
+     "ex.SLIDE_KEYS, ex.SLIDE_VALUES))\n"
+     "assert np.allclose(scores, (K @ q).numpy())\n"
+     "assert np.allclose(w2, torch.softmax(K @ q, 0).numpy())\n"
+     "assert np.allclose(out2, (torch.softmax(K @ q, 0) @ V).numpy())"])
+SPECS["ex-10-1"] = written()
+SPECS["ex-10-2"] = auto(
+    "head_sum",
+    ["import numpy as np\n"
+     "g = np.random.default_rng(9)\n"
+     "Xh, Wh = g.standard_normal((4, 6)), g.standard_normal((2, 6, 3))\n"
+     "out = head_sum(Xh, fg.mask_autoregressive(4), Wh, Wh, Wh, g.standard_normal((6, 6)))\n"
+     "assert np.shape(out) == (4, 6), 'head_sum: expected an n x H result'"],
+    ["import numpy as np, torch\n"
+     "g = np.random.default_rng(10)\n"
+     "n, H, A = 5, 8, 2\n"
+     "Xh = g.standard_normal((n, H))\n"
+     "Wq, Wk, Wv = (g.standard_normal((A, H, H // A)) for _ in range(3))\n"
+     "Wo = g.standard_normal((H, H))\n"
+     "mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True).double()\n"
+     "side = lambda W: torch.as_tensor(np.concatenate(list(W), 1)).T\n"
+     "with torch.no_grad():\n"
+     "    mha.in_proj_weight.copy_(torch.cat([side(Wq), side(Wk), side(Wv)]))\n"
+     "    mha.out_proj.weight.copy_(torch.as_tensor(Wo).T)\n"
+     "    causal = torch.ones(n, n, dtype=torch.bool).triu(1)\n"
+     "    x = torch.as_tensor(Xh)[None]\n"
+     "    ref = mha(x, x, x, attn_mask=causal, need_weights=False)[0][0].numpy()\n"
+     "assert np.allclose(head_sum(Xh, fg.mask_autoregressive(n), Wq, Wk, Wv, Wo), ref)"])
+SPECS["ex-10-3"] = written("Full marks for the comparison showing a difference and the "
+                           "positions (not columns) that end up in 'head 1'.")
+SPECS["ex-10-4"] = written()
+
+# --------------------------------------------------------------------------- chapters 13-18
+SPECS["ex-13-1"] = written("One point per two correct shapes out of seven.")
+SPECS["ex-13-2"] = written("Full marks for the check over every prefix and the count of passes "
+                           "saved.")
+SPECS["ex-13-3"] = written()
+SPECS["ex-13-4"] = open_ended()
+SPECS["ex-14-1"] = written()
+SPECS["ex-14-2"] = written("Full marks for the receptive field i - L(w - 1) .. i, the check, "
+                           "and the role of the dense layers.")
+SPECS["ex-14-3"] = written()
+SPECS["ex-14-4"] = open_ended()
+SPECS["ex-15-1"] = written()
+SPECS["ex-15-2"] = written()
+SPECS["ex-15-3"] = written()
+SPECS["ex-15-4"] = written("Full marks for a count that matches transformers exactly, with "
+                           "every term named.")
+SPECS["ex-16-1"] = written()
+SPECS["ex-16-2"] = written()
+SPECS["ex-16-3"] = written("Full marks for the number of layers, checked with transformers.")
+SPECS["ex-16-4"] = written("Full marks for the untied count and the share, checked with "
+                           "transformers.")
+SPECS["ex-17-1"] = written()
+SPECS["ex-17-2"] = written()
+SPECS["ex-17-3"] = written()
+SPECS["ex-17-4"] = open_ended()
+SPECS["ex-18-1"] = written()
+SPECS["ex-18-2"] = written("Full marks for the four distributions and both limits.")
+SPECS["ex-18-3"] = written("Full marks for 12H^2 + 13H per layer plus the embeddings and the "
+                           "final LayerNorm, matching count_parameters.")
+SPECS["ex-18-4"] = written()

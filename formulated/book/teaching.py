@@ -1,0 +1,544 @@
+"""Assignments from the book's chapters: otter-grader notebooks, autograder zips, a leak scan.
+
+Appendix C is the user's guide.  From one chapter (a MyST-Markdown notebook whose exercises are
+``{exercise}`` directives, answered by a ``{solution}`` directive or by code cells between
+``{solution-start}`` and ``{solution-end}``) this module builds an **otter-assign master
+notebook**: the chapter's prose and code, then for every exercise a question block whose kind
+comes from :mod:`formulated.book.exercises`:
+
+* ``auto`` — the exercise names the variables to define; the chapter's own solution code is the
+  solution cell, the spec's public tests are what ``grader.check`` runs for students, its hidden
+  tests run only in the autograder;
+* ``written`` — a Markdown answer cell, graded by hand; the chapter's solution is the rubric;
+* ``open`` — an answer cell, not graded.
+
+``otter assign`` turns the master into a student notebook (no solutions, ``grader.check``
+cells) and an autograder zip for ``otter run`` or Gradescope.  :func:`leaks` scans the produced
+student files for every solution's text, numbers and code.
+
+Command line::
+
+    python -m formulated.book.teaching chapters/[0-9][0-9]_*.md --out _build/assignments
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from formulated.book.exercises import SPECS, Spec
+
+__all__ = ["Exercise", "exercises", "master_notebook", "write_assignment", "write_assignments",
+           "solution_fingerprints", "leaks", "kind_counts", "student_notebook_path",
+           "autograder_zip_path", "fill_answers", "solutions", "grade"]
+
+_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
+_ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a chapter, as written in its MyST source.
+
+    ``prompt`` is the exercise's text (options removed), ``solution_text`` the Markdown of its
+    solution (a ``{solution}`` body or the prose between ``solution-start`` and ``solution-end``),
+    ``solution_code`` the code cells between ``solution-start`` and ``solution-end``.
+    """
+
+    label: str
+    prompt: str
+    solution_text: str
+    solution_code: tuple[str, ...]
+
+    @property
+    def has_code_solution(self) -> bool:
+        return bool(self.solution_code)
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, str, int, int]]:
+    """Top-level directive blocks ``(name, argument, first line, last line)`` (inclusive)."""
+    out, i = [], 0
+    while i < len(lines):
+        m = _OPEN.match(lines[i].strip())
+        if not m:
+            i += 1
+            continue
+        fence = m["fence"]
+        close = re.compile(rf"^{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        j = i + 1
+        while j < len(lines) and not close.match(lines[j].strip()):
+            j += 1
+        if j == len(lines):
+            raise ValueError(f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
+                             f"closed (expected a line '{fence}')")
+        out.append((m["name"], m["arg"].strip(), i, j))
+        i = j + 1
+    return out
+
+
+def _body(lines: list[str], start: int, end: int) -> str:
+    """The content of a directive without its ``:option:`` lines."""
+    body = lines[start + 1:end]
+    while body and re.match(r"^:[\w-]+:", body[0].strip()):
+        body = body[1:]
+    return "\n".join(body).strip()
+
+
+def _label(lines: list[str], start: int, end: int) -> str:
+    for ln in lines[start + 1:end]:
+        m = re.match(r"^:label:\s*(\S+)", ln.strip())
+        if m:
+            return m.group(1)
+    raise ValueError(f"text: the exercise on line {start + 1} has no ':label:' option; "
+                     "expected one so that its solution and answer cell can refer to it")
+
+
+def _segments(text: str) -> list[tuple[str, str | Exercise]]:
+    """The chapter as ``("md", text)``, ``("code", source)`` and ``("exercise", Exercise)``.
+
+    Solutions are consumed into their exercise and never appear as segments of their own.
+    """
+    lines = text.splitlines()
+    if lines and lines[0] == "---":  # jupytext front matter
+        end = lines.index("---", 1)
+        lines = lines[end + 1:]
+    blocks = _blocks(lines)
+    segs: list[tuple[str, str | Exercise]] = []
+    pending: dict[str, dict] = {}
+    md: list[str] = []
+    open_sol: str | None = None
+    sol_md: list[str] = []
+    sol_code: list[str] = []
+    by_start = {s: (name, arg, e) for name, arg, s, e in blocks}
+    i = 0
+
+    def flush_md():
+        t = "\n".join(md).strip()
+        if t:
+            segs.append(("md", t))
+        md.clear()
+
+    while i < len(lines):
+        if i not in by_start:
+            (sol_md if open_sol else md).append(lines[i])
+            i += 1
+            continue
+        name, arg, e = by_start[i]
+        if name == "exercise":
+            flush_md()
+            label = _label(lines, i, e)
+            pending[label] = {"prompt": _body(lines, i, e), "text": "", "code": []}
+            segs.append(("exercise", label))
+        elif name == "solution":
+            if arg not in pending:
+                raise ValueError(f"text: the solution on line {i + 1} refers to {arg!r}, "
+                                 "which is not an exercise above it")
+            pending[arg]["text"] = _body(lines, i, e)
+        elif name == "solution-start":
+            if open_sol is not None:
+                raise ValueError(f"text: solution-start on line {i + 1} opens inside another "
+                                 f"one ({open_sol}); expected a solution-end first")
+            if arg not in pending:
+                raise ValueError(f"text: the solution on line {i + 1} refers to {arg!r}, "
+                                 "which is not an exercise above it")
+            open_sol = arg
+        elif name == "solution-end":
+            if open_sol is None:
+                raise ValueError(f"text: solution-end on line {i + 1} has no solution-start")
+            pending[open_sol]["text"] = "\n".join(sol_md).strip()
+            pending[open_sol]["code"] = list(sol_code)
+            open_sol, sol_md[:], sol_code[:] = None, [], []
+        elif name == "code-cell":
+            src = "\n".join(ln for ln in lines[i + 1:e] if not ln.startswith(":tags:")).strip()
+            if open_sol:
+                sol_code.append(src)
+            else:
+                flush_md()
+                segs.append(("code", src))
+        else:
+            (sol_md if open_sol else md).extend(lines[i:e + 1])
+        i = e + 1
+    if open_sol is not None:
+        raise ValueError(f"text: solution-start for {open_sol} is never ended")
+    flush_md()
+    return [(kind, Exercise(v, pending[v]["prompt"], pending[v]["text"],
+                            tuple(pending[v]["code"])) if kind == "exercise" else v)
+            for kind, v in segs]
+
+
+def exercises(text: str) -> list[Exercise]:
+    """The exercises of a chapter's MyST text, in order, with their solutions."""
+    return [v for kind, v in _segments(text) if kind == "exercise"]
+
+
+def plain_markdown(text: str) -> str:
+    """MyST cross-reference roles as plain text, for notebooks opened outside the book."""
+    return _ROLE.sub(lambda m: f"*{(m.group(2) or m.group(1)).strip()}*", text)
+
+
+def _raw(source: str):
+    import nbformat
+    return nbformat.v4.new_raw_cell(source)
+
+
+def _question_cells(ex: Exercise, spec: Spec) -> list:
+    """The otter-assign cells of one exercise: prompt, answer/solution, tests."""
+    import nbformat
+
+    v4 = nbformat.v4
+    tag = {"auto": "", "written": " (written answer, graded by hand)",
+           "open": " (open-ended, not graded)"}[spec.kind]
+    prompt = v4.new_markdown_cell(f"**Exercise {ex.label}**{tag}\n\n{plain_markdown(ex.prompt)}")
+    if spec.kind == "open":
+        return [prompt, v4.new_code_cell(f"# Exercise {ex.label} (open-ended): your work here")]
+    config = {"name": ex.label, "manual": spec.kind == "written", "points": spec.points}
+    cells = [_raw("# BEGIN QUESTION\n" + "\n".join(f"{k}: {json.dumps(v)}"
+                                                    for k, v in config.items())), prompt]
+    if spec.kind == "written":
+        rubric = ("**Rubric.** " + spec.rubric + "\n\n" if spec.rubric else "") + \
+                 "**Reference answer.**\n\n" + plain_markdown(ex.solution_text) + \
+                 "".join(f"\n\n```python\n{c}\n```" for c in ex.solution_code)
+        cells += [_raw("# BEGIN SOLUTION"), v4.new_markdown_cell(rubric), _raw("# END SOLUTION")]
+    else:
+        if not ex.solution_code:
+            raise ValueError(f"SPECS[{ex.label!r}]: kind 'auto' needs the chapter's solution "
+                             "code (solution-start ... solution-end), but the solution has none")
+        names = ", ".join(spec.names)
+        code = "\n\n".join(ex.solution_code).strip()
+        cells += [_raw("# BEGIN SOLUTION"), v4.new_code_cell(
+            f"# Exercise {ex.label}: define {names}\n# BEGIN SOLUTION\n{code}\n# END SOLUTION"),
+            _raw("# END SOLUTION")]
+        cells.append(_raw("# BEGIN TESTS"))
+        cells += [v4.new_code_cell(t.strip()) for t in spec.public]
+        cells += [v4.new_code_cell("# HIDDEN\n" + t.strip()) for t in spec.hidden]
+        cells.append(_raw("# END TESTS"))
+    cells.append(_raw("# END QUESTION"))
+    return cells
+
+
+def _config_cell(name: str, run_tests: bool):
+    config = f"""# ASSIGNMENT CONFIG
+name: {json.dumps(name)}
+init_cell: true
+check_all_cell: false
+run_tests: {str(run_tests).lower()}
+solutions_pdf: false
+export_cell:
+  pdf: false
+  instructions: "Save the notebook, run this cell, and hand in the zip file it writes."
+generate:
+  pdf: false
+  zips: false
+tests:
+  files: false
+  ok_format: true"""
+    return _raw(config)
+
+
+def _assigns(code: str, name: str) -> bool:
+    """Whether ``code`` (re)binds ``name`` at top level: an assignment or a ``for`` target."""
+    n = re.escape(name)
+    return bool(re.search(rf"^[ \t]*(?:[\w\[\]\s,()]*,\s*)?\(?{n}\s*(?:,[\w\s,()]*)?=(?!=)"
+                          rf"|^for\s+(?:[\w\s,]*,\s*)?{n}\b|^def\s+{n}\b", code, re.M))
+
+
+def _check_names_survive(chapter: str, segments: list, specs: dict[str, Spec]) -> None:
+    """otter runs the hidden tests after the whole notebook: a name an exercise defines must not
+    be rebound by a later cell (chapter code or another solution)."""
+    for i, (kind, ex) in enumerate(segments):
+        if kind != "exercise" or specs[ex.label].kind != "auto":
+            continue
+        later = [v for k, v in segments[i + 1:] if k == "code"] + \
+                [c for k, v in segments[i + 1:] if k == "exercise" for c in v.solution_code]
+        for name in specs[ex.label].names:
+            if not re.search(rf"`{re.escape(name)}[`( ]", ex.prompt):
+                raise ValueError(f"{chapter}: exercise {ex.label} must name `{name}` (in "
+                                 "backticks), which its tests read")
+            if any(_assigns(code, name) for code in later):
+                raise ValueError(f"{chapter}: `{name}` of {ex.label} is rebound by a later cell; "
+                                 "the autograder reads it after the whole notebook has run")
+
+
+def master_notebook(path: str | Path, *, run_tests: bool = False,
+                    specs: dict[str, Spec] | None = None):
+    """The otter-assign master notebook of one chapter (``nbformat`` v4); ``specs`` (label ->
+    :class:`~formulated.book.exercises.Spec`) defaults to :data:`~formulated.book.exercises.SPECS`."""
+    import nbformat
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: expected a MyST chapter file, got {str(path)!r}, "
+                                "which does not exist")
+    v4 = nbformat.v4
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
+                                 "name": "python3"}
+    cells = [_config_cell(path.stem, run_tests)]
+    segments = _segments(path.read_text(encoding="utf-8"))
+    specs = SPECS if specs is None else specs
+    missing = [v.label for k, v in segments if k == "exercise" and v.label not in specs]
+    if missing:
+        raise KeyError(f"{path.name}: exercises {missing} have no entry in "
+                       "formulated.book.exercises.SPECS (expected their kind and tests)")
+    _check_names_survive(path.name, segments, specs)
+    for kind, value in segments:
+        if kind == "md":
+            cells.append(v4.new_markdown_cell(value))
+        elif kind == "code":
+            cells.append(v4.new_code_cell(value))
+        else:
+            cells += _question_cells(value, specs[value.label])
+    nb.cells = cells
+    return nb
+
+
+def student_notebook_path(out: str | Path, chapter: str | Path) -> Path:
+    """Where :func:`write_assignment` puts the student notebook of ``chapter``."""
+    stem = Path(chapter).stem
+    return Path(out) / stem / "student" / f"{stem}.ipynb"
+
+
+def autograder_zip_path(out: str | Path, chapter: str | Path) -> Path:
+    """The autograder zip of ``chapter`` written by :func:`write_assignment`."""
+    stem = Path(chapter).stem
+    found = sorted((Path(out) / stem / "autograder").glob(f"{stem}-autograder_*.zip"))
+    if not found:
+        raise FileNotFoundError(f"out: no autograder zip for {stem} under {out}; "
+                                "run write_assignment first")
+    return found[-1]
+
+
+def write_assignment(chapter: str | Path, out: str | Path, *, run_tests: bool = False) -> Path:
+    """Master notebook, student notebook and autograder zip of one chapter under ``out/<stem>/``.
+
+    ``run_tests=True`` makes ``otter assign`` execute the solution notebook and check that every
+    test passes on it (slower: the chapter runs once).
+    """
+    import nbformat
+
+    chapter, out = Path(chapter), Path(out)
+    if out.resolve() == chapter.resolve().parent:
+        raise ValueError(f"out: expected a folder other than the chapters' own ({out}), "
+                         "so that no chapter is overwritten")
+    nb = master_notebook(chapter, run_tests=run_tests)
+    src = out / "source" / f"{chapter.stem}.ipynb"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, src)
+    dist = out / chapter.stem
+    cmd = [str(Path(sys.executable).with_name("otter")), "assign", "-v", str(src), str(dist)]
+    if not run_tests:
+        cmd.insert(3, "--no-run-tests")
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}")
+    return student_notebook_path(out, chapter)
+
+
+def write_assignments(chapters: list[str | Path], out: str | Path, *, run_tests: bool = False
+                      ) -> list[Path]:
+    """:func:`write_assignment` for every chapter; returns the student notebooks."""
+    return [write_assignment(ch, out, run_tests=run_tests) for ch in chapters]
+
+
+def fill_answers(student: str | Path, answers: dict[str, str], out: str | Path) -> Path:
+    """A copy of a student notebook with the answer cell of each exercise in ``answers``
+    (label -> code) filled in: a submission, as a student would hand it in."""
+    import nbformat
+
+    nb = nbformat.read(student, as_version=4)
+    todo = dict(answers)
+    for cell in nb.cells:
+        m = re.match(r"# Exercise (\S+): define", cell.source) if cell.cell_type == "code" else None
+        if m and m.group(1) in todo:
+            cell.source = cell.source.splitlines()[0] + "\n" + todo.pop(m.group(1))
+    if todo:
+        raise KeyError(f"answers: no answer cell for {sorted(todo)} in {student}")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, out)
+    return out
+
+
+def solutions(chapter: str | Path) -> dict[str, str]:
+    """The chapter's solution code of each autograded exercise (label -> code)."""
+    return {ex.label: "\n\n".join(ex.solution_code)
+            for ex in exercises(Path(chapter).read_text(encoding="utf-8"))
+            if SPECS[ex.label].kind == "auto"}
+
+
+def grade(submission: str | Path, autograder: str | Path, out: str | Path) -> dict[str, float]:
+    """Grade one submission with ``otter run``: points per question and ``"total"``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [str(Path(sys.executable).with_name("otter")), "run", "--no-logo", "-a",
+           str(Path(autograder).resolve()), "-o", str(out.resolve()), str(Path(submission).resolve())]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+    results = out / "results.json"
+    if done.returncode != 0 or not results.is_file():
+        raise RuntimeError(f"otter run failed for {submission}:\n{done.stdout}\n{done.stderr}")
+    tests = json.loads(results.read_text())["tests"]
+    scores = {t["name"]: float(t["score"]) for t in tests if t.get("score") is not None}
+    scores["total"] = sum(scores.values())
+    return scores
+
+
+def kind_counts(chapters: list[str | Path]) -> dict[str, int]:
+    """How many exercises of the given chapters are autograded, written and open-ended."""
+    counts = {"auto": 0, "written": 0, "open": 0}
+    for ch in chapters:
+        for ex in exercises(Path(ch).read_text(encoding="utf-8")):
+            counts[SPECS[ex.label].kind] += 1
+    return counts
+
+
+# ----------------------------------------------------------------------------- leak scan
+_NUM = re.compile(r"(?<![\w.])[-−]?\d+(?:\{,\}\d{3}|,\d{3}|\\,\d{3}| \d{3}(?!\d))*(?:\.\d+)?")
+_WORD = re.compile(r"[a-zA-Z]+")
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers of a text, normalised (thousands separators removed, ASCII minus)."""
+    out = set()
+    for m in _NUM.finditer(text):
+        s = re.sub(r"\{,\}|\\,|,| ", "", m.group(0)).replace("−", "-").lstrip("-")
+        out.add(s)
+    return out
+
+
+def _significant(num: str) -> bool:
+    """A number worth protecting: at least 3 significant digits, not a round power of ten."""
+    digits = num.replace(".", "").lstrip("0")
+    return len(digits.rstrip("0")) >= 3 or (len(digits) >= 5 and "." not in num)
+
+
+def _given_numbers() -> set[str]:
+    """Numbers the book gives rather than derives: the published models' hyperparameters
+    (:mod:`formulated.models.sizes`), the powers of two and the 10000 of the sinusoidal
+    encoding.  A solution may repeat them without giving anything away."""
+    from formulated.models.sizes import SIZES
+
+    given = {str(2 ** k) for k in range(20)} | {"10000"}
+    for row in (SIZES.values() if isinstance(SIZES, dict) else SIZES):
+        given |= {str(getattr(row, f)) for f in ("L", "H", "A", "F", "V", "n_ctx")}
+    return given
+
+
+def _prose(text: str) -> str:
+    """Markdown without its math and code: what a sentence of an answer is made of."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|```.*?```|`[^`]*`", " ", text, flags=re.S)
+    return text
+
+
+def _shingles(text: str, k: int = 8) -> set[str]:
+    words = [w.lower() for w in _WORD.findall(_prose(text))]
+    return {" ".join(words[i:i + k]) for i in range(len(words) - k + 1)}
+
+
+def _code_lines(code: str) -> set[str]:
+    out = set()
+    for ln in code.splitlines():
+        s = re.sub(r"\s+", " ", ln.split("  #")[0]).strip()
+        if len(s) >= 25 and not s.startswith(("#", "import ", "from ", "print(")):
+            out.add(s)
+    return out
+
+
+def solution_fingerprints(ex: Exercise, shown_code: str = "") -> dict[str, set[str]]:
+    """What must not appear in student material for ``ex``: the significant numbers and the
+    8-word phrases of its solution's text, and its solution's code lines; less what its own
+    prompt says, the numbers the book gives (:func:`_given_numbers`) and the code lines the
+    book shows outside solutions (``shown_code``)."""
+    nums = {n for n in _numbers(ex.solution_text) if _significant(n)}
+    return {"numbers": nums - _numbers(ex.prompt) - _given_numbers(),
+            "phrases": _shingles(ex.solution_text) - _shingles(ex.prompt),
+            "code": _code_lines("\n".join(ex.solution_code)) - _code_lines(shown_code)}
+
+
+def _close(a: str, b: str) -> bool:
+    """``b`` is ``a`` or a rounding of it to at least 3 significant digits (``0.16997`` of
+    ``0.169971``)."""
+    if a == b:
+        return True
+    if "." not in b or not _significant(b):
+        return False
+    decimals = len(b.split(".")[1])
+    try:
+        return abs(float(a) - float(b)) <= 0.5 * 10 ** -decimals + 1e-15
+    except ValueError:
+        return False
+
+
+def _student_text(path: Path) -> str:
+    """Everything a student receives in a file: cell sources and notebook metadata (tests)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".ipynb":
+        nb = json.loads(text)
+        parts = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                 for c in nb["cells"]]
+        parts.append(json.dumps(nb.get("metadata", {}), ensure_ascii=False))
+        return "\n".join(parts)
+    return text
+
+
+def _chapter_number(name: str) -> int:
+    m = re.match(r"(?:ex-)?(\d+)", name)
+    return int(m.group(1)) if m else 0
+
+
+def leaks(student_files: list[str | Path], chapters: list[str | Path]) -> list[str]:
+    """Every place where a solution of ``chapters`` shows in ``student_files``; empty if none.
+
+    A student file of chapter *c* is checked against the solutions of chapters *c* and later:
+    a later chapter may build on an earlier exercise's result (that assignment is over), but no
+    chapter may give away an exercise of its own or of a chapter still to come.
+    """
+    segs = [_segments(Path(ch).read_text(encoding="utf-8")) for ch in chapters]
+    shown = "\n".join(v for seg in segs for k, v in seg if k == "code")
+    prints = [(ex.label, solution_fingerprints(ex, shown))
+              for seg in segs for k, ex in seg if k == "exercise"]
+    found = []
+    for f in map(Path, student_files):
+        text = _student_text(f)
+        flat = re.sub(r"\s+", " ", text)
+        nums, phrases = _numbers(text), _shingles(text)
+        for label, fp in prints:
+            if _chapter_number(label) < _chapter_number(f.name):
+                continue
+            for n in sorted(fp["numbers"]):
+                hit = next((m for m in nums if _close(n, m)), None)
+                if hit:
+                    found.append(f"{f.name}: number {hit} of {label}'s solution")
+            for p in sorted(fp["phrases"] & phrases):
+                found.append(f"{f.name}: phrase '{p}' of {label}'s solution")
+            for c in sorted(fp["code"]):
+                if c in flat:
+                    found.append(f"{f.name}: code '{c}' of {label}'s solution")
+    return found
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m formulated.book.teaching", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("chapters", nargs="+", help="MyST chapter files (chapters/*.md)")
+    p.add_argument("--out", required=True, help="folder for the assignments")
+    p.add_argument("--run-tests", action="store_true",
+                   help="let otter assign execute each solution notebook and check its tests")
+    args = p.parse_args(argv)
+    students = write_assignments(args.chapters, args.out, run_tests=args.run_tests)
+    for path in students:
+        print(path)
+    found = leaks(sorted(Path(args.out).glob("*/student/*")), args.chapters)
+    if found:
+        raise SystemExit("solutions leak into student material:\n" + "\n".join(found))
+    counts = kind_counts(args.chapters)
+    print(f"exercises: {counts['auto']} autograded, {counts['written']} written, "
+          f"{counts['open']} open-ended; no solution found in the student files")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""End to end, as an instructor would: generate an assignment with otter-grader, hand in a
+correct, a wrong and a blank submission, grade them with ``otter run``, check the scores.
+
+The wrong submissions make the common mistakes the hidden tests must reject: a multiplicative
+mask, a missing 1/sqrt(D), the unbiased variance in LayerNorm, the tanh form of GELU taken for
+the exact one, 1.702 taken for the best constant of x*sigmoid(a*x).
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from _chapters import ROOT
+from formulated.book import teaching
+
+WRONG = {
+    "08_attention": {
+        # forgets the 1/sqrt(D) of scaled dot-product attention
+        "ex-08-3": "def self_attention(X):\n"
+                   "    Q, K, V = X @ ex.QKV_W_QUERY, X @ ex.QKV_W_KEY, X @ ex.QKV_W_VALUE\n"
+                   "    return fg.softmax(Q @ K.T) @ V",
+    },
+    "09_masks": {
+        # multiplies the weights by the 0/1 mask instead of adding -inf to the scores
+        "ex-09-2": "lengths, n_b, D_b = [5, 3], 5, 4\n"
+                   "Qb, Kb, Vb = (rng.standard_normal((2, n_b, D_b)) for _ in range(3))\n"
+                   "real = np.arange(n_b)[None, :] < np.array(lengths)[:, None]\n"
+                   "mask_b = np.tril(np.ones((n_b, n_b), dtype=bool))[None] & real[:, None, :]\n"
+                   "ours_b = np.stack([(fg.softmax(Qb[b] @ Kb[b].T / np.sqrt(D_b)) * mask_b[b])"
+                   " @ Vb[b] for b in range(2)])",
+        # forgets to renormalise
+        "ex-09-3": "product_w = fg.softmax(ex.MASK_SCALED_SCORES) * np.tril(np.ones((4, 4)))\n"
+                   "renormalized = product_w",
+        # counts n^2/2 and forgets the diagonal
+        "ex-09-4": "causal_pairs = 1024 * 1023 // 2\nwasted_fraction = 0.5\n"
+                   "band_pairs = 2048 * 256",
+    },
+    "11_ffn_gelu": {
+        # the tanh approximation taken for GELU
+        "ex-11-2": "grid = np.linspace(-3, 0, 300001)\n"
+                   "values = fg.gelu(grid, approximation='tanh')\n"
+                   "x_min, gelu_min = grid[np.argmin(values)], values.min()",
+        # 1.702 believed best for both
+        "ex-11-3": "a1 = a2 = 1.702",
+    },
+    "12_layernorm_residual": {
+        "ex-12-2": "x_row = np.random.default_rng(5).standard_normal((1, 16))\na_limit = 0.01",
+        # the ratio of two LayerNorms that both use the biased variance
+        "ex-12-3": "ratio_4 = ratio_768 = 1.0",
+    },
+}
+EXPECTED_WRONG = {"08_attention": None, "09_masks": None, "11_ffn_gelu": None,
+                  "12_layernorm_residual": None}
+
+
+@pytest.mark.parametrize("stem", sorted(WRONG))
+def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
+    chapter = ROOT / "chapters" / f"{stem}.md"
+    student = teaching.write_assignment(chapter, tmp_path / "out")
+    zip_path = teaching.autograder_zip_path(tmp_path / "out", chapter)
+    answers = teaching.solutions(chapter)
+    correct = teaching.fill_answers(student, answers, tmp_path / "correct" / student.name)
+    wrong = teaching.fill_answers(student, {**answers, **WRONG[stem]},
+                                  tmp_path / "wrong" / student.name)
+    blank = tmp_path / "blank" / student.name
+    blank.parent.mkdir()
+    shutil.copy(student, blank)
+    full = teaching.grade(correct, zip_path, tmp_path / "g-correct")
+    partial = teaching.grade(wrong, zip_path, tmp_path / "g-wrong")
+    zero = teaching.grade(blank, zip_path, tmp_path / "g-blank")
+    possible = 2 * len(answers)  # every autograded exercise is worth 2 points
+    print(stem, "correct", full["total"], "wrong", partial["total"], "blank", zero["total"],
+          "of", possible)
+    assert full["total"] == possible, full
+    assert 0 < partial["total"] < possible, partial
+    for label in WRONG[stem]:
+        assert partial[label] < 2, f"{label}: the wrong answer got full marks"
+    assert zero["total"] == 0, zero
