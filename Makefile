@@ -2,6 +2,7 @@
 #   make book   build the executed HTML book into _build/html (creates .venv the first time)
 #   make test   run the unit tests and execute every chapter
 #   make lab    open the chapters as notebooks in JupyterLab
+#   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make students / make instructors   notebooks for a course (appendix C)
 #   make clean  remove build outputs (keeps .venv)
 
@@ -15,7 +16,7 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test lab clean distclean env bench students instructors
+.PHONY: book test lab live clean distclean env bench students instructors
 
 env: $(STAMP)
 
@@ -35,6 +36,9 @@ test: $(STAMP)
 
 # JupyterLab on the repository: chapters open as rendered notebooks (formulated/book/lab.py);
 # works as root too. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
+live: $(STAMP)
+	$(BIN)/python -m formulated.book.live
+
 lab: $(STAMP)
 	$(BIN)/python -m formulated.book.lab $(LAB_ARGS)
 

@@ -1,0 +1,101 @@
+"""Sphinx extension for the rendered book: live code served from the book, and a clean page.
+
+What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists it in
+``sphinx.extra_extensions``):
+
+* **Live code from the book, not a CDN.** Jupyter Book always loads ``sphinx-thebe``, which
+  hard-codes Thebe 0.8.2 from unpkg (and declares ``THEBE_JS_URL`` twice on every page, a console
+  error). Its two hooks are disconnected here; the theme's "Live Code" button instead calls
+  ``initThebe()`` from ``_static/live/formulated-live.js``, which loads the vendored Thebe 0.9.3
+  (``_static/thebe/``) and connects to the local server of ``make live`` or to Binder.
+* **Launch buttons only where there is something to run:** a page keeps its launch menu only if
+  one of its code cells shows its source (not ``remove-input``/``hide-input``); the intro and the
+  appendices, whose cells only generate tables, have none.
+* **Per-page live configuration** (Binder repository, branch, kernel path) as one inline script,
+  so the page JS has a single source: ``_config.yml``'s ``repository`` and ``launch_buttons``.
+* ``default_mode`` for the theme's colour mode, whose absence makes the theme log an error.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+#: Tags with which a code cell's source is not shown, so the page has nothing to run there.
+HIDDEN_SOURCE_TAGS = frozenset({"remove-input", "remove-cell", "hide-input"})
+
+#: Files under ``_static`` that every page loads (``chapters/_static_assets`` is the static path).
+LIVE_JS = "live/formulated-live.js"
+LIVE_CSS = "live/formulated-live.css"
+
+
+def disconnect_sphinx_thebe(app: Sphinx) -> None:
+    """Remove sphinx-thebe's script injection (CDN Thebe 0.8.2) and its per-page config node."""
+    try:
+        import sphinx_thebe
+    except ImportError:  # Jupyter Book without it: nothing to undo
+        return
+    unwanted = {sphinx_thebe.init_thebe_core, sphinx_thebe.update_thebe_context}
+    for listeners in app.events.listeners.values():
+        for listener in list(listeners):
+            if listener.handler in unwanted:
+                app.disconnect(listener.id)
+
+
+def shows_code(doctree: nodes.document | None) -> bool:
+    """True when some code cell of the page shows its source to the reader."""
+    if doctree is None:
+        return False
+    for node in doctree.findall(nodes.container):
+        if node.get("nb_element") != "cell_code":
+            continue
+        tags = set(node.get("cell_metadata", {}).get("tags", []))
+        if not tags & HIDDEN_SOURCE_TAGS:
+            return True
+    return False
+
+
+def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
+    """Where the live-code button finds a kernel for ``pagename`` when not under ``make live``."""
+    theme = app.config.html_theme_options
+    launch = theme.get("launch_buttons", {})
+    repo_url = str(theme.get("repository_url", ""))
+    repo = repo_url.split("github.com/")[-1].strip("/") if "github.com/" in repo_url else ""
+    folder = str(PurePosixPath(pagename).parent)
+    book_path = str(theme.get("path_to_docs", "")).strip("/")
+    return {
+        "binderUrl": str(launch.get("binderhub_url", "")).rstrip("/"),
+        "repo": repo,
+        "ref": str(theme.get("repository_branch", "main")),
+        "kernelPath": "/".join(p for p in (book_path, folder) if p and p != "."),
+    }
+
+
+def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                 doctree: nodes.document | None) -> None:
+    """Drop the launch menu on pages without visible code; give the page its live config."""
+    if not shows_code(doctree):
+        context["header_buttons"] = [b for b in context.get("header_buttons", [])
+                                     if b.get("label") != "launch-buttons"]
+        return
+    config = json.dumps(live_config(app, pagename), sort_keys=True)
+    context["body"] = (context.get("body", "")
+                       + f'\n<script>window.FORMULATED_LIVE = {config};</script>\n')
+
+
+def set_default_mode(app: Sphinx) -> None:
+    """The theme reads ``default_mode``; unset, its script logs 'Got invalid theme mode'."""
+    app.config.html_context.setdefault("default_mode", "auto")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the hooks; the theme's launch buttons run at priority 500, this page hook after."""
+    app.connect("builder-inited", disconnect_sphinx_thebe)
+    app.connect("builder-inited", set_default_mode)
+    app.connect("html-page-context", page_context, priority=900)
+    app.add_js_file(LIVE_JS, priority=200)
+    app.add_css_file(LIVE_CSS)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

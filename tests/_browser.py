@@ -1,0 +1,152 @@
+"""Helpers of the browser tests (tests/test_browser.py): Debian's Chromium via selenium, a static
+server for the built book, and one measurement of a page in the browser.
+
+The book must be built first (``make book``; CI runs it before ``make test``). ``BOOK_HTML`` may
+point the tests at another build folder.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _chapters import ROOT, toc_files
+
+HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+INSTALL = "apt-get install chromium chromium-driver (Debian/Ubuntu; the CI script does this)"
+WIDTHS = (1280, 390)
+
+
+def require_book() -> Path:
+    """The built book, or a failure that says how to get it (never a silent skip)."""
+    if not (HTML / "chapters" / "intro.html").is_file():
+        pytest.fail(f"no built book at {HTML}: run `make book` first (the browser tests read it)",
+                    pytrace=False)
+    return HTML
+
+
+def new_driver(width: int, height: int = 900) -> Any:
+    """Headless Debian Chromium of the given window width, logging the browser console."""
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not Path(p).is_file()]
+    if missing:
+        pytest.fail(f"{' and '.join(missing)} not found: {INSTALL}", pytrace=False)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--window-size={width},{height}", "--hide-scrollbars"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    # A window is at least 500 px wide, so a phone's width is emulated (as a mobile viewport).
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    return driver
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve ``directory`` on 127.0.0.1 (a free port) in a daemon thread; return server, URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+def pages() -> list[str]:
+    """Every page of the table of contents, as paths relative to the HTML root."""
+    return [f"{name}.html" for name in toc_files()]
+
+
+# The measurement, in the page: waits for MathJax and the widget snapshots, then reports.
+MEASURE_JS = r"""
+const done = arguments[arguments.length - 1];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+(async () => {
+  for (let i = 0; i < 100 && document.readyState !== "complete"; i++) await sleep(100);
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  const views = () => [...document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]')];
+  const rendered = (s) => s.parentElement.querySelector(".widget-subarea *, .jupyter-widgets");
+  for (let i = 0; i < 150 && !views().every(rendered); i++) await sleep(100);
+  await sleep(300);
+  const box = (el) => el.getBoundingClientRect();
+  const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  const label = (el) => (el.closest("section[id]") || {}).id || "";
+  const report = {innerWidth: window.innerWidth,
+    pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    math: [], tables: [], widgets: [], notes: document.querySelectorAll(
+      ".formulated-static-note").length, views: views().length,
+    unrendered: views().filter((s) => !rendered(s)).length};
+  for (const c of document.querySelectorAll('mjx-container[display="true"]')) {
+    const inner = c.querySelector("mjx-math") || c;
+    const need = box(inner).width, have = c.clientWidth;
+    if (need <= have + 1) continue;
+    let scroller = null;
+    for (let el = c; el && el !== document.body; el = el.parentElement) {
+      if (scrolls(el) && el.scrollWidth > el.clientWidth) { scroller = el; break; }
+    }
+    report.math.push({need: Math.round(need), have: have, scrolls: !!scroller,
+      section: label(c), tex: (c.getAttribute("aria-label") || c.textContent).slice(0, 80)});
+  }
+  for (const t of document.querySelectorAll("article table")) {
+    const parent = t.parentElement;
+    const need = box(t).width, have = parent.clientWidth;
+    if (need <= have + 1) continue;
+    const style = getComputedStyle(parent);
+    report.tables.push({need: Math.round(need), have: have, scrolls: scrolls(parent),
+      bordered: parseFloat(style.borderLeftWidth) > 0 && style.borderLeftStyle !== "none",
+      section: label(t)});
+  }
+  const controls = ".widget-slider, .widget-dropdown, .widget-text, .widget-textarea, " +
+    ".widget-checkbox, .widget-toggle-buttons, .widget-radio, .widget-select, " +
+    ".widget-hslider, .widget-vslider, .widget-inline-hbox.widget-play";
+  for (const w of document.querySelectorAll(controls)) {
+    if (w.parentElement.closest(controls)) continue;
+    // The description: a label before the control, or (checkbox) the text after the box.
+    const lab = [...w.querySelectorAll(":scope > .widget-label, :scope > .widget-label-basic")]
+      .find((l) => l.offsetWidth > 0 && l.textContent.replace("\u200b", "").trim());
+    const text = lab ? lab.textContent.trim() : (w.getAttribute("aria-label") || "");
+    const hidden = !lab;
+    report.widgets.push({cls: w.className, text: text, hidden: hidden,
+      truncated: lab ? lab.scrollWidth > lab.clientWidth + 1 : false, section: label(w)});
+  }
+  return report;
+})().then(done, (e) => done({error: String(e)}));
+"""
+
+
+@dataclass
+class PageReport:
+    """What one page looks like at one width."""
+
+    page: str
+    width: int
+    data: dict[str, Any]
+    console: list[str] = field(default_factory=list)
+
+
+def measure(driver: Any, url: str, page: str, width: int) -> PageReport:
+    """Load ``url`` and measure it (console errors are the SEVERE entries of the browser log)."""
+    driver.get_log("browser")  # drop what an earlier page left
+    driver.get(url)
+    data = driver.execute_async_script(MEASURE_JS)
+    console = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    return PageReport(page, width, data, console)

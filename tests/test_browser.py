@@ -1,0 +1,154 @@
+"""The rendered book in Debian's headless Chromium (issue 13), at 1280 px and at 390 px.
+
+For every page of the table of contents: no clipped display math, no table or page overflow,
+no console errors or failed requests, every widget labelled, a note on every static widget.
+And once: ``make live``'s servers (:class:`formulated.book.live.LiveBook`), live code on
+chapter 11, the GELU slider moved, the plot redrawn.
+
+Needs the built book (``make book`` first; CI runs it before ``make test``) and
+``apt-get install chromium chromium-driver``; a missing one fails with that message.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from _browser import WIDTHS, PageReport, measure, new_driver, pages, require_book, serve
+
+PAGES = pages()
+
+
+@pytest.fixture(scope="module")
+def site() -> Any:
+    """The built book over http on 127.0.0.1 (as readers get it, not file://)."""
+    httpd, url = serve(require_book())
+    yield url
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def reports(site: str) -> Any:
+    """Measure each page once per width, lazily; the tests below read the same report."""
+    drivers: dict[int, Any] = {}
+    cache: dict[tuple[str, int], PageReport] = {}
+
+    def get(page: str, width: int) -> PageReport:
+        if (page, width) not in cache:
+            if width not in drivers:
+                drivers[width] = new_driver(width)
+            cache[page, width] = measure(drivers[width], site + page, page, width)
+            assert "error" not in cache[page, width].data, cache[page, width].data
+        return cache[page, width]
+
+    yield get
+    for driver in drivers.values():
+        driver.quit()
+
+
+CASES = [pytest.param(page, width, id=f"{page.rsplit('/', 1)[-1][:-5]}-{width}")
+         for width in WIDTHS for page in PAGES]
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_no_console_errors_or_failed_requests(reports: Any, page: str, width: int) -> None:
+    report = reports(page, width)
+    assert report.console == [], f"{page} at {width}px: console errors\n" + "\n".join(
+        report.console)
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_page_does_not_scroll_sideways(reports: Any, page: str, width: int) -> None:
+    data = reports(page, width).data
+    assert data["pageWidth"] <= data["innerWidth"], (
+        f"{page} at {width}px is {data['pageWidth']}px wide in a {data['innerWidth']}px window")
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_display_math_not_clipped(reports: Any, page: str, width: int) -> None:
+    """At 1280 px every display equation fits its box; on a phone it may scroll inside it."""
+    bad = [m for m in reports(page, width).data["math"]
+           if width >= 1000 or not m["scrolls"]]
+    assert bad == [], f"{page} at {width}px: display math wider than its box\n" + "\n".join(
+        f"  §{m['section']}: needs {m['need']}px, has {m['have']}px (scrolls: {m['scrolls']}): "
+        f"{m['tex']}" for m in bad)
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_tables_fit_or_scroll_in_a_bounded_box(reports: Any, page: str, width: int) -> None:
+    bad = [t for t in reports(page, width).data["tables"] if not (t["scrolls"] and t["bordered"])]
+    assert bad == [], f"{page} at {width}px: tables wider than the column\n" + "\n".join(
+        f"  §{t['section']}: {t['need']}px in {t['have']}px (scrolls: {t['scrolls']}, "
+        f"bordered: {t['bordered']})" for t in bad)
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_every_widget_rendered_labelled_and_noted(reports: Any, page: str, width: int) -> None:
+    data = reports(page, width).data
+    assert data["unrendered"] == 0, f"{page}: {data['unrendered']} widget(s) did not render"
+    bad = [w for w in data["widgets"] if not w["text"] or w["hidden"] or w["truncated"]]
+    assert bad == [], f"{page} at {width}px: widgets without a readable label\n" + "\n".join(
+        f"  §{w['section']}: {w['cls'].split()[-1]} label {w['text']!r} "
+        f"(hidden: {w['hidden']}, truncated: {w['truncated']})" for w in bad)
+    # One note per widget output: a static snapshot, and the ways to make it live.
+    assert data["notes"] == data["views"], (
+        f"{page}: {data['views']} widget snapshot(s) but {data['notes']} static note(s)")
+
+
+def _gelu_plot(driver: Any) -> tuple[Any, str]:
+    """The slider and the first plot of the cell that runs ``gelu_widget()``."""
+    return driver.execute_script("""
+        const cell = [...document.querySelectorAll('div.cell')].find(
+            (c) => (c.querySelector('.cell_input, .thebe-input') || {textContent: ''})
+                   .textContent.includes('gelu_widget()'));
+        if (!cell) return [null, ''];
+        const img = cell.querySelector('img');
+        return [cell.querySelector('.widget-slider .noUi-handle, .widget-slider input'),
+                img ? img.src : ''];
+    """)
+
+
+def test_live_code_moves_the_gelu_plot() -> None:
+    """`make live`'s servers; chapter 11's Live Code; the GELU slider moved redraws the plot."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from formulated.book.live import LiveBook
+
+    book = require_book()
+    driver = new_driver(1280)
+    try:
+        with LiveBook(book) as live:
+            driver.get(live.url + "chapters/11_ffn_gelu.html")
+            driver.find_element(By.CSS_SELECTOR, ".dropdown-launch-buttons > button").click()
+            live_button = driver.find_element(By.XPATH,
+                                              "//button[.//span[contains(., 'Live Code')]]")
+            live_button.click()
+            WebDriverWait(driver, 240, poll_frequency=1).until(
+                lambda d: d.execute_script(
+                    "return document.body.classList.contains('formulated-live') || "
+                    "(document.querySelector('.thebe-launch-button') || {}).textContent"
+                    ".startsWith('Live code failed')"))
+            status = driver.execute_script(
+                "return document.querySelector('.thebe-launch-button').textContent")
+            assert status.startswith("Live:"), f"live code did not start: {status}"
+            assert driver.execute_script(
+                "return document.querySelectorAll('.formulated-static-note').length") == 0
+            handle, before = _gelu_plot(driver)
+            assert handle is not None and before, "no GELU slider and plot after going live"
+            handle.click()
+            for _ in range(10):
+                handle.send_keys(Keys.ARROW_RIGHT)
+            deadline = time.monotonic() + 60
+            after = before
+            while time.monotonic() < deadline and after == before:
+                time.sleep(0.5)
+                after = _gelu_plot(driver)[1]
+            assert after and after != before, "moving the GELU slider did not redraw the plot"
+            severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            assert severe == [], "console errors while live:\n" + "\n".join(severe)
+    finally:
+        driver.quit()
