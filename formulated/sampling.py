@@ -1,0 +1,162 @@
+"""Turning next-token logits into the distribution a sampler draws from (chapter 19).
+
+Three filters, applied in this order (the order of ``transformers``' ``generate``):
+
+* temperature ``T`` — divide the logits by ``T`` (Definition: def-19-temperature);
+* top-k — keep the ``k`` largest logits (Definition: def-19-top-k);
+* top-p, the *nucleus* — keep the smallest set of most probable tokens whose probability adds
+  up to at least ``p`` (Definition: def-19-top-p).
+
+A removed token gets the logit ``-inf``, so the softmax gives it probability 0 and renormalises
+the rest.  Every function takes a NumPy array or a torch tensor of logits, ``(V,)`` or a batch
+``(..., V)``, and returns the same kind; the filters act on the last axis.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_int, check_real_type
+
+__all__ = ["apply_temperature", "top_k_mask", "top_p_mask", "filter_logits",
+           "sampling_distribution"]
+
+
+def _is_torch(z: Any) -> bool:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency of the book
+        return False
+    return isinstance(z, torch.Tensor)
+
+
+def _check_logits(z: Any, name: str = "logits") -> Any:
+    """A real array/tensor of at least one logit on the last axis, without NaN; NumPy input is
+    converted to float64."""
+    if _is_torch(z):
+        if z.is_complex() or not z.is_floating_point():
+            raise TypeError(f"{name}: expected a floating-point tensor, got {z.dtype}")
+        bad = bool(z.isnan().any())
+    else:
+        arr = np.asarray(z)
+        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+                or np.issubdtype(arr.dtype, np.complexfloating):
+            raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+        z = arr.astype(np.float64)
+        bad = bool(np.isnan(z).any())
+    if z.ndim == 0 or z.shape[-1] == 0:
+        raise ValueError(f"{name}: expected shape (..., V) with V >= 1, got {tuple(z.shape)}")
+    if bad:
+        raise ValueError(f"{name}: expected no NaN, got NaN among {tuple(z.shape)} logits")
+    return z
+
+
+def apply_temperature(z: Any, temperature: float) -> Any:
+    """``z / T`` for a temperature ``T > 0``: ``(..., V) -> (..., V)``.
+
+    Definition: def-19-temperature.
+    Checked by: tests/test_sampling.py::test_temperature_matches_transformers
+    """
+    z = _check_logits(z)
+    T = check_real_type(temperature, "temperature", "a number > 0")
+    if not (T > 0 and math.isfinite(T)):
+        raise ValueError(f"temperature: expected a finite number > 0 (T = 0 is greedy "
+                         f"decoding, an argmax, not a division), got {temperature!r}")
+    return z / T
+
+
+def top_k_mask(z: Any, k: int) -> Any:
+    """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean ``(..., V)``.
+
+    Ties with the ``k``-th largest logit are all kept (so more than ``k`` may survive).
+
+    Definition: def-19-top-k.
+    Checked by: tests/test_sampling.py::test_top_k_matches_transformers
+    """
+    z = _check_logits(z)
+    k = check_int(k, "top_k", 1, "an integer >= 1")
+    V = z.shape[-1]
+    if k >= V:
+        return z == z  # all True (NaN was rejected)
+    if _is_torch(z):
+        import torch
+        kth = torch.topk(z, k, dim=-1).values[..., -1:]
+    else:
+        kth = -np.partition(-z, k - 1, axis=-1)[..., k - 1:k]
+    return z >= kth
+
+
+def top_p_mask(z: Any, p: float) -> Any:
+    """Which logits the nucleus of mass ``p`` keeps, a boolean ``(..., V)``.
+
+    With ``π = softmax(z)`` sorted in decreasing order, ``π_(1) >= π_(2) >= ...``, token ``(i)``
+    is kept when the tokens ranked above it hold less than ``p``:
+    ``π_(1) + ... + π_(i-1) < p``.  That is the smallest set of most probable tokens whose mass
+    reaches ``p``; the most probable token is always kept, and ``p = 1`` keeps every token.
+
+    Definition: def-19-top-p.
+    Checked by: tests/test_sampling.py::test_top_p_matches_transformers
+    """
+    z = _check_logits(z)
+    p = check_real_type(p, "top_p", "a number in (0, 1]")
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"top_p: expected a probability mass in (0, 1], got {p!r}")
+    if _is_torch(z):
+        import torch
+        if p == 1.0:
+            return torch.ones_like(z, dtype=torch.bool)
+        probs = torch.softmax(z.double(), dim=-1)
+        sorted_p, order = torch.sort(probs, dim=-1, descending=True)
+        above = torch.cumsum(sorted_p, dim=-1) - sorted_p        # mass strictly above each
+        keep_sorted = above < p
+        return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+    if p == 1.0:
+        return np.ones(z.shape, dtype=bool)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    probs = e / e.sum(axis=-1, keepdims=True)
+    order = np.argsort(-probs, axis=-1, kind="stable")
+    sorted_p = np.take_along_axis(probs, order, axis=-1)
+    above = np.cumsum(sorted_p, axis=-1) - sorted_p
+    keep = np.empty(z.shape, dtype=bool)
+    np.put_along_axis(keep, order, above < p, axis=-1)
+    return keep
+
+
+def filter_logits(z: Any, temperature: float = 1.0, top_k: int | None = None,
+                  top_p: float | None = None) -> Any:
+    """Temperature, then top-k, then top-p: the logits with every removed token at ``-inf``.
+
+    ``(..., V) -> (..., V)``; ``None`` skips a filter.  Each filter sees the logits left by the
+    one before (top-p renormalises over what top-k kept), as in ``transformers``.
+    Checked by: tests/test_sampling.py::test_chain_matches_transformers
+    """
+    z = apply_temperature(z, temperature)
+    if top_k is not None:
+        z = _drop(z, top_k_mask(z, top_k))
+    if top_p is not None:
+        z = _drop(z, top_p_mask(z, top_p))
+    return z
+
+
+def _drop(z: Any, keep: Any) -> Any:
+    if _is_torch(z):
+        return z.masked_fill(~keep, float("-inf"))
+    return np.where(keep, z, -np.inf)
+
+
+def sampling_distribution(z: Any, temperature: float = 1.0, top_k: int | None = None,
+                          top_p: float | None = None) -> Any:
+    """``softmax(filter_logits(z, T, k, p))``: the distribution the sampler draws from,
+    ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalised inside.
+
+    Definitions: def-19-temperature, def-19-top-k, def-19-top-p.
+    Checked by: tests/test_sampling.py::test_chain_matches_transformers
+    """
+    f = filter_logits(z, temperature, top_k, top_p)
+    if _is_torch(f):
+        import torch
+        return torch.softmax(f, dim=-1)
+    e = np.exp(f - f.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)

@@ -1,0 +1,105 @@
+"""Temperature, top-k and top-p (chapter 19) against transformers' logits processors, on the
+same logits, and the NumPy path against the torch path."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
+
+from formulated.sampling import (apply_temperature, filter_logits, sampling_distribution,
+                                 top_k_mask, top_p_mask)
+
+
+def logits(seed: int, shape=(4, 50), scale: float = 3.0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale
+
+
+def reference(z: torch.Tensor, T=None, k=None, p=None) -> torch.Tensor:
+    """transformers' warpers, in generate's order: temperature, top-k, top-p."""
+    ids = torch.zeros(z.shape[0], 1, dtype=torch.long)
+    if T is not None:
+        z = TemperatureLogitsWarper(T)(ids, z)
+    if k is not None:
+        z = TopKLogitsWarper(k)(ids, z)
+    if p is not None:
+        z = TopPLogitsWarper(p)(ids, z)
+    return z
+
+
+@pytest.mark.parametrize("T", [0.3, 0.7, 1.0, 1.5])
+def test_temperature_matches_transformers(T):
+    z = logits(0)
+    ours = apply_temperature(z, T)
+    assert torch.equal(ours, reference(z, T=T))
+    assert np.array_equal(apply_temperature(z.numpy(), T), ours.numpy())
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 17, 49, 50, 80])
+def test_top_k_matches_transformers(k):
+    z = logits(1)
+    keep = top_k_mask(z, k)
+    assert torch.equal(keep, torch.isfinite(reference(z, k=k)))
+    assert np.array_equal(top_k_mask(z.numpy(), k), keep.numpy())
+    assert int(keep.sum(-1).min()) == min(k, 50)
+
+
+@pytest.mark.parametrize("p", [0.05, 0.3, 0.5, 0.9, 0.95, 0.999, 1.0])
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_top_p_matches_transformers(p, seed):
+    z = logits(seed, scale=1.0 + seed)
+    keep = top_p_mask(z, p)
+    assert torch.equal(keep, torch.isfinite(reference(z, p=p)))
+    assert np.array_equal(top_p_mask(z.numpy(), p), keep.numpy())
+
+
+def test_top_p_keeps_the_smallest_set_reaching_p():
+    """A worked number: probabilities 0.5, 0.3, 0.15, 0.05; p = 0.8 keeps {0.5, 0.3} (mass
+    exactly 0.8 reached), p = 0.81 also keeps 0.15."""
+    z = np.log(np.array([0.15, 0.5, 0.05, 0.3]))
+    assert top_p_mask(z, 0.79).tolist() == [False, True, False, True]
+    assert top_p_mask(z, 0.81).tolist() == [True, True, False, True]
+    assert top_p_mask(z, 0.01).tolist() == [False, True, False, False]   # the argmax always
+    dist = sampling_distribution(z, top_p=0.79)
+    np.testing.assert_allclose(dist, [0, 0.625, 0, 0.375], atol=1e-15)
+
+
+@pytest.mark.parametrize("T, k, p", [(0.8, 20, 0.9), (1.3, 5, 0.5), (0.5, None, 0.95),
+                                     (1.0, 10, None)])
+def test_chain_matches_transformers(T, k, p):
+    z = logits(5)
+    ours = filter_logits(z, T, k, p)
+    theirs = reference(z, T=T, k=k, p=p)
+    assert torch.equal(torch.isfinite(ours), torch.isfinite(theirs))
+    fin = torch.isfinite(theirs)
+    assert torch.equal(ours[fin], theirs[fin])
+    np.testing.assert_allclose(sampling_distribution(z.numpy(), T, k, p),
+                               torch.softmax(theirs, -1).numpy(), rtol=0, atol=1e-15)
+
+
+def test_distribution_is_normalised_and_zero_outside():
+    z = logits(6)
+    d = sampling_distribution(z, 0.9, 30, 0.8)
+    torch.testing.assert_close(d.sum(-1), torch.ones(4, dtype=torch.float64))
+    assert torch.equal(d > 0, top_p_mask(filter_logits(z, 0.9, 30), 0.8))
+
+
+def test_bad_input_names_the_argument():
+    z = np.zeros(5)
+    with pytest.raises(ValueError, match="temperature"):
+        apply_temperature(z, 0.0)
+    with pytest.raises(TypeError, match="top_k"):
+        top_k_mask(z, 2.0)
+    with pytest.raises(ValueError, match="top_k"):
+        top_k_mask(z, 0)
+    with pytest.raises(ValueError, match="top_p"):
+        top_p_mask(z, 1.5)
+    with pytest.raises(ValueError, match="top_p"):
+        top_p_mask(z, 0.0)
+    with pytest.raises(ValueError, match="logits"):
+        sampling_distribution(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="logits"):
+        sampling_distribution(np.zeros(0))
+    with pytest.raises(TypeError, match="logits"):
+        sampling_distribution(np.array(["a", "b"]))
