@@ -42,6 +42,10 @@ live: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/python -m formulated.book.lab $(LAB_ARGS)
 
+# The chapters as .ipynb for Colab (chapters/notebooks/); tests/test_notebooks.py checks they are current.
+notebooks: $(STAMP)
+	$(BIN)/python -m formulated.book.notebooks
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/train_cpu.py
 

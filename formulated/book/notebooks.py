@@ -1,0 +1,166 @@
+"""The chapters as ``.ipynb`` notebooks for Google Colab, generated from the MyST-Markdown sources.
+
+Colab opens only ``.ipynb`` files from GitHub, and a fresh Colab machine has neither the
+``formulated`` package nor the book's data.  ``make notebooks`` (``python -m
+formulated.book.notebooks``) therefore writes ``chapters/notebooks/NN_name.ipynb`` for every
+numbered chapter: the chapter's cells (by jupytext, without outputs), after two cells of its own:
+
+1. a Markdown cell saying what the next cell does, which also defines the book's math macros
+   (``\\bm``, ``\\R``, …: ``_config.yml`` is their one source) for Colab's MathJax;
+2. a code cell (:func:`bootstrap_source`) that, **on Colab only** (``"google.colab" in
+   sys.modules``), clones the book's repository (``repository.url`` in ``_config.yml``), installs
+   it with ``pip install -e`` (the data are found through the package: :mod:`formulated.data`)
+   and turns on Colab's widget support.  Anywhere else it does nothing.
+
+The notebooks are committed (Colab reads them from GitHub) and ``tests/test_notebooks.py`` fails
+when one is out of date: run ``make notebooks`` after editing a chapter.  The book's build
+ignores the folder (``_config.yml`` ``exclude_patterns``).
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from formulated.book.lab import math_macros
+from formulated.book.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
+
+__all__ = ["CHAPTER_GLOB", "BOOTSTRAP_TAG", "chapters", "bootstrap_source", "intro_source",
+           "colab_notebook", "notebook_text", "write_all", "out_of_date", "main"]
+
+#: The chapters that get a Colab notebook: the numbered ones (the appendices run no code).
+CHAPTER_GLOB = "[0-9][0-9]_*.md"
+
+#: Tag of the set-up cell (tests find it by this tag).
+BOOTSTRAP_TAG = "colab-setup"
+
+#: PyTorch's CPU wheels: used only if Colab's own PyTorch were missing.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    """The numbered chapters' sources, in order."""
+    return sorted((root / "chapters").glob(CHAPTER_GLOB))
+
+
+def bootstrap_source(home: BookHome) -> str:
+    """The set-up cell: on Colab, fetch and install the book; elsewhere nothing."""
+    head = ("# Set-up for Google Colab (about a minute): fetch the book's code and data, install\n"
+            "# them, and turn on interactive widgets. Anywhere else this cell does nothing.\n"
+            "import sys\n"
+            "\n"
+            'if "google.colab" in sys.modules:\n')
+    if not home.repository_configured:
+        return head + (
+            "    raise RuntimeError(\n"
+            '        "The book\'s public repository is not configured (repository.url in "\n'
+            '        "_config.yml is a placeholder), so this notebook cannot fetch the "\n'
+            '        "formulated package. Clone the book and run `pip install -e .` in it.")\n')
+    return head + (
+        "    import os\n"
+        "    import subprocess\n"
+        "\n"
+        f'    BOOK_REPOSITORY = "{home.repository_url}"  # _config.yml: repository.url\n'
+        f'    BOOK_BRANCH = "{home.branch}"\n'
+        '    BOOK_DIR = "/content/formulated-gpt"\n'
+        "    if not os.path.isdir(BOOK_DIR):\n"
+        '        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "--branch",\n'
+        "                        BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR], check=True)\n"
+        "    # Colab's own PyTorch satisfies the requirement; were it missing, the CPU build is used.\n"
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--extra-index-url",\n'
+        f'                    "{TORCH_CPU_INDEX}", "-e", BOOK_DIR], check=True)\n'
+        "    sys.path.insert(0, BOOK_DIR)  # the editable install is seen by new processes only\n"
+        "    from google.colab import output\n"
+        "\n"
+        "    output.enable_custom_widget_manager()\n")
+
+
+def intro_source(macros: dict[str, str]) -> str:
+    """The Markdown cell before the set-up cell; its hidden formula defines the macros."""
+    definitions = ""
+    for name, body in macros.items():
+        n_args = max((int(d) for d in re.findall(r"#(\d)", body)), default=0)
+        definitions += f"\\newcommand{{{name}}}" + (f"[{n_args}]" if n_args else "") + f"{{{body}}}"
+    return ("*The Formulated GPT* as a notebook. **On Google Colab, run the next cell first**: "
+            "it installs the book's `formulated` package. Elsewhere it does nothing.\n"
+            f"${definitions}$")
+
+
+def colab_notebook(source: Path, home: BookHome, macros: dict[str, str]) -> nbformat.NotebookNode:
+    """The Colab notebook of one chapter: set-up cells, then the chapter's cells, no outputs."""
+    nb = jupytext.read(source)
+    intro = nbformat.v4.new_markdown_cell(intro_source(macros))
+    setup = nbformat.v4.new_code_cell(bootstrap_source(home), metadata={"tags": [BOOTSTRAP_TAG]})
+    nb.cells = [intro, setup] + nb.cells
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i:03d}"   # stable ids: regenerating an unchanged chapter changes nothing
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata = {"kernelspec": nb.metadata.get("kernelspec", {
+                       "display_name": "Python 3", "language": "python", "name": "python3"}),
+                   "language_info": {"name": "python"},
+                   "colab": {"provenance": []}}
+    return nb
+
+
+def notebook_text(source: Path, home: BookHome | None = None,
+                  macros: dict[str, str] | None = None) -> str:
+    """The exact text of ``source``'s Colab notebook file."""
+    nb = colab_notebook(source, home or book_home(), macros or math_macros())
+    nbformat.validate(nb)
+    return nbformat.writes(nb) + "\n"
+
+
+def target(source: Path, root: Path = ROOT) -> Path:
+    """Where the Colab notebook of ``source`` is written."""
+    return root / NOTEBOOKS_DIR / source.with_suffix(".ipynb").name
+
+
+def out_of_date(root: Path = ROOT) -> list[str]:
+    """Chapters whose notebook is missing or differs, and notebooks without a chapter."""
+    home, macros = book_home(root / "_config.yml"), math_macros(root / "_config.yml")
+    stale = [str(s.relative_to(root)) for s in chapters(root)
+             if not target(s, root).is_file()
+             or target(s, root).read_text(encoding="utf-8") != notebook_text(s, home, macros)]
+    wanted = {target(s, root).name for s in chapters(root)}
+    stale += [str(p.relative_to(root)) for p in sorted((root / NOTEBOOKS_DIR).glob("*.ipynb"))
+              if p.name not in wanted]
+    return stale
+
+
+def write_all(root: Path = ROOT) -> list[Path]:
+    """(Re)write every chapter's notebook, delete those of removed chapters; the files written."""
+    home, macros = book_home(root / "_config.yml"), math_macros(root / "_config.yml")
+    out = root / NOTEBOOKS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for source in chapters(root):
+        path, text = target(source, root), notebook_text(source, home, macros)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    wanted = {target(s, root).name for s in chapters(root)}
+    for old in out.glob("*.ipynb"):
+        if old.name not in wanted:
+            old.unlink()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m formulated.book.notebooks [--check]``: write the notebooks, or only check."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "--check" in argv:
+        stale = out_of_date()
+        for name in stale:
+            print(f"out of date: {name} (run `make notebooks`)")
+        return 1 if stale else 0
+    for path in write_all():
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
