@@ -75,3 +75,34 @@ def test_errata_table_rejects_duplicate_keys(monkeypatch):
     monkeypatch.setattr(mod, "ERRATA", ERRATA + [ERRATA[0]])
     with pytest.raises(ValueError, match="unique keys"):
         mod.errata_table()
+
+
+# A third value, wrong in another way than the source's, must also be found wrong: the checks
+# compute the truth, they do not merely recognise the source's value.
+THIRD_VALUES = {
+    "bert-mlm-head": lambda H, V: H * H + 2 * H + V,
+    "004-infinite-reference-window": lambda n_ctx: n_ctx + 1,
+    "s-items": lambda letters: letters["H"],
+    "softmax-box-width": lambda X, H: X.shape[1] - 1,
+    "000-second-y-matrix": lambda i, n: set(range(1, i)),
+    "004-bits-eliminate": 6,
+    "step6-input-step4": 4,
+    "004-convex-always-converges": lambda alpha, A: alpha < 3 / max(abs(A).sum(axis=1)),
+    "lambda-omits-biases": 116_497_920 + 12 * 768,
+    "002-vocab-index-range": lambda V: range(1, V + 1),
+}
+
+
+@pytest.mark.parametrize("key", sorted(THIRD_VALUES))
+def test_a_third_wrong_value_is_found_wrong(key):
+    from formulated.errata import erratum
+
+    assert erratum(key).verdict(THIRD_VALUES[key]) == ERRATUM_HOLDS
+
+
+def test_erratum_lookup_names_the_key():
+    from formulated.errata import erratum
+
+    assert erratum("s-items").key == "s-items"
+    with pytest.raises(ValueError, match="key: expected the key of an erratum, got 'nope'"):
+        erratum("nope")

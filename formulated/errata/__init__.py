@@ -27,8 +27,16 @@ from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, Erratum
 from .table import errata_by_chapter, errata_table, source_counts
 
 __all__ = ["Erratum", "ERRATA", "SOURCES", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS",
-           "errata_by_chapter", "errata_table", "source_counts"]
+           "erratum", "errata_by_chapter", "errata_table", "source_counts"]
 
 #: Every erratum, in the order of the chapters.
 ERRATA: list[Erratum] = [*foundations.ERRATA, *text.ERRATA, *attention.ERRATA, *block.ERRATA,
                          *models.ERRATA, *training.ERRATA]
+
+
+def erratum(key: str) -> Erratum:
+    """The erratum called ``key`` (a chapter runs its check: ``e.verdict(e.stated)``)."""
+    for e in ERRATA:
+        if e.key == key:
+            return e
+    raise ValueError(f"key: expected the key of an erratum, got {key!r}")

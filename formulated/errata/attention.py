@@ -93,7 +93,7 @@ def attention_numbers_are_wrong(numbers: tuple[np.ndarray, np.ndarray]) -> bool:
 
 
 def attention_scale_is_wrong(scale: float) -> bool:
-    """Is ``scale`` the factor the Transformer's attention puts on the scores of the slides' example?
+    """Is ``scale`` the factor the Transformer's attention puts on the slides' example's scores?
 
     The reference is ``torch``'s ``scaled_dot_product_attention`` with its default scale."""
     import torch

@@ -24,7 +24,7 @@ BOX_SYMBOLS = ("n", "V", "H", "A", "D", "L")
 
 
 def _torch_mha(H: int = 8, A: int = 2, n: int = 5, bias: bool = False):
-    """A seeded ``torch.nn.MultiheadAttention``, its input ``X (n, H)``, causal output and weights."""
+    """A seeded ``torch.nn.MultiheadAttention``, an input ``X (n, H)``, causal output, weights."""
     import torch
 
     torch.manual_seed(0)

@@ -64,7 +64,7 @@ def slides_convex(f: Callable[[np.ndarray], np.ndarray], t: np.ndarray) -> bool:
 
 
 def chord_convex(f: Callable[[np.ndarray], np.ndarray], t: np.ndarray) -> bool:
-    """Convex: every chord lies on or above the graph (random pairs and weights from ``t``'s range)."""
+    """Convex: every chord lies on or above the graph (random pairs and weights in ``t``'s range)."""
     rng = np.random.default_rng(1)
     a, b = rng.uniform(t.min(), t.max(), (2, 2000))
     lam = rng.uniform(0, 1, 2000)
@@ -103,7 +103,7 @@ def convergence_rule_is_wrong(converges: Callable[[float, np.ndarray], bool]) ->
 
 
 def update_rule_is_wrong(rule: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> bool:
-    """Does ``rule(θ, ∂L/∂θ, α)``, iterated, reach the least-squares θ* (from ``numpy.linalg.lstsq``)?"""
+    """Does ``rule(θ, ∂L/∂θ, α)``, iterated, reach the least-squares θ* (``numpy.linalg.lstsq``)?"""
     from ..basics import squared_loss_grad
 
     rng = np.random.default_rng(0)

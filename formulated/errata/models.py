@@ -85,6 +85,31 @@ def softmax_width_is_wrong(width: Callable[[np.ndarray, int], int]) -> bool:
     return False
 
 
+def conditioning_is_wrong(given: Callable[[int, int], set[int]]) -> bool:
+    """Does row i of GPT's Y condition on the (1-based) positions ``given(i, n)``?
+
+    Measured on a small random ``transformers`` GPT-2: row i depends on token j when changing
+    x_j moves it.  Wrong when the measured set differs for some row.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    n, V = 5, 11
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=V, n_positions=8, n_embd=8, n_layer=1,
+                                       n_head=2, bos_token_id=0, eos_token_id=0)).double().eval()
+    x = torch.tensor([[3, 1, 4, 1, 5]])
+    with torch.no_grad():
+        Y = torch.softmax(model(x).logits[0], -1)
+        moved = []
+        for j in range(n):
+            x2 = x.clone()
+            x2[0, j] = (x2[0, j] + 1) % V
+            moved.append((torch.softmax(model(x2).logits[0], -1) - Y).abs().amax(-1) > 1e-12)
+    depends = torch.stack(moved, dim=1)                     # depends[i, j]: row i on token j
+    return any({j + 1 for j in range(n) if depends[i, j]} != given(i + 1, n) for i in range(n))
+
+
 def sparse_mask_is_wrong(mask: str | None) -> bool:
     """Does GPT-3's box with ``mask`` in its odd layers reproduce GPT-Neo (``transformers``)?
 
@@ -113,7 +138,8 @@ def mask_shape_is_wrong(shape: Callable[[int, int], tuple[int, int]]) -> bool:
     n, H = 5, 8
     Q = K = V = torch.zeros(1, 2, n, H // 2)
     try:
-        torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=torch.zeros(shape(n, H)))
+        mask = torch.zeros(shape(n, H))
+        torch.nn.functional.scaled_dot_product_attention(Q, K, V, attn_mask=mask)
     except RuntimeError:
         return True
     return False
@@ -203,6 +229,16 @@ ERRATA: list[Erratum] = [
                 r"$\sum_{k=1}^{m} e^{X_{i,k}}$ for $\bm{X} \in \R^{n \times m}$",
         chapter=_CH13, stated=lambda X, H: H, true=lambda X, H: X.shape[1],
         check=softmax_width_is_wrong),
+    Erratum(
+        key="000-second-y-matrix", sources=("000",), section="Definition (after the objective)",
+        says=r"a second $\bm{Y}$ with rows $P_\theta(x_i \mid x_1, \ldots, x_n)$, "
+             r"$i = 1, \ldots, n$, each conditioned on the whole sequence",
+        correct=r"GPT's $\bm{Y}$ is the first matrix: row $i$ is "
+                r"$P_\theta(x_{i+1} \mid x_1, \ldots, x_i)$ and depends on $x_1, \ldots, x_i$ "
+                r"only (the mask); conditioned on the whole sequence, $x_i$ would be known. "
+                r"Rows conditioned on the whole (masked) input belong to BERT",
+        chapter=_CH13, stated=lambda i, n: set(range(1, n + 1)),
+        true=lambda i, n: set(range(1, i + 1)), check=conditioning_is_wrong),
     Erratum(
         key="gpt3-sparse-mask-undefined", sources=("001",), kind="omission",
         section="GPT-3 box",

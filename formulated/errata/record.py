@@ -1,4 +1,4 @@
-"""The record of one erratum: what the source states, what is true, and a check that tells them apart.
+"""One erratum: what the source states, what is true, and a check that tells the two apart.
 
 Every erratum carries two values, ``stated`` (what the source writes: a number, a formula as a
 function, the name of a variant) and ``true`` (the correction), and a ``check(value)`` that
@@ -19,7 +19,7 @@ __all__ = ["Erratum", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS"]
 
 ERRATUM_HOLDS = "erratum holds"
 NO_ERRATUM = "no erratum"
-#: ``"error"``: wrong as written; ``"omission"``: the real model has something the source leaves out.
+#: ``"error"``: wrong as written; ``"omission"``: the real model has what the source leaves out.
 KINDS = ("error", "omission")
 
 
@@ -65,7 +65,7 @@ class Erratum:
         return f"erratum-{self.key}"
 
     def verdict(self, value: Any) -> str:
-        """``"erratum holds"`` when ``check(value)`` finds ``value`` wrong, else ``"no erratum"``."""
+        """``"erratum holds"`` if ``check(value)`` finds ``value`` wrong, else ``"no erratum"``."""
         answer = self.check(value)
         if not isinstance(answer, bool):
             raise TypeError(f"check of {self.key}: expected a bool, got {type(answer).__name__}")
