@@ -14,13 +14,21 @@ import numpy as np
 from .. import formulas as fm
 from .record import Erratum
 
-__all__ = ["ERRATA", "BOX_SYMBOLS"]
+__all__ = ["ERRATA", "BOX_SYMBOLS", "causal_mask_torch"]
 
 _CH10, _CH11, _CH12 = ("chapters/10_multi_head", "chapters/11_ffn_gelu",
                        "chapters/12_layernorm_residual")
 
 #: The letters 000 and 001 define for the multi-head boxes (their hyperparameters and signatures).
 BOX_SYMBOLS = ("n", "V", "H", "A", "D", "L")
+
+
+def causal_mask_torch(n: int):
+    """The additive causal mask (0 on and below the diagonal, -inf above) as a float64 tensor
+    ``(n, n)``, the form ``torch`` and ``transformers`` attention layers accept."""
+    import torch
+
+    return torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)
 
 
 def _torch_mha(H: int = 8, A: int = 2, n: int = 5, bias: bool = False):
@@ -30,7 +38,7 @@ def _torch_mha(H: int = 8, A: int = 2, n: int = 5, bias: bool = False):
     torch.manual_seed(0)
     mha = torch.nn.MultiheadAttention(H, A, bias=bias, batch_first=True, dtype=torch.float64)
     X = torch.from_numpy(np.random.default_rng(0).normal(size=(1, n, H)))
-    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)
+    causal = causal_mask_torch(n)
     out, weights = mha(X, X, X, attn_mask=causal, average_attn_weights=False)
     return mha, X[0].numpy(), out[0].detach().numpy(), weights[0].detach().numpy()
 
@@ -76,7 +84,7 @@ def bias_claim_is_wrong(with_biases: bool) -> bool:
         for p in attn.parameters():
             p.normal_(0.0, 0.5)  # non-zero biases, as in the trained GPT-2
     X = np.random.default_rng(0).normal(size=(n, H))
-    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)[None, None]
+    causal = causal_mask_torch(n)[None, None]
     ref = attn(torch.tensor(X)[None], attention_mask=causal)[0][0].detach().numpy()
     W, b = attn.c_attn.weight.detach().numpy(), attn.c_attn.bias.detach().numpy()  # (H, 3H)
     W_o, b_o = attn.c_proj.weight.detach().numpy(), attn.c_proj.bias.detach().numpy()
@@ -117,7 +125,7 @@ def causality_source_is_wrong(component: str) -> bool:
     X = torch.from_numpy(np.random.default_rng(0).normal(size=(1, n, H)))
     X2 = X.clone()
     X2[0, -1] += 3.0
-    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)
+    causal = causal_mask_torch(n)
     torch.manual_seed(5)                                   # generic (unmasked) weights
     mha = torch.nn.MultiheadAttention(H, A, batch_first=True, dtype=torch.float64)
     if component == "weights":
@@ -275,7 +283,7 @@ def ffn_input_is_wrong(z4: Callable[[Any, Any], Any]) -> bool:
     hooks = [blk.mlp.register_forward_hook(lambda m, i, o: seen.update(z4=i[0])),
              blk.attn.register_forward_hook(lambda m, i, o: seen.update(z2=o[0]))]
     X = torch.tensor(np.random.default_rng(0).normal(size=(1, n, H)) * 3.0)
-    causal = torch.full((n, n), float("-inf"), dtype=torch.float64).triu(1)[None, None]
+    causal = causal_mask_torch(n)[None, None]
     with torch.no_grad():
         blk(X, attention_mask=causal)
         got = z4(X + seen["z2"], blk.ln_2)
