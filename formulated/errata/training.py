@@ -124,7 +124,8 @@ ERRATA: list[Erratum] = [
                 "log, the objective prefers a model that gives observed tokens probability 0",
         chapter=_CH17, stated=lambda q: q, true=np.log, check=objective_is_wrong),
     Erratum(
-        key="001-loss-missing-index", sources=("001",), section="GPT (training objective)",
+        key="001-loss-missing-index", sources=("001",),
+        section="GPT (training objective); the BERT and RoBERTa losses repeat the slip",
         says="$\\text{loss} = -\\sum_{j=2}^n \\log\\left(\\text{Softmax}\\left(\\bm{X}^{(L)}_{j-1,:}"
              "\\bm{W}_e^\\top\\right)\\right)$",
         correct="the log of the softmax row is a vector of $V$ numbers; the loss takes its "
