@@ -125,7 +125,7 @@ ERRATA: list[Erratum] = [
         chapter=_CH17, stated=lambda q: q, true=np.log, check=objective_is_wrong),
     Erratum(
         key="001-loss-missing-index", sources=("001",),
-        section="GPT (training objective); the BERT and RoBERTa losses repeat the slip",
+        section="GPT (training objective); the masked-LM loss after RoBERTa repeats it",
         says="$\\text{loss} = -\\sum_{j=2}^n \\log\\left(\\text{Softmax}\\left(\\bm{X}^{(L)}_{j-1,:}"
              "\\bm{W}_e^\\top\\right)\\right)$",
         correct="the log of the softmax row is a vector of $V$ numbers; the loss takes its "
