@@ -204,6 +204,14 @@ def gpt2_data_is_wrong(name: str) -> bool:
     return name != GPT2_TRAINING_DATA
 
 
+def _xl_column() -> tuple[int, int, int, float, float]:
+    """GPT-2 XL's row of :mod:`formulated.models.sizes`, with the notes' "1.5B" to 1.6B."""
+    from ..models.sizes import size
+
+    xl = size("GPT-2 XL")
+    return (xl.L, xl.H, xl.A, 1.5e9, 1.6e9)
+
+
 def _lambda(with_biases: bool) -> int:
     from ..models import parameter_count
     from ..models.sizes import size
@@ -261,7 +269,7 @@ ERRATA: list[Erratum] = [
         correct="Width 1,024 with 16 heads is GPT-2 Medium (24 layers, 355M parameters); 48 layers "
                 "is GPT-2 XL (width 1,600, 25 heads, 1.56B). The mixed column would have about "
                 "0.6B parameters, and no GPT-2 has 15B.",
-        chapter=_CH14, stated=(48, 1024, 16, 1.5e9, 15e9), true=(48, 1600, 25, 1.5e9, 1.6e9),
+        chapter=_CH14, stated=(48, 1024, 16, 1.5e9, 15e9), true=_xl_column(),
         check=gpt2_column_is_wrong),
     Erratum(
         key="003-gpt2-training-data", sources=("003",),

@@ -136,6 +136,13 @@ def gpt1_vocab_is_wrong(V: int) -> bool:
     return V != OpenAIGPTConfig().vocab_size
 
 
+def _gpt1_vocabulary() -> int:
+    """GPT-1's V from :mod:`formulated.models.sizes` (478 base symbols + 40,000 merges)."""
+    from ..models.sizes import size
+
+    return size("GPT-1").V
+
+
 _BPE_STATED = ([("l", "o"), ("o", "w"), ("e", "s"), ("s", "t")],
                (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est")))
 _BPE_TRUE = ([("e", "s"), ("l", "o"), ("es", "t"), ("lo", "w")],
@@ -191,5 +198,5 @@ ERRATA: list[Erratum] = [
                 "(478 base symbols + 40,000 merges), as sources 000 and 001 state and "
                 "`transformers`' `OpenAIGPTConfig` has. (GPT-2 and GPT-3: 50,257 = 256 bytes + "
                 "50,000 merges + 1 end-of-text token, as the notes say.)",
-        chapter=_CH06, stated=40_000, true=40_478, check=gpt1_vocab_is_wrong),
+        chapter=_CH06, stated=40_000, true=_gpt1_vocabulary(), check=gpt1_vocab_is_wrong),
 ]
