@@ -148,10 +148,15 @@ def check_resume_state(ck: dict, path: Path) -> TrainConfig:
     except (TypeError, ValueError) as e:
         raise bad("config", str(e)[:200]) from e
     checkpoint_model(ck, path)
-    for key in ("optimizer", "scheduler") + (("muon",) if "muon" in ck else ()):
-        if not isinstance(ck[key], dict):
+    states = {"optimizer": ck["optimizer"], "scheduler": ck["scheduler"]}
+    if "muon" in ck:  # the optimiser of the matrices with optimizer="muon"
+        muon = ck["muon"] if isinstance(ck["muon"], dict) else {}
+        states.update({"muon['optimizer']": muon.get("optimizer"),
+                       "muon['scheduler']": muon.get("scheduler")})
+    for key, state in states.items():
+        if not isinstance(state, dict):
             raise bad(key, "expected a state_dict")
-        _check_finite_tensors(ck[key].get("state", {}), f"{key}['state']", path)
+        _check_finite_tensors(state.get("state", {}), f"{key}['state']", path)
     _check_rng(ck["rng"], bad)
     history = ck["history"]
     if not isinstance(history, dict) or not all(isinstance(history.get(k), list)

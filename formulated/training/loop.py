@@ -248,10 +248,10 @@ class _Run:
         try:
             self.model.load_state_dict(ck["model"])
             self.opts[0].load_state_dict(ck["optimizer"])
+            self.scheds[0].load_state_dict(ck["scheduler"])
             if len(self.opts) > 1:
-                self.opts[1].load_state_dict(ck["muon"])
-            for s in self.scheds:
-                s.load_state_dict(ck["scheduler"])
+                self.opts[1].load_state_dict(ck["muon"]["optimizer"])
+                self.scheds[1].load_state_dict(ck["muon"]["scheduler"])
         except (RuntimeError, ValueError, KeyError) as e:
             raise CheckpointError(f"checkpoint: {str(self.ckpt_path)!r} does not fit the model: "
                                   f"{str(e)[:200]}") from e
@@ -305,7 +305,8 @@ class _Run:
               "rng": {"batch": self.batches.generator.get_state(), "ranks": states},
               "history": self.history, "world_size": self.world}
         if len(self.opts) > 1:
-            ck["muon"] = self.opts[1].state_dict()
+            ck["muon"] = {"optimizer": self.opts[1].state_dict(),
+                          "scheduler": self.scheds[1].state_dict()}
         save_atomic(ck, self.ckpt_path)
 
     def evaluate(self) -> float:

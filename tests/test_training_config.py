@@ -1,0 +1,105 @@
+"""formulated.training's configuration, optimisers and overrides: the training configuration
+contains the model's (so every model field, ``eps`` included, can be set), version-1 checkpoints
+(flat configuration) still resume, Muon takes the blocks' matrices and resumes exactly, and the
+``key=value`` overrides of the benchmarks are typed like the command line's options.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from formulated.models.torch import GPT, GPTConfig
+from formulated.training import PRESETS, TrainConfig, make_config, train, with_overrides
+from formulated.training.cli import parse_overrides
+from formulated.training.config import MODEL_FIELDS
+from formulated.training.optim import make_optimizers
+
+TINY = dict(L=1, A=2, H=16, n_ctx=16, B=4, warmup_steps=2, eval_interval=0, ckpt_interval=0,
+            log_interval=2, eval_batch=512, device="cpu", threads=1, compile="off")
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def test_train_config_contains_the_model_config_and_eps_reaches_the_model():
+    cfg = make_config("cpu")
+    assert cfg.model == GPTConfig(**PRESETS["cpu"]["model"])          # one source: the preset
+    assert not set(MODEL_FIELDS) & {f.name for f in dataclasses.fields(TrainConfig)}
+    cfg = make_config("book", eps=1e-3, L=1, lr=1e-3)
+    assert (cfg.model.eps, cfg.model.L, cfg.lr) == (1e-3, 1, 1e-3)
+    assert cfg.model.H == PRESETS["book"]["model"]["H"]
+    res = train("book", None, progress=False, **dict(TINY, max_steps=1, eps=1e-3))
+    # torch's own LayerNorm modules of the trained model carry the eps that was asked for
+    norms = [m for m in res.model.modules() if isinstance(m, torch.nn.LayerNorm)]
+    assert len(norms) == 3 and all(m.eps == 1e-3 for m in norms)
+    with pytest.raises(TypeError, match=r"overrides: unknown field\(s\) \['V'\]"):
+        make_config("book", V=3)  # the vocabulary comes from the data
+    with pytest.raises(ValueError, match="eps: expected a finite number > 0"):
+        make_config("book", eps=-1.0)
+    with pytest.raises(TypeError, match="model: expected a GPTConfig"):
+        TrainConfig(model=5)
+
+
+def test_with_overrides_routes_each_name_to_its_configuration():
+    cfg = make_config("book")
+    new = with_overrides(cfg, {"L": 3, "lr": 1e-3, "gelu": "tanh"})
+    assert (new.model.L, new.model.gelu, new.lr) == (3, "tanh", 1e-3)
+    assert dataclasses.replace(new, model=cfg.model, lr=cfg.lr) == cfg  # nothing else moved
+    whole = with_overrides(cfg, {"model": GPTConfig(L=1, A=1, H=8, n_ctx=8), "H": 16})
+    assert (whole.model.L, whole.model.H, whole.model.n_ctx) == (1, 16, 8)
+    assert TrainConfig.from_dict(dataclasses.asdict(new)) == new
+
+
+def test_version_1_checkpoint_with_a_flat_config_still_resumes(tmp_path):
+    cfg = dict(TINY, max_steps=4, ckpt_interval=2)
+    straight = train("book", None, progress=False, **cfg)
+    train("book", tmp_path / "r", progress=False, stop_at_step=2, **cfg)
+    ck = torch.load(tmp_path / "r" / "ckpt.pt", weights_only=True)
+    # the layout of formulated/train.py: the model fields next to the training fields
+    flat = {k: v for k, v in ck["config"].items() if k not in ("model", "optimizer", "muon_lr")}
+    flat.update({k: v for k, v in ck["config"]["model"].items() if k not in ("V", "eps")})
+    ck["config"], ck["version"] = flat, 1
+    ck["history"].pop("eval_seconds")
+    torch.save(ck, tmp_path / "r" / "ckpt.pt")
+    resumed = train(None, tmp_path / "r", resume=True, progress=False)
+    assert resumed.step == 4 and resumed.history["loss"] == straight.history["loss"]
+    w1, w2 = straight.model.state_dict(), resumed.model.state_dict()
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+
+
+def test_muon_takes_the_block_matrices_and_resumes_exactly(tmp_path):
+    model = GPT(GPTConfig(V=11, n_ctx=8, L=2, A=2, H=8))
+    adamw, muon = make_optimizers(model, make_config(None, optimizer="muon"), torch.device("cpu"))
+    assert isinstance(muon, torch.optim.Muon)
+    in_adamw = [p for g in adamw.param_groups for p in g["params"]]
+    in_muon = [p for g in muon.param_groups for p in g["params"]]
+    names = {id(p): n for n, p in model.named_parameters()}
+    assert sorted(names[id(p)] for p in in_muon) == sorted(
+        n for n, p in model.named_parameters() if n.startswith("blocks.") and p.dim() == 2)
+    assert len(in_adamw) + len(in_muon) == len(list(model.parameters()))
+    assert not {id(p) for p in in_adamw} & {id(p) for p in in_muon}
+    cfg = dict(TINY, max_steps=6, ckpt_interval=3, optimizer="muon", muon_lr=0.05)
+    straight = train("book", None, progress=False, **cfg)
+    adam_only = train("book", None, progress=False, **dict(cfg, optimizer="adamw"))
+    assert straight.history["loss"][1:] != adam_only.history["loss"][1:]  # Muon really steps
+    train("book", tmp_path / "m", progress=False, stop_at_step=3, **cfg)
+    assert "muon" in torch.load(tmp_path / "m" / "ckpt.pt", weights_only=True)
+    resumed = train(None, tmp_path / "m", resume=True, progress=False)
+    assert resumed.history["loss"] == straight.history["loss"]
+    w1, w2 = straight.model.state_dict(), resumed.model.state_dict()
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+
+
+def test_key_value_overrides_are_typed_like_the_fields():
+    got = parse_overrides(["lr=1e-3", "L=2", "F=None", "gelu=tanh", "eps=1e-6", "data=x.txt"])
+    assert got == {"lr": 1e-3, "L": 2, "F": None, "gelu": "tanh", "eps": 1e-6, "data": "x.txt"}
+    assert [type(got[k]) for k in ("lr", "L", "eps")] == [float, int, float]
+    with pytest.raises(ValueError, match="lr: expected float, got 'abc'"):
+        parse_overrides(["lr=abc"])
+    with pytest.raises(ValueError, match="argument: unknown field 'foo'"):
+        parse_overrides(["foo=1"])
+    with pytest.raises(ValueError, match="argument: expected key=value"):
+        parse_overrides(["lr"])
+    make_config("book", **parse_overrides(["eps=1e-6", "B=8"]))  # accepted by the config
+
