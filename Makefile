@@ -3,7 +3,7 @@
 #   make test   run the unit tests and execute every chapter
 #   make lab    open the chapters as notebooks in JupyterLab
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
-#   make students / make instructors   notebooks for a course (appendix C)
+#   make assignments   otter-grader student notebooks + autograder zips (appendix C)
 #   make clean  remove build outputs (keeps .venv)
 
 PYTHON ?= python3
@@ -16,7 +16,7 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test lab live clean distclean env bench students instructors
+.PHONY: book test lab live clean distclean env bench assignments
 
 env: $(STAMP)
 
@@ -49,11 +49,13 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/train_cpu.py
 
-students: $(STAMP)
-	$(BIN)/python -m formulated.teaching chapters/[0-9][0-9]_*.md --out _build/students
-
-instructors: $(STAMP)
-	$(BIN)/python -m formulated.teaching chapters/[0-9][0-9]_*.md --out _build/instructors --instructor
+# One assignment per chapter in _build/assignments/<chapter>/: student/ (notebook with
+# grader.check cells) and autograder/ (zip for otter run or Gradescope); then a scan of every
+# student file for every solution. ASSIGN_ARGS=--check also grades the book's own solutions
+# (full marks expected).
+assignments: $(STAMP)
+	rm -rf _build/assignments
+	$(BIN)/python -m formulated.book.teaching chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

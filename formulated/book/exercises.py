@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Spec", "SPECS", "auto", "written", "open_ended"]
+__all__ = ["Spec", "SPECS", "auto", "written", "open_ended", "bpe_merges_problem"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,40 @@ def written(rubric: str = "Full marks for a complete, correct argument; half for
 def open_ended() -> Spec:
     """An exercise for exploration: an answer cell, no grade."""
     return Spec("open", 0)
+
+
+def bpe_merges_problem(word_counts: dict[str, int], merges: list[tuple[str, str]],
+                       end_of_word: str = "</w>") -> str:
+    """Why ``merges`` is not a valid BPE run on ``word_counts``, or ``""`` if it is.
+
+    Valid: every merge is, at its step, a most frequent adjacent pair (any tie-break is
+    accepted), and after the last one every word is a single token.  Counted here from scratch,
+    independently of :func:`formulated.tokenizers.learn_bpe`.
+    """
+    words = {tuple(w[:-1]) + (w[-1] + end_of_word,): c for w, c in word_counts.items()}
+    for step, pair in enumerate(merges, 1):
+        counts: dict[tuple[str, str], int] = {}
+        for symbols, c in words.items():
+            for a, b in zip(symbols, symbols[1:]):
+                counts[(a, b)] = counts.get((a, b), 0) + c
+        pair = tuple(pair)
+        if not counts or counts.get(pair, 0) < max(counts.values()):
+            return (f"merge {step} {pair}: occurs {counts.get(pair, 0)} times, but the most "
+                    f"frequent pair occurs {max(counts.values(), default=0)} times")
+        merged = {}
+        for symbols, c in words.items():
+            out, i = [], 0
+            while i < len(symbols):
+                if tuple(symbols[i:i + 2]) == pair:
+                    out.append(pair[0] + pair[1])
+                    i += 2
+                else:
+                    out.append(symbols[i])
+                    i += 1
+            merged[tuple(out)] = c
+        words = merged
+    left = [" ".join(w) for w in words if len(w) > 1]
+    return f"after the merges, words still in pieces: {left}" if left else ""
 
 
 SPECS: dict[str, Spec] = {}
@@ -238,8 +272,16 @@ SPECS["ex-03-4"] = auto(
      "assert np.allclose(X @ W_one + b_one, ref)"])
 SPECS["ex-03-5"] = open_ended()
 SPECS["ex-04-1"] = written()
-SPECS["ex-04-2"] = written("Full marks for both formulas and the check against PyTorch; half "
-                           "for one bias vector per gate (the formula without PyTorch's second).")
+SPECS["ex-04-2"] = auto(
+    "rnn_count lstm_count",
+    ["assert rnn_count(10, 20) > 0 and lstm_count(10, 20) > rnn_count(10, 20), "
+     "'expected positive counts, more for the LSTM'"],
+    ["import torch\n"
+     "for d, H in ((10, 20), (3, 7), (1, 1)):\n"
+     "    assert rnn_count(d, H) == sum(p.numel() for p in torch.nn.RNN(d, H).parameters())",
+     "import torch\n"
+     "for d, H in ((10, 20), (3, 7), (1, 1)):\n"
+     "    assert lstm_count(d, H) == sum(p.numel() for p in torch.nn.LSTM(d, H).parameters())"])
 SPECS["ex-04-3"] = auto(
     "sim",
     ["import numpy as np\n"
@@ -257,11 +299,21 @@ SPECS["ex-05-2"] = written("Full marks for both sizes in MiB and the n^2 against
 SPECS["ex-05-3"] = written("Full marks for 'vector-wise', the prediction (the V entries of one "
                            "row) and the check.")
 SPECS["ex-05-4"] = written()
-SPECS["ex-06-1"] = written("Full marks for the three merges in order with their counts and the "
-                           "check with learn_bpe.")
+SPECS["ex-06-1"] = auto(
+    "my_merges",
+    ["assert all(len(m) == 2 and all(isinstance(s, str) for s in m) for m in my_merges), "
+     "'my_merges: expected a list of pairs of strings'"],
+    ["from formulated.book.exercises import bpe_merges_problem\n"
+     "assert bpe_merges_problem({'ab': 4, 'abc': 2, 'bc': 3}, list(my_merges)) == ''"])
 SPECS["ex-06-2"] = open_ended()
 SPECS["ex-06-3"] = written()
-SPECS["ex-06-4"] = open_ended()
+SPECS["ex-06-4"] = auto(
+    "k_merges",
+    ["assert 0 < int(k_merges) <= len(ours), 'k_merges: expected a number of merges of ours'"],
+    ["n_words = sum(wc.values())\n"
+     "count = lambda k: sum(len(BPETokenizer(ours[:k], init).tokenize_word(w)) * c "
+     "for w, c in wc.items())\n"
+     "assert count(int(k_merges)) <= 2.5 * n_words < count(int(k_merges) - 1)"])
 SPECS["ex-07-1"] = written()
 SPECS["ex-07-2"] = written()
 SPECS["ex-07-3"] = auto(
@@ -335,7 +387,13 @@ SPECS["ex-13-1"] = written("One point per two correct shapes out of seven.")
 SPECS["ex-13-2"] = written("Full marks for the check over every prefix and the count of passes "
                            "saved.")
 SPECS["ex-13-3"] = written()
-SPECS["ex-13-4"] = open_ended()
+SPECS["ex-13-4"] = auto(
+    "ids",
+    ["assert list(ids[:5]) == tok.encode('the c') and len(ids) == 10, "
+     "'ids: expected the 5 ids of \"the c\" followed by 5 new ones'"],
+    ["import numpy as np\n"
+     "for k in range(5, 10):\n"
+     "    assert ids[k] == int(np.argmax(gpt_probabilities(np.array(ids[:k]), params)[-1]))"])
 SPECS["ex-14-1"] = written()
 SPECS["ex-14-2"] = written("Full marks for the receptive field i - L(w - 1) .. i, the check, "
                            "and the role of the dense layers.")
@@ -344,19 +402,47 @@ SPECS["ex-14-4"] = open_ended()
 SPECS["ex-15-1"] = written()
 SPECS["ex-15-2"] = written()
 SPECS["ex-15-3"] = written()
-SPECS["ex-15-4"] = written("Full marks for a count that matches transformers exactly, with "
-                           "every term named.")
+SPECS["ex-15-4"] = auto(
+    "bert_count",
+    ["assert 100_000_000 < bert_count < 120_000_000, "
+     "'bert_count: BERT-base has a bit over a hundred million parameters'"],
+    ["import torch, transformers\n"
+     "with torch.device('meta'):\n"
+     "    model = transformers.BertForMaskedLM(transformers.BertConfig())\n"
+     "assert bert_count == sum(p.numel() for p in model.parameters())"])
 SPECS["ex-16-1"] = written()
 SPECS["ex-16-2"] = written()
-SPECS["ex-16-3"] = written("Full marks for the number of layers, checked with transformers.")
-SPECS["ex-16-4"] = written("Full marks for the untied count and the share, checked with "
-                           "transformers.")
+SPECS["ex-16-3"] = auto(
+    "L_needed",
+    ["assert int(L_needed) == L_needed > 12, 'L_needed: expected a whole number of layers'"],
+    ["import torch, transformers\n"
+     "def count(L):\n"
+     "    with torch.device('meta'):\n"
+     "        m = transformers.GPT2Model(transformers.GPT2Config(n_layer=L))\n"
+     "    return sum(p.numel() for p in m.parameters())\n"
+     "assert count(int(L_needed)) > 1e9 >= count(int(L_needed) - 1)"])
+SPECS["ex-16-4"] = auto(
+    "untied share",
+    ["assert 0 < share < 1 and untied > 124_000_000, "
+     "'share: expected a fraction; untied: more than the tied model'"],
+    ["import torch, transformers\n"
+     "with torch.device('meta'):\n"
+     "    m = transformers.GPT2LMHeadModel(transformers.GPT2Config(tie_word_embeddings=False))\n"
+     "n = sum(p.numel() for p in m.parameters())\n"
+     "assert untied == n and abs(share - m.lm_head.weight.numel() / n) < 1e-6"])
 SPECS["ex-17-1"] = written()
 SPECS["ex-17-2"] = written()
 SPECS["ex-17-3"] = written()
 SPECS["ex-17-4"] = open_ended()
 SPECS["ex-18-1"] = written()
 SPECS["ex-18-2"] = written("Full marks for the four distributions and both limits.")
-SPECS["ex-18-3"] = written("Full marks for 12H^2 + 13H per layer plus the embeddings and the "
-                           "final LayerNorm, matching count_parameters.")
+SPECS["ex-18-3"] = auto(
+    "by_hand",
+    ["assert int(by_hand) == by_hand > 0, 'by_hand: expected a whole number'"],
+    ["import torch, transformers\n"
+     "cfg = transformers.GPT2Config(vocab_size=65, n_positions=128, n_embd=128, n_layer=4, "
+     "n_head=4)\n"
+     "with torch.device('meta'):\n"
+     "    m = transformers.GPT2LMHeadModel(cfg)\n"
+     "assert by_hand == sum(p.numel() for p in m.parameters())"])
 SPECS["ex-18-4"] = written()

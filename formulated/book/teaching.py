@@ -18,7 +18,8 @@ student files for every solution's text, numbers and code.
 
 Command line::
 
-    python -m formulated.book.teaching chapters/[0-9][0-9]_*.md --out _build/assignments
+    python -m formulated.book.teaching chapters/[0-9][0-9]_*.md --out _build/assignments [--check]
+    python -m formulated.book.teaching grade submissions/*.ipynb --autograder ZIP --out grades/
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from formulated.book.exercises import SPECS, Spec
 
 __all__ = ["Exercise", "exercises", "master_notebook", "write_assignment", "write_assignments",
            "solution_fingerprints", "leaks", "kind_counts", "student_notebook_path",
-           "autograder_zip_path", "fill_answers", "solutions", "grade"]
+           "autograder_zip_path", "fill_answers", "solutions", "grade", "grade_all",
+           "check_solutions"]
 
 _OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
 _ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
@@ -221,12 +223,12 @@ def _question_cells(ex: Exercise, spec: Spec) -> list:
     return cells
 
 
-def _config_cell(name: str, run_tests: bool):
+def _config_cell(name: str):
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
 init_cell: true
 check_all_cell: false
-run_tests: {str(run_tests).lower()}
+run_tests: false
 solutions_pdf: false
 export_cell:
   pdf: false
@@ -264,8 +266,7 @@ def _check_names_survive(chapter: str, segments: list, specs: dict[str, Spec]) -
                                  "the autograder reads it after the whole notebook has run")
 
 
-def master_notebook(path: str | Path, *, run_tests: bool = False,
-                    specs: dict[str, Spec] | None = None):
+def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None):
     """The otter-assign master notebook of one chapter (``nbformat`` v4); ``specs`` (label ->
     :class:`~formulated.book.exercises.Spec`) defaults to :data:`~formulated.book.exercises.SPECS`."""
     import nbformat
@@ -278,7 +279,7 @@ def master_notebook(path: str | Path, *, run_tests: bool = False,
     nb = v4.new_notebook()
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
                                  "name": "python3"}
-    cells = [_config_cell(path.stem, run_tests)]
+    cells = [_config_cell(path.stem)]
     segments = _segments(path.read_text(encoding="utf-8"))
     specs = SPECS if specs is None else specs
     missing = [v.label for k, v in segments if k == "exercise" and v.label not in specs]
@@ -313,11 +314,9 @@ def autograder_zip_path(out: str | Path, chapter: str | Path) -> Path:
     return found[-1]
 
 
-def write_assignment(chapter: str | Path, out: str | Path, *, run_tests: bool = False) -> Path:
+def write_assignment(chapter: str | Path, out: str | Path) -> Path:
     """Master notebook, student notebook and autograder zip of one chapter under ``out/<stem>/``.
-
-    ``run_tests=True`` makes ``otter assign`` execute the solution notebook and check that every
-    test passes on it (slower: the chapter runs once).
+    (``--check`` of the command line grades the solutions with :func:`check_solutions`.)
     """
     import nbformat
 
@@ -325,24 +324,22 @@ def write_assignment(chapter: str | Path, out: str | Path, *, run_tests: bool = 
     if out.resolve() == chapter.resolve().parent:
         raise ValueError(f"out: expected a folder other than the chapters' own ({out}), "
                          "so that no chapter is overwritten")
-    nb = master_notebook(chapter, run_tests=run_tests)
+    nb = master_notebook(chapter)
     src = out / "source" / f"{chapter.stem}.ipynb"
     src.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, src)
     dist = out / chapter.stem
-    cmd = [str(Path(sys.executable).with_name("otter")), "assign", "-v", str(src), str(dist)]
-    if not run_tests:
-        cmd.insert(3, "--no-run-tests")
+    cmd = [str(Path(sys.executable).with_name("otter")), "assign", "--no-run-tests", str(src),
+           str(dist)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}")
     return student_notebook_path(out, chapter)
 
 
-def write_assignments(chapters: list[str | Path], out: str | Path, *, run_tests: bool = False
-                      ) -> list[Path]:
+def write_assignments(chapters: list[str | Path], out: str | Path) -> list[Path]:
     """:func:`write_assignment` for every chapter; returns the student notebooks."""
-    return [write_assignment(ch, out, run_tests=run_tests) for ch in chapters]
+    return [write_assignment(ch, out) for ch in chapters]
 
 
 def fill_answers(student: str | Path, answers: dict[str, str], out: str | Path) -> Path:
@@ -521,20 +518,66 @@ def leaks(student_files: list[str | Path], chapters: list[str | Path]) -> list[s
     return found
 
 
+def grade_all(submissions: list[str | Path], autograder: str | Path, out: str | Path
+              ) -> Path:
+    """Grade every submission with ``otter run`` and write ``out/grades.csv``: one row per
+    submission (its file name), one column per autograded exercise, and the total."""
+    import csv
+
+    out = Path(out)
+    rows = []
+    for sub in map(Path, submissions):
+        rows.append({"submission": sub.name, **grade(sub, autograder, out / sub.stem)})
+    columns = ["submission"] + sorted({k for r in rows for k in r} - {"submission", "total"}) \
+        + ["total"]
+    target = out / "grades.csv"
+    with target.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return target
+
+
+def check_solutions(chapter: str | Path, out: str | Path) -> dict[str, float]:
+    """Grade the chapter's own solutions (the autograder notebook) with ``otter run``; raise if
+    they do not get full marks, which would mean a test rejects a correct answer."""
+    chapter, out = Path(chapter), Path(out)
+    notebook = out / chapter.stem / "autograder" / f"{chapter.stem}.ipynb"
+    scores = grade(notebook, autograder_zip_path(out, chapter), out / chapter.stem / "check")
+    possible = sum(SPECS[label].points for label in solutions(chapter))
+    if scores["total"] != possible:
+        raise RuntimeError(f"{chapter.name}: the book's own solutions score {scores['total']} "
+                           f"of {possible}: {scores}")
+    return scores
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["grade"]:
+        g = argparse.ArgumentParser(prog="python -m formulated.book.teaching grade",
+                                    description="Grade submissions with otter run; write a CSV.")
+        g.add_argument("submissions", nargs="+", help="the students' .ipynb files")
+        g.add_argument("--autograder", required=True, help="the chapter's autograder zip")
+        g.add_argument("--out", required=True, help="folder for results and grades.csv")
+        a = g.parse_args(argv[1:])
+        print(grade_all(a.submissions, a.autograder, a.out))
+        return
     p = argparse.ArgumentParser(prog="python -m formulated.book.teaching", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("chapters", nargs="+", help="MyST chapter files (chapters/*.md)")
     p.add_argument("--out", required=True, help="folder for the assignments")
-    p.add_argument("--run-tests", action="store_true",
-                   help="let otter assign execute each solution notebook and check its tests")
+    p.add_argument("--check", action="store_true",
+                   help="also grade each chapter's own solutions and require full marks")
     args = p.parse_args(argv)
-    students = write_assignments(args.chapters, args.out, run_tests=args.run_tests)
+    students = write_assignments(args.chapters, args.out)
     for path in students:
         print(path)
-    found = leaks(sorted(Path(args.out).glob("*/student/*")), args.chapters)
+    found = leaks(students, args.chapters)
     if found:
         raise SystemExit("solutions leak into student material:\n" + "\n".join(found))
+    if args.check:
+        for ch in args.chapters:
+            print(Path(ch).stem, "solutions score", check_solutions(ch, args.out)["total"])
     counts = kind_counts(args.chapters)
     print(f"exercises: {counts['auto']} autograded, {counts['written']} written, "
           f"{counts['open']} open-ended; no solution found in the student files")
