@@ -41,8 +41,9 @@ def panel(height: float = PANEL[1], width: float = PANEL[0], **subplots: Any):
 
 def pre(text: str) -> str:
     """``text`` as preformatted HTML that wraps long lines (for samples and messages)."""
-    return ('<pre style="white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3em 0">'
-            f"{html.escape(text)}</pre>")
+    # the widget's own line height (28 px, for one-line controls) would double-space the text
+    return ('<pre style="white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3em 0; '
+            f'line-height: 1.35">{html.escape(text)}</pre>')
 
 
 def wrap_box(children: list[W.Widget]) -> W.Box:

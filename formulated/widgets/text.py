@@ -66,11 +66,12 @@ def shapes_widget(B: int = 2, n: int = 5, H: int = 12, A: int = 3, V: int = 11,
         ax.set_title(f"B={d['B']} n={d['n']} H={d['H']} A={d['A']} D={d['D']} F={d['F']} "
                      f"V={d['V']}", fontsize=9)
         fig.tight_layout()
+        cell = "<td style='padding:0 0.6em 0 0'>"  # the widget's 28 px lines are too tall here
         rows = "".join(
-            f"<tr{' style=color:#c25400' if quadratic(res, k) else ''}><td>{html.escape(k)}</td>"
-            f"<td>{res['letters'][k]}</td><td>{res['shapes'][k]}</td>"
+            f"<tr{' style=color:#c25400' if quadratic(res, k) else ''}>{cell}{html.escape(k)}</td>"
+            f"{cell}{res['letters'][k]}</td>{cell}{res['shapes'][k]}</td>"
             f"<td style='text-align:right'>{res['sizes'][k]:,}</td></tr>" for k in names)
-        return ("<table style='font-size:0.85em; border-collapse:collapse; max-width:100%'>"
+        return ("<table style='font-size:0.85em; line-height:1.3; border-collapse:collapse'>"
                 "<tr><th>tensor</th><th>shape</th><th>here</th><th>entries</th></tr>"
                 f"{rows}</table>")
 
