@@ -18,6 +18,7 @@ chapter and of the answer); it prints nothing (otter compares printed output).
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 __all__ = ["Spec", "SPECS", "auto", "written", "open_ended", "bpe_merges_problem"]
@@ -39,6 +40,13 @@ class Spec:
             raise ValueError(f"kind: expected 'auto', 'written' or 'open', got {self.kind!r}")
         if self.kind == "auto" and not (self.names and self.public and self.hidden):
             raise ValueError("an 'auto' exercise needs names, public tests and hidden tests")
+        for test in self.public + self.hidden:
+            # otter runs a test as a doctest that expects no output: a bare expression would
+            # print its value and fail the test whatever the answer
+            shown = [n for n in ast.walk(ast.parse(test)) if isinstance(n, ast.Expr)]
+            if shown:
+                raise ValueError(f"test: expected statements that print nothing, got the "
+                                 f"expression {ast.unparse(shown[0])!r} in {test!r}")
 
 
 def auto(names: str, public: list[str], hidden: list[str], points: int = 2) -> Spec:
@@ -267,7 +275,7 @@ SPECS["ex-03-4"] = auto(
      "lin1, lin2 = (torch.nn.Linear(*np.shape(W)).double() for W in (W1, W2))\n"
      "with torch.no_grad():\n"
      "    for lin, W, b in ((lin1, W1, b1), (lin2, W2, b2)):\n"
-     "        lin.weight.copy_(torch.as_tensor(W).T); lin.bias.copy_(torch.as_tensor(b))\n"
+     "        _ = lin.weight.copy_(torch.as_tensor(W).T), lin.bias.copy_(torch.as_tensor(b))\n"
      "    ref = lin2(lin1(torch.as_tensor(X))).numpy()\n"
      "assert np.allclose(X @ W_one + b_one, ref)"])
 SPECS["ex-03-5"] = open_ended()
@@ -372,8 +380,8 @@ SPECS["ex-10-2"] = auto(
      "mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True).double()\n"
      "side = lambda W: torch.as_tensor(np.concatenate(list(W), 1)).T\n"
      "with torch.no_grad():\n"
-     "    mha.in_proj_weight.copy_(torch.cat([side(Wq), side(Wk), side(Wv)]))\n"
-     "    mha.out_proj.weight.copy_(torch.as_tensor(Wo).T)\n"
+     "    _ = mha.in_proj_weight.copy_(torch.cat([side(Wq), side(Wk), side(Wv)]))\n"
+     "    _ = mha.out_proj.weight.copy_(torch.as_tensor(Wo).T)\n"
      "    causal = torch.ones(n, n, dtype=torch.bool).triu(1)\n"
      "    x = torch.as_tensor(Xh)[None]\n"
      "    ref = mha(x, x, x, attn_mask=causal, need_weights=False)[0][0].numpy()\n"

@@ -368,13 +368,25 @@ def solutions(chapter: str | Path) -> dict[str, str]:
             if SPECS[ex.label].kind == "auto"}
 
 
-def grade(submission: str | Path, autograder: str | Path, out: str | Path) -> dict[str, float]:
-    """Grade one submission with ``otter run``: points per question and ``"total"``."""
+def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
+          timeout: float = 900) -> dict[str, float]:
+    """Grade one submission with ``otter run``: points per question and ``"total"``.
+
+    A run that takes longer than ``timeout`` seconds is tried once more (a notebook kernel can
+    hang at start-up on a crowded machine), then reported as an error.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cmd = [str(Path(sys.executable).with_name("otter")), "run", "--no-logo", "-a",
            str(Path(autograder).resolve()), "-o", str(out.resolve()), str(Path(submission).resolve())]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+    for attempt in (1, 2):
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=out, timeout=timeout)
+            break
+        except subprocess.TimeoutExpired:
+            if attempt == 2:
+                raise RuntimeError(f"otter run: no result for {submission} after twice "
+                                   f"{timeout:.0f} s") from None
     results = out / "results.json"
     if done.returncode != 0 or not results.is_file():
         raise RuntimeError(f"otter run failed for {submission}:\n{done.stdout}\n{done.stderr}")
@@ -518,16 +530,18 @@ def leaks(student_files: list[str | Path], chapters: list[str | Path]) -> list[s
     return found
 
 
-def grade_all(submissions: list[str | Path], autograder: str | Path, out: str | Path
-              ) -> Path:
+def grade_all(submissions: list[str | Path], autograder: str | Path, out: str | Path, *,
+              timeout: float = 900) -> Path:
     """Grade every submission with ``otter run`` and write ``out/grades.csv``: one row per
-    submission (its file name), one column per autograded exercise, and the total."""
+    submission (its path as given), one column per autograded exercise, and the total.  Each
+    submission's ``results.json`` goes to ``out/<folder>-<name>/``."""
     import csv
 
     out = Path(out)
     rows = []
     for sub in map(Path, submissions):
-        rows.append({"submission": sub.name, **grade(sub, autograder, out / sub.stem)})
+        scores = grade(sub, autograder, out / f"{sub.parent.name}-{sub.stem}", timeout=timeout)
+        rows.append({"submission": str(sub), **scores})
     columns = ["submission"] + sorted({k for r in rows for k in r} - {"submission", "total"}) \
         + ["total"]
     target = out / "grades.csv"
