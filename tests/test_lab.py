@@ -85,6 +85,8 @@ def test_lab_command_allows_root_only_for_root(uid, allowed):
     assert ("--allow-root" in command) is allowed
     assert command[-1] == "--no-browser"
     assert f"--ServerApp.root_dir={lab.ROOT}" in command
+    other = lab.lab_command(["--ServerApp.root_dir=/tmp/x"], uid=uid)
+    assert [a for a in other if "root_dir" in a] == ["--ServerApp.root_dir=/tmp/x"]
 
 
 def _open_edit_save(manager_class, root: Path) -> str:

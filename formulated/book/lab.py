@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import yaml
+from traitlets import Unicode
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 
 __all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "math_macros",
@@ -124,11 +125,16 @@ def _is_text_notebook(path: str, model: dict[str, Any]) -> bool:
 class BookContentsManager(AsyncTextFileContentsManager):
     """Jupytext's contents manager with the book's macros shown and the chapters saved stably."""
 
+    macros_config = Unicode("", config=True,
+                            help="The _config.yml whose macros the notebooks get (default: the "
+                                 "repository's).")
+
     async def get(self, path: str, content: bool = True, type: str | None = None,
                   format: str | None = None, *args: Any, **kwargs: Any) -> dict[str, Any]:
         model = await super().get(path, content, type, format, *args, **kwargs)
         if content and _is_text_notebook(path, model) and model.get("content"):
-            add_macro_cell(model["content"])
+            config = Path(self.macros_config) if self.macros_config else None
+            add_macro_cell(model["content"], math_macros(config))
         return model
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
@@ -162,9 +168,12 @@ def install(prefix: str | Path | None = None) -> list[Path]:
 
 
 def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:
-    """The ``jupyter lab`` command line: in the repository, ``--allow-root`` for uid 0."""
+    """The ``jupyter lab`` command line: in the repository (unless ``extra`` names a root
+    directory), with ``--allow-root`` for uid 0."""
     uid = os.geteuid() if uid is None else uid
-    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={ROOT}"]
+    command = [sys.executable, "-m", "jupyterlab"]
+    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir", "--root-dir")) for a in extra):
+        command.append(f"--ServerApp.root_dir={ROOT}")  # the repository, unless told otherwise
     if uid == 0:
         command.append("--allow-root")  # a container's root user; Lab refuses it otherwise
     return command + list(extra)

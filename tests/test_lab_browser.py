@@ -1,0 +1,219 @@
+"""Chapter 11 in JupyterLab, in Debian's Chromium: it opens as a notebook (not as text), its
+MyST renders (definition box, exercise, math with the book's macros), every cell runs, and the
+GELU slider redraws its plot.
+
+JupyterLab runs on 127.0.0.1 from ``python -m formulated.book.lab`` (what ``make lab`` runs), on
+a scratch copy of the chapter, so that nothing the browser does can save into the repository.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from _browser import new_driver
+from _chapters import ROOT
+
+CHAPTER = "chapters/11_ffn_gelu.md"
+#: A scratch page: one macro that only the scratch _config.yml defines, one defined nowhere.
+MACRO_PAGE = "chapters/macro_check.md"
+MACRO_PAGE_TEXT = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Macros
+
+Defined in _config.yml: $\\formulatedcheck{x}$. Defined nowhere: $\\formulatedundefined{x}$.
+"""
+TOKEN = "formulated-browser-test"
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory) -> Iterator[str]:
+    """JupyterLab on a scratch folder holding a copy of the chapter and the jupytext config."""
+    root = tmp_path_factory.mktemp("lab")
+    (root / "chapters").mkdir()
+    shutil.copy(ROOT / CHAPTER, root / CHAPTER)
+    # The book's _config.yml plus one macro KaTeX cannot know, for the macro test.
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]["formulatedcheck"] = [
+        "\\boldsymbol{#1}", 1]
+    (root / "_config.yml").write_text(yaml.safe_dump(config))
+    (root / MACRO_PAGE).write_text(MACRO_PAGE_TEXT)
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    # conftest.py sets MPLBACKEND=Agg for the tests; a kernel that inherited it would show
+    # figures as "<Figure size ...>" text instead of the inline backend's images.
+    lab_env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    for _attempt in range(3):
+        port = _free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "formulated.book.lab", "--no-browser",
+             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+             f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
+             "--LabApp.expose_app_in_browser=True",
+             f"--BookContentsManager.macros_config={root / '_config.yml'}"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            env=lab_env)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=5):
+                    break
+            except Exception:  # noqa: BLE001 - not up yet (or not HTTP yet)
+                time.sleep(1)
+        if proc.poll() is None:
+            break
+    else:
+        pytest.fail("JupyterLab did not start: " + proc.communicate()[0].decode()[-3000:])
+    try:
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+DIAGNOSE = """
+const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+if (!nb || !nb.content) return 'current widget: ' + (nb ? nb.title.label : 'none');
+const code = [...nb.content.widgets].filter((c) => c.model.type === 'code');
+return {kernel: nb.sessionContext && nb.sessionContext.kernelDisplayStatus,
+        unrun: code.filter((c) => !c.model.executionCount).length, code: code.length,
+        gelu: (code.find((c) => c.model.sharedModel.getSource().includes('gelu_widget()')
+                                && !c.model.sharedModel.getSource().includes('import')) || {node: {innerText: ''}})
+              .node.innerText.slice(0, 600)};
+"""
+
+
+def _wait(driver: Any, script: str, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.5)
+    state = driver.execute_script(DIAGNOSE)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}; notebook: {state}",
+                pytrace=False)
+
+
+RENDERED = r"""
+const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+if (!panel) return null;
+const md = [...panel.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .jp-RenderedMySTMarkdown, .jp-MarkdownCell .myst')];
+const text = md.map((e) => e.innerText).join('\n');
+return {
+  cells: panel.querySelectorAll('.jp-Cell').length,
+  markdown: md.length,
+  text: text,
+  katex: panel.querySelectorAll('.katex').length,
+  // TeX left as text: a formula KaTeX could not render (e.g. an undefined macro).
+  rawTex: md.map((e) => {
+      const copy = e.cloneNode(true);
+      copy.querySelectorAll('.katex, code, pre').forEach((k) => k.remove());
+      return copy.textContent.match(/\\[A-Za-z]+.{0,40}/g) || [];
+  }).flat().slice(0, 5),
+  proofs: [...panel.querySelectorAll('[class*="proof"], .admonition, aside')].map(
+      (e) => e.innerText.split('\n')[0]).slice(0, 40),
+  editor: !!document.querySelector('.jp-FileEditor:not(.lm-mod-hidden)'),
+};
+"""
+
+
+def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    driver = new_driver(1280, 1000)
+    try:
+        driver.get(f"{lab_url}/lab/tree/{CHAPTER}?token={TOKEN}")
+        # The .md opens in the notebook view (the shipped default viewer), not the text editor.
+        state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
+                              "return r && r.markdown > 10 && r.katex > 10 ? r : null;",
+                      180, "the chapter to open as a rendered notebook")
+        assert not state["editor"], "the chapter opened in the text editor"
+        text = state["text"]
+        # MyST directives rendered, not shown as source.
+        assert "{prf:definition}" not in text and "```{exercise}" not in text, text[:2000]
+        assert any("Definition" in p for p in state["proofs"]), state["proofs"]
+        assert any("Exercise" in p for p in state["proofs"]), state["proofs"]
+        # Every formula rendered: no TeX left as text.
+        assert state["rawTex"] == [], state["rawTex"]
+
+        # Run every cell; wait until the kernel is idle and each code cell has a number.
+        driver.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
+        status = _wait(driver, """
+            const nb = window.jupyterapp.shell.currentWidget;
+            if (!nb || !nb.sessionContext || nb.sessionContext.kernelDisplayStatus !== 'idle')
+                return null;
+            const cells = [...nb.content.widgets].filter((c) => c.model.type === 'code');
+            if (cells.some((c) => !c.model.executionCount)) return null;
+            const errors = [...nb.node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]')];
+            return {cells: cells.length, errors: errors.map((e) => e.innerText.slice(0, 500))};
+        """, 540, "all cells to run")
+        assert status["cells"] > 10 and status["errors"] == [], status["errors"]
+
+        # The GELU widget: move its slider, its plot is redrawn by the kernel.
+        plot = """
+            const nb = window.jupyterapp.shell.currentWidget;
+            const cell = [...nb.content.widgets].find(
+                (c) => c.model.type === 'code' && c.model.sharedModel.getSource().trim() === 'gelu_widget()');
+            if (!cell) return [null, ''];
+            cell.node.scrollIntoView();
+            const img = cell.node.querySelector('.jp-OutputArea img');
+            return [cell.node.querySelector('.widget-slider .noUi-handle, .widget-slider input'),
+                    img ? img.src : ''];
+        """
+        handle, before = _wait(driver, f"const r = (() => {{{plot}}})(); return r[0] && r[1] ? r : null;",
+                               60, "the GELU widget's slider and plot")
+        handle.click()
+        for _ in range(10):
+            handle.send_keys(Keys.ARROW_RIGHT)
+        after = _wait(driver, f"const r = (() => {{{plot}}})(); return r[1] && r[1] !== "
+                              f"{before!r} ? r[1] : null;", 60, "the plot to change")
+        assert after != before
+    finally:
+        driver.quit()
+
+
+def test_macros_from_config_yml_render_and_undefined_ones_do_not(lab_url: str) -> None:
+    """A macro defined only in _config.yml renders (formulated.book.lab's macro cell); the
+    control, a macro defined nowhere, is left as TeX text."""
+    driver = new_driver(1280, 1000)
+    try:
+        driver.get(f"{lab_url}/lab/tree/{MACRO_PAGE}?token={TOKEN}")
+        state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
+                              "return r && r.markdown >= 2 && r.katex >= 1 ? r : null;",
+                      180, "the scratch page to render")
+        assert state["katex"] == 1, state
+        assert [t for t in state["rawTex"] if "formulatedcheck" in t] == [], state["rawTex"]
+        assert any("formulatedundefined" in t for t in state["rawTex"]), state
+    finally:
+        driver.quit()
