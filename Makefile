@@ -34,11 +34,11 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS)
 
-# JupyterLab on the repository: chapters open as rendered notebooks (formulated/book/lab.py);
-# works as root too. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
 live: $(STAMP)
 	$(BIN)/python -m formulated.book.live
 
+# JupyterLab on the repository: chapters open as rendered notebooks (formulated/book/lab.py);
+# works as root too. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
 lab: $(STAMP)
 	$(BIN)/python -m formulated.book.lab $(LAB_ARGS)
 

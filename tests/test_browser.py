@@ -101,9 +101,9 @@ def _gelu_plot(driver: Any) -> tuple[Any, str]:
     """The slider and the first plot of the cell that runs ``gelu_widget()``."""
     return driver.execute_script("""
         const cell = [...document.querySelectorAll('div.cell')].find(
-            (c) => (c.querySelector('.cell_input, .thebe-input') || {textContent: ''})
-                   .textContent.includes('gelu_widget()'));
+            (c) => c.textContent.includes('gelu_widget()'));
         if (!cell) return [null, ''];
+        cell.scrollIntoView();  // the live widget lays out (and draws) once it is on screen
         const img = cell.querySelector('img');
         return [cell.querySelector('.widget-slider .noUi-handle, .widget-slider input'),
                 img ? img.src : ''];
@@ -137,8 +137,10 @@ def test_live_code_moves_the_gelu_plot() -> None:
             assert status.startswith("Live:"), f"live code did not start: {status}"
             assert driver.execute_script(
                 "return document.querySelectorAll('.formulated-static-note').length") == 0
+            # The cells have run; the widget's figures arrive in its Output area just after.
+            WebDriverWait(driver, 60, poll_frequency=0.5).until(
+                lambda d: _gelu_plot(d)[0] is not None and _gelu_plot(d)[1])
             handle, before = _gelu_plot(driver)
-            assert handle is not None and before, "no GELU slider and plot after going live"
             handle.click()
             for _ in range(10):
                 handle.send_keys(Keys.ARROW_RIGHT)
@@ -152,3 +154,22 @@ def test_live_code_moves_the_gelu_plot() -> None:
             assert severe == [], "console errors while live:\n" + "\n".join(severe)
     finally:
         driver.quit()
+
+
+def test_launch_buttons_only_on_pages_with_code_and_no_cdn_thebe() -> None:
+    """Chapters (code to run) have the launch menu with Live Code; the intro and the appendices,
+    whose cells only generate tables, have none; no page loads Thebe from a CDN."""
+    book = require_book()
+    assert (book / "_static" / "thebe" / "index.js").is_file(), "Thebe is not served by the book"
+    wrong = []
+    for page in PAGES:
+        html = (book / page).read_text(encoding="utf-8")
+        has_code = page.split("/")[-1][:2].isdigit()  # chapters are NN_name; intro, appendix_x
+        has_menu = "dropdown-launch-buttons" in html
+        if has_menu != has_code or has_menu != ("window.FORMULATED_LIVE =" in html):
+            wrong.append(f"{page}: launch menu {has_menu}, live config "
+                         f"{'window.FORMULATED_LIVE =' in html}, expected {has_code}")
+        for bad in ("unpkg.com", "THEBE_JS_URL", "thebe@0.8"):
+            if bad in html:
+                wrong.append(f"{page} mentions {bad}")
+    assert wrong == [], "\n".join(wrong)

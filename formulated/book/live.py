@@ -107,8 +107,11 @@ def start_jupyter(port: int, token: str, origin: str, root_dir: Path,
         "--ServerApp.contents_manager_class="
         "jupyter_server.services.contents.largefilemanager.AsyncLargeFileManager",
     ]
+    # Kernels draw figures with the inline backend; an inherited MPLBACKEND (Agg in the test
+    # suite, or a reader's shell) would make every widget's figure silently vanish.
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     with open(log, "wb") as sink:  # a file, not a pipe: an unread pipe would block the server
-        return subprocess.Popen(command, cwd=root_dir, start_new_session=True,
+        return subprocess.Popen(command, cwd=root_dir, env=env, start_new_session=True,
                                 stdout=sink, stderr=subprocess.STDOUT)
 
 

@@ -9,8 +9,9 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
   ``initThebe()`` from ``_static/live/formulated-live.js``, which loads the vendored Thebe 0.9.3
   (``_static/thebe/``) and connects to the local server of ``make live`` or to Binder.
 * **Launch buttons only where there is something to run:** a page keeps its launch menu only if
-  one of its code cells shows its source (not ``remove-input``/``hide-input``); the intro and the
-  appendices, whose cells only generate tables, have none.
+  one of its code cells shows its source (not ``remove-input``/``hide-input``) and its front
+  matter does not say ``launch_buttons: false`` (the intro); the appendices, whose cells only
+  generate tables, have none.
 * **Per-page live configuration** (Binder repository, branch, kernel path) as one inline script,
   so the page JS has a single source: ``_config.yml``'s ``repository`` and ``launch_buttons``.
 * ``default_mode`` for the theme's colour mode, whose absence makes the theme log an error.
@@ -76,8 +77,11 @@ def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                  doctree: nodes.document | None) -> None:
-    """Drop the launch menu on pages without visible code; give the page its live config."""
-    if not shows_code(doctree):
+    """Drop the launch menu on pages without visible code (or whose front matter says
+    ``launch_buttons: false``); give the other pages their live config."""
+    front_matter = app.env.metadata.get(pagename, {})
+    opted_out = str(front_matter.get("launch_buttons", "")).lower() == "false"  # arrives as "False"
+    if opted_out or not shows_code(doctree):
         context["header_buttons"] = [b for b in context.get("header_buttons", [])
                                      if b.get("label") != "launch-buttons"]
         return
