@@ -173,3 +173,63 @@ def test_leak_scan_finds_numbers_text_and_code_of_solutions(tmp_path):
     later = _student_file(tmp_path, "12_later.ipynb", "GELU's minimum, $-0.169971$")
     earlier = _student_file(tmp_path, "10_earlier.ipynb", "GELU's minimum, $-0.169971$")
     assert teaching.leaks([later], [ch11]) == [] and teaching.leaks([earlier], [ch11])
+
+
+def _run(tests: tuple[str, ...], namespace: dict) -> bool:
+    """Whether every test passes on ``namespace`` (as otter runs them: in the notebook's
+    globals, after the answers are defined)."""
+    try:
+        for test in tests:
+            exec(test, dict(namespace))
+    except AssertionError:
+        return False
+    return True
+
+
+def _attention(scale: bool):
+    import numpy as np
+
+    from formulated import examples as ex
+
+    def self_attention(X):
+        Q, K, V = X @ ex.QKV_W_QUERY, X @ ex.QKV_W_KEY, X @ ex.QKV_W_VALUE
+        S = Q @ K.T / (np.sqrt(K.shape[1]) if scale else 1)
+        W = np.exp(S - S.max(1, keepdims=True))
+        return W / W.sum(1, keepdims=True) @ V
+    return self_attention
+
+
+# (label, a correct answer, a common wrong one): the hidden tests accept the first and reject
+# the second; the answers are computed here another way than in the chapters' solutions.
+ANSWERS = [
+    ("ex-04-2", {"rnn_count": lambda d, H: H * d + H * H + 2 * H,
+                 "lstm_count": lambda d, H: 4 * H * (d + H + 2)},
+     {"rnn_count": lambda d, H: H * (d + H) + H,            # one bias vector, not PyTorch's two
+      "lstm_count": lambda d, H: 4 * (H * (d + H) + H)}),
+    ("ex-06-1", {"my_merges": [("b", "c</w>"), ("a", "b</w>"), ("a", "bc</w>")]},
+     {"my_merges": [("a", "b</w>"), ("b", "c</w>"), ("a", "bc</w>")]}),  # not the most frequent
+    ("ex-08-3", {"self_attention": _attention(scale=True)},
+     {"self_attention": _attention(scale=False)}),                        # missing 1/sqrt(D)
+    ("ex-16-4", {"untied": 163_037_184, "share": 38_597_376 / 163_037_184},
+     {"untied": 163_037_184, "share": 38_597_376 / 124_439_808}),         # share of the tied model
+    ("ex-18-3", {"by_hand": 65 * 128 + 128 * 128 + 4 * (12 * 128**2 + 13 * 128) + 2 * 128},
+     {"by_hand": 65 * 128 + 128 * 128 + 4 * (12 * 128**2 + 13 * 128)}),   # no final LayerNorm
+]
+
+
+@pytest.mark.parametrize("label, right, wrong", ANSWERS, ids=[a[0] for a in ANSWERS])
+def test_hidden_tests_accept_a_correct_answer_and_reject_a_common_mistake(label, right, wrong):
+    spec = SPECS[label]
+    assert _run(spec.public + spec.hidden, right)
+    assert not _run(spec.hidden, wrong)
+
+
+def test_bpe_check_accepts_any_tie_break_and_rejects_an_incomplete_run():
+    from formulated.book.exercises import bpe_merges_problem
+
+    tie = {"ab": 2, "cd": 2}
+    assert bpe_merges_problem(tie, [("a", "b</w>"), ("c", "d</w>")]) == ""
+    assert bpe_merges_problem(tie, [("c", "d</w>"), ("a", "b</w>")]) == ""
+    assert "still in pieces" in bpe_merges_problem(tie, [("c", "d</w>")])
+    assert "most frequent" in bpe_merges_problem({"ab": 3, "cd": 1},
+                                                 [("c", "d</w>"), ("a", "b</w>")])
