@@ -95,6 +95,25 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     math: [], tables: [], widgets: [], notes: document.querySelectorAll(
       ".formulated-static-note").length, views: views().length,
     unrendered: views().filter((s) => !rendered(s)).length};
+  // Content cut off at the right edge of the article (the theme clips it instead of scrolling
+  // the page): anything wider than the article that no scrolling box around it contains.
+  const article = document.querySelector("article") || document.body;
+  const edge = Math.min(box(article).right, window.innerWidth) + 1;
+  report.sticking = [];
+  for (const el of article.querySelectorAll("*")) {
+    const r = box(el);
+    if (r.width === 0 || r.right <= edge) continue;
+    const style = getComputedStyle(el);  // e.g. a heading's permalink, shown on hover only
+    if (style.visibility === "hidden" || style.opacity === "0") continue;
+    let contained = false;
+    for (let a = el.parentElement; a && a !== article; a = a.parentElement) {
+      if (scrolls(a) || getComputedStyle(a).overflowX === "hidden") { contained = true; break; }
+    }
+    if (contained || scrolls(el)) continue;
+    report.sticking.push({tag: el.tagName.toLowerCase(), cls: String(el.className).slice(0, 60),
+      right: Math.round(r.right), text: el.textContent.trim().slice(0, 60), section: label(el)});
+    if (report.sticking.length >= 10) break;
+  }
   for (const c of document.querySelectorAll('mjx-container[display="true"]')) {
     const inner = c.querySelector("mjx-math") || c;
     const need = box(inner).width, have = c.clientWidth;

@@ -64,6 +64,9 @@ def test_page_does_not_scroll_sideways(reports: Any, page: str, width: int) -> N
     data = reports(page, width).data
     assert data["pageWidth"] <= data["innerWidth"], (
         f"{page} at {width}px is {data['pageWidth']}px wide in a {data['innerWidth']}px window")
+    assert data["sticking"] == [], f"{page} at {width}px: cut off at the right edge\n" + "\n".join(
+        f"  §{e['section']}: <{e['tag']} class={e['cls']!r}> to x={e['right']}: {e['text']!r}"
+        for e in data["sticking"])
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
