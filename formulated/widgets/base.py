@@ -43,7 +43,7 @@ def pre(text: str) -> str:
     """``text`` as preformatted HTML that wraps long lines (for samples and messages)."""
     # the widget's own line height (28 px, for one-line controls) would double-space the text
     return ('<pre style="white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3em 0; '
-            f'line-height: 1.35">{html.escape(text)}</pre>')
+            f'font-size: 0.85rem; line-height: 1.35">{html.escape(text)}</pre>')
 
 
 def wrap_box(children: list[W.Widget]) -> W.Box:
