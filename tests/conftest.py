@@ -5,6 +5,12 @@ import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+# Kernel replies are awaited in 1 s slices: a missed wake-up no longer stalls a cell for its
+# whole timeout (formulated/book/kernel_client.py).
+from formulated.book.kernel_client import patch_shell_wait  # noqa: E402
+
+patch_shell_wait()
+
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 # Deterministic property tests: the same examples on every run (derandomize) and no deadline,

@@ -1,0 +1,83 @@
+"""Wait for a kernel's replies in short slices, so that a missed wake-up costs a second, not the
+whole cell timeout.
+
+The stall this fixes: executing chapter 1 in a fresh kernel on a busy machine, the cell
+``widgets.gradient_descent_widget()`` twice waited out its whole timeout (900 s, then 60 s) while
+other runs took 0.3 s.  A widget cell is the kind of cell that sends a burst of messages on the
+IOPub channel (one ``comm_open`` per control, layout and output) while the client waits for the
+``execute_reply`` on the shell channel.  ``jupyter_client``'s asynchronous ``get_msg(timeout)``
+makes a single ``await socket.poll(timeout)``: the reply is woken up through pyzmq's
+edge-triggered ``ZMQ_FD``, and when that edge is consumed without the waiting poll being
+notified (the race reported for widget cells in jupyter/nbclient#312, and on the kernel's side
+of the same socket pair in ipython/ipykernel#1529), the reply sits in the socket's queue until
+the timeout expires, and the cell is reported as timed out although the kernel is idle.
+
+:func:`patch_shell_wait` makes ``get_msg`` poll in slices of at most :data:`SLICE_S` seconds up
+to the same deadline: each new poll first checks the socket's queue (``zmq_poll`` with timeout
+0), so a missed wake-up is recovered within a slice.  Replies that arrive normally are returned
+as before, as soon as they arrive.  It is installed
+
+* in the Sphinx process that executes the chapters for ``make book`` (this module is a Sphinx
+  extension listed in ``_config.yml``), and
+* in the test processes (``tests/conftest.py``), which execute chapters and notebooks with
+  nbclient.
+
+``tests/test_widget_cells.py`` executes every chapter's widget cell in fresh kernels, repeatedly,
+under a short timeout.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+__all__ = ["SLICE_S", "patch_shell_wait", "sliced_get_msg", "setup"]
+
+#: Longest single wait on a socket; a missed wake-up is noticed after at most this long.
+SLICE_S = 1.0
+
+_PATCHED = "_formulated_sliced_get_msg"
+
+
+async def sliced_get_msg(channel: Any, timeout: float | None = None,
+                         slice_s: float = SLICE_S) -> dict[str, Any]:
+    """``channel.get_msg(timeout)`` of jupyter_client's async channels, polling in slices.
+
+    ``timeout`` in seconds (``None``: wait for ever); raises :class:`queue.Empty` at the deadline
+    like the original.
+    """
+    from queue import Empty
+
+    if slice_s <= 0:
+        raise ValueError(f"slice_s: expected a positive number of seconds, got {slice_s!r}")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        wait = slice_s if deadline is None else max(0.0, min(slice_s, deadline - time.monotonic()))
+        if await channel.socket.poll(int(wait * 1000)):
+            return await channel._recv()  # noqa: SLF001 - the original get_msg's own receive
+        if deadline is not None and time.monotonic() >= deadline:
+            raise Empty
+
+
+def patch_shell_wait(slice_s: float = SLICE_S) -> bool:
+    """Install :func:`sliced_get_msg` as ``AsyncZMQSocketChannel.get_msg`` (the class behind
+    every asynchronous kernel client's shell, IOPub and stdin channels).  Idempotent; returns
+    True when it installed the patch now, False when it was already installed."""
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    if getattr(AsyncZMQSocketChannel.get_msg, _PATCHED, False):
+        return False
+
+    async def get_msg(self: Any, timeout: float | None = None) -> dict[str, Any]:
+        return await sliced_get_msg(self, timeout, slice_s)
+
+    get_msg.__doc__ = sliced_get_msg.__doc__
+    get_msg.__wrapped__ = AsyncZMQSocketChannel.get_msg  # the original, kept for comparison
+    setattr(get_msg, _PATCHED, True)
+    AsyncZMQSocketChannel.get_msg = get_msg
+    return True
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Sphinx extension: the chapters that ``make book`` executes wait in slices too."""
+    patch_shell_wait()
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

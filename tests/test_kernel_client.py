@@ -1,0 +1,80 @@
+"""formulated.book.kernel_client: a reply whose wake-up was missed is still received in time."""
+from __future__ import annotations
+
+import asyncio
+import time
+from queue import Empty
+
+import pytest
+
+from formulated.book import kernel_client
+
+
+class MissedWakeUpSocket:
+    """A socket whose first poll misses the reply already queued (sleeps out its timeout and
+    reports nothing); a new poll sees it at once, as zmq_poll does for a queued message."""
+
+    def __init__(self) -> None:
+        self.polls: list[float] = []
+
+    async def poll(self, timeout_ms: int | None) -> int:
+        self.polls.append(timeout_ms)
+        if len(self.polls) == 1:
+            await asyncio.sleep((timeout_ms or 0) / 1000)
+            return 0
+        return 1
+
+
+class Channel:
+    def __init__(self, socket) -> None:
+        self.socket = socket
+
+    async def _recv(self) -> dict:
+        return {"msg_type": "execute_reply"}
+
+
+def test_missed_wake_up_costs_one_slice():
+    channel = Channel(MissedWakeUpSocket())
+    start = time.monotonic()
+    msg = asyncio.run(kernel_client.sliced_get_msg(channel, timeout=30, slice_s=0.2))
+    assert msg["msg_type"] == "execute_reply"
+    assert time.monotonic() - start < 5
+    assert channel.socket.polls == [200, 200]
+
+
+def test_the_original_get_msg_waits_out_the_whole_timeout():
+    """The control: jupyter_client's own single poll reports nothing until the deadline."""
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    original = AsyncZMQSocketChannel.get_msg
+    original = getattr(original, "__wrapped__", original)  # conftest.py installs the patch
+    channel = Channel(MissedWakeUpSocket())
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(original(channel, timeout=1.0))
+    assert time.monotonic() - start >= 0.9
+
+
+def test_deadline_still_raises_empty():
+    class Silent:
+        async def poll(self, timeout_ms):
+            await asyncio.sleep((timeout_ms or 0) / 1000)
+            return 0
+
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(kernel_client.sliced_get_msg(Channel(Silent()), timeout=0.5, slice_s=0.2))
+    assert 0.45 <= time.monotonic() - start < 3
+
+
+def test_bad_slice_is_a_clear_error():
+    with pytest.raises(ValueError, match="slice_s"):
+        asyncio.run(kernel_client.sliced_get_msg(Channel(MissedWakeUpSocket()), 1, slice_s=0))
+
+
+def test_patch_is_installed_once():
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    kernel_client.patch_shell_wait()
+    assert kernel_client.patch_shell_wait() is False
+    assert getattr(AsyncZMQSocketChannel.get_msg, kernel_client._PATCHED)  # noqa: SLF001
