@@ -117,3 +117,23 @@ def test_the_page_script_and_the_config_are_wired():
     assert "window.formulatedNotConfigured = function" in js
     config = (ROOT / "_config.yml").read_text()
     assert "- formulated.book.launch" in config and '"chapters/notebooks"' in config
+
+
+def test_built_chapter_buttons_follow_the_setting():
+    """In the built book (`make book`): with the placeholders the launch buttons say "not
+    configured" and call launch.js; with a real URL, Colab opens the notebook copy."""
+    import re
+
+    from _browser import require_book
+
+    html = (require_book() / "chapters" / "11_ffn_gelu.html").read_text(encoding="utf-8")
+    start = html.index("dropdown-launch-buttons")
+    menu = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start:start + 4000]))
+    home = launch.book_home()
+    if not home.repository_configured:
+        for name in ("Binder", "Colab"):
+            assert f"{name} (not configured)" in menu, menu[:400]
+        assert "mybinder.org/v2/gh/formulated-gpt" not in html
+        assert launch.LAUNCH_JS in html
+    else:
+        assert launch.colab_url(home, "11_ffn_gelu") in html
