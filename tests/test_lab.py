@@ -214,3 +214,12 @@ def _stop(proc: subprocess.Popen) -> str:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         return proc.communicate()[0].decode(errors="replace")
+
+
+def test_a_missing_config_only_skips_the_macros(repo_copy):
+    """Installed without the repository (no _config.yml): chapters still open, without macros."""
+    manager = lab.BookContentsManager(root_dir=str(repo_copy),
+                                      macros_config=str(repo_copy / "missing.yml"))
+    model = asyncio.run(manager.get(CHAPTER, content=True, type="notebook"))
+    first = model["content"]["cells"][0]
+    assert lab.MACRO_CELL_MARK not in first["metadata"] and first["cell_type"] == "markdown"

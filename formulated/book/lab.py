@@ -134,7 +134,12 @@ class BookContentsManager(AsyncTextFileContentsManager):
         model = await super().get(path, content, type, format, *args, **kwargs)
         if content and _is_text_notebook(path, model) and model.get("content"):
             config = Path(self.macros_config) if self.macros_config else None
-            add_macro_cell(model["content"], math_macros(config))
+            try:
+                macros = math_macros(config)
+            except (OSError, ValueError) as error:  # e.g. installed without the repository
+                self.log.warning("formulated: no math macros for %s: %s", path, error)
+            else:
+                add_macro_cell(model["content"], macros)
         return model
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
