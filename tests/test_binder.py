@@ -56,6 +56,10 @@ def test_runtime_is_the_python_the_pins_were_made_with():
 def test_post_build_installs_the_book_and_its_lab_settings():
     post = BINDER / "postBuild"
     assert os.access(post, os.X_OK), "postBuild must be executable"
+    if shutil.which("git") and (ROOT / ".git").exists():  # ... in the repository too
+        staged = subprocess.run(["git", "ls-files", "-s", ".binder/postBuild"], cwd=ROOT,
+                                capture_output=True, text=True).stdout
+        assert staged.startswith("100755"), f"git records postBuild as {staged[:6]!r}"
     text = post.read_text()
     assert text.startswith("#!/bin/bash") and "set -euo pipefail" in text
     assert re.search(r'pip install .*-c \.ci/constraints\.txt -e "\.\[book\]"', text)
