@@ -220,6 +220,9 @@ def _question_cells(ex: Exercise, spec: Spec) -> list:
         cells += [v4.new_code_cell("# HIDDEN\n" + t.strip()) for t in spec.hidden]
         cells.append(_raw("# END TESTS"))
     cells.append(_raw("# END QUESTION"))
+    if spec.kind == "written" and ex.solution_code:  # the exercise asks for a check in code too
+        cells.append(v4.new_code_cell(f"# Exercise {ex.label}: your code (graded with the "
+                                      "written answer)"))
     return cells
 
 
