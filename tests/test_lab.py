@@ -98,6 +98,9 @@ def _open_edit_save(manager_class, root: Path) -> str:
         model = await manager.get(CHAPTER, content=True, type="notebook")
         nb = model["content"]
         first_cell = dict(nb["cells"][0])
+        folded = [c for c in nb["cells"] if c["metadata"].get(lab.FOLD_MARK)]
+        if folded:  # the reader opens one folded solution (Lab sets source_hidden false)
+            folded[0]["metadata"]["jupyter"]["source_hidden"] = False
         # What a running kernel and the widgets add to the notebook's metadata and cells.
         nb["metadata"]["language_info"] = {"name": "python", "pygments_lexer": "ipython3",
                                            "version": "3.11.7"}
@@ -223,3 +226,21 @@ def test_a_missing_config_only_skips_the_macros(repo_copy):
     model = asyncio.run(manager.get(CHAPTER, content=True, type="notebook"))
     first = model["content"]["cells"][0]
     assert lab.MACRO_CELL_MARK not in first["metadata"] and first["cell_type"] == "markdown"
+
+
+def test_gated_solutions_code_cells_are_folded_and_nothing_else():
+    import jupytext
+
+    text = (ROOT / CHAPTER).read_text(encoding="utf-8")
+    # Independent count: code cells between "```{solution-start}" and "```{solution-end}".
+    expected = sum(block.count("```{code-cell}") for block in
+                   re.findall(r"```\{solution-start\}(.*?)```\{solution-end\}", text, re.S))
+    assert expected >= 1
+    nb = jupytext.reads(text, fmt="md:myst")
+    assert lab.fold_solutions(nb) == expected
+    folded = [c for c in nb.cells if c.metadata.get(lab.FOLD_MARK)]
+    assert all(c.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+               for c in folded)
+    assert not any("gelu_widget()" in c.source for c in folded)  # the chapter's own code stays
+    lab.prepare_for_save(nb)
+    assert not any("jupyter" in c.metadata or lab.FOLD_MARK in c.metadata for c in nb.cells)

@@ -167,6 +167,14 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
         # Every formula rendered: no TeX left as text.
         assert state["rawTex"] == [], state["rawTex"]
 
+        # The code cells of gated solutions are folded (formulated.book.lab.fold_solutions).
+        folds = driver.execute_script("""
+            const cells = [...window.jupyterapp.shell.currentWidget.content.widgets].filter(
+                (c) => c.model.getMetadata('formulated-folded'));
+            return [cells.length, cells.filter((c) => c.inputHidden && c.outputHidden).length];
+        """)
+        assert folds[0] >= 1 and folds[1] == folds[0], f"folded solution cells: {folds}"
+
         # Run every cell; wait until the kernel is idle and each code cell has a number.
         driver.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
         status = _wait(driver, """

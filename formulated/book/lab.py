@@ -17,6 +17,9 @@ environment (``sys.prefix``), so that every way of starting JupyterLab there beh
     ``_config.yml`` (``sphinx.config.mathjax3_config``).  A chapter opened in Lab therefore gets
     a first cell with that front matter (:func:`macro_cell`), made from ``_config.yml`` when the
     chapter is opened and removed again when it is saved;
+  - **gated solutions folded.**  jupyterlab-myst folds a ``{solution-start}`` … ``{solution-end}``
+    solution's text, not the code cells in between; the manager collapses those
+    (:func:`fold_solutions`; a click on the cell's collapser opens one);
   - **saving keeps the chapter's text stable.**  A running kernel adds ``language_info`` to the
     notebook, and jupytext would then rewrite every ``{code-cell} python3`` as ``ipython3``; the
     manager drops it before saving.  (The header keeps its two keys through
@@ -38,9 +41,9 @@ import yaml
 from traitlets import Unicode
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 
-__all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "math_macros",
-           "macro_cell", "add_macro_cell", "prepare_for_save", "BookContentsManager",
-           "install", "lab_command", "main"]
+__all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "FOLD_MARK",
+           "math_macros", "macro_cell", "add_macro_cell", "fold_solutions", "prepare_for_save",
+           "BookContentsManager", "install", "lab_command", "main"]
 
 #: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,11 +111,44 @@ def add_macro_cell(notebook: dict[str, Any], macros: dict[str, str] | None = Non
     cells.insert(0, macro_cell(math_macros() if macros is None else macros))
 
 
+#: Metadata key on the code cells of a gated solution that the notebook view folds.
+FOLD_MARK = "formulated-folded"
+
+
+def fold_solutions(notebook: dict[str, Any]) -> int:
+    """Fold (collapse input and output of) the code cells of gated solutions, between a
+    ``{solution-start}`` and its ``{solution-end}``: jupyterlab-myst folds the solution's text
+    but cannot reach the code cells in between.  Returns the number of cells folded."""
+    inside, folded = False, 0
+    for cell in notebook.get("cells", []):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        if cell.get("cell_type") == "markdown":
+            start, end = source.rfind("{solution-start}"), source.rfind("{solution-end}")
+            if start >= 0 or end >= 0:
+                inside = start > end
+        elif cell.get("cell_type") == "code" and inside:
+            metadata = cell.setdefault("metadata", {})
+            metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
+            metadata[FOLD_MARK] = True
+            folded += 1
+    return folded
+
+
 def prepare_for_save(notebook: dict[str, Any]) -> None:
-    """Undo what the notebook view added: the macro cell, and ``language_info`` (whose
-    ``pygments_lexer`` would make jupytext write ``ipython3`` instead of ``python3``)."""
+    """Undo what the notebook view added: the macro cell, the folds of solutions, and
+    ``language_info`` (whose ``pygments_lexer`` would make jupytext write ``ipython3`` instead
+    of ``python3``)."""
     notebook["cells"] = [c for c in notebook.get("cells", [])
                          if MACRO_CELL_MARK not in c.get("metadata", {})]
+    for cell in notebook["cells"]:
+        metadata = cell.get("metadata", {})
+        if metadata.pop(FOLD_MARK, False):
+            jupyter = metadata.get("jupyter", {})
+            jupyter.pop("source_hidden", None)
+            jupyter.pop("outputs_hidden", None)
+            if not jupyter:
+                metadata.pop("jupyter", None)
     metadata = notebook.get("metadata", {})
     if "default_lexer" in metadata.get("jupytext", {}):
         metadata.pop("language_info", None)
@@ -140,6 +176,7 @@ class BookContentsManager(AsyncTextFileContentsManager):
                 self.log.warning("formulated: no math macros for %s: %s", path, error)
             else:
                 add_macro_cell(model["content"], macros)
+            fold_solutions(model["content"])
         return model
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
