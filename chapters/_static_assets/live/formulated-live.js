@@ -2,6 +2,7 @@
  *
  * 1. MathJax 2 call of the widget runtime on top of MathJax 3: ipywidgets typesets labels with
  *    MathJax.Hub.Queue(["Typeset", MathJax.Hub, el]); the book runs MathJax 3, which has no Hub.
+ *    Display math wider than its box (a phone) is set one size smaller, down to 70 %.
  * 2. A one-line note next to every widget snapshot: it is static, and how to make it live. The
  *    notes go away once the page is live.
  * 3. initThebe(), called by the theme's "Live Code" button (rocket menu): loads Thebe 0.9.3 from
@@ -40,6 +41,32 @@
         });
       },
     };
+  }
+
+  /* ---- 1b. display math wider than its box (a phone): one size smaller, down to 70 % -------- */
+  // Beyond that the equation scrolls inside its box (formulated-live.css).
+  function fitDisplayMath() {
+    document.querySelectorAll('mjx-container[display="true"]').forEach(function (box) {
+      var math = box.querySelector("mjx-math");
+      if (!math) return;
+      box.style.fontSize = ""; // MathJax's own size first (the window may have grown)
+      var need = math.getBoundingClientRect().width;
+      var have = box.clientWidth;
+      if (have === 0 || need <= have) return;
+      var size = parseFloat(getComputedStyle(box).fontSize);
+      box.style.fontSize = size * Math.max(0.7, (0.98 * have) / need) + "px";
+    });
+  }
+
+  function fitDisplayMathWhenTypeset() {
+    var mj = window.MathJax;
+    if (!mj || !mj.startup || !mj.startup.promise) return;
+    mj.startup.promise.then(fitDisplayMath);
+    var timer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(timer);
+      timer = setTimeout(fitDisplayMath, 200);
+    });
   }
 
   /* ---- 2. notes on static widget snapshots ------------------------------------------------ */
@@ -184,5 +211,6 @@
   document.addEventListener("DOMContentLoaded", function () {
     installHubShim();
     addStaticNotes();
+    fitDisplayMathWhenTypeset();
   });
 })();
