@@ -77,7 +77,8 @@ def child(which: str, overrides: list[str], steps: float) -> None:
     print(json.dumps({"run": which, "config": repr(res.config), "curve": curve,
                       "final_val": res.val_loss, "wall": time.time() - T0,
                       "train": time.time() - T0 - h["eval_seconds"][-1],
-                      "tokens_per_s": res.tokens_per_s, "threads": torch.get_num_threads(),
+                      "tokens_per_s": res.tokens_per_s,
+                      "threads": res.config.threads or torch.get_num_threads(),
                       "n_params": res.n_params}), flush=True)
 
 
