@@ -5,6 +5,7 @@ These tests need no otter run; tests/test_assignments.py generates and grades fo
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -214,6 +215,10 @@ ANSWERS = [
      {"untied": 163_037_184, "share": 38_597_376 / 124_439_808}),         # share of the tied model
     ("ex-18-3", {"by_hand": 65 * 128 + 128 * 128 + 4 * (12 * 128**2 + 13 * 128) + 2 * 128},
      {"by_hand": 65 * 128 + 128 * 128 + 4 * (12 * 128**2 + 13 * 128)}),   # no final LayerNorm
+    ("ex-14-2", {"earliest": [19 - 2 * L for L in (1, 2, 3)]},
+     {"earliest": [19 - 3 * L for L in (1, 2, 3)]}),                      # w, not w - 1, per layer
+    ("ex-17-2", {"uniform_loss": math.log, "uniform_perplexity": float},
+     {"uniform_loss": math.log2, "uniform_perplexity": lambda V: 2 ** math.log2(V)}),  # bits
 ]
 
 

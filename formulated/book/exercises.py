@@ -403,8 +403,16 @@ SPECS["ex-13-4"] = auto(
      "for k in range(5, 10):\n"
      "    assert ids[k] == int(np.argmax(gpt_probabilities(np.array(ids[:k]), params)[-1]))"])
 SPECS["ex-14-1"] = written()
-SPECS["ex-14-2"] = written("Full marks for the receptive field i - L(w - 1) .. i, the check, "
-                           "and the role of the dense layers.")
+SPECS["ex-14-2"] = auto(
+    "earliest",
+    ["assert len(earliest) == 3 and all(0 <= int(e) < 20 for e in earliest), "
+     "'earliest: expected three positions between 0 and 19'"],
+    ["import torch\n"
+     "step = torch.ones(20, 20).tril().triu(-2)  # key j visible from query i: i - 3 < j <= i\n"
+     "reach = torch.eye(20)\n"
+     "for L, e in zip((1, 2, 3), earliest):\n"
+     "    reach = ((step @ reach) > 0).float()\n"
+     "    assert int(e) == int(torch.nonzero(reach[19])[0])"])
 SPECS["ex-14-3"] = written()
 SPECS["ex-14-4"] = open_ended()
 SPECS["ex-15-1"] = written()
@@ -439,7 +447,18 @@ SPECS["ex-16-4"] = auto(
      "n = sum(p.numel() for p in m.parameters())\n"
      "assert untied == n and abs(share - m.lm_head.weight.numel() / n) < 1e-6"])
 SPECS["ex-17-1"] = written()
-SPECS["ex-17-2"] = written()
+SPECS["ex-17-2"] = auto(
+    "uniform_loss uniform_perplexity",
+    ["assert uniform_loss(3) > 0 and uniform_perplexity(3) > 1, "
+     "'expected a positive loss and a perplexity above 1'"],
+    ["import torch\n"
+     "for V in (3, 7, 50257):\n"
+     "    ref = torch.nn.functional.cross_entropy(torch.zeros(5, V, dtype=torch.float64), "
+     "torch.arange(5) % V).item()\n"
+     "    assert abs(uniform_loss(V) - ref) < 1e-9",
+     "import math\n"
+     "for V in (3, 7, 50257):\n"
+     "    assert abs(uniform_perplexity(V) - V) < 1e-6 * V"])
 SPECS["ex-17-3"] = written()
 SPECS["ex-17-4"] = open_ended()
 SPECS["ex-18-1"] = written()

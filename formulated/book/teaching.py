@@ -378,6 +378,13 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
     A run that takes longer than ``timeout`` seconds is tried once more (a notebook kernel can
     hang at start-up on a crowded machine), then reported as an error.
     """
+    import zipfile
+
+    with zipfile.ZipFile(autograder) as z:
+        if not any(n.startswith("tests/") for n in z.namelist()):
+            raise ValueError(f"autograder: {Path(autograder).name} has no tests, since its "
+                             "chapter has no autograded exercise; grade the written answers by "
+                             "hand (appendix C)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cmd = [str(Path(sys.executable).with_name("otter")), "run", "--no-logo", "-a",
@@ -559,6 +566,8 @@ def check_solutions(chapter: str | Path, out: str | Path) -> dict[str, float]:
     """Grade the chapter's own solutions (the autograder notebook) with ``otter run``; raise if
     they do not get full marks, which would mean a test rejects a correct answer."""
     chapter, out = Path(chapter), Path(out)
+    if not solutions(chapter):
+        return {"total": 0.0}  # only written and open-ended exercises: nothing to run
     notebook = out / chapter.stem / "autograder" / f"{chapter.stem}.ipynb"
     scores = grade(notebook, autograder_zip_path(out, chapter), out / chapter.stem / "check")
     possible = sum(SPECS[label].points for label in solutions(chapter))
