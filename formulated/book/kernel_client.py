@@ -12,9 +12,16 @@ notified (the race reported for widget cells in jupyter/nbclient#312, and on the
 of the same socket pair in ipython/ipykernel#1529), the reply sits in the socket's queue until
 the timeout expires, and the cell is reported as timed out although the kernel is idle.
 
+Observed here (chapter 1's student notebook executed in fresh kernels with a 60 s timeout and
+jupyter_client's own ``get_msg``, on the shared 2-core machine): in 1 of 8 runs the widget cell
+took 60.0 s while every other run took under 2 s; a ``faulthandler`` dump of the kernel taken
+50 s into that cell showed every kernel thread idle in its event loop (the cell had finished),
+and the cell still ended without a timeout error, at 60.0 s: the reply had been waiting in the
+client's socket, and only the final zero-timeout check of the expiring poll found it.
+
 :func:`patch_shell_wait` makes ``get_msg`` poll in slices of at most :data:`SLICE_S` seconds up
-to the same deadline: each new poll first checks the socket's queue (``zmq_poll`` with timeout
-0), so a missed wake-up is recovered within a slice.  Replies that arrive normally are returned
+to the same deadline: each new poll first checks the socket's queue (its ``ZMQ_EVENTS``, and the
+expiring poll a zero-timeout ``zmq_poll``), so a missed wake-up is recovered within a slice.  Replies that arrive normally are returned
 as before, as soon as they arrive.  It is installed
 
 * in the Sphinx process that executes the chapters for ``make book`` (this module is a Sphinx
