@@ -20,9 +20,10 @@ and the cell still ended without a timeout error, at 60.0 s: the reply had been 
 client's socket, and only the final zero-timeout check of the expiring poll found it.
 
 :func:`patch_shell_wait` makes ``get_msg`` poll in slices of at most :data:`SLICE_S` seconds up
-to the same deadline: each new poll first checks the socket's queue (its ``ZMQ_EVENTS``, and the
-expiring poll a zero-timeout ``zmq_poll``), so a missed wake-up is recovered within a slice.  Replies that arrive normally are returned
-as before, as soon as they arrive.  It is installed
+to the same deadline: each new poll first checks the socket's queue (its ``ZMQ_EVENTS``; an
+expiring poll makes a zero-timeout ``zmq_poll``), so a missed wake-up is recovered within a
+slice.  Replies that arrive normally are returned as before, as soon as they arrive.  It is
+installed
 
 * in the Sphinx process that executes the chapters for ``make book`` (this module is a Sphinx
   extension listed in ``_config.yml``), and

@@ -214,7 +214,8 @@ def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:
     directory), with ``--allow-root`` for uid 0."""
     uid = os.geteuid() if uid is None else uid
     command = [sys.executable, "-m", "jupyterlab"]
-    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir", "--root-dir")) for a in extra):
+    root_options = ("--ServerApp.root_dir", "--notebook-dir", "--root-dir")
+    if not any(a.startswith(root_options) for a in extra):
         command.append(f"--ServerApp.root_dir={ROOT}")  # the repository, unless told otherwise
     if uid == 0:
         command.append("--allow-root")  # a container's root user; Lab refuses it otherwise

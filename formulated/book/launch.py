@@ -91,7 +91,10 @@ def book_home(config_path: Path | None = None) -> BookHome:
                     jupyterhub_url=str(launch.get("jupyterhub_url") or "").strip().rstrip("/"))
 
 
-def colab_url(home: BookHome, chapter: str, colab: str = "https://colab.research.google.com") -> str:
+COLAB = "https://colab.research.google.com"
+
+
+def colab_url(home: BookHome, chapter: str, colab: str = COLAB) -> str:
     """Colab's URL of a chapter's notebook copy; ``chapter`` like ``"11_ffn_gelu"``."""
     if not home.github_repo:
         raise ValueError(f"home: Colab opens notebooks from GitHub; repository.url is "
@@ -150,7 +153,7 @@ def fix_buttons(app: Any, pagename: str, templatename: str, context: dict[str, A
         elif text == "Colab" and home.github_repo:
             launch = app.config.html_theme_options.get("launch_buttons", {})
             button["url"] = colab_url(home, PurePosixPath(pagename).name,
-                                      launch.get("colab_url") or "https://colab.research.google.com")
+                                      launch.get("colab_url") or COLAB)
 
 
 def announce(app: Any) -> None:
