@@ -90,7 +90,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const box = (el) => el.getBoundingClientRect();
   const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
   const label = (el) => (el.closest("section[id]") || {}).id || "";
+  await sleep(300);  // the page's own fitting of display math runs on load
   const report = {innerWidth: window.innerWidth,
+    shrunk: document.querySelectorAll('mjx-container[data-formulated-fit]').length,
     pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     math: [], tables: [], widgets: [], notes: document.querySelectorAll(
       ".formulated-static-note").length, views: views().length,

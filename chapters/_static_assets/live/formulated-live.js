@@ -2,7 +2,7 @@
  *
  * 1. MathJax 2 call of the widget runtime on top of MathJax 3: ipywidgets typesets labels with
  *    MathJax.Hub.Queue(["Typeset", MathJax.Hub, el]); the book runs MathJax 3, which has no Hub.
- *    Display math wider than its box (a phone) is set one size smaller, down to 70 %.
+ *    Display math wider than its box (a phone) is set smaller, down to 60 %.
  * 2. A one-line note next to every widget snapshot: it is static, and how to make it live. The
  *    notes go away once the page is live.
  * 3. initThebe(), called by the theme's "Live Code" button (rocket menu): loads Thebe 0.9.3 from
@@ -43,25 +43,35 @@
     };
   }
 
-  /* ---- 1b. display math wider than its box (a phone): one size smaller, down to 70 % -------- */
+  /* ---- 1b. display math wider than its box (a phone): smaller, down to 60 % -------- */
   // Beyond that the equation scrolls inside its box (formulated-live.css).
   function fitDisplayMath() {
     document.querySelectorAll('mjx-container[display="true"]').forEach(function (box) {
       var math = box.querySelector("mjx-math");
       if (!math) return;
-      box.style.fontSize = ""; // MathJax's own size first (the window may have grown)
+      // MathJax's own size first (its inline font-size; the window may have grown since)
+      if (!box.hasAttribute("data-mathjax-size")) {
+        box.setAttribute("data-mathjax-size", box.style.fontSize);
+      }
+      box.style.fontSize = box.getAttribute("data-mathjax-size");
+      box.removeAttribute("data-formulated-fit");
       var need = math.getBoundingClientRect().width;
       var have = box.clientWidth;
       if (have === 0 || need <= have) return;
       var size = parseFloat(getComputedStyle(box).fontSize);
-      box.style.fontSize = size * Math.max(0.7, (0.98 * have) / need) + "px";
+      box.style.fontSize = size * Math.max(0.6, (0.95 * have) / need) + "px";
+      box.setAttribute("data-formulated-fit", "smaller"); // the browser tests look for it
     });
   }
 
   function fitDisplayMathWhenTypeset() {
     var mj = window.MathJax;
     if (!mj || !mj.startup || !mj.startup.promise) return;
+    // Measured again once the fonts and the whole page are in: widths change with them.
     mj.startup.promise.then(fitDisplayMath);
+    var later = function () { mj.startup.promise.then(fitDisplayMath); };
+    if (document.fonts) document.fonts.ready.then(later);
+    window.addEventListener("load", later);
     var timer = null;
     window.addEventListener("resize", function () {
       clearTimeout(timer);
