@@ -195,9 +195,17 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as err:
         print(f"make live: {err}", file=sys.stderr)
         return 2
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # Ctrl-C and a plain `kill` both stop cleanly (also where SIGINT came in ignored, as in a
+    # shell's background job).
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
     with live:
-        print(f"Open {live.url}chapters/intro.html and press the rocket menu -> Live Code "
-              "(Ctrl-C stops the book and its Jupyter server).", flush=True)
+        print(f"Open {live.url}  On any chapter, the rocket menu -> Live Code runs its cells "
+              "here and makes its widgets live. Ctrl-C stops the book and its Jupyter server.",
+              flush=True)
         try:
             while True:
                 time.sleep(3600)
