@@ -10,6 +10,7 @@ module                   widgets
 :mod:`.block`            chapters 11–12: GELU, LayerNorm
 :mod:`.models`           chapter 16: parameter count and published presets
 :mod:`.training`         chapters 17–18: XLNet orders, sampling from the trained GPT
+:mod:`.inside`           chapter 19: attention maps, the nucleus, the KV cache
 =======================  ==========================================================
 
 Each widget is a function ``<name>_widget(...)`` that returns a :class:`FormulaWidget`: its
@@ -26,14 +27,15 @@ a live kernel (the page's live-code button, JupyterLab, Binder, Colab) makes it 
 """
 from __future__ import annotations
 
-from . import attention, base, block, foundations, models, text, training
+from . import attention, base, block, foundations, inside, models, text, training
 from .attention import *  # noqa: F401,F403
 from .base import *  # noqa: F401,F403
 from .block import *  # noqa: F401,F403
 from .foundations import *  # noqa: F401,F403
+from .inside import *  # noqa: F401,F403
 from .models import *  # noqa: F401,F403
 from .text import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 
 __all__ = (base.__all__ + foundations.__all__ + text.__all__ + attention.__all__
-           + block.__all__ + models.__all__ + training.__all__)
+           + block.__all__ + models.__all__ + training.__all__ + inside.__all__)
