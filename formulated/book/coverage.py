@@ -122,11 +122,14 @@ COVERAGE: list[Coverage] = [
        s004=("cross-entropy",)),
     _c("18_train_tiny_gpt", note="every formula above, put to work: a tiny GPT trained on "
                                  "Tiny Shakespeare"),
+    _c("19_inside_the_model", note="beyond the sources: attention of the trained model, a KV "
+                                   "cache, top-p sampling, the real GPT-2"),
     _c("appendix_a_notation", s002=("the table of notations, in full (extended to all sources)",)),
     _c("appendix_b_errata", note="every error found in the sources, with the computed correction"),
     _c("appendix_c_instructors", note="student notebooks and autograders from the chapters"),
     _c("appendix_d_coverage", note="this map"),
     _c("appendix_e_api", note="reference of the formulated package"),
+    _c("appendix_f_concordance", note="Phuong & Hutter's algorithms mapped to the book"),
 ]
 
 
