@@ -473,3 +473,6 @@ SPECS["ex-18-3"] = auto(
      "    m = transformers.GPT2LMHeadModel(cfg)\n"
      "assert by_hand == sum(p.numel() for p in m.parameters())"])
 SPECS["ex-18-4"] = written()
+SPECS["ex-19-1"] = written("Full marks for both counts and the bytes.")
+SPECS["ex-19-2"] = written()
+SPECS["ex-19-3"] = written()
