@@ -34,7 +34,7 @@ def attention_map_widget(model: Any, tokenizer: Any, texts: list[str], layer: in
         return {"weights": P[0, layer - 1, head - 1].numpy(), "text": text[:cfg.n_ctx]}
 
     def draw(r: dict, v: dict) -> None:
-        fig, ax = panel(3.6, 3.6)
+        fig, ax = panel(3.4, 3.3)          # a phone-sized panel
         ax.imshow(r["weights"], cmap="Blues", vmin=0, vmax=1)
         lab = _labels(r["text"])
         ax.set_xticks(range(len(lab)), lab, fontsize=6)
