@@ -2,8 +2,9 @@
 
 CI has no GPU, so the pieces that a CUDA run switches on are run here on the CPU with the
 same code: bf16 autocast (``amp="bf16"``), ``torch.compile`` of the transformer block
-(``compile="blocks"``), and the FLOP count behind the model-FLOPs utilisation.  Each is
-compared with an independent reference: the float32 eager run, and PyTorch's own FLOP counter.
+(``compile="blocks"``), the FLOP count behind the model-FLOPs utilisation, and the GPU handed
+to ``torch.cuda.set_device`` (with CUDA faked).  Each is compared with an independent reference:
+the float32 eager run, PyTorch's own FLOP counter, and set_device's own check of the index.
 """
 from __future__ import annotations
 
@@ -97,3 +98,41 @@ def test_flops_per_token_agrees_with_torch_flop_counter():
     no_product = sum(p.numel() for p in model.parameters() if p.dim() < 2) + cfg.n_ctx * cfg.H
     assert counted == flops_per_token(cfg, n_params) - 6 * no_product
     assert counted / flops_per_token(cfg, n_params) > 0.9  # what MFU leaves out is small
+
+
+@pytest.mark.parametrize("device, index", [("auto", 0), ("cuda", 0), ("cuda:1", 1)])
+def test_cuda_run_gives_set_device_an_indexed_device(monkeypatch, device, index):
+    """A run on a GPU starts with ``torch.cuda.set_device``, which refuses a bare
+    ``torch.device("cuda")`` (what ``device="auto"`` resolves to) with a ValueError.  Here CUDA
+    is faked on the CPU: ``set_device`` checks the index as the real one does, and the run is
+    stopped right after, where it would build the model on the device it was handed."""
+    import formulated.training.loop as loop
+
+    class Reached(Exception):
+        """The run got past set_device with the device below."""
+
+    seen = []
+
+    def set_device(d):
+        if torch.device(d).index is None:
+            raise ValueError(f"Expected a torch.device with a specified index or an integer, "
+                             f"but got:{d}")
+        seen.append(torch.device(d))
+
+    def stop(cfg, ck, out, t_start, device):
+        raise Reached(device)
+
+    for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "set_device", set_device)
+    monkeypatch.setattr(loop, "_Run", stop)
+    # set_device's neighbours switch on TF32: put the flags back afterwards.
+    tf32 = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    try:
+        with pytest.raises(Reached) as stopped:
+            train("book", None, progress=False, **dict(TINY, device=device))
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
+    assert seen == [torch.device("cuda", index)]
+    assert stopped.value.args[0] == torch.device("cuda", index)

@@ -200,8 +200,8 @@ def _setup_device(cfg: TrainConfig, local_rank: int, world: int) -> torch.device
             raise ValueError(f"B: expected a multiple of the {world} processes, got {cfg.B}")
     device = resolve_device(cfg.device)
     if device.type == "cuda":
-        if world > 1:
-            device = torch.device("cuda", local_rank)
+        # set_device needs an index: a bare "cuda" (what "auto" gives) means the first GPU.
+        device = torch.device("cuda", local_rank if world > 1 else (device.index or 0))
         torch.cuda.set_device(device)
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
