@@ -31,8 +31,12 @@ book: $(STAMP)
 	$(BIN)/python tests/check_build.py
 	@echo "Open _build/html/index.html"
 
-test: $(STAMP)
+# The browser tests read the built book (tests/test_browser.py): build it when it is missing.
+test: $(STAMP) _build/html/index.html
 	$(BIN)/python -m pytest -n $(JOBS)
+
+_build/html/index.html:
+	$(MAKE) book
 
 live: $(STAMP)
 	$(BIN)/python -m formulated.book.live

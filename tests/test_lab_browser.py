@@ -153,7 +153,8 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
 
     driver = new_driver(1280, 1000)
     try:
-        driver.get(f"{lab_url}/lab/tree/{CHAPTER}?token={TOKEN}")
+        # ?reset: a fresh workspace, so that a tab restored from an earlier test is not the one read.
+        driver.get(f"{lab_url}/lab/tree/{CHAPTER}?reset&token={TOKEN}")
         # The .md opens in the notebook view (the shipped default viewer), not the text editor.
         state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
                               "return r && r.markdown > 10 && r.katex > 10 ? r : null;",
@@ -216,7 +217,7 @@ def test_macros_from_config_yml_render_and_undefined_ones_do_not(lab_url: str) -
     control, a macro defined nowhere, is left as TeX text."""
     driver = new_driver(1280, 1000)
     try:
-        driver.get(f"{lab_url}/lab/tree/{MACRO_PAGE}?token={TOKEN}")
+        driver.get(f"{lab_url}/lab/tree/{MACRO_PAGE}?reset&token={TOKEN}")
         state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
                               "return r && r.markdown >= 2 && r.katex >= 1 ? r : null;",
                       180, "the scratch page to render")
