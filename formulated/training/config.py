@@ -37,9 +37,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     "cpu": dict(model=dict(L=4, A=4, H=128, n_ctx=128), B=16, max_steps=600, lr=3e-3,
                 min_lr=1e-4, warmup_steps=50, optimizer="muon", muon_lr=0.04,
                 eval_interval=200, ckpt_interval=200, eval_batch=64),
-    "gpu": dict(model=dict(L=6, A=6, H=384, n_ctx=256, dropout=0.2), B=64, max_steps=2000,
-                lr=1e-3, min_lr=1e-4, warmup_steps=100, eval_interval=500, ckpt_interval=1000,
-                eval_batch=128, log_interval=50),
+    # nanoGPT's shakespeare_char model; eager (compiling costs more than it saves in a run
+    # this short), batch 128 at twice the rate for half the steps: val 1.47 in about 28 s.
+    "gpu": dict(model=dict(L=6, A=6, H=384, n_ctx=256, dropout=0.2), B=128, max_steps=1000,
+                lr=2e-3, min_lr=1e-4, warmup_steps=100, eval_interval=250, ckpt_interval=1000,
+                eval_batch=128, log_interval=50, compile="off"),
 }
 
 # Fields a resumed run may change; every other field must match the checkpoint's.
