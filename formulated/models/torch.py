@@ -30,6 +30,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .._checks import IGNORE_INDEX, check_int, check_real_type, check_token_tensor
+from ..sampling import sampling_distribution
 
 __all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token",
            "shape_distribution", "run_eagerly"]
@@ -359,7 +360,9 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
 
     ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the mass on
     the argmax (greedy decoding); top-k sets every probability outside the ``k`` largest to 0 and
-    renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).
+    renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).  For ``T > 0`` this is
+    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p) applied to
+    the logits flattened to a float32 vector on the CPU.
     """
     if not isinstance(logits, torch.Tensor) or logits.is_complex() or logits.dtype == torch.bool:
         raise TypeError(f"logits: expected a real tensor, got "
@@ -383,11 +386,9 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
         top_k = int(top_k)
     if temperature == 0:
         return F.one_hot(torch.argmax(z), V).float()
-    z = z / temperature
-    if top_k is not None and top_k < V:
-        kth = torch.topk(z, top_k).values[-1]
-        z = z.masked_fill(z < kth, float("-inf"))
-    return torch.softmax(z, dim=-1)
+    # T > 0: chapter 19's formulas, one implementation (formulated.sampling); what this function
+    # adds is greedy decoding (T = 0) and a flat float32 CPU vector from any real logits.
+    return sampling_distribution(z, temperature, top_k)
 
 
 def run_eagerly(model: nn.Module) -> Any:
