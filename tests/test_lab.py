@@ -134,6 +134,30 @@ def test_saving_from_lab_keeps_the_chapter_text(repo_copy):
     assert "formulated-math-macros" not in after
 
 
+def test_definition_code_shows_as_a_dropdown_and_saves_back_as_the_directive(repo_copy):
+    """The book's ``{formulated-source}`` directive is unknown to jupyterlab-myst (an "Unknown
+    Directive" box): the view shows the function's source in a ``{dropdown}`` instead, and the
+    save writes the directive back, also after an edit elsewhere in the same cell."""
+    manager = lab.BookContentsManager(root_dir=str(repo_copy))
+    before = (repo_copy / CHAPTER).read_text(encoding="utf-8")
+
+    async def run():
+        nb = (await manager.get(CHAPTER, content=True, type="notebook"))["content"]
+        text = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
+        shown = [c for c in nb["cells"] if c["metadata"].get(lab.SOURCE_MARK)]
+        shown[0]["source"] = shown[0]["source"].replace("## The feed-forward network",
+                                                        "## The feed-forward network!")
+        await manager.save({"type": "notebook", "format": "json", "content": nb}, CHAPTER)
+        return text
+
+    text = asyncio.run(run())
+    assert "{formulated-source}" not in text
+    assert "::::{dropdown} Code: `formulated.formulas.ffn_relu`" in text
+    assert "def ffn_relu(" in text and "tests/test_formulas.py::" in text
+    after = (repo_copy / CHAPTER).read_text(encoding="utf-8")
+    assert after == before.replace("## The feed-forward network", "## The feed-forward network!")
+
+
 def test_plain_jupytext_save_would_rewrite_the_chapter(repo_copy):
     """The control: jupytext's own manager turns python3 into ipython3 (what the fix prevents)."""
     from jupytext.async_contentsmanager import AsyncTextFileContentsManager

@@ -41,8 +41,11 @@ import yaml
 from traitlets import Unicode
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 
+from formulated.book.sphinx_source import BLOCK, markdown_box
+
 __all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "FOLD_MARK",
-           "math_macros", "macro_cell", "add_macro_cell", "fold_solutions", "prepare_for_save",
+           "math_macros", "macro_cell", "add_macro_cell", "fold_solutions", "show_sources",
+           "SOURCE_MARK", "prepare_for_save",
            "BookContentsManager", "install", "lab_command", "main"]
 
 #: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
@@ -59,6 +62,9 @@ SETTINGS_OVERRIDES: dict[str, dict[str, Any]] = {
     # Virtual scrolling renders only the visible cells; jupyterlab-myst then cannot number the
     # definitions of cells not yet rendered nor resolve {prf:ref} links to them.
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+    # No "fetch Jupyter news?" prompt over the chapter, and no request to the internet.
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                    "checkForUpdates": False},
 }
 
 #: Jupyter server configuration that the project ships.
@@ -135,6 +141,50 @@ def fold_solutions(notebook: dict[str, Any]) -> int:
     return folded
 
 
+#: Metadata key of a Markdown cell whose ``{formulated-source}`` blocks the view expanded: the
+#: cell's text as the chapter has it, restored on save.
+SOURCE_MARK = "formulated-source-original"
+
+
+def show_sources(notebook: dict[str, Any]) -> int:
+    """Expand every ``{formulated-source}`` block (a Sphinx directive of the book, unknown to
+    jupyterlab-myst) into a ``{dropdown}`` with the function's source and its tests, as the book
+    shows it; each (box, directive) pair is kept in the cell's metadata for the save.  Returns
+    the number of cells changed."""
+    changed = 0
+    for cell in notebook.get("cells", []):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        if cell.get("cell_type") != "markdown" or not BLOCK.search(source):
+            continue
+        pairs: list[list[str]] = []
+
+        def expand(match: Any) -> str:
+            box = markdown_box(match.group("names").split())
+            pairs.append([box, match.group(0)])
+            return box
+        try:
+            cell["source"] = BLOCK.sub(expand, source)
+        except (ImportError, AttributeError, ValueError, OSError, TypeError):
+            continue  # a name that does not resolve stays a directive (the book build fails on it)
+        cell.setdefault("metadata", {})[SOURCE_MARK] = pairs
+        changed += 1
+    return changed
+
+
+def _restore_sources(cell: dict[str, Any]) -> None:
+    """Swap each box that :func:`show_sources` expanded back to the chapter's directive; edits
+    made in the view elsewhere in the cell are kept."""
+    pairs = cell.get("metadata", {}).pop(SOURCE_MARK, None)
+    if not pairs:
+        return
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else source
+    for box, directive in pairs:
+        source = source.replace(box, directive, 1)
+    cell["source"] = source
+
+
 def prepare_for_save(notebook: dict[str, Any]) -> None:
     """Undo what the notebook view added: the macro cell, the folds of solutions, and
     ``language_info`` (whose ``pygments_lexer`` would make jupytext write ``ipython3`` instead
@@ -142,6 +192,7 @@ def prepare_for_save(notebook: dict[str, Any]) -> None:
     notebook["cells"] = [c for c in notebook.get("cells", [])
                          if MACRO_CELL_MARK not in c.get("metadata", {})]
     for cell in notebook["cells"]:
+        _restore_sources(cell)
         metadata = cell.get("metadata", {})
         if metadata.pop(FOLD_MARK, False):
             jupyter = metadata.get("jupyter", {})
@@ -177,6 +228,7 @@ class BookContentsManager(AsyncTextFileContentsManager):
             else:
                 add_macro_cell(model["content"], macros)
             fold_solutions(model["content"])
+            show_sources(model["content"])
         return model
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:

@@ -94,6 +94,41 @@ def resolve(dotted: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module_name), attr)
 
 
+def source_text(dotted: str) -> str:
+    """The dedented source of the object at ``dotted`` (OSError/TypeError where it has none)."""
+    return textwrap.dedent(inspect.getsource(resolve(dotted))).rstrip("\n")
+
+
+def checked_sentence(dotted: str) -> str:
+    """The sentence under a source box: the tests its docstring names (Markdown)."""
+    _, tests = docstring_facts(resolve(dotted))
+    if not tests:
+        return "No test names this function."
+    return "Checked against its reference by " + ", ".join(f"`{t}`" for t in tests) + "."
+
+
+#: The directive block in a chapter's Markdown: ```{formulated-source} names``` (and its end).
+BLOCK = re.compile(r"^(?P<fence>`{3,})\{" + re.escape(DIRECTIVE) + r"\}[ \t]+(?P<names>[^\n]+)\n"
+                   r"(?:[^\n]*\n)*?(?P=fence)[ \t]*$", re.M)
+
+
+def markdown_box(names: list[str], open_tag: str = "dropdown") -> str:
+    """The source box of ``names`` as MyST Markdown (``open_tag`` "dropdown": a ``{dropdown}``
+    for jupyterlab-myst) or plain HTML (``open_tag`` "details": ``<details>`` for Colab and any
+    Markdown viewer); the same content as the book's directive."""
+    title = "Code: " + ", ".join(f"`{n}`" for n in names)
+    body = "\n\n".join(f"```python\n{source_text(n)}\n```\n\n{checked_sentence(n)}"
+                        for n in names)
+    if open_tag == "details":
+        return f"<details>\n<summary>{title}</summary>\n\n{body}\n\n</details>"
+    return f"::::{{dropdown}} {title}\n{body}\n::::"
+
+
+def render_blocks(markdown: str, open_tag: str = "dropdown") -> str:
+    """``markdown`` with every ``{formulated-source}`` block replaced by :func:`markdown_box`."""
+    return BLOCK.sub(lambda m: markdown_box(m.group("names").split(), open_tag), markdown)
+
+
 class SourceDirective(Directive):
     """``{formulated-source} formulated.module.f [formulated.module.g ...]``: one collapsed box
     with the source of each object named and the tests its docstring names."""
