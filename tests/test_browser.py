@@ -178,3 +178,24 @@ def test_launch_buttons_only_on_pages_with_code_and_no_cdn_thebe() -> None:
             if bad in html:
                 wrong.append(f"{page} mentions {bad}")
     assert wrong == [], "\n".join(wrong)
+
+
+def test_code_cells_show_88_columns_on_a_laptop(site: str) -> None:
+    """At 1280 px a code cell and a printed output show 88 columns without scrolling (the
+    chapters keep their key numbers within them); at the theme's 14 px only 77 fit."""
+    driver = new_driver(1280)
+    try:
+        driver.get(site + "chapters/10_multi_head.html")
+        columns = driver.execute_script("""
+            return [...document.querySelectorAll(
+                        'div.cell div.highlight pre, div.cell_output pre')].slice(0, 4).map((pre) => {
+                const cs = getComputedStyle(pre), probe = document.createElement('span');
+                probe.textContent = 'x'.repeat(100);
+                pre.appendChild(probe);
+                const w = probe.getBoundingClientRect().width / 100;
+                probe.remove();
+                return (pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)) / w;
+            });""")
+    finally:
+        driver.quit()
+    assert len(columns) == 4 and min(columns) >= 88, columns
