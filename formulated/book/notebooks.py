@@ -12,6 +12,10 @@ numbered chapter: the chapter's cells (by jupytext, without outputs), after two 
    it with ``pip install -e`` (the data are found through the package: :mod:`formulated.data`)
    and turns on Colab's widget support.  Anywhere else it does nothing.
 
+The chapter's Markdown cells are converted to plain Markdown (:func:`formulated.book.plain_markdown.to_plain`):
+Colab renders neither MyST directives (definition boxes, exercises, solutions, admonitions,
+``{formulated-source}``) nor roles (``{doc}``, ``{prf:ref}``, …).  Code cells are kept as they are.
+
 The notebooks are committed (Colab reads them from GitHub) and ``tests/test_notebooks.py`` fails
 when one is out of date: run ``make notebooks`` after editing a chapter.  The book's build
 ignores the folder (``_config.yml`` ``exclude_patterns``).
@@ -27,9 +31,10 @@ import nbformat
 
 from formulated.book.lab import math_macros
 from formulated.book.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
+from formulated.book.plain_markdown import chapter_titles, label_texts, to_plain
 
 __all__ = ["CHAPTER_GLOB", "BOOTSTRAP_TAG", "chapters", "bootstrap_source", "intro_source",
-           "colab_notebook", "notebook_text", "write_all", "out_of_date", "main"]
+           "image_base", "colab_notebook", "notebook_text", "write_all", "out_of_date", "main"]
 
 #: The chapters that get a Colab notebook: the numbered ones (the appendices run no code).
 CHAPTER_GLOB = "[0-9][0-9]_*.md"
@@ -89,9 +94,23 @@ def intro_source(macros: dict[str, str]) -> str:
             f"${definitions}$")
 
 
+def image_base(home: BookHome) -> str:
+    """What goes before a chapter's relative image path in its notebook: the file on GitHub
+    (Colab sees no other file of the repository) where the repository is configured, else the
+    path from ``chapters/notebooks/``."""
+    if home.repository_configured and home.github_repo:
+        return f"https://raw.githubusercontent.com/{home.github_repo}/{home.branch}/chapters/"
+    return "../"
+
+
 def colab_notebook(source: Path, home: BookHome, macros: dict[str, str]) -> nbformat.NotebookNode:
-    """The Colab notebook of one chapter: set-up cells, then the chapter's cells, no outputs."""
+    """The Colab notebook of one chapter: set-up cells, then the chapter's cells, no outputs,
+    the Markdown cells as plain Markdown (:func:`~formulated.book.plain_markdown.to_plain`)."""
     nb = jupytext.read(source)
+    titles, labels = chapter_titles(source.parent), label_texts(source.parent)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = to_plain(cell.source, titles, labels, image_base(home))
     intro = nbformat.v4.new_markdown_cell(intro_source(macros))
     setup = nbformat.v4.new_code_cell(bootstrap_source(home), metadata={"tags": [BOOTSTRAP_TAG]})
     nb.cells = [intro, setup] + nb.cells
