@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from formulated.models import hf
 from formulated.formulas import mask_autoregressive
+from formulated.models.numpy import _embed
 from formulated.models import (BERTParams, Config, bert, bert_input, bert_probabilities,
                                check_params, default_window, gpt, gpt2, gpt2_probabilities, gpt3,
                                gpt3_probabilities, gpt3_masks, gpt_probabilities, init_bert,
@@ -134,6 +135,19 @@ def test_boxed_row_functions_return_the_right_row(kind, loaded):
     assert ours.shape[-1] == params.config.V
     err = np.abs(ours - ref).max()
     assert err <= TOL[kind], f"{kind}: max |Δ| = {err:.2e}"
+
+
+@pytest.mark.parametrize("kind", ["openai-gpt", "gpt2", "gpt-neo"])
+def test_input_embedding_is_the_first_hidden_state(kind, loaded):
+    """def-07-input, ``OneHot(x) W_e + W_p`` (the first n rows of W_p), is what the transformers
+    model feeds its first block: its hidden state 0 (eval mode, so dropout is the identity)."""
+    model, params, _ = loaded(kind, "small")
+    x = np.array([3, 9, 4, 7, 12, 3])
+    with torch.no_grad():
+        ref = model(torch.from_numpy(x)[None], output_hidden_states=True).hidden_states[0][0]
+    ours = _embed(x, params.W_e, params.W_p)
+    assert ours.shape == (len(x), params.config.H)
+    assert np.abs(ours - ref.numpy()).max() <= 1e-15
 
 
 def test_default_window_is_the_ceiling_of_the_square_root():

@@ -248,7 +248,13 @@ def _select_row(Y: np.ndarray, j: Any, name: str) -> np.ndarray:
 
 
 def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
-    """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of W_p)."""
+    """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of W_p).
+
+    Shapes: ``ids (n,)``, ``W_e (V, H)``, ``W_p (n_ctx, H)`` with ``n <= n_ctx`` ``-> (n, H)``.
+
+    Definition: def-07-input.
+    Checked by: tests/test_models.py::test_input_embedding_is_the_first_hidden_state
+    """
     return one_hot(ids, W_e.shape[0]) @ W_e + W_p[: len(ids)]
 
 
