@@ -649,6 +649,10 @@ def cross_entropy_from_logits(logits: Any, targets: Any, reduction: str = "mean"
     Shapes: ``logits (n, V)`` (or ``(..., V)``), ``targets (n,)`` integer ids in ``0 .. V-1``
     (the math's ``1 .. V``) -> the mean over positions (``reduction="mean"``, like
     ``torch.nn.functional.cross_entropy``), the sum (``"sum"``) or ``(n,)`` (``"none"``).
+    A batch, ``logits (B, n, V)`` and ``targets (B, n)``, gives the mean over all ``B n``.
+
+    Definition: def-18-batch-loss.
+    Checked by: tests/test_formulas.py::test_cross_entropy_from_logits_matches_torch
     """
     if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
         raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', got {reduction!r}")

@@ -7,6 +7,7 @@ import pytest
 import torch
 from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
+from formulated.models.torch import shape_distribution
 from formulated.sampling import (apply_temperature, filter_logits, sampling_distribution,
                                  top_k_mask, top_p_mask)
 
@@ -77,6 +78,21 @@ def test_chain_matches_transformers(T, k, p):
     np.testing.assert_allclose(sampling_distribution(z.numpy(), T, k, p),
                                torch.softmax(theirs, -1).numpy(), rtol=0, atol=1e-15)
 
+
+
+@pytest.mark.parametrize("T, k", [(0.8, 20), (1.3, None), (0.5, 1), (1.0, 50), (2.0, 7)])
+def test_shape_distribution_matches_transformers(T, k):
+    """Chapter 18's sampler (def-18-sampling): the softmax of transformers' temperature and top-k
+    warpers on the same float32 logits; T = 0 puts all the mass on the argmax (greedy)."""
+    z = logits(7, shape=(1, 50)).float()
+    ours = shape_distribution(z[0], T, k)
+    theirs = torch.softmax(reference(z, T=T, k=k), -1)[0]
+    assert ours.dtype == torch.float32 and ours.shape == (50,)
+    torch.testing.assert_close(ours, theirs, rtol=0, atol=1e-7)
+    assert torch.equal(ours > 0, torch.isfinite(reference(z, T=T, k=k))[0])
+    greedy = torch.zeros(50)
+    greedy[z[0].argmax()] = 1.0
+    assert torch.equal(shape_distribution(z[0], 0.0, k), greedy)
 
 def test_distribution_is_normalised_and_zero_outside():
     z = logits(6)

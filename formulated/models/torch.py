@@ -363,6 +363,9 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
     renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).  For ``T > 0`` this is
     :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p) applied to
     the logits flattened to a float32 vector on the CPU.
+
+    Definition: def-18-sampling.
+    Checked by: tests/test_sampling.py::test_shape_distribution_matches_transformers
     """
     if not isinstance(logits, torch.Tensor) or logits.is_complex() or logits.dtype == torch.bool:
         raise TypeError(f"logits: expected a real tensor, got "
