@@ -30,8 +30,6 @@ NO_SOURCE = {
     "def-07-dropout": "the models call torch.nn.Dropout; the chapter checks its formula inline",
     "def-12-residual": "a pattern, X + f(X), written inside block_post_ln and block_pre_ln",
     "def-17-likelihood": "a definition and an argmax; the per-sequence sum is def-17-chain-rule",
-    "def-18-schedule": "formulated.training.optim.lr_lambda implements it; its docstring does not "
-                       "name the box yet",
     "def-18-clip": "the training loop calls torch.nn.utils.clip_grad_norm_",
 }
 

@@ -168,6 +168,26 @@ def test_lr_schedule_warmup_then_cosine():
     assert all(a >= b for a, b in zip(lrs[10:], lrs[11:]))
 
 
+def test_lr_schedule_matches_torch_schedulers():
+    """def-18-schedule against torch's own schedulers: LinearLR for the warm-up, then
+    CosineAnnealingLR to min_lr (SequentialLR switches at step T_w)."""
+    cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10, max_steps=110)
+    f = lr_lambda(cfg)
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=cfg.lr)
+    sched = torch.optim.lr_scheduler.SequentialLR(opt, [
+        torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / 10, end_factor=1.0,
+                                          total_iters=9),
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=100, eta_min=cfg.min_lr)],
+        milestones=[10])
+    theirs = []
+    for _ in range(110):
+        theirs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    ours = [cfg.lr * f(s) for s in range(110)]
+    assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-12
+
+
 def test_val_windows_cover_each_character_once_and_evaluate_matches_naive_loop():
     ids = torch.arange(23) % 7
     X, Y = val_windows(ids, 5)

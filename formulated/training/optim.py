@@ -23,6 +23,9 @@ def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
 
     ``f(s) = (s + 1) / w`` for ``s < w``, then ``m + (1 - m) (1 + cos(pi t)) / 2`` with
     ``t = (s - w) / (max_steps - w)`` (capped at 1) and ``m = min_lr / lr``.
+
+    Definition: def-18-schedule.
+    Checked by: tests/test_train.py::test_lr_schedule_matches_torch_schedulers
     """
     floor = cfg.min_lr / cfg.lr
 
