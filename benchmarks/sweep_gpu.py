@@ -21,12 +21,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 DEFAULT_VARIANTS = [
-    "",                                    # the preset (nanoGPT's model and optimiser)
-    "compile=off",                         # eager: no compilation time, slower steps
-    "lr=2e-3",
-    "dropout=0.1",
-    "lr=2e-3 dropout=0.1 max_steps=1500",
-    "B=128 lr=2e-3 max_steps=1000 eval_interval=250",
+    "",                                                          # the preset
+    "optimizer=muon muon_lr=0.02 max_steps=700 eval_interval=100",  # Muon for the blocks
+    "optimizer=muon muon_lr=0.04 max_steps=600 eval_interval=100",
+    "lr=2.5e-3 warmup_steps=50 max_steps=900 eval_interval=300",    # a shorter schedule
+    "B=192 lr=2.5e-3 max_steps=700 eval_interval=350",              # fewer, larger steps
 ]
 
 PATTERNS = {
@@ -35,7 +34,10 @@ PATTERNS = {
     "wall": re.compile(r"wall time\s+([\d.]+) s"),
     "tok_s": re.compile(r"tokens/s\s+([\d,]+)"),
     "mfu": re.compile(r"MFU\s+([\d.]+) %"),
+    "start": re.compile(r"first \d+ steps done ([\d.]+) s"),
 }
+# Every evaluation: "step 250  val 1.6012  at 12.3 s after process start".
+EVAL = re.compile(r"step\s+(\d+)\s+val ([\d.]+)\s+at\s+([\d.]+) s")
 
 
 def run_variant(variant: str, timeout_s: float) -> dict[str, str]:
@@ -53,6 +55,7 @@ def run_variant(variant: str, timeout_s: float) -> dict[str, str]:
     for key, pat in PATTERNS.items():
         m = pat.search(text)
         row[key] = " / ".join(m.groups()) if m else "-"
+    row["evals"] = " ".join(f"{st}:{v}@{t}" for st, v, t in EVAL.findall(text)) or "-"
     # rc 1 means "ran and missed the target" only when the run reported its figures: a Python
     # exception also exits with 1, and must show as the failure it is.
     if rc not in (0, 1) or row["final"] == "-":
@@ -67,10 +70,11 @@ def main(argv: list[str]) -> int:
         row = run_variant(v, timeout_s=300)
         rows.append(row)
         print(" | ".join(f"{k} {val}" for k, val in row.items()), flush=True)
-    print("\nvariant | step / val / seconds at val <= 1.47 | final val | wall s | tokens/s | MFU %")
+    print("\nvariant | step / val / seconds at val <= 1.47 | final val | wall s | tokens/s | MFU % "
+          "| first steps done s | evaluations step:val@s")
     for r in rows:
         print(f"{r['variant']} | {r['reached']} | {r['final']} | {r['wall']} | {r['tok_s']} | "
-              f"{r['mfu']}")
+              f"{r['mfu']} | {r['start']} | {r['evals']}")
     return 0
 
 
