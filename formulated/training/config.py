@@ -24,9 +24,9 @@ __all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "RESUMABLE", "MODEL_FIELD
 #: The preset of a run that names none (the notebook's ``train()``, the command line).
 DEFAULT_PRESET = "book"
 
-# Presets.  `book` runs inside the book build (about a minute on one CPU core); `cpu` is the full
-# CPU run of benchmarks/train_cpu.py and compare_cpu.py (2 cores); `gpu` the one-GPU run of
-# benchmarks/train_gpu.py.  How they were tuned: benchmarks/README.md.
+#: Named training runs, as overrides of TrainConfig's defaults: ``book`` runs inside the book
+#: build (about a minute on one CPU core), ``cpu`` is the full CPU run of train_cpu.py and
+#: compare_cpu.py (2 cores), ``gpu`` the one-GPU run of train_gpu.py (benchmarks/README.md).
 PRESETS: dict[str, dict[str, Any]] = {
     # One thread: the same numbers on every machine, and no slowdown when the build shares
     # its cores (two threads that wait for each other lose badly to a busy neighbour).
