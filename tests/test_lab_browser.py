@@ -142,7 +142,7 @@ return {
       return copy.textContent.match(/\\[A-Za-z]+.{0,40}/g) || [];
   }).flat().slice(0, 5),
   proofs: [...panel.querySelectorAll('[class*="proof"], .admonition, aside')].map(
-      (e) => e.innerText.split('\n')[0]).slice(0, 40),
+      (e) => e.innerText.split('\n')[0]),
   editor: !!document.querySelector('.jp-FileEditor:not(.lm-mod-hidden)'),
 };
 """
@@ -157,14 +157,17 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
         driver.get(f"{lab_url}/lab/tree/{CHAPTER}?reset&token={TOKEN}")
         # The .md opens in the notebook view (the shipped default viewer), not the text editor.
         state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
-                              "return r && r.markdown > 10 && r.katex > 10 ? r : null;",
-                      180, "the chapter to open as a rendered notebook")
+                              "return r && r.markdown > 10 && r.katex > 10 && "
+                              "r.proofs.some((p) => p.includes('Exercise')) ? r : null;",
+                      180, "the chapter to open as a rendered notebook, exercises included")
         assert not state["editor"], "the chapter opened in the text editor"
         text = state["text"]
         # MyST directives rendered, not shown as source.
         assert "{prf:definition}" not in text and "```{exercise}" not in text, text[:2000]
         assert any("Definition" in p for p in state["proofs"]), state["proofs"]
         assert any("Exercise" in p for p in state["proofs"]), state["proofs"]
+        # A definition's code is a dropdown (formulated.book.lab.show_sources), not an error box.
+        assert "formulated.formulas.ffn_relu" in text and "Unknown Directive" not in text
         # Every formula rendered: no TeX left as text.
         assert state["rawTex"] == [], state["rawTex"]
 
