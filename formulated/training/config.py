@@ -38,8 +38,8 @@ PRESETS: dict[str, dict[str, Any]] = {
                 min_lr=1e-4, warmup_steps=50, optimizer="muon", muon_lr=0.04,
                 eval_interval=200, ckpt_interval=200, eval_batch=64),
     # nanoGPT's shakespeare_char model; eager (compiling costs more than it saves in a run
-    # this short), batch 128 at twice the rate for half the steps: val 1.47 after 25-37 s on
-    # one H100 (median 28.6 s; 7 of 11 runs within the 30 s target; benchmarks/README.md).
+    # this short), batch 128 at twice the rate for half the steps.  Its measured times on one
+    # H100 live in one place: benchmarks/README.md.
     "gpu": dict(model=dict(L=6, A=6, H=384, n_ctx=256, dropout=0.2), B=128, max_steps=1000,
                 lr=2e-3, min_lr=1e-4, warmup_steps=100, eval_interval=250, ckpt_interval=1000,
                 eval_batch=128, log_interval=50, compile="off"),
