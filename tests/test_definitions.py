@@ -157,6 +157,9 @@ def test_every_named_test_exists():
     ("Definitions: def-11-gelu, def-11-gelu-approx.\nChecked by: tests/t.py::test_1, "
      "tests/t.py::test_2\n", ("def-11-gelu", "def-11-gelu-approx"),
      ("tests/t.py::test_1", "tests/t.py::test_2")),
+    ("Checked by: tests/t.py::test_1,\n    tests/t.py::test_2.\nNext paragraph, not a test.\n",
+     (), ("tests/t.py::test_1", "tests/t.py::test_2")),        # a list wrapped at 88 columns
+    ("Checked by: tests/t.py::test_1.\nnot_a_test, either\n", (), ("tests/t.py::test_1",)),
     ("No box here.", (), ()),
 ])
 def test_docstring_facts_parses_both_lines(doc, labels, tests):

@@ -37,7 +37,9 @@ DIRECTIVE = "formulated-source"
 DEFINITION_LINE = re.compile(r"^\s*Definitions?:\s*(?P<labels>def-[\w-]+(?:\s*,\s*def-[\w-]+)*)",
                              re.M)
 #: ``Checked by: tests/test_x.py::test_y, ...`` in a docstring: the tests against a reference.
-CHECKED_LINE = re.compile(r"^\s*Checked by:\s*(?P<tests>.+?)\s*$", re.M)
+#: The list may wrap: a comma at the end of a line continues it on the next (88 columns).
+CHECKED_LINE = re.compile(r"^[ \t]*Checked by:[ \t]*(?P<tests>[^\s,]+(?:[ \t]*,\s*[^\s,]+)*)",
+                          re.M)
 TEST_ID = re.compile(r"^tests/[\w/]+\.py::\w+$")
 
 
@@ -144,7 +146,8 @@ class SourceDirective(Directive):
         except (ImportError, AttributeError, ValueError, OSError, TypeError) as err:
             raise self.error(f"{DIRECTIVE}: cannot show the source of {dotted!r}: {err}")
         env = self.state.document.settings.env
-        env.note_dependency(inspect.getsourcefile(obj))  # rebuild the page when the code changes
+        # Rebuild the page when the code changes (unwrap: a torch.no_grad() function's own file).
+        env.note_dependency(inspect.getsourcefile(inspect.unwrap(obj)))
         _, tests = docstring_facts(obj)
         check = nodes.paragraph()
         if tests:
