@@ -142,10 +142,11 @@ def head_shares(model: GPT, tokenizer: Any, ids: torch.Tensor, n_ctx: int | None
                 ) -> dict[str, dict[str, np.ndarray]]:
     """Each head's mean weight on each pattern's target, over the whole split ``ids``.
 
-    The split is cut into consecutive windows of ``n_ctx`` (the last one shorter); for every
-    query ``i >= 1`` with a target ``t(i)``, the weight ``P[l, a, i, t(i)]`` is averaged.
-    Returns ``{pattern: {"share": (L, A), "chance": float, "queries": int}}``; ``chance`` is what
-    uniform attention over the visible positions would give, ``mean 1/(i+1)``.
+    The split is cut into consecutive windows of ``n_ctx`` (the last one shorter); for
+    every query ``i >= 1`` with a target ``t(i)``, the weight ``P[l, a, i, t(i)]`` is
+    averaged.  Returns
+    ``{pattern: {"share": (L, A), "chance": float, "queries": int}}``; ``chance`` is
+    what uniform attention over the visible positions would give, ``mean 1/(i+1)``.
 
     Definition: def-19-head-share.
     Checked by: tests/test_analysis.py::test_head_shares_by_hand

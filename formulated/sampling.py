@@ -4,12 +4,13 @@ Three filters, applied in this order (the order of ``transformers``' ``generate`
 
 * temperature ``T`` — divide the logits by ``T`` (Definition: def-19-temperature);
 * top-k — keep the ``k`` largest logits (Definition: def-19-top-k);
-* top-p, the *nucleus* — keep the smallest set of most probable tokens whose probability adds
-  up to at least ``p`` (Definition: def-19-top-p).
+* top-p, the *nucleus* — keep the smallest set of most probable tokens whose probability
+  adds up to at least ``p`` (Definition: def-19-top-p).
 
-A removed token gets the logit ``-inf``, so the softmax gives it probability 0 and renormalises
-the rest.  Every function takes a NumPy array or a torch tensor of logits, ``(V,)`` or a batch
-``(..., V)``, and returns the same kind; the filters act on the last axis.
+A removed token gets the logit ``-inf``, so the softmax gives it probability 0 and
+renormalises the rest.  Every function takes a NumPy array or a torch tensor of logits,
+``(V,)`` or a batch ``(..., V)``, and returns the same kind; the filters act on the last
+axis.
 """
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ def _is_torch(z: Any) -> bool:
 
 
 def _check_logits(z: Any, name: str = "logits") -> Any:
-    """A real array/tensor of at least one logit on the last axis, without NaN; NumPy input is
-    converted to float64."""
+    """A real array/tensor of at least one logit on the last axis, without NaN; NumPy
+    input is converted to float64."""
     if _is_torch(z):
         if z.is_complex() or not z.is_floating_point():
             raise TypeError(f"{name}: expected a floating-point tensor, got {z.dtype}")
@@ -47,9 +48,11 @@ def _check_logits(z: Any, name: str = "logits") -> Any:
         z = arr.astype(np.float64)
         bad = bool(np.isnan(z).any())
     if z.ndim == 0 or z.shape[-1] == 0:
-        raise ValueError(f"{name}: expected shape (..., V) with V >= 1, got {tuple(z.shape)}")
+        raise ValueError(f"{name}: expected shape (..., V) with V >= 1, "
+                         f"got {tuple(z.shape)}")
     if bad:
-        raise ValueError(f"{name}: expected no NaN, got NaN among {tuple(z.shape)} logits")
+        raise ValueError(f"{name}: expected no NaN, "
+                         f"got NaN among {tuple(z.shape)} logits")
     return z
 
 
@@ -68,7 +71,8 @@ def apply_temperature(z: Any, temperature: float) -> Any:
 
 
 def top_k_mask(z: Any, k: int) -> Any:
-    """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean ``(..., V)``.
+    """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean
+    ``(..., V)``.
 
     Ties with the ``k``-th largest logit are all kept (so more than ``k`` may survive).
 
@@ -91,10 +95,11 @@ def top_k_mask(z: Any, k: int) -> Any:
 def top_p_mask(z: Any, p: float) -> Any:
     """Which logits the nucleus of mass ``p`` keeps, a boolean ``(..., V)``.
 
-    With ``π = softmax(z)`` sorted in decreasing order, ``π_(1) >= π_(2) >= ...``, token ``(i)``
-    is kept when the tokens ranked above it hold less than ``p``:
-    ``π_(1) + ... + π_(i-1) < p``.  That is the smallest set of most probable tokens whose mass
-    reaches ``p``; the most probable token is always kept, and ``p = 1`` keeps every token.
+    With ``π = softmax(z)`` sorted in decreasing order, ``π_(1) >= π_(2) >= ...``, token
+    ``(i)`` is kept when the tokens ranked above it hold less than ``p``:
+    ``π_(1) + ... + π_(i-1) < p``.  That is the smallest set of most probable tokens
+    whose mass reaches ``p``; the most probable token is always kept, and ``p = 1``
+    keeps every token.
 
     Definition: def-19-top-p.
     Checked by: tests/test_sampling.py::test_top_p_matches_transformers
@@ -109,7 +114,7 @@ def top_p_mask(z: Any, p: float) -> Any:
             return torch.ones_like(z, dtype=torch.bool)
         probs = torch.softmax(z.double(), dim=-1)
         sorted_p, order = torch.sort(probs, dim=-1, descending=True)
-        above = torch.cumsum(sorted_p, dim=-1) - sorted_p        # mass strictly above each
+        above = torch.cumsum(sorted_p, dim=-1) - sorted_p  # mass strictly above each
         keep_sorted = above < p
         return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
     if p == 1.0:
@@ -126,10 +131,11 @@ def top_p_mask(z: Any, p: float) -> Any:
 
 def filter_logits(z: Any, temperature: float = 1.0, top_k: int | None = None,
                   top_p: float | None = None) -> Any:
-    """Temperature, then top-k, then top-p: the logits with every removed token at ``-inf``.
+    """Temperature, then top-k, then top-p: the logits with every removed token at
+    ``-inf``.
 
-    ``(..., V) -> (..., V)``; ``None`` skips a filter.  Each filter sees the logits left by the
-    one before (top-p renormalises over what top-k kept), as in ``transformers``.
+    ``(..., V) -> (..., V)``; ``None`` skips a filter.  Each filter sees the logits left
+    by the one before (top-p renormalises over what top-k kept), as in ``transformers``.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers
     """
     z = apply_temperature(z, temperature)

@@ -32,10 +32,11 @@ def _tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str
 
 
 class CharTokenizer:
-    """Character-level tokenizer: the vocabulary is the sorted set of characters of a corpus.
+    """Character-level tokenizer: the vocabulary is the sorted set of characters of a
+    corpus.
 
-    ``stoi[c]`` is the id of character ``c`` and ``itos[i]`` the character of id ``i``, so
-    ``decode(encode(s)) == s`` for every string made of known characters.
+    ``stoi[c]`` is the id of character ``c`` and ``itos[i]`` the character of id ``i``,
+    so ``decode(encode(s)) == s`` for every string made of known characters.
 
     Definition: def-06-tokenizer.
     Checked by: tests/test_tokenizers.py::test_char_tokenizer_stoi_itos_round_trip
@@ -55,9 +56,11 @@ class CharTokenizer:
 
     @classmethod
     def from_text(cls, text: str) -> "CharTokenizer":
-        """Build the vocabulary from a corpus: its distinct characters, sorted by code point."""
+        """Build the vocabulary from a corpus: its distinct characters, sorted by code
+        point."""
         if not isinstance(text, str) or not text:
-            raise ValueError(f"text: expected a non-empty string, got {type(text).__name__} "
+            raise ValueError(f"text: expected a non-empty string, "
+                             f"got {type(text).__name__} "
                              f"of length {len(text) if isinstance(text, str) else '?'}")
         return cls(sorted(set(text)))
 
@@ -67,7 +70,8 @@ class CharTokenizer:
         return len(self.itos)
 
     def encode(self, text: str) -> list[int]:
-        """``str -> list[int]`` of length ``len(text)``; unknown characters raise ``KeyError``."""
+        """``str -> list[int]`` of length ``len(text)``; unknown characters raise
+        ``KeyError``."""
         if not isinstance(text, str):
             raise TypeError(f"text: expected a string, got {type(text).__name__}")
         try:
@@ -76,8 +80,8 @@ class CharTokenizer:
             unknown = sorted({c for c in text if c not in self.stoi})
             pos = next(i for i, c in enumerate(text) if c not in self.stoi)
             raise KeyError(f"text: expected only characters of the vocabulary "
-                           f"(V={self.vocab_size}), got unknown character(s) {unknown!r}, "
-                           f"the first at position {pos}") from None
+                           f"(V={self.vocab_size}), got unknown character(s) "
+                           f"{unknown!r}, the first at position {pos}") from None
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
         """``list[int] -> str``; ids outside ``0 .. V-1`` raise ``ValueError``."""
@@ -92,8 +96,10 @@ class CharTokenizer:
 
     @classmethod
     def from_dict(cls, d: dict) -> "CharTokenizer":
-        if not isinstance(d, dict) or d.get("kind") != "char" or not isinstance(d.get("itos"), str):
-            raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, got {d!r:.80}")
+        if not isinstance(d, dict) or d.get("kind") != "char" \
+                or not isinstance(d.get("itos"), str):
+            raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, "
+                             f"got {d!r:.80}")
         return cls(list(d["itos"]))
 
 
@@ -254,24 +260,27 @@ def _check_symbol_order(symbol_order: Any) -> list[str]:
     return order
 
 
-def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: str = END_OF_WORD,
-              min_frequency: int = 1, symbol_order: Sequence[str] | None = None) -> list[Merge]:
+def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
+              end_of_word: str = END_OF_WORD, min_frequency: int = 1,
+              symbol_order: Sequence[str] | None = None) -> list[Merge]:
     """Learn up to ``num_merges`` BPE merges from a table of word frequencies.
 
     The algorithm (Sennrich et al. 2016, Algorithm 1): split every word into its symbols
-    (:func:`split_word`); then repeat: count the adjacent pairs, weighted by word frequency
-    (:func:`count_pairs`); pick the most frequent pair; merge it everywhere (:func:`merge_pair`).
-    It stops after ``num_merges`` merges or when no pair occurs ``min_frequency`` times.
+    (:func:`split_word`); then repeat: count the adjacent pairs, weighted by word
+    frequency (:func:`count_pairs`); pick the most frequent pair; merge it everywhere
+    (:func:`merge_pair`).  It stops after ``num_merges`` merges or when no pair occurs
+    ``min_frequency`` times.
 
-    **Ties.** Several pairs often have the same count.  The winner is the pair whose symbols come
-    first in the vocabulary: compare the positions of the left symbols, then of the right ones.
-    The vocabulary is :func:`initial_symbols` followed by every new token in the order it was
-    created.  This is the rule of Hugging Face's ``BpeTrainer`` (it compares token ids), so the
-    two learn the same merges whenever its ids for the end-of-word symbols are ordered like ours;
-    ``symbol_order`` replaces :func:`initial_symbols` to reproduce another order exactly.
+    **Ties.** Several pairs often have the same count.  The winner is the pair whose
+    symbols come first in the vocabulary: compare the positions of the left symbols,
+    then of the right ones.  The vocabulary is :func:`initial_symbols` followed by every
+    new token in the order it was created.  This is the rule of Hugging Face's
+    ``BpeTrainer`` (it compares token ids), so the two learn the same merges whenever
+    its ids for the end-of-word symbols are ordered like ours; ``symbol_order`` replaces
+    :func:`initial_symbols` to reproduce another order exactly.
 
-    Instead of recounting every pair at every step (slow), the counts are updated for the words
-    that contain the merged pair only; the result is the same.
+    Instead of recounting every pair at every step (slow), the counts are updated for
+    the words that contain the merged pair only; the result is the same.
 
     Returns the merges in the order learned, each with its count at that moment.
 
@@ -294,7 +303,8 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
                          f"got none for {missing[:5]}")
 
     counts: Counter = Counter()
-    where: dict[tuple[str, str], set[int]] = defaultdict(set)  # pair -> words that contain it
+    # pair -> words that contain it
+    where: dict[tuple[str, str], set[int]] = defaultdict(set)
     for i, symbols in enumerate(words):
         for pair in zip(symbols, symbols[1:]):
             counts[pair] += freqs[i]
@@ -305,7 +315,8 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
         top = max(counts.values())
         if top < min_frequency:
             break
-        # The tie-break: the smallest (rank of left, rank of right) among the most frequent pairs.
+        # The tie-break: the smallest (rank of left, rank of right)
+        # among the most frequent pairs.
         tops = [p for p, c in counts.items() if c == top]
         best = min(tops, key=lambda p: (rank[p[0]], rank[p[1]]))
         tied = tuple(sorted((p for p in tops if p[0] == best[0] and p != best),
@@ -315,11 +326,13 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *, end_of_word: s
         for i in where.pop(best):
             old = words[i]
             new = merge_pair(old, best)
-            for pair in zip(old, old[1:]):  # take the word's old pairs out of the counts ...
+            # take the word's old pairs out of the counts ...
+            for pair in zip(old, old[1:]):
                 counts[pair] -= freqs[i]
                 if counts[pair] == 0:
                     del counts[pair]
-            for pair in zip(new, new[1:]):  # ... and put its new pairs in
+            # ... and put its new pairs in
+            for pair in zip(new, new[1:]):
                 counts[pair] += freqs[i]
                 where[pair].add(i)
             words[i] = new
@@ -365,14 +378,16 @@ def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_
 class BPETokenizer:
     """Byte-pair-encoding tokenizer: text -> words -> sub-word tokens -> ids, and back.
 
-    The vocabulary ``itos`` is the initial symbols (:func:`initial_symbols`: characters, then
-    end-of-word characters such as ``"w</w>"``) followed by the token of every merge, in merge
-    order (a token that two merges produce is listed once).  ``stoi`` maps a token to its id.
+    The vocabulary ``itos`` is the initial symbols (:func:`initial_symbols`: characters,
+    then end-of-word characters such as ``"w</w>"``) followed by the token of every
+    merge, in merge order (a token that two merges produce is listed once).  ``stoi``
+    maps a token to its id.
 
-    **Encoding a word** applies the learned merges in the order they were learned: while some
-    adjacent pair of the word is a merge, merge the pair learned earliest (all its occurrences,
-    left to right).  **Decoding** joins the tokens and turns each end-of-word marker back into a
-    space, so ``decode(encode(s)) == " ".join(s.split())``: the words come back, separated by
+    **Encoding a word** applies the learned merges in the order they were learned: while
+    some adjacent pair of the word is a merge, merge the pair learned earliest (all its
+    occurrences, left to right).  **Decoding** joins the tokens and turns each
+    end-of-word marker back into a space, so
+    ``decode(encode(s)) == " ".join(s.split())``: the words come back, separated by
     single spaces (BPE with whitespace pre-tokenization does not keep line breaks).
 
     Definition: def-06-bpe-encode.
@@ -380,11 +395,12 @@ class BPETokenizer:
     Checked by: tests/test_tokenizers.py::test_shakespeare_slice_equals_hugging_face
     """
 
-    def __init__(self, merges: Sequence[Merge | tuple[str, str]], alphabet: Iterable[str], *,
-                 end_of_word: str = END_OF_WORD):
+    def __init__(self, merges: Sequence[Merge | tuple[str, str]],
+                 alphabet: Iterable[str], *, end_of_word: str = END_OF_WORD):
         if not isinstance(end_of_word, str) or not end_of_word:
-            raise ValueError(f"end_of_word: expected a non-empty marker such as '</w>' (decoding "
-                             f"needs it to find the spaces), got {end_of_word!r}")
+            raise ValueError(f"end_of_word: expected a non-empty marker such as '</w>' "
+                             f"(decoding needs it to find the spaces), "
+                             f"got {end_of_word!r}")
         self.end_of_word = end_of_word
         itos = list(alphabet)
         for s in itos:
@@ -396,13 +412,14 @@ class BPETokenizer:
         for k, m in enumerate(merges):
             if not isinstance(m, Merge):
                 if not (isinstance(m, tuple) and len(m) == 2):
-                    raise ValueError(f"merges[{k}]: expected a Merge or a pair of strings, got {m!r}")
+                    raise ValueError(f"merges[{k}]: expected a Merge or a pair of "
+                                     f"strings, got {m!r}")
                 m = Merge(m[0], m[1], 0)
             known = set(itos)
             for side in (m.left, m.right):
                 if side not in known:
-                    raise ValueError(f"merges[{k}]: expected symbols already in the vocabulary, "
-                                     f"got {side!r} in {m.pair}")
+                    raise ValueError(f"merges[{k}]: expected symbols already in the "
+                                     f"vocabulary, got {side!r} in {m.pair}")
             self.merges.append(m)
             if m.token not in known:
                 itos.append(m.token)
@@ -417,7 +434,8 @@ class BPETokenizer:
     def train(cls, corpus: str | Mapping[str, int], num_merges: int, *,
               end_of_word: str = END_OF_WORD, min_frequency: int = 1,
               symbol_order: Sequence[str] | None = None) -> "BPETokenizer":
-        """Learn ``num_merges`` merges (:func:`learn_bpe`) from a text or a word-frequency table."""
+        """Learn ``num_merges`` merges (:func:`learn_bpe`) from a text or a
+        word-frequency table."""
         word_counts = word_frequencies(corpus) if isinstance(corpus, str) else corpus
         merges = learn_bpe(word_counts, num_merges, end_of_word=end_of_word,
                            min_frequency=min_frequency, symbol_order=symbol_order)
@@ -431,17 +449,20 @@ class BPETokenizer:
         return len(self.itos)
 
     def tokenize_word(self, word: str) -> tuple[str, ...]:
-        """The tokens of one word: ``"lowest" -> ("low", "est</w>")`` after suitable merges."""
+        """The tokens of one word: ``"lowest" -> ("low", "est</w>")`` after suitable
+        merges."""
         if word in self._cache:
             return self._cache[word]
         symbols = split_word(word, self.end_of_word)
         unknown = [s for s in symbols if s not in self.stoi]
         if unknown:
-            bare = unknown[0][: -len(self.end_of_word)] if unknown[0].endswith(self.end_of_word) else None
-            why = (f" ({bare!r} is known, but never ended a word of the training corpus)"
-                   if bare in self.stoi else "")
-            raise KeyError(f"text: expected only symbols of the vocabulary (V={self.vocab_size}), "
-                           f"got unknown symbol {unknown[0]!r} in the word {word!r}{why}")
+            bare = (unknown[0][: -len(self.end_of_word)]
+                    if unknown[0].endswith(self.end_of_word) else None)
+            why = (f" ({bare!r} is known, but never ended a word of the "
+                   f"training corpus)" if bare in self.stoi else "")
+            raise KeyError(f"text: expected only symbols of the vocabulary "
+                           f"(V={self.vocab_size}), got unknown symbol {unknown[0]!r} "
+                           f"in the word {word!r}{why}")
         while len(symbols) > 1:
             pairs = [p for p in zip(symbols, symbols[1:]) if p in self.ranks]
             if not pairs:
@@ -452,17 +473,20 @@ class BPETokenizer:
         return symbols
 
     def tokenize(self, text: str) -> list[str]:
-        """``str -> list[str]``: the tokens of every whitespace-separated word, in order."""
+        """``str -> list[str]``: the tokens of every whitespace-separated word, in
+        order."""
         if not isinstance(text, str):
             raise TypeError(f"text: expected a string, got {type(text).__name__}")
         return [t for w in text.split() for t in self.tokenize_word(w)]
 
     def encode(self, text: str) -> list[int]:
-        """``str -> list[int]``: token ids ``0 .. V-1``; an unknown character raises ``KeyError``."""
+        """``str -> list[int]``: token ids ``0 .. V-1``; an unknown character raises
+        ``KeyError``."""
         return [self.stoi[t] for t in self.tokenize(text)]
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
-        """``list[int] -> str``: join the tokens, each end-of-word marker becoming a space."""
+        """``list[int] -> str``: join the tokens, each end-of-word marker becoming a
+        space."""
         pieces = _tokens_of(ids, self.itos)
         return "".join(pieces).replace(self.end_of_word, " ").rstrip(" ")
 
@@ -471,14 +495,16 @@ class BPETokenizer:
 
 
 def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> int:
-    """Vocabulary size of a BPE tokenizer: ``V = base symbols + merges + special tokens``.
+    """Vocabulary size of a BPE tokenizer:
+    ``V = base symbols + merges + special tokens``.
 
     Every merge adds one token (when no two merges produce the same string).  GPT-1:
-    ``478 + 40_000 = 40_478``; GPT-2 and GPT-3 (byte-level BPE): ``256 + 50_000 + 1 = 50_257``,
-    the one special token being ``<|endoftext|>``.
+    ``478 + 40_000 = 40_478``; GPT-2 and GPT-3 (byte-level BPE):
+    ``256 + 50_000 + 1 = 50_257``, the one special token being ``<|endoftext|>``.
 
     Definition: def-06-vocab-size.
-    Checked by: tests/test_tokenizers.py::test_gpt_vocabulary_sizes_against_transformers_configs
+    Checked by:
+    tests/test_tokenizers.py::test_gpt_vocabulary_sizes_against_transformers_configs
     """
     for name, v in (("base_symbols", base_symbols), ("merges", merges),
                     ("special_tokens", special_tokens)):

@@ -6,10 +6,11 @@ import pytest
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 # Kernel replies are awaited in 1 s slices: a missed wake-up no longer stalls a cell for its
-# whole timeout (formulated/book/kernel_client.py).
-from formulated.book.kernel_client import patch_shell_wait  # noqa: E402
+# whole timeout; kernels stop without the 1.3 s teardown (formulated/book/kernel_client.py).
+from formulated.book.kernel_client import patch_shell_wait, shut_down_immediately  # noqa: E402
 
 patch_shell_wait()
+shut_down_immediately()
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 

@@ -87,7 +87,7 @@ def test_squared_loss_grad_against_autograd():
     close("squared_loss_grad", B.squared_loss_grad(X, y, theta), th.grad)
 
 
-def test_gradient_descent_matches_torch_sgd_and_reaches_the_minimum():
+def test_gradient_descent_matches_torch_sgd_and_converges():
     X, y = regression_data()
     lr, steps = 0.01, 300
     path = B.gradient_descent(lambda th: B.squared_loss_grad(X, y, th), np.zeros(4), lr, steps)

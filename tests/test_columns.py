@@ -21,9 +21,10 @@ from formulated.book.sphinx_source import BLOCK, source_text
 WIDTH = 88
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)
 TAG = re.compile(r"<[^>]+>")
-#: A chapter's code cell; its options block (between ``---`` lines, e.g. a figure caption) is
-#: not shown as code.
-CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n)?(?P<code>.*?)^```", re.M | re.S)
+#: A chapter's code cell; its options (a ``---`` block, e.g. a figure caption, or ``:tags:``
+#: lines) are not shown as code.
+CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n|(?::[\w-]+:[^\n]*\n)+)?"
+                  r"(?P<code>.*?)^```", re.M | re.S)
 
 
 def long_lines(text: str, width: int = WIDTH) -> list[str]:
@@ -76,5 +77,6 @@ def test_chapter_code_cells_fit_88_columns() -> None:
 
 def test_code_cell_pattern_skips_the_cell_options() -> None:
     text = ("```{code-cell} python3\n---\nmystnb:\n  caption: " + "c" * 100 + "\n---\n"
-            "x = 1\n```\n\n```{code-cell} python3\ny = 2\n```\n")
-    assert [m.group("code") for m in CELL.finditer(text)] == ["x = 1\n", "y = 2\n"]
+            "x = 1\n```\n\n```{code-cell} python3\ny = 2\n```\n\n"
+            "```{code-cell} python3\n:tags: [remove-input]\nz = 3\n```\n")
+    assert [m.group("code") for m in CELL.finditer(text)] == ["x = 1\n", "y = 2\n", "z = 3\n"]

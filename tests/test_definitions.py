@@ -160,6 +160,8 @@ def test_every_named_test_exists():
     ("Checked by: tests/t.py::test_1,\n    tests/t.py::test_2.\nNext paragraph, not a test.\n",
      (), ("tests/t.py::test_1", "tests/t.py::test_2")),        # a list wrapped at 88 columns
     ("Checked by: tests/t.py::test_1.\nnot_a_test, either\n", (), ("tests/t.py::test_1",)),
+    ("Checked by:\n    tests/t.py::test_a_name_too_long_for_the_first_line.\n", (),
+     ("tests/t.py::test_a_name_too_long_for_the_first_line",)),
     ("No box here.", (), ()),
 ])
 def test_docstring_facts_parses_both_lines(doc, labels, tests):

@@ -78,3 +78,26 @@ def test_patch_is_installed_once():
     kernel_client.patch_shell_wait()
     assert kernel_client.patch_shell_wait() is False
     assert getattr(AsyncZMQSocketChannel.get_msg, kernel_client._PATCHED)  # noqa: SLF001
+
+
+def test_kernels_stop_immediately_unless_a_client_asks_otherwise():
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    kernel_client.shut_down_immediately()          # conftest has installed it already: idempotent
+    assert NotebookClient(nb).shutdown_kernel == "immediate"
+    assert NotebookClient(nb, shutdown_kernel="graceful").shutdown_kernel == "graceful"
+
+
+def test_an_executed_notebook_keeps_every_output_when_its_kernel_is_killed():
+    """The last cell's output (printed just before the end) arrives before the kill."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import time"),
+        nbformat.v4.new_code_cell("for i in range(3):\n    print(i, flush=True)\n"
+                                  "time.sleep(0.05)\nprint('last')")])
+    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    assert "".join(o["text"] for o in nb.cells[1].outputs) == "0\n1\n2\nlast\n"

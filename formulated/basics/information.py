@@ -17,8 +17,10 @@ __all__ = ["softmax_temperature", "information_content", "entropy", "cross_entro
            "kl_divergence"]
 
 
-def softmax_temperature(z: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
-    """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens. Shape kept.
+def softmax_temperature(z: np.ndarray, temperature: float = 1.0,
+                        axis: int = -1) -> np.ndarray:
+    """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens.
+    Shape kept.
 
     Definition: def-02-temperature.
     Checked by: tests/test_basics.py::test_softmax_temperature_against_torch
@@ -45,10 +47,11 @@ def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
-    """Self-information ``I(x) = −log_b p(x)`` of outcomes with probability p (same shape).
+    """Self-information ``I(x) = −log_b p(x)`` of outcomes with probability p (same
+    shape).
 
-    Base 2 gives bits, base e gives nats.  An impossible outcome (p = 0) carries infinite
-    information.
+    Base 2 gives bits, base e gives nats.  An impossible outcome (p = 0) carries
+    infinite information.
 
     Definition: def-02-information.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
@@ -59,11 +62,12 @@ def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
         raise ValueError(f"p: expected probabilities in [0, 1], got values in "
                          f"[{p.min()}, {p.max()}]")
     with np.errstate(divide="ignore"):
-        return -np.log(p) / np.log(base) + 0.0          # + 0.0 turns −0.0 (for p = 1) into 0.0
+        return -np.log(p) / np.log(base) + 0.0  # + 0.0 turns −0.0 (for p = 1) into 0.0
 
 
 def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
-    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``, ``(m, V) -> (m,)``.
+    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``,
+    ``(m, V) -> (m,)``.
 
     Definition: def-02-entropy.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
@@ -83,11 +87,12 @@ def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
-    """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of q (model) relative to p (truth).
+    """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of q (model) relative to p
+    (truth).
 
-    Infinite when q gives probability 0 to an outcome that p allows.  Shapes as :func:`entropy`.
-    (:func:`formulated.formulas.cross_entropy` is the same quantity in nats, with the model's
-    argument named ``y_hat``.)
+    Infinite when q gives probability 0 to an outcome that p allows.  Shapes as
+    :func:`entropy`.  (:func:`formulated.formulas.cross_entropy` is the same quantity in
+    nats, with the model's argument named ``y_hat``.)
 
     Definition: def-02-cross-entropy-kl.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
@@ -99,7 +104,8 @@ def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarra
 
 
 def kl_divergence(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
-    """Kullback–Leibler divergence ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``.
+    """Kullback–Leibler divergence
+    ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``.
 
     Definition: def-02-cross-entropy-kl.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch

@@ -34,8 +34,8 @@ def sigmoid_grad(z: np.ndarray) -> np.ndarray:
 def tanh(z: np.ndarray) -> np.ndarray:
     """``tanh z = (e^z − e^{−z}) / (e^z + e^{−z})``, element-wise.
 
-    Evaluated with ``np.tanh``: the quotient of exponentials, taken literally, overflows to
-    ``inf/inf = nan`` once |z| > 710.
+    Evaluated with ``np.tanh``: the quotient of exponentials, taken literally, overflows
+    to ``inf/inf = nan`` once |z| > 710.
 
     Definition: def-03-activations.
     Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
@@ -53,7 +53,8 @@ def tanh_grad(z: np.ndarray) -> np.ndarray:
 
 
 def relu_grad(z: np.ndarray) -> np.ndarray:
-    """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's autograd).
+    """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's
+    autograd).
 
     Definition: def-03-activations.
     Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
@@ -77,18 +78,20 @@ def activation_pair(name: str) -> tuple[Callable, Callable]:
     return ACTIVATIONS[name]
 
 
-def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray,
-                 activation: str = "sigmoid") -> tuple[np.ndarray, dict]:
+def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
+                 b2: np.ndarray, activation: str = "sigmoid"
+                 ) -> tuple[np.ndarray, dict]:
     """Forward propagation through a two-layer network: ``X (B, d) -> Ŷ (B, k)``.
 
-    ``Z1 = X W1 + b1`` ``(B, F)``, ``A1 = g(Z1)``, ``Ŷ = A1 W2 + b2``.  Returns Ŷ and a cache
-    of the intermediate values that :func:`mlp2_backward` needs.
+    ``Z1 = X W1 + b1`` ``(B, F)``, ``A1 = g(Z1)``, ``Ŷ = A1 W2 + b2``.  Returns Ŷ and a
+    cache of the intermediate values that :func:`mlp2_backward` needs.
 
     Definition: def-03-mlp2.
     Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
     """
     X = as_float_array(X, "X", ndim=2)
-    # Same weight checks as the position-wise FFN of chapter 11: a 2-layer net is that formula.
+    # Same weight checks as the position-wise FFN of chapter 11:
+    # a 2-layer net is that formula.
     X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     g, _ = activation_pair(activation)
     Z1 = X @ W1 + b1
@@ -99,11 +102,13 @@ def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, 
 
 
 def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-    """The loss ``J = ½ Σ (Ŷ − Y)²`` and its gradients, by the chain rule, layer by layer.
+    """The loss ``J = ½ Σ (Ŷ − Y)²`` and its gradients, by the chain rule, layer by
+    layer.
 
-    Going backwards from J: ``∂J/∂Ŷ = Ŷ − Y``; ``∂J/∂W2 = A1ᵀ ∂J/∂Ŷ``; ``∂J/∂b2 = Σ_rows ∂J/∂Ŷ``;
-    ``∂J/∂A1 = ∂J/∂Ŷ W2ᵀ``; ``∂J/∂Z1 = ∂J/∂A1 ⊙ g'(Z1)``; ``∂J/∂W1 = Xᵀ ∂J/∂Z1``;
-    ``∂J/∂b1 = Σ_rows ∂J/∂Z1``; ``∂J/∂X = ∂J/∂Z1 W1ᵀ``.  Each gradient has its parameter's shape.
+    Going backwards from J: ``∂J/∂Ŷ = Ŷ − Y``; ``∂J/∂W2 = A1ᵀ ∂J/∂Ŷ``;
+    ``∂J/∂b2 = Σ_rows ∂J/∂Ŷ``; ``∂J/∂A1 = ∂J/∂Ŷ W2ᵀ``; ``∂J/∂Z1 = ∂J/∂A1 ⊙ g'(Z1)``;
+    ``∂J/∂W1 = Xᵀ ∂J/∂Z1``; ``∂J/∂b1 = Σ_rows ∂J/∂Z1``; ``∂J/∂X = ∂J/∂Z1 W1ᵀ``.  Each
+    gradient has its parameter's shape.
 
     Definition: def-03-backprop.
     Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
@@ -111,9 +116,9 @@ def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarr
     Y = as_float_array(Y, "Y", ndim=2)
     check_shape(Y, "Y", cache["Y_hat"].shape)
     _, g_prime = activation_pair(cache["activation"])
-    dY = cache["Y_hat"] - Y                                   # (B, k)
-    dA1 = dY @ cache["W2"].T                                  # (B, F)
-    dZ1 = dA1 * g_prime(cache["Z1"])                          # (B, F): through the activation
+    dY = cache["Y_hat"] - Y               # (B, k)
+    dA1 = dY @ cache["W2"].T              # (B, F)
+    dZ1 = dA1 * g_prime(cache["Z1"])      # (B, F): through the activation
     grads = {
         "W2": cache["A1"].T @ dY, "b2": dY.sum(axis=0),
         "W1": cache["X"].T @ dZ1, "b1": dZ1.sum(axis=0),

@@ -31,11 +31,13 @@ def _seed(seed: Any) -> int | None:
 
 
 def sequence_log_likelihood(cond_probs: np.ndarray, ids: np.ndarray) -> float:
-    """``log P(x) = Σ_j log P(x_j | context_j)`` from the model's conditional distributions.
+    """``log P(x) = Σ_j log P(x_j | context_j)`` from the model's conditional
+    distributions.
 
-    ``cond_probs (n, V)``: row j is the model's distribution for position j given its context
-    (for GPT, the tokens before it); ``ids (n,)`` the tokens that occurred (0-based ids).
-    The negative of this, divided by n, is the cross-entropy loss of the sequence.
+    ``cond_probs (n, V)``: row j is the model's distribution for position j given its
+    context (for GPT, the tokens before it); ``ids (n,)`` the tokens that occurred
+    (0-based ids).  The negative of this, divided by n, is the cross-entropy loss of the
+    sequence.
 
     Definition: def-17-chain-rule.
     Checked by: tests/test_basics.py::test_sequence_log_likelihood_against_torch
@@ -220,7 +222,8 @@ def _objective_args(model: Any, ids: Any) -> np.ndarray:
 
 
 def gpt_log_likelihood(model, ids: np.ndarray) -> float:
-    """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens before it.
+    """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens
+    before it.
 
     Definition: def-17-objectives.
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
@@ -232,8 +235,8 @@ def gpt_log_likelihood(model, ids: np.ndarray) -> float:
 
 def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     """XLNet for one factorisation order z (a permutation of 0..n−1, 0-based):
-    ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are; only the
-    order in which they are predicted changes.
+    ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are;
+    only the order in which they are predicted changes.
 
     Definition: def-17-objectives.
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
@@ -242,8 +245,10 @@ def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     ids = _objective_args(model, ids)
     order = _positions(order, len(ids), "order")
     if len(order) != len(ids):
-        raise ValueError(f"order: expected a permutation of 0..{len(ids) - 1}, got {order}")
-    return float(sum(model.cond_log_prob(ids, [z], order[:t]) for t, z in enumerate(order)))
+        raise ValueError(f"order: expected a permutation of 0..{len(ids) - 1}, "
+                         f"got {order}")
+    return float(sum(model.cond_log_prob(ids, [z], order[:t])
+                     for t, z in enumerate(order)))
 
 
 def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
@@ -259,13 +264,14 @@ def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
 
 
 def bert_log_likelihood(model, ids: np.ndarray, masked: Sequence[int]) -> float:
-    """BERT's objective: ``Σ_{j ∈ M} log P(x_j | x')``, each masked token predicted separately
-    from the corrupted sequence x' (every position not in M).  Equals ``log P(x_M | x')`` only if
-    the masked tokens are independent given x' (chapter 17).
+    """BERT's objective: ``Σ_{j ∈ M} log P(x_j | x')``, each masked token predicted
+    separately from the corrupted sequence x' (every position not in M).  Equals
+    ``log P(x_M | x')`` only if the masked tokens are independent given x' (chapter 17).
 
     Definition: def-17-objectives.
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
-    Checked by: tests/test_basics.py::test_bert_objective_is_the_joint_only_under_independence
+    Checked by:
+    tests/test_basics.py::test_bert_objective_is_the_joint_only_under_independence
     """
     ids = _objective_args(model, ids)
     masked = _positions(masked, len(ids), "masked")

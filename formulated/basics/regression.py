@@ -42,7 +42,8 @@ def linear_predict(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def squared_loss(y_hat: np.ndarray, y: np.ndarray) -> float:
-    """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the slides).
+    """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the
+    slides).
 
     Definition: def-01-squared-loss.
     Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
@@ -55,10 +56,11 @@ def squared_loss(y_hat: np.ndarray, y: np.ndarray) -> float:
 
 
 def squared_loss_grad(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Gradient of ``½ Σ_i (ŷ_i − y_i)²`` with respect to θ: ``X̃ᵀ (ŷ − y)``, shape ``(p+1,)``.
+    """Gradient of ``½ Σ_i (ŷ_i − y_i)²`` with respect to θ: ``X̃ᵀ (ŷ − y)``, shape
+    ``(p+1,)``.
 
-    Component 0 is ``Σ_i (ŷ_i − y_i)``, component j is ``Σ_i (ŷ_i − y_i) x_ij``: equation (3)
-    of the slides, with ŷ the model's prediction and y the observed value.
+    Component 0 is ``Σ_i (ŷ_i − y_i)``, component j is ``Σ_i (ŷ_i − y_i) x_ij``:
+    equation (3) of the slides, with ŷ the model's prediction and y the observed value.
 
     Definition: def-01-squared-loss.
     Checked by: tests/test_basics.py::test_squared_loss_grad_against_autograd
@@ -71,10 +73,11 @@ def squared_loss_grad(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.nda
 
 
 def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Least squares in one step: solve the normal equations ``X̃ᵀX̃ θ = X̃ᵀ y`` for θ ``(p+1,)``.
+    """Least squares in one step: solve the normal equations ``X̃ᵀX̃ θ = X̃ᵀ y`` for θ
+    ``(p+1,)``.
 
-    They are equation (3) of the slides set to zero.  Raises if the columns of X̃ are linearly
-    dependent (then the minimiser is not unique).
+    They are equation (3) of the slides set to zero.  Raises if the columns of X̃ are
+    linearly dependent (then the minimiser is not unique).
 
     Definition: def-01-normal-equations.
     Checked by: tests/test_basics.py::test_closed_form_matches_lstsq
@@ -84,27 +87,32 @@ def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     check_shape(y, "y", (X.shape[0],))
     Xb = add_bias(X)
     if np.linalg.matrix_rank(Xb) < Xb.shape[1]:
-        raise ValueError(f"X: expected linearly independent columns (with the bias column), got "
-                         f"rank {np.linalg.matrix_rank(Xb)} for {Xb.shape[1]} columns")
+        raise ValueError(f"X: expected linearly independent columns "
+                         f"(with the bias column), got rank "
+                         f"{np.linalg.matrix_rank(Xb)} for {Xb.shape[1]} columns")
     return np.linalg.solve(Xb.T @ Xb, Xb.T @ y)
 
 
-def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray, lr: float,
-                     steps: int) -> np.ndarray:
-    """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is θ_0).
+def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray,
+                     lr: float, steps: int) -> np.ndarray:
+    """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is
+    θ_0).
 
-    If θ stops being finite (the iteration diverged), the trajectory ends at the last finite
-    point, so its length tells how long the divergence took.  ``grad(theta)`` must return an
-    array of θ's shape ``(p,)``, finite at θ_0 (later, an overflow is taken as divergence).
+    If θ stops being finite (the iteration diverged), the trajectory ends at the last
+    finite point, so its length tells how long the divergence took.  ``grad(theta)``
+    must return an array of θ's shape ``(p,)``, finite at θ_0 (later, an overflow is
+    taken as divergence).
 
     Definition: def-01-gradient-descent.
-    Checked by: tests/test_basics.py::test_gradient_descent_matches_torch_sgd_and_reaches_the_minimum
+    Checked by:
+    tests/test_basics.py::test_gradient_descent_matches_torch_sgd_and_converges
     """
     theta = as_float_array(theta0, "theta0", ndim=1).astype(np.float64)
     lr = check_positive_number(lr, "lr", "a positive learning rate")
     steps = check_positive_int(steps, "steps")
     if not callable(grad):
-        raise TypeError(f"grad: expected a function theta -> gradient, got {type(grad).__name__}")
+        raise TypeError(f"grad: expected a function theta -> gradient, "
+                        f"got {type(grad).__name__}")
     path = [theta.copy()]
     with np.errstate(over="ignore", invalid="ignore"):
         for step in range(steps):

@@ -19,7 +19,8 @@ __all__ = ["cosine_similarity", "rnn_forward", "rnn_backward", "bptt_gradient_no
 
 
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting): ``(..., H) -> (...)``.
+    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting):
+    ``(..., H) -> (...)``.
 
     Definition: def-04-cosine.
     Checked by: tests/test_basics.py::test_cosine_similarity_against_torch
@@ -28,20 +29,21 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = as_float_array(b, "b")
     for name, v in (("a", a), ("b", b)):
         if v.ndim == 0 or v.shape[-1] == 0:
-            raise ValueError(f"{name}: expected vectors along the last axis, shape (..., H) with "
-                             f"H >= 1, got shape {v.shape}")
+            raise ValueError(f"{name}: expected vectors along the last axis, "
+                             f"shape (..., H) with H >= 1, got shape {v.shape}")
     if a.shape[-1:] != b.shape[-1:]:
-        raise ValueError(f"b: expected vectors of width {a.shape[-1:]} like a, got shape {b.shape}")
+        raise ValueError(f"b: expected vectors of width {a.shape[-1:]} like a, "
+                         f"got shape {b.shape}")
     try:
         np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     except ValueError:
-        raise ValueError(f"b: expected leading dimensions that broadcast with a's {a.shape[:-1]}, "
-                         f"got shape {b.shape}") from None
+        raise ValueError(f"b: expected leading dimensions that broadcast with a's "
+                         f"{a.shape[:-1]}, got shape {b.shape}") from None
     na = np.linalg.norm(a, axis=-1)
     nb = np.linalg.norm(b, axis=-1)
     if np.any(na == 0) or np.any(nb == 0):
-        raise ValueError("a, b: expected non-zero vectors (the angle of a zero vector is undefined), "
-                         "got a zero vector")
+        raise ValueError("a, b: expected non-zero vectors (the angle of a zero "
+                         "vector is undefined), got a zero vector")
     return np.sum(a * b, axis=-1) / (na * nb)
 
 
@@ -63,9 +65,9 @@ def rnn_forward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarra
                 b_h: np.ndarray, activation: str = "tanh") -> np.ndarray:
     """The recurrence ``h_t = g(h_{t−1} W_hh + x_t W_xh + b_h)`` over a sequence.
 
-    ``X (n, d)``, ``h0 (H,)``, ``W_xh (d, H)``, ``W_hh (H, H)``, ``b_h (H,)`` ``-> (n, H)``,
-    row t holding h_t.  The same weights serve every step.  (The slides write column vectors,
-    ``W_hh h_{t−1}``; with rows the matrices act from the right.)
+    ``X (n, d)``, ``h0 (H,)``, ``W_xh (d, H)``, ``W_hh (H, H)``, ``b_h (H,)``
+    ``-> (n, H)``, row t holding h_t.  The same weights serve every step.  (The slides
+    write column vectors, ``W_hh h_{t−1}``; with rows the matrices act from the right.)
 
     Definition: def-04-rnn.
     Checked by: tests/test_basics.py::test_rnn_forward_against_nn_rnn
@@ -95,11 +97,11 @@ def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarr
                  activation: str = "tanh") -> dict[str, np.ndarray]:
     """Backpropagation through time for :func:`rnn_forward`.
 
-    ``dstates (n, H)`` holds ∂L/∂h_t coming from the outputs at each step (zeros where a step
-    has no loss).  Walking from t = n down to 1, the gradient reaching h_t is that direct part
-    plus what flows back from h_{t+1}:  ``δ_t = ∂L/∂h_t``, ``∂L/∂a_t = δ_t ⊙ g'(a_t)``,
-    ``δ_{t−1} += ∂L/∂a_t W_hhᵀ``.  Returns the gradients of ``W_xh, W_hh, b_h, h0, X`` and
-    ``"dh"`` ``(n, H)``, the total ∂L/∂h_t at every step.
+    ``dstates (n, H)`` holds ∂L/∂h_t coming from the outputs at each step (zeros where a
+    step has no loss).  Walking from t = n down to 1, the gradient reaching h_t is that
+    direct part plus what flows back from h_{t+1}:  ``δ_t = ∂L/∂h_t``,
+    ``∂L/∂a_t = δ_t ⊙ g'(a_t)``, ``δ_{t−1} += ∂L/∂a_t W_hhᵀ``.  Returns the gradients of
+    ``W_xh, W_hh, b_h, h0, X`` and ``"dh"`` ``(n, H)``, the total ∂L/∂h_t at every step.
 
     Definition: def-04-bptt.
     Checked by: tests/test_basics.py::test_rnn_backward_against_autograd
@@ -111,9 +113,9 @@ def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarr
     dstates = as_float_array(dstates, "dstates", ndim=2)
     check_shape(dstates, "dstates", (n, H))
     activation_pair(activation)
-    grads = {"W_xh": np.zeros_like(W_xh), "W_hh": np.zeros_like(W_hh), "b_h": np.zeros_like(b_h),
-             "X": np.zeros_like(X), "dh": np.zeros((n, H))}
-    carry = np.zeros(H)                                      # ∂L/∂h_t arriving from step t+1
+    grads = {"W_xh": np.zeros_like(W_xh), "W_hh": np.zeros_like(W_hh),
+             "b_h": np.zeros_like(b_h), "X": np.zeros_like(X), "dh": np.zeros((n, H))}
+    carry = np.zeros(H)  # ∂L/∂h_t arriving from step t+1
     for t in reversed(range(n)):
         h_prev = states[t - 1] if t > 0 else h0
         dh = dstates[t] + carry
@@ -190,11 +192,13 @@ class LSTMParams:
 
 def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMParams
               ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """One LSTM step: ``x (d,), h_{t−1} (H,), C_{t−1} (H,) -> h_t (H,), C_t (H,), gates``.
+    """One LSTM step:
+    ``x (d,), h_{t−1} (H,), C_{t−1} (H,) -> h_t (H,), C_t (H,), gates``.
 
-    ``i_t = σ([x_t, h_{t−1}] W_i + b_i)``, ``f_t = σ(… W_f + b_f)``, ``o_t = σ(… W_o + b_o)``,
-    ``C̃_t = tanh(… W_C + b_C)``, ``C_t = f_t ⊙ C_{t−1} + i_t ⊙ C̃_t`` and — the equation the
-    slides leave out — ``h_t = o_t ⊙ tanh(C_t)``.
+    ``i_t = σ([x_t, h_{t−1}] W_i + b_i)``, ``f_t = σ(… W_f + b_f)``,
+    ``o_t = σ(… W_o + b_o)``, ``C̃_t = tanh(… W_C + b_C)``,
+    ``C_t = f_t ⊙ C_{t−1} + i_t ⊙ C̃_t`` and — the equation the slides leave out —
+    ``h_t = o_t ⊙ tanh(C_t)``.
 
     Definition: def-04-lstm.
     Checked by: tests/test_basics.py::test_lstm_against_nn_lstm

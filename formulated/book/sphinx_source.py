@@ -37,9 +37,10 @@ DIRECTIVE = "formulated-source"
 DEFINITION_LINE = re.compile(r"^\s*Definitions?:\s*(?P<labels>def-[\w-]+(?:\s*,\s*def-[\w-]+)*)",
                              re.M)
 #: ``Checked by: tests/test_x.py::test_y, ...`` in a docstring: the tests against a reference.
-#: The list may wrap: a comma at the end of a line continues it on the next (88 columns).
-CHECKED_LINE = re.compile(r"^[ \t]*Checked by:[ \t]*(?P<tests>[^\s,]+(?:[ \t]*,\s*[^\s,]+)*)",
-                          re.M)
+#: The list may wrap (88 columns): it may start on the next line, and a comma at the end of a
+#: line continues it on the next.
+CHECKED_LINE = re.compile(r"^[ \t]*Checked by:[ \t]*(?:\n[ \t]*)?"
+                          r"(?P<tests>[^\s,]+(?:[ \t]*,\s*[^\s,]+)*)", re.M)
 TEST_ID = re.compile(r"^tests/[\w/]+\.py::\w+$")
 
 

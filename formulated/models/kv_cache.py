@@ -86,9 +86,9 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
                    ) -> tuple[torch.Tensor, KVCache]:
     """Run ``m`` new positions through the model, reusing and extending ``cache``.
 
-    ``idx``: ``(B, m)`` ids of positions ``t .. t+m-1`` (``t = cache.length``); returns the
-    logits ``(B, m, V)`` — the rows ``model(all ids)[:, t:]`` would give — and the cache of all
-    ``t + m`` positions (a new object; ``cache`` is not modified).
+    ``idx``: ``(B, m)`` ids of positions ``t .. t+m-1`` (``t = cache.length``); returns
+    the logits ``(B, m, V)`` — the rows ``model(all ids)[:, t:]`` would give — and the
+    cache of all ``t + m`` positions (a new object; ``cache`` is not modified).
 
     Definition: def-19-kv-cache.
     Checked by: tests/test_kv_cache.py::test_cached_equals_uncached_float64
@@ -96,7 +96,8 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
     _check_model(model)
     cache = KVCache() if cache is None else cache
     if not isinstance(cache, KVCache):
-        raise TypeError(f"cache: expected a KVCache or None, got {type(cache).__name__}")
+        raise TypeError(f"cache: expected a KVCache or None, "
+                        f"got {type(cache).__name__}")
     if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.shape[1] == 0:
         raise ValueError(f"idx: expected a (B, m) tensor of token ids with m >= 1, got "
                          f"{getattr(idx, 'shape', type(idx).__name__)}")
@@ -104,14 +105,16 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
     B, m = idx.shape
     t = cache.length
     if cache.keys and cache.keys[0].shape[0] != B:
-        raise ValueError(f"idx: expected the cache's batch size {cache.keys[0].shape[0]}, got {B}")
+        raise ValueError(f"idx: expected the cache's batch size "
+                         f"{cache.keys[0].shape[0]}, got {B}")
     if t + m > cfg.n_ctx:
-        raise ValueError(f"idx: {t} cached + {m} new positions exceed n_ctx={cfg.n_ctx} (the "
-                         f"model has no position embedding beyond)")
+        raise ValueError(f"idx: {t} cached + {m} new positions exceed "
+                         f"n_ctx={cfg.n_ctx} (the model has no position "
+                         f"embedding beyond)")
     if idx.dtype not in (torch.int64, torch.int32) or int(idx.min()) < 0 \
             or int(idx.max()) >= cfg.V:
-        raise ValueError(f"idx: expected integer ids in 0..{cfg.V - 1}, got dtype {idx.dtype}, "
-                         f"range {idx.min().item()}..{idx.max().item()}")
+        raise ValueError(f"idx: expected integer ids in 0..{cfg.V - 1}, got dtype "
+                         f"{idx.dtype}, range {idx.min().item()}..{idx.max().item()}")
     device = model.W_e.weight.device
     pos = torch.arange(t, t + m, device=device)
     X = model.W_e(idx) + model.W_p(pos)
@@ -120,9 +123,10 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
     for l, blk in enumerate(model.blocks):
         A, D, H = blk.attn.A, blk.attn.D, cfg.H
         q, k, v = blk.attn.qkv(blk.ln_1(X)).split(H, dim=2)
-        q, k, v = (u.view(B, m, A, D).transpose(1, 2) for u in (q, k, v))   # (B, A, m, D)
+        q, k, v = (u.view(B, m, A, D).transpose(1, 2)
+                   for u in (q, k, v))                # (B, A, m, D)
         if t:
-            k = torch.cat([cache.keys[l], k], dim=2)                       # (B, A, t+m, D)
+            k = torch.cat([cache.keys[l], k], dim=2)  # (B, A, t+m, D)
             v = torch.cat([cache.values[l], v], dim=2)
         keys.append(k)
         values.append(v)

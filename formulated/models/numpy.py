@@ -63,10 +63,11 @@ def _mask_values(n: int, kind: str) -> tuple[Any, Any]:
 def mask_sparse_banded(n: int, window: int, kind: str = "additive") -> np.ndarray:
     """GPT-3's locally banded attention mask :math:`\\text{Mask}^{ST}`, ``(n, n)``.
 
-    Position ``i`` may attend to position ``j`` iff ``0 ≤ i − j < window``: itself and the
-    ``window − 1`` positions before it (the "local" pattern of the Sparse Transformer that GPT-3
-    cites).  It is causal, Toeplitz (depends on ``i − j`` only), and equals the autoregressive
-    mask when ``window ≥ n``.  ``kind`` is as for :func:`mask_autoregressive`.
+    Position ``i`` may attend to position ``j`` iff ``0 ≤ i − j < window``: itself and
+    the ``window − 1`` positions before it (the "local" pattern of the Sparse
+    Transformer that GPT-3 cites).  It is causal, Toeplitz (depends on ``i − j`` only),
+    and equals the autoregressive mask when ``window ≥ n``.  ``kind`` is as for
+    :func:`mask_autoregressive`.
 
     Definition: def-14-banded.
     Checked by: tests/test_models.py::test_banded_mask_equals_gpt_neo_local_pattern
@@ -173,7 +174,8 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
     """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
 
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
-    ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT box).
+    ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT
+    box).
 
     Definition: def-12-post-ln.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -201,8 +203,8 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
     check_block(blk, "blk")
     _check_biases(blk)
     X = _check_block_input(X, blk)
-    Xp = multi_head_self_attention_biased(layer_norm(X, blk.gamma_1, blk.beta_1, eps), mask,
-                                          blk) + X
+    Xp = multi_head_self_attention_biased(layer_norm(X, blk.gamma_1, blk.beta_1, eps),
+                                          mask, blk) + X
     return _ffn(layer_norm(Xp, blk.gamma_2, blk.beta_2, eps), blk, gelu) + Xp
 
 
@@ -248,9 +250,11 @@ def _select_row(Y: np.ndarray, j: Any, name: str) -> np.ndarray:
 
 
 def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
-    """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of W_p).
+    """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of
+    W_p).
 
-    Shapes: ``ids (n,)``, ``W_e (V, H)``, ``W_p (n_ctx, H)`` with ``n <= n_ctx`` ``-> (n, H)``.
+    Shapes: ``ids (n,)``, ``W_e (V, H)``, ``W_p (n_ctx, H)`` with ``n <= n_ctx``
+    ``-> (n, H)``.
 
     Definition: def-07-input.
     Checked by: tests/test_models.py::test_input_embedding_is_the_first_hidden_state
@@ -264,11 +268,12 @@ def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
 
 def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
                       eps: float = 1e-5) -> np.ndarray:
-    """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` or ``(B, n) -> (B, n, V)``.
+    """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` or
+    ``(B, n) -> (B, n, V)``.
 
-    Row ``i`` (0-based) is the distribution of the token after ``x[0..i]``.  Post-LN layers,
-    autoregressive mask, de-embedding with the tied ``W_e``.  ``gelu`` picks the GELU form
-    (``"sigmoid"``: the box's ``x·σ(1.702x)``; the real GPT uses ``"tanh"``).
+    Row ``i`` (0-based) is the distribution of the token after ``x[0..i]``.  Post-LN
+    layers, autoregressive mask, de-embedding with the tied ``W_e``.  ``gelu`` picks the
+    GELU form (``"sigmoid"``: the box's ``x·σ(1.702x)``; the real GPT uses ``"tanh"``).
 
     Definition: def-13-gpt.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -314,9 +319,9 @@ def _decoder_pre_ln(ids: np.ndarray, params: GPTParams, masks: list[np.ndarray],
 
 def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
                        eps: float = 1e-5) -> np.ndarray:
-    """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)`` or
-    ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2 uses
-    ``gelu="tanh"``.
+    """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)``
+    or ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2
+    uses ``gelu="tanh"``.
 
     Definition: def-14-gpt2.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -324,7 +329,8 @@ def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     cfg = _check_gpt(params, need_final=True)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
-    return _batched(lambda s: _decoder_pre_ln(s, params, [mask_autoregressive(len(s))] * cfg.L,
+    return _batched(lambda s: _decoder_pre_ln(s, params,
+                                              [mask_autoregressive(len(s))] * cfg.L,
                                               gelu, eps), ids)
 
 
@@ -335,19 +341,22 @@ def gpt2(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
 
 def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
                        gelu: str = "sigmoid", eps: float = 1e-5) -> np.ndarray:
-    """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use :func:`mask_sparse_banded`.
+    """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use
+    :func:`mask_sparse_banded`.
 
-    ``window`` is the band width (default :func:`default_window` of ``n_ctx``).  Shapes as in
-    :func:`gpt2_probabilities`.
+    ``window`` is the band width (default :func:`default_window` of ``n_ctx``).  Shapes
+    as in :func:`gpt2_probabilities`.
 
     Definition: def-14-gpt3.
     Checked by: tests/test_models.py::test_parity_with_transformers
-    Checked by: tests/test_models.py::test_gpt3_default_window_matches_gpt_neo_with_that_window
+    Checked by:
+    tests/test_models.py::test_gpt3_default_window_matches_gpt_neo_with_that_window
     """
     cfg = _check_gpt(params, need_final=True)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
-    w = default_window(cfg.n_ctx) if window is None else check_positive_int(window, "window")
+    w = (default_window(cfg.n_ctx) if window is None
+         else check_positive_int(window, "window"))
     return _batched(lambda s: _decoder_pre_ln(s, params, gpt3_masks(len(s), cfg.L, w),
                                               gelu, eps), ids)
 
@@ -365,10 +374,11 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
                mask_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Build BERT's input from two sentences (001's construction), 0-based.
 
-    ``x = ([CLS], x_A, [SEP], x_B, [SEP])`` of length ``n = n_A + n_B + 3``; the segment ids are
-    ``t_i = 0`` for ``[CLS]``, sentence A and the first ``[SEP]`` and ``1`` after it; ``x'`` is
-    ``x`` with position ``j_masked`` replaced by ``[MASK]`` (``None``: nothing masked).  Only a
-    position of a real token (not ``[CLS]``/``[SEP]``) may be masked.
+    ``x = ([CLS], x_A, [SEP], x_B, [SEP])`` of length ``n = n_A + n_B + 3``; the segment
+    ids are ``t_i = 0`` for ``[CLS]``, sentence A and the first ``[SEP]`` and ``1``
+    after it; ``x'`` is ``x`` with position ``j_masked`` replaced by ``[MASK]``
+    (``None``: nothing masked).  Only a position of a real token (not
+    ``[CLS]``/``[SEP]``) may be masked.
 
     Returns ``(x', t, x)``, three int arrays of shape ``(n,)``.
 
@@ -380,14 +390,16 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
     _check_special_ids(cls_id=cls_id, sep_id=sep_id, mask_id=mask_id)
     x = np.concatenate([[cls_id], a, [sep_id], b, [sep_id]]).astype(np.int64)
     n_A = len(a)
-    t = (np.arange(len(x)) > n_A + 1).astype(np.int64)  # 1-based i ≤ n_A + 2  ⇔  0-based i ≤ n_A + 1
+    # 1-based i ≤ n_A + 2  ⇔  0-based i ≤ n_A + 1
+    t = (np.arange(len(x)) > n_A + 1).astype(np.int64)
     x_masked = x.copy()
     if j_masked is not None:
         content = [i for i in range(len(x)) if i not in (0, n_A + 1, len(x) - 1)]
-        if isinstance(j_masked, (bool, np.bool_)) or not isinstance(j_masked, (int, np.integer)) \
+        if isinstance(j_masked, (bool, np.bool_)) \
+                or not isinstance(j_masked, (int, np.integer)) \
                 or j_masked not in content:
-            raise ValueError(f"j_masked: expected the 0-based position of a sentence token, one "
-                             f"of {content}, got {j_masked!r}")
+            raise ValueError(f"j_masked: expected the 0-based position of a sentence "
+                             f"token, one of {content}, got {j_masked!r}")
         x_masked[j_masked] = mask_id
     return x_masked, t, x
 
@@ -398,12 +410,13 @@ def _check_special_ids(**specials: Any) -> None:
             raise ValueError(f"{name}: expected a non-negative integer token id, got {v!r}")
 
 
-def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: int, eos_id: int,
-                  mask_id: int) -> tuple[np.ndarray, np.ndarray]:
-    """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair, ``<s> x_A </s></s> x_B </s>`` (the
-    real tokenizer doubles the separator between sentences); no segment ids.  Returns
-    ``(x', x)`` with position ``j_masked`` (0-based, a sentence token) replaced by ``<mask>``.
-    The special ids must be non-negative integers, as for :func:`bert_input`.
+def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: int,
+                  eos_id: int, mask_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair,
+    ``<s> x_A </s></s> x_B </s>`` (the real tokenizer doubles the separator between
+    sentences); no segment ids.  Returns ``(x', x)`` with position ``j_masked``
+    (0-based, a sentence token) replaced by ``<mask>``.  The special ids must be
+    non-negative integers, as for :func:`bert_input`.
 
     Definition: def-15-roberta.
     Checked by: tests/test_models.py::test_roberta_input_matches_the_roberta_tokenizer
@@ -414,14 +427,16 @@ def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: in
     if x_B is not None:
         parts += [[eos_id], as_token_ids(x_B, "x_B", ndim=1), [eos_id]]
     x = np.concatenate(parts).astype(np.int64)
-    specials = {0, len(a) + 1, len(x) - 1} | ({len(a) + 2} if x_B is not None else set())
+    specials = ({0, len(a) + 1, len(x) - 1}
+                | ({len(a) + 2} if x_B is not None else set()))
     x_masked = x.copy()
     if j_masked is not None:
         content = [i for i in range(len(x)) if i not in specials]
-        if isinstance(j_masked, (bool, np.bool_)) or not isinstance(j_masked, (int, np.integer)) \
+        if isinstance(j_masked, (bool, np.bool_)) \
+                or not isinstance(j_masked, (int, np.integer)) \
                 or j_masked not in content:
-            raise ValueError(f"j_masked: expected the 0-based position of a sentence token, one "
-                             f"of {content}, got {j_masked!r}")
+            raise ValueError(f"j_masked: expected the 0-based position of a sentence "
+                             f"token, one of {content}, got {j_masked!r}")
         x_masked[j_masked] = mask_id
     return x_masked, x
 
@@ -454,14 +469,16 @@ def _check_encoder(params: Any, cls: type) -> Config:
 
 def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmoid",
                        ffn: str = "gelu", eps: float = 1e-5) -> np.ndarray:
-    """The BERT box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)`` (or batched).
+    """The BERT box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)`` (or
+    batched).
 
-    ``X_0 = OneHot(x) W_e + W_p + diag(1 − t) Stack_n(w_A) + diag(t) Stack_n(w_B)``: the segment
-    vector ``w_A`` goes to the tokens with ``t_i = 0`` (sentence A, as 001 builds ``t``) — the box
-    itself writes ``diag(t)`` in front of ``w_A``, which pairs the labels the other way round.
-    Post-LN layers with the bidirectional mask.  ``ffn="relu"`` gives 000's BERT box; the real
-    BERT uses ``gelu="erf"`` and ``eps=1e-12`` and the omitted pieces of :class:`BERTParams`.
-    Row ``j`` is the distribution of the token at position ``j``.
+    ``X_0 = OneHot(x) W_e + W_p + diag(1 − t) Stack_n(w_A) + diag(t) Stack_n(w_B)``: the
+    segment vector ``w_A`` goes to the tokens with ``t_i = 0`` (sentence A, as 001
+    builds ``t``) — the box itself writes ``diag(t)`` in front of ``w_A``, which pairs
+    the labels the other way round.  Post-LN layers with the bidirectional mask.
+    ``ffn="relu"`` gives 000's BERT box; the real BERT uses ``gelu="erf"`` and
+    ``eps=1e-12`` and the omitted pieces of :class:`BERTParams`.  Row ``j`` is the
+    distribution of the token at position ``j``.
 
     Definition: def-15-bert.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -477,7 +494,8 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
         X = X + diag(1.0 - ts) @ stack(params.w_A, n) + diag(ts) @ stack(params.w_B, n)
-        if params.gamma_e is not None:  # omitted by the box: LayerNorm of the embeddings
+        # omitted by the box: LayerNorm of the embeddings
+        if params.gamma_e is not None:
             X = layer_norm(X, params.gamma_e, params.beta_e, eps)
         mask = mask_bidirectional(n)
         for blk in params.blocks:
@@ -498,9 +516,9 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
                           eps: float = 1e-5) -> np.ndarray:
     """The RoBERTa box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` (or batched).
 
-    BERT without segment ids: ``X_0 = OneHot(x) W_e + W_p``, post-LN layers with GELU and the
-    bidirectional mask.  The real model uses ``gelu="erf"``, ``eps=1e-5`` and the omitted
-    pieces of :class:`RoBERTaParams`.
+    BERT without segment ids: ``X_0 = OneHot(x) W_e + W_p``, post-LN layers with GELU
+    and the bidirectional mask.  The real model uses ``gelu="erf"``, ``eps=1e-5`` and
+    the omitted pieces of :class:`RoBERTaParams`.
 
     Definition: def-15-roberta.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -509,13 +527,15 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
     if params.pad_id is not None and np.any(ids == params.pad_id):
-        raise ValueError(f"x: contains the padding id {params.pad_id}; this forward handles "
-                         f"unpadded sequences only (padding shifts RoBERTa's positions)")
+        raise ValueError(f"x: contains the padding id {params.pad_id}; this forward "
+                         f"handles unpadded sequences only "
+                         f"(padding shifts RoBERTa's positions)")
 
     def one(seq: np.ndarray) -> np.ndarray:
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
-        if params.w_type is not None:  # omitted by the box: the single token-type vector
+        # omitted by the box: the single token-type vector
+        if params.w_type is not None:
             X = X + stack(params.w_type, n)
         if params.gamma_e is not None:
             X = layer_norm(X, params.gamma_e, params.beta_e, eps)

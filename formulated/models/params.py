@@ -117,11 +117,13 @@ class Block:
 
 @dataclass
 class GPTParams:
-    """Parameters of GPT, GPT-2 and GPT-3: ``W_e (V, H)``, ``W_p (n_ctx, H)``, ``L`` blocks, and
-    the final LayerNorm ``gamma_f, beta_f (H,)`` that GPT-2 and GPT-3 add (``None`` for GPT).
+    """Parameters of GPT, GPT-2 and GPT-3: ``W_e (V, H)``, ``W_p (n_ctx, H)``, ``L``
+    blocks, and the final LayerNorm ``gamma_f, beta_f (H,)`` that GPT-2 and GPT-3 add
+    (``None`` for GPT).
 
     Definition: def-16-theta.
-    Checked by: tests/test_models.py::test_loaded_params_hold_every_parameter_of_the_model
+    Checked by:
+    tests/test_models.py::test_loaded_params_hold_every_parameter_of_the_model
     """
 
     config: Config
@@ -360,12 +362,14 @@ def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, 
     """The source's λ term by term: ``{"embeddings", "attention", "ffn", "layernorm"}``.
 
     ``embeddings = V·H + n·H``, ``attention = L·(A·3·H·D + A·D·H)``,
-    ``ffn = L·(H·F + F + F·H + H)``, ``layernorm = L·4H``.  Two pieces the formula omits can be
-    switched on: ``attention_biases`` adds ``L·(3·A·D + H)`` (the query/key/value and output
-    biases of every real model) and ``final_layer_norm`` adds ``2H`` (GPT-2's and GPT-3's).
+    ``ffn = L·(H·F + F + F·H + H)``, ``layernorm = L·4H``.  Two pieces the formula omits
+    can be switched on: ``attention_biases`` adds ``L·(3·A·D + H)`` (the query/key/value
+    and output biases of every real model) and ``final_layer_norm`` adds ``2H`` (GPT-2's
+    and GPT-3's).
 
     Definition: def-16-lambda.
-    Checked by: tests/test_models.py::test_lambda_terms_match_the_submodules_of_transformers_models
+    Checked by:
+    tests/test_models.py::test_lambda_terms_match_the_submodules_of_transformers_models
     """
     V, n, H, F, D, A, L = (check_positive_int(v, k) for v, k in
                            zip((V, n, H, F, D, A, L), "V n H F D A L".split()))
@@ -378,8 +382,10 @@ def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, 
 
 
 def parameter_count(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
-                    attention_biases: bool = False, final_layer_norm: bool = False) -> int:
-    """The source's parameter count λ (Parameters section of 000/001); 116,497,920 for GPT-1.
+                    attention_biases: bool = False,
+                    final_layer_norm: bool = False) -> int:
+    """The source's parameter count λ (Parameters section of 000/001); 116,497,920 for
+    GPT-1.
 
     .. math:: λ = VH + nH + L(3AHD + ADH) + L(HF + F + FH + H) + L·4H
 
@@ -387,7 +393,9 @@ def parameter_count(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
 
     Definition: def-16-lambda.
     Checked by: tests/test_models.py::test_lambda_of_gpt1_is_the_sources_number
-    Checked by: tests/test_models.py::test_lambda_against_real_models_counted_by_transformers
+    Checked by:
+    tests/test_models.py::test_lambda_against_real_models_counted_by_transformers
     """
-    return sum(parameter_breakdown(V, n, H, F, D, A, L, attention_biases=attention_biases,
+    return sum(parameter_breakdown(V, n, H, F, D, A, L,
+                                   attention_biases=attention_biases,
                                    final_layer_norm=final_layer_norm).values())

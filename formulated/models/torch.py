@@ -356,18 +356,21 @@ def to_numpy_params(model: GPT) -> Any:
 
 def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
                        top_k: int | None = None) -> torch.Tensor:
-    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits: ``(V,) -> (V,)``.
+    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits:
+    ``(V,) -> (V,)``.
 
-    ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the mass on
-    the argmax (greedy decoding); top-k sets every probability outside the ``k`` largest to 0 and
-    renormalises the rest (the softmax does it, since ``exp(-inf) = 0``).  For ``T > 0`` this is
-    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p) applied to
-    the logits flattened to a float32 vector on the CPU.
+    ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the
+    mass on the argmax (greedy decoding); top-k sets every probability outside the ``k``
+    largest to 0 and renormalises the rest (the softmax does it, since
+    ``exp(-inf) = 0``).  For ``T > 0`` this is
+    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p)
+    applied to the logits flattened to a float32 vector on the CPU.
 
     Definition: def-18-sampling.
     Checked by: tests/test_sampling.py::test_shape_distribution_matches_transformers
     """
-    if not isinstance(logits, torch.Tensor) or logits.is_complex() or logits.dtype == torch.bool:
+    if not isinstance(logits, torch.Tensor) or logits.is_complex() \
+            or logits.dtype == torch.bool:
         raise TypeError(f"logits: expected a real tensor, got "
                         f"{getattr(logits, 'dtype', type(logits).__name__)}")
     z = logits.detach().float().cpu().reshape(-1)
@@ -375,13 +378,14 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
     if V == 0:
         raise ValueError("logits: expected at least one logit, got an empty tensor")
     if bool(torch.isnan(z).any()):
-        raise ValueError(f"logits: expected no NaN, got {int(torch.isnan(z).sum())} NaN of {V} "
-                         f"(a model with NaN weights?)")
+        raise ValueError(f"logits: expected no NaN, got {int(torch.isnan(z).sum())} "
+                         f"NaN of {V} (a model with NaN weights?)")
     temperature = check_real_type(temperature, "temperature", "a number >= 0")
     if not temperature >= 0 or not math.isfinite(temperature):
         raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
     if top_k is not None:
-        if isinstance(top_k, (bool, np.bool_)) or not isinstance(top_k, (int, np.integer)):
+        if isinstance(top_k, (bool, np.bool_)) \
+                or not isinstance(top_k, (int, np.integer)):
             raise TypeError(f"top_k: expected None or an integer >= 1, got {top_k!r} "
                             f"({type(top_k).__name__})")
         if not top_k >= 1:
@@ -389,8 +393,9 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
         top_k = int(top_k)
     if temperature == 0:
         return F.one_hot(torch.argmax(z), V).float()
-    # T > 0: chapter 19's formulas, one implementation (formulated.sampling); what this function
-    # adds is greedy decoding (T = 0) and a flat float32 CPU vector from any real logits.
+    # T > 0: chapter 19's formulas, one implementation (formulated.sampling);
+    # what this function adds is greedy decoding (T = 0) and a flat float32 CPU vector
+    # from any real logits.
     return sampling_distribution(z, temperature, top_k)
 
 
