@@ -20,6 +20,8 @@ from formulated.book.sphinx_source import BLOCK, source_text
 
 WIDTH = 88
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)
+#: Scripts hold widget state as JSON, whose "<pre>" strings are not text on the page.
+SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 TAG = re.compile(r"<[^>]+>")
 #: A chapter's code cell; its options (a ``---`` block, e.g. a figure caption, or ``:tags:``
 #: lines) are not shown as code.
@@ -34,13 +36,14 @@ def long_lines(text: str, width: int = WIDTH) -> list[str]:
 
 def pre_texts(page_html: str) -> list[str]:
     """The text of every ``<pre>`` block of a page (tags removed, entities decoded)."""
-    return [html.unescape(TAG.sub("", block)) for block in PRE.findall(page_html)]
+    return [html.unescape(TAG.sub("", block)) for block in PRE.findall(SCRIPT.sub("", page_html))]
 
 
 def test_long_lines_finds_the_89th_column() -> None:
     assert long_lines("x" * 88 + "\n" + "é" * 88) == []
     assert long_lines("ok\n" + "y" * 89) == ["y" * 89]
     assert pre_texts('<pre><span class="n">a</span> &lt; b</pre>') == ["a < b"]
+    assert pre_texts('<script type="x">{"o": "<pre>state</pre>"}</script><pre>c</pre>') == ["c"]
 
 
 @pytest.mark.parametrize("page", pages())

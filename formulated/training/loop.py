@@ -67,9 +67,11 @@ class TrainResult:
     first_log_seconds: float = 0.0
 
     def __repr__(self) -> str:
+        # Two lines: a notebook shows the whole result within 88 columns.
         return (f"TrainResult(step={self.step}, val_loss={self.val_loss:.4f}, "
-                f"seconds={self.seconds:.1f}, tokens_per_s={self.tokens_per_s:,.0f}, "
-                f"device={self.device!r}, interrupted={self.interrupted})")
+                f"seconds={self.seconds:.1f},\n            "
+                f"tokens_per_s={self.tokens_per_s:,.0f}, device={self.device!r}, "
+                f"interrupted={self.interrupted})")
 
 
 # -- evaluation --------------------------------------------------------------------------------
