@@ -8,7 +8,7 @@
 
 PYTHON ?= python3
 VENV   := .venv
-JOBS   ?= 2        # pytest workers (pytest-xdist); the chapters execute in parallel
+JOBS   ?= 2        # chapters executed at once by `make book`, and pytest workers
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
@@ -27,6 +27,7 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 	@touch $(STAMP)
 
 book: $(STAMP)
+	$(BIN)/python -m formulated.book.prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
 	$(BIN)/python tests/check_build.py
 	@echo "Open _build/html/index.html"
