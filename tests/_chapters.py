@@ -6,6 +6,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: The jupytext front matter that makes a MyST-Markdown file a notebook (every chapter's first
+#: lines); tests that write a scratch chapter start it with this.
+MYST_HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
 
 def toc_files() -> list[str]:
     """Every ``file:`` entry of ``_toc.yml`` plus its ``root``, in order (paths without suffix)."""
@@ -31,3 +45,13 @@ def execute_chapter(path: Path, timeout: int = 900):
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     return nb
+
+
+def source_directives() -> list[tuple[str, str]]:
+    """(chapter file name, dotted name) for every object a ``{formulated-source}`` box of a
+    chapter shows, in chapter order (the directive block as the book's extension parses it)."""
+    from formulated.book.sphinx_source import BLOCK
+
+    return [(path.name, name) for path in sorted((ROOT / "chapters").glob("*.md"))
+            for m in BLOCK.finditer(path.read_text(encoding="utf-8"))
+            for name in m.group("names").split()]

@@ -14,9 +14,8 @@ import re
 import pytest
 
 from _browser import pages, require_book
-from _chapters import ROOT
-
-from formulated.book.sphinx_source import BLOCK, source_text
+from _chapters import ROOT, source_directives
+from formulated.book.sphinx_source import source_text
 
 WIDTH = 88
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)
@@ -55,12 +54,8 @@ def test_no_code_or_output_line_is_wider_than_88_columns(page: str) -> None:
 
 
 def shown_objects() -> list[str]:
-    """Every object a chapter's ``{formulated-source}`` box shows."""
-    names: list[str] = []
-    for chapter in sorted((ROOT / "chapters").glob("*.md")):
-        for m in BLOCK.finditer(chapter.read_text(encoding="utf-8")):
-            names += [n for n in m.group("names").split() if n not in names]
-    return names
+    """Every object a chapter's ``{formulated-source}`` box shows, once."""
+    return list(dict.fromkeys(name for _, name in source_directives()))
 
 
 def test_shown_package_code_fits_88_columns() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from _chapters import source_directives
 from formulated.book.sphinx_source import (DIRECTIVE, TEST_ID, docstring_facts, implementations,
                                            resolve)
 
@@ -68,17 +69,6 @@ def chapter_boxes() -> dict[str, tuple[str, list[str] | None]]:
     return out
 
 
-def directives_in_chapters() -> list[tuple[str, str]]:
-    """(chapter file name, dotted name) for every object any ``formulated-source`` shows."""
-    found = []
-    for path in CHAPTERS:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            m = SOURCE_LINE.match(line)
-            if m:
-                found += [(path.name, name) for name in m.group("names").split()]
-    return found
-
-
 def test_functions_name_definitions():
     # The mechanism is in use: the core formulas and the models name their boxes.
     named = {impl.name for impl in implementations()}
@@ -123,7 +113,7 @@ def test_every_box_shows_source_or_says_why_not():
 def test_every_shown_object_names_the_box_above_it():
     boxes = chapter_boxes()
     shown_under = {name: label for label, (_, names) in boxes.items() for name in names or ()}
-    for chapter, name in directives_in_chapters():
+    for chapter, name in source_directives():
         obj = resolve(name)  # the directive's target exists
         labels, _ = docstring_facts(obj)
         assert shown_under.get(name) in labels, (

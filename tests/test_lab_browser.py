@@ -22,22 +22,12 @@ import pytest
 import yaml
 
 from _browser import new_driver
-from _chapters import ROOT
+from _chapters import MYST_HEADER, ROOT
 
 CHAPTER = "chapters/11_ffn_gelu.md"
 #: A scratch page: one macro that only the scratch _config.yml defines, one defined nowhere.
 MACRO_PAGE = "chapters/macro_check.md"
-MACRO_PAGE_TEXT = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+MACRO_PAGE_TEXT = MYST_HEADER + """
 # Macros
 
 Defined in _config.yml: $\\formulatedcheck{x}$. Defined nowhere: $\\formulatedundefined{x}$.

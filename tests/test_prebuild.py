@@ -1,25 +1,16 @@
 """formulated.book.prebuild: chapters executed in parallel land where Myst-NB looks for them."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 import yaml
 
+from _chapters import MYST_HEADER, ROOT
 from formulated.book import prebuild
-from formulated.book.launch import ROOT
 
-CHAPTER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+CHAPTER = MYST_HEADER + """
 # A chapter
 
 ```{code-cell} python3
@@ -80,7 +71,7 @@ def test_run_caches_successes_only_with_whole_prints(tmp_path: Path) -> None:
     assert prebuild.pending([good, bad], cache) == [bad]      # the failure is left to Sphinx
     record = cache.match_cache_notebook(prebuild.read_chapter(good))
     outputs = cache.get_cache_bundle(record.pk).nb.cells[0].outputs
-    threads = max(1, __import__("os").cpu_count() // 2)
+    threads = max(1, (os.cpu_count() or 1) // 2)          # the cores shared by the 2 jobs
     assert [o["text"] for o in outputs] == [f"one print, in pieces: same line {threads}\n"]
 
 

@@ -10,25 +10,14 @@ import re
 
 import pytest
 
-from _chapters import ROOT, toc_files
+from _chapters import MYST_HEADER, ROOT, toc_files
 from formulated.book import teaching
 from formulated.book.exercises import SPECS, Spec, auto, open_ended, written
 
 CHAPTERS = [ROOT / f"{c}.md" for c in toc_files()
             if re.match(r"chapters/\d\d_", c)]
 
-TOY = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+TOY = MYST_HEADER + """
 # Toy
 
 ```{code-cell} python3
