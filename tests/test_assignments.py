@@ -66,8 +66,7 @@ def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
     blank = tmp_path / "blank" / student.name
     blank.parent.mkdir()
     shutil.copy(student, blank)
-    # A run takes 10-50 s; an otter kernel that hangs at start-up (seen about once in a few
-    # runs) is retried after 120 s instead of costing 300.
+    # A run takes 10-50 s; one that still exceeds 120 s would be retried (teaching.grade).
     table = teaching.grade_all([correct, wrong, blank], zip_path, tmp_path / "grades",
                                timeout=120)
     with table.open() as f:
@@ -91,7 +90,11 @@ def _errors(nb) -> list[str]:
 @pytest.mark.parametrize("stem", ["09_masks", "06_tokenization"])
 def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     """Top to bottom in a fresh kernel, from a folder that is not the repository's: data are
-    found through the package, grader.check runs the public tests (failing on blank answers)."""
+    found through the package, grader.check runs the public tests (failing on blank answers),
+    and the export cell writes the zip to hand in without executing the notebook a second time
+    (teaching._config_cell says why)."""
+    import zipfile
+
     import nbformat
     from nbclient import NotebookClient
 
@@ -106,6 +109,11 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     assert not _errors(nb), _errors(nb)
     checks = [o for c in nb.cells if "grader.check(" in c.source for o in c.get("outputs", [])]
     assert checks, "the grader.check cells should report on the (blank) answers"
+    export = next(c for c in nb.cells if "grader.export(" in c.source)
+    assert "run_tests=True" not in export.source, export.source  # export's default: False
+    zips = list(elsewhere.glob("*.zip"))
+    assert len(zips) == 1, zips
+    assert student.name in zipfile.ZipFile(zips[0]).namelist()
 
 
 @pytest.mark.parametrize("stem", CHAPTERS)

@@ -227,6 +227,11 @@ def _question_cells(ex: Exercise, spec: Spec) -> list:
 
 
 def _config_cell(name: str):
+    # The export cell only writes the zip (run_tests: false). With run_tests, otter re-executes
+    # the whole notebook in a second kernel, with no time limit, in a process where the fix of
+    # formulated.book.kernel_client cannot be installed: a missed reply wake-up (a widget cell,
+    # a busy machine; about 1 run in 20 here) left the student's export cell waiting for ever.
+    # Students see the public tests in the grader.check cells; otter run grades the zip.
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
 init_cell: true
@@ -235,6 +240,7 @@ run_tests: false
 solutions_pdf: false
 export_cell:
   pdf: false
+  run_tests: false
   instructions: "Save the notebook, run this cell, and hand in the zip file it writes."
 generate:
   pdf: false
@@ -375,8 +381,10 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
           timeout: float = 900) -> dict[str, float]:
     """Grade one submission with ``otter run``: points per question and ``"total"``.
 
-    A run that takes longer than ``timeout`` seconds is tried once more (a notebook kernel can
-    hang at start-up on a crowded machine), then reported as an error.
+    otter runs from :mod:`formulated.book.otter_cli`, so that a kernel reply whose wake-up is
+    missed does not stall a cell for ever (otter gives its cells no time limit).  As a last
+    safeguard, a run that takes longer than ``timeout`` seconds is tried once more, then reported
+    as an error.
     """
     import zipfile
 
@@ -387,7 +395,8 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
                              "hand (appendix C)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [str(Path(sys.executable).with_name("otter")), "run", "--no-logo", "-a",
+    # otter's command line, with kernel replies awaited in slices (formulated.book.otter_cli)
+    cmd = [sys.executable, "-m", "formulated.book.otter_cli", "run", "--no-logo", "-a",
            str(Path(autograder).resolve()), "-o", str(out.resolve()), str(Path(submission).resolve())]
     for attempt in (1, 2):
         try:

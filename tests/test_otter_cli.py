@@ -1,0 +1,56 @@
+"""formulated.book.otter_cli: otter's own command line, with kernel replies awaited in slices."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from _chapters import ROOT
+from formulated.book import teaching
+
+# A fresh interpreter (the test process has the patch from conftest already): run the entry
+# point as ``python -m`` does, then report whether the channel class was patched.
+PROBE = """
+import runpy, sys
+from jupyter_client.channels import AsyncZMQSocketChannel
+before = hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg")
+sys.argv = ["otter", "--version"]
+try:
+    runpy.run_module("formulated.book.otter_cli", run_name="__main__")
+except SystemExit as stop:
+    code = stop.code
+print(before, hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg"), code)
+"""
+
+
+def test_entry_point_patches_the_channels_then_runs_otter():
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Otter-Grader version" in done.stdout, done.stdout
+    assert done.stdout.split()[-3:] == ["False", "True", "0"], done.stdout
+
+
+def test_otter_errors_keep_their_exit_status():
+    done = subprocess.run([sys.executable, "-m", "formulated.book.otter_cli", "run", "--bogus"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "No such option '--bogus'" in done.stderr
+
+
+def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
+    """teaching.grade launches ``python -m formulated.book.otter_cli run``, not bare ``otter``."""
+    import zipfile
+
+    calls = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append(cmd)
+        (tmp_path / "out" / "results.json").write_text('{"tests": []}')
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    autograder = tmp_path / "ag.zip"
+    with zipfile.ZipFile(autograder, "w") as z:
+        z.writestr("tests/q.py", "")
+    monkeypatch.setattr(teaching.subprocess, "run", fake_run)
+    assert teaching.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {"total": 0.0}
+    assert calls[0][:4] == [sys.executable, "-m", "formulated.book.otter_cli", "run"], calls
