@@ -149,6 +149,35 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     report.widgets.push({cls: w.className, text: text, hidden: hidden,
       truncated: lab ? lab.scrollWidth > lab.clientWidth + 1 : false, section: label(w)});
   }
+  // Inline code that wraps: the text on each side of every line break that falls inside a word
+  // (no blank between the last character of one line and the first of the next), e.g.
+  // ["formulated.formulas.attenti", "on"] for a name broken in the middle of a word.
+  report.codeBreaks = [];
+  for (const code of article.querySelectorAll("code.literal")) {
+    if (code.getClientRects().length < 2) continue;
+    const chars = [];  // [character, top of its box or null for a blank at a line end]
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (let i = 0; i < n.data.length; i++) {
+        const r = document.createRange();
+        r.setStart(n, i);
+        r.setEnd(n, i + 1);
+        const rect = r.getBoundingClientRect();
+        chars.push([n.data[i], rect.width > 0 ? rect.top : null]);
+      }
+    }
+    const text = chars.map((c) => c[0]).join("");
+    let last = null, blank = false;
+    chars.forEach(([ch, top], i) => {
+      if (!ch.trim() || top === null) { blank = true; return; }
+      if (last !== null && top > last + 2 && !blank) {
+        report.codeBreaks.push({before: text.slice(0, i), after: text.slice(i),
+                                table: !!code.closest("table"), section: label(code)});
+      }
+      last = top;
+      blank = false;
+    });
+  }
   return report;
 })().then(done, (e) => done({error: String(e)}));
 """

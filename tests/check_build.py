@@ -2,7 +2,9 @@
 
 1. every chapter of ``_toc.yml`` has its page and a downloadable ``.ipynb`` (valid nbformat);
 2. no page loads MathJax, require.js or the widget manager from the internet;
-3. every page that embeds widget state also loads the local widget runtime.
+3. every page that embeds widget state also loads the local widget runtime;
+4. no page or downloadable notebook shows the repository's path on the machine that built it
+   (a book rebuilt elsewhere would differ, and readers would see a stranger's folders).
 """
 from __future__ import annotations
 
@@ -41,6 +43,10 @@ def main() -> int:
             if not (0 <= i < j):
                 problems.append(f"{page.relative_to(HTML)} has widgets but not the local "
                                 "require.js followed by embed-amd.js")
+    where = str(ROOT)
+    for path in pages + list((HTML / "_sources").rglob("*.ipynb")):
+        if where in path.read_text(encoding="utf-8", errors="replace").replace("<wbr>", ""):
+            problems.append(f"{path.relative_to(HTML)} shows this machine's path {where}")
     for p in problems:
         print(f"check_build: {p}")
     print(f"check_build: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "

@@ -1,7 +1,8 @@
 """The rendered book in Debian's headless Chromium (issue 13), at 1280 px and at 390 px.
 
 For every page of the table of contents: no clipped display math, no table or page overflow,
-no console errors or failed requests, every widget labelled, a note on every static widget.
+no console errors or failed requests, every widget labelled, a note on every static widget,
+inline code wrapped at its separators only.
 And once: ``make live``'s servers (:class:`formulated.book.live.LiveBook`), live code on
 chapter 11, the GELU slider moved, the plot redrawn.
 
@@ -100,6 +101,23 @@ def test_every_widget_rendered_labelled_and_noted(reports: Any, page: str, width
     # One note per widget output: a static snapshot, and the ways to make it live.
     assert data["notes"] == data["views"], (
         f"{page}: {data['views']} widget snapshot(s) but {data['notes']} static note(s)")
+
+
+#: Where inline code may break inside a word: after a separator that has a <wbr>
+#: (formulated.book.sphinx_html.break_long_code) or where the line-breaking rules allow one.
+BREAKS_AFTER = tuple("._/:-)")
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_inline_code_wraps_at_separators_not_inside_words(reports: Any, page: str,
+                                                          width: int) -> None:
+    """``formulated.formulas.attention`` wraps after a dot, not as ``attenti|on``; in a table,
+    a column is not squeezed to a few letters per line (the table scrolls instead)."""
+    breaks = reports(page, width).data["codeBreaks"]
+    bad = [b for b in breaks if not b["before"].endswith(BREAKS_AFTER)]
+    assert bad == [], f"{page} at {width}px: inline code broken inside a word\n" + "\n".join(
+        f"  §{b['section']}{' (table)' if b['table'] else ''}: "
+        f"...{b['before'][-30:]} | {b['after'][:30]}..." for b in bad[:10])
 
 
 def _gelu_plot(driver: Any) -> tuple[Any, str]:

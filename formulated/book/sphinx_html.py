@@ -14,11 +14,17 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
   generate tables, have none.
 * **Per-page live configuration** (Binder repository, branch, kernel path) as one inline script,
   so the page JS has a single source: ``_config.yml``'s ``repository`` and ``launch_buttons``.
+* **Long inline code breaks at its separators.** A token of inline code of at least
+  :data:`WBR_MIN` characters gets a line-break opportunity (``<wbr>``) after each ``.``, ``/``,
+  ``::`` and ``_``: on a phone, ``formulated.formulas.attention`` then wraps after a dot instead of
+  inside a word (the stylesheet's ``overflow-wrap: anywhere`` stays the fallback).  ``<wbr>`` is
+  not a character, so copied text is unchanged.
 * ``default_mode`` for the theme's colour mode, whose absence makes the theme log an error.
 """
 from __future__ import annotations
 
 import json
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -59,6 +65,27 @@ def shows_code(doctree: nodes.document | None) -> bool:
     return False
 
 
+#: Inline code tokens at least this long get break opportunities after their separators.
+WBR_MIN = 16
+
+# Sphinx writes each whitespace-separated word of inline code as <span class="pre">word</span>
+# (text only, HTML-escaped: no tag or separator inside an entity).
+_PRE_TOKEN = re.compile(r'<span class="pre">([^<]+)</span>')
+_SEPARATOR = re.compile(r"(::|[./_])(?=.)")
+
+
+def break_long_code(html: str, min_len: int = WBR_MIN) -> str:
+    """``html`` with ``<wbr>`` after each separator of every inline-code token of at least
+    ``min_len`` characters (``a.b`` -> ``a.<wbr>b``); shorter tokens and the rest unchanged."""
+    def one(m: re.Match[str]) -> str:
+        token = m.group(1)
+        if len(token) < min_len:
+            return m.group(0)
+        return '<span class="pre">' + _SEPARATOR.sub(r"\1<wbr>", token) + "</span>"
+
+    return _PRE_TOKEN.sub(one, html)
+
+
 def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
     """Where the live-code button finds a kernel for ``pagename`` when not under ``make live``."""
     theme = app.config.html_theme_options
@@ -77,8 +104,10 @@ def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                  doctree: nodes.document | None) -> None:
-    """Drop the launch menu on pages without visible code (or whose front matter says
-    ``launch_buttons: false``); give the other pages their live config."""
+    """Break long inline code at its separators; drop the launch menu on pages without visible
+    code (or whose front matter says ``launch_buttons: false``); give the other pages their live
+    config."""
+    context["body"] = break_long_code(context.get("body", ""))
     front_matter = app.env.metadata.get(pagename, {})
     opted_out = str(front_matter.get("launch_buttons", "")).lower() == "false"  # arrives as "False"
     if opted_out or not shows_code(doctree):
