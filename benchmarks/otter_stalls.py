@@ -57,6 +57,9 @@ def main() -> None:
     p.add_argument("--parallel", type=int, default=3, help="runs at a time")
     p.add_argument("--limit", type=float, default=100.0, help="seconds before a run is a stall")
     a = p.parse_args()
+    for name in ("runs", "parallel", "limit"):
+        if getattr(a, name) <= 0:
+            p.error(f"--{name}: expected a positive number, got {getattr(a, name)}")
     with tempfile.TemporaryDirectory() as out:
         student = teaching.write_assignment(ROOT / "chapters" / f"{a.chapter}.md", out)
         jobs = [MODES[i % 2] for i in range(2 * a.runs)]

@@ -33,8 +33,11 @@ def main() -> int:
         else:
             nbformat.validate(nbformat.read(nb_path, as_version=4))
     pages = list(HTML.rglob("*.html"))
+    where = str(ROOT)
     for page in pages:
         html = page.read_text(encoding="utf-8", errors="replace")
+        if where in html.replace("<wbr>", ""):
+            problems.append(f"{page.relative_to(HTML)} shows this machine's path {where}")
         for src in re.findall(r'<script[^>]*src="(https?://[^"]+)"', html):
             if re.search(r"mathjax|require|embed-amd|jupyter-widgets", src, re.I):
                 problems.append(f"{page.relative_to(HTML)} loads {src} from the internet")
@@ -43,10 +46,9 @@ def main() -> int:
             if not (0 <= i < j):
                 problems.append(f"{page.relative_to(HTML)} has widgets but not the local "
                                 "require.js followed by embed-amd.js")
-    where = str(ROOT)
-    for path in pages + list((HTML / "_sources").rglob("*.ipynb")):
-        if where in path.read_text(encoding="utf-8", errors="replace").replace("<wbr>", ""):
-            problems.append(f"{path.relative_to(HTML)} shows this machine's path {where}")
+    for nb in (HTML / "_sources").rglob("*.ipynb"):
+        if where in nb.read_text(encoding="utf-8", errors="replace"):
+            problems.append(f"{nb.relative_to(HTML)} shows this machine's path {where}")
     for p in problems:
         print(f"check_build: {p}")
     print(f"check_build: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "

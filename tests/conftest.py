@@ -7,10 +7,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 # Kernel replies are awaited in 1 s slices: a missed wake-up no longer stalls a cell for its
 # whole timeout; kernels stop without the 1.3 s teardown (formulated/book/kernel_client.py).
-from formulated.book.kernel_client import patch_shell_wait, shut_down_immediately  # noqa: E402
+from formulated.book import kernel_client  # noqa: E402
 
-patch_shell_wait()
-shut_down_immediately()
+kernel_client.install()
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 

@@ -46,7 +46,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ["SLICE_S", "patch_shell_wait", "shut_down_immediately", "sliced_get_msg", "setup"]
+__all__ = ["SLICE_S", "install", "patch_shell_wait", "shut_down_immediately", "sliced_get_msg",
+           "setup"]
 
 #: Longest single wait on a socket; a missed wake-up is noticed after at most this long.
 SLICE_S = 1.0
@@ -102,9 +103,15 @@ def shut_down_immediately() -> None:
     NotebookClient.shutdown_kernel.default_value = "immediate"
 
 
+def install() -> None:
+    """Both settings of this module, in every process that executes the book's notebooks (the
+    Sphinx build, ``make book``'s prebuild workers, the tests); idempotent."""
+    patch_shell_wait()
+    shut_down_immediately()
+
+
 def setup(app: Any) -> dict[str, Any]:
     """Sphinx extension: the chapters that ``make book`` executes wait in slices too, and their
     kernels stop as soon as the last cell has replied."""
-    patch_shell_wait()
-    shut_down_immediately()
+    install()
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -230,7 +230,8 @@ def _config_cell(name: str):
     # The export cell only writes the zip (run_tests: false). With run_tests, otter re-executes
     # the whole notebook in a second kernel, with no time limit, in a process where the fix of
     # formulated.book.kernel_client cannot be installed: a missed reply wake-up (a widget cell,
-    # a busy machine; about 1 run in 20 here) left the student's export cell waiting for ever.
+    # a busy machine; 5 stalls in 146 runs, benchmarks/README.md) left the student's export
+    # cell waiting for ever.
     # Students see the public tests in the grader.check cells; otter run grades the zip.
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
