@@ -24,10 +24,11 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c .ci/constraints.txt -e ".[book]"
+	$(BIN)/python booktools/pth.py   # booktools/ (build, Lab, live, otter tooling) importable in .venv only
 	@touch $(STAMP)
 
 book: $(STAMP)
-	$(BIN)/python -m formulated.book.prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
+	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
 	$(BIN)/python tests/check_build.py
 	@echo "Open _build/html/index.html"
@@ -40,16 +41,16 @@ _build/html/index.html:
 	$(MAKE) book
 
 live: $(STAMP)
-	$(BIN)/python -m formulated.book.live
+	$(BIN)/python -m booktools.live
 
-# JupyterLab on the repository: chapters open as rendered notebooks (formulated/book/lab.py);
+# JupyterLab on the repository: chapters open as rendered notebooks (booktools/lab.py);
 # works as root too. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
 lab: $(STAMP)
-	$(BIN)/python -m formulated.book.lab $(LAB_ARGS)
+	$(BIN)/python -m booktools.lab $(LAB_ARGS)
 
 # The chapters as .ipynb for Colab (chapters/notebooks/); tests/test_notebooks.py checks they are current.
 notebooks: $(STAMP)
-	$(BIN)/python -m formulated.book.notebooks
+	$(BIN)/python -m booktools.notebooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/train_cpu.py
@@ -60,7 +61,7 @@ bench: $(STAMP)
 # (full marks expected).
 assignments: $(STAMP)
 	rm -rf _build/assignments
-	$(BIN)/python -m formulated.book.teaching chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
+	$(BIN)/python -m booktools.teaching chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

@@ -7,14 +7,17 @@ Modules, by the chapters that use them:
 - :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
 - :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)
 - :mod:`formulated.shapes`     — the notation table and a shape tracer through one block (chapter 5)
-- :mod:`formulated.models`     — the models: NumPy (``models.numpy``), Hugging Face loaders
-  (``models.hf``) and the trainable PyTorch GPT (``models.torch``) (chapters 13–19)
+- :mod:`formulated.models`     — the models: NumPy (``models.reference``), Hugging Face loaders
+  (``models.hf``) and the trainable PyTorch GPT (``models.trainable``) (chapters 13–19)
 - :mod:`formulated.training`   — training: config and presets, data, loop, checkpoints, CLI (chapter 18)
 - :mod:`formulated.widgets`    — every interactive widget of the book
 - :mod:`formulated.errata`     — every source error the book found (appendix B)
 - :mod:`formulated.sources`    — the five sources, by id and title (errata and coverage)
-- :mod:`formulated.book.coverage` — which source section each chapter covers (appendix D)
-- :mod:`formulated.book.teaching` — otter-grader assignments from the chapters (appendix C)
+- :mod:`formulated.coverage`   — which source section each chapter covers (appendix D)
+- :mod:`formulated.notation`   — source 002's notation table, read from its text (appendix A)
+
+The book's build, live-server, JupyterLab and assignment tooling is not part of this package:
+it lives in the repository's ``booktools/`` folder.
 
 Math in the book is 1-based (token :math:`x_1`); code is 0-based (``x[0]``).
 """

@@ -1,7 +1,7 @@
 """Looking inside a trained GPT (chapter 19): its attention weights, and what each head attends
 to, measured over a whole split.
 
-:func:`attention_weights` runs the PyTorch GPT of :mod:`formulated.models.torch` and returns,
+:func:`attention_weights` runs the PyTorch GPT of :mod:`formulated.models.trainable` and returns,
 besides the logits, every head's attention matrix ``softmax(Q K^T / sqrt(D) + M)``, which the
 model's fused kernel never stores.  :func:`head_shares` averages, for each head, the weight a
 query puts on one *nameable* position (Definition: def-19-head-share): the previous character,
@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from ._checks import check_int
-from .models.torch import GPT
+from .models.trainable import GPT
 
 __all__ = ["attention_weights", "PATTERNS", "pattern_targets", "head_shares", "CHECKPOINT",
            "load_shakespeare_gpt", "export_weights"]
@@ -51,7 +51,7 @@ def load_shakespeare_gpt(path: str | os.PathLike = CHECKPOINT) -> tuple[GPT, Any
     ``info`` holds ``val_loss`` (the whole validation split, as recorded by the training run),
     ``step``, ``command`` (the command that reproduces the file) and ``model_config``.
     """
-    from .models.torch import GPTConfig
+    from .models.trainable import GPTConfig
     from .tokenizers import CharTokenizer
 
     p = Path(path)
@@ -75,7 +75,7 @@ def attention_weights(model: GPT, idx: torch.Tensor) -> tuple[torch.Tensor, torc
     Checked by: tests/test_analysis.py::test_weights_match_transformers
     """
     if not isinstance(model, GPT):
-        raise TypeError(f"model: expected a formulated.models.torch.GPT, got "
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
                         f"{type(model).__name__}")
     if not isinstance(idx, torch.Tensor) or idx.dim() != 2:
         raise ValueError(f"idx: expected a (B, n) tensor of token ids, got "

@@ -1,6 +1,6 @@
 """The five documents this book grew from: the one list of them.
 
-The errata (:mod:`formulated.errata`) and the coverage map (:mod:`formulated.book.coverage`)
+The errata (:mod:`formulated.errata`) and the coverage map (:mod:`formulated.coverage`)
 name sources by these ids; the book names them the same way (``000`` … ``004``).
 """
 from __future__ import annotations

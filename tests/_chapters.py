@@ -50,7 +50,7 @@ def execute_chapter(path: Path, timeout: int = 900):
 def source_directives() -> list[tuple[str, str]]:
     """(chapter file name, dotted name) for every object a ``{formulated-source}`` box of a
     chapter shows, in chapter order (the directive block as the book's extension parses it)."""
-    from formulated.book.sphinx_source import BLOCK
+    from booktools.sphinx_source import BLOCK
 
     return [(path.name, name) for path in sorted((ROOT / "chapters").glob("*.md"))
             for m in BLOCK.finditer(path.read_text(encoding="utf-8"))

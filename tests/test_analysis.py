@@ -9,7 +9,7 @@ import torch
 from formulated.analysis import (CHECKPOINT, attention_weights, head_shares,
                                  load_shakespeare_gpt, pattern_targets)
 from formulated.models.pretrained import to_gpt2_lm_head
-from formulated.models.torch import GPT, GPTConfig
+from formulated.models.trainable import GPT, GPTConfig
 from formulated.tokenizers import CharTokenizer
 
 

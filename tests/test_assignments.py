@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from _chapters import ROOT
-from formulated.book import teaching
+from booktools import teaching
 
 WRONG = {
     "08_attention": {

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from formulated.tokenizers import CharTokenizer
-from formulated.models.torch import GPT, GPTConfig, flops_per_token, shape_distribution
+from formulated.models.trainable import GPT, GPTConfig, flops_per_token, shape_distribution
 from formulated.training import (CheckpointError, evaluate, load_checkpoint, make_config,
                                  train)
 
@@ -210,7 +210,7 @@ def test_evaluate_argument_checks(model_tok):
         evaluate(model, ids, 8, batch=2.0)
     with pytest.raises(ValueError, match="rank: expected 0 <= rank < world=1, got 3"):
         evaluate(model, ids, 8, rank=3, world=1)
-    with pytest.raises(TypeError, match="model: expected a formulated.models.torch.GPT"):
+    with pytest.raises(TypeError, match="model: expected a formulated.models.trainable.GPT"):
         evaluate(torch.nn.Linear(2, 2), ids, 8)
     # valid: a list of ids is the same split as the tensor, NumPy integers for the sizes
     want = evaluate(model, ids, 8, batch=2)
@@ -234,7 +234,7 @@ def test_sample_and_next_token_probs_argument_checks(model_tok):
         model.sample(tok, "h", 5, seed=1.5)
     with pytest.raises(TypeError, match="generator: expected None or a torch.Generator, got str"):
         model.sample(tok, "h", 5, generator="g")
-    with pytest.raises(TypeError, match="model: expected a formulated.models.torch.GPT, got NoneType"):
+    with pytest.raises(TypeError, match="model: expected a formulated.models.trainable.GPT, got NoneType"):
         GPT.next_token_probs(None, tok, "h")
     with pytest.raises(TypeError, match=r"temperature: expected a number >= 0, got 'a' \(str\)"):
         model.next_token_probs(tok, "h", temperature="a")

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from _chapters import ROOT
-from formulated.book import launch
+from booktools import launch
 
 BINDER = ROOT / ".binder"
 
@@ -63,7 +63,7 @@ def test_post_build_installs_the_book_and_its_lab_settings():
     text = post.read_text()
     assert text.startswith("#!/bin/bash") and "set -euo pipefail" in text
     assert re.search(r'pip install .*-c \.ci/constraints\.txt -e "\.\[book\]"', text)
-    assert "python -m formulated.book.lab --install-only" in text
+    assert "python -m booktools.lab --install-only" in text
     for extension in ("jupyterlab_myst", "jupyterlab_jupytext"):
         assert f"jupyter server extension enable --sys-prefix {extension}" in text
     if shutil.which("bash"):
@@ -73,7 +73,7 @@ def test_post_build_installs_the_book_and_its_lab_settings():
 def test_post_build_lab_step_runs_offline(tmp_path):
     """The step postBuild runs, into a scratch prefix: the default-viewer override lands."""
     out = subprocess.run([sys.executable, "-c",
-                          "import sys; from formulated.book import lab; "
+                          "import sys; from booktools import lab; "
                           f"[print(p) for p in lab.install({str(tmp_path)!r})]"],
                          capture_output=True, text=True, check=True)
     overrides = tmp_path / "share/jupyter/lab/settings/overrides.json"

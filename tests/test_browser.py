@@ -3,7 +3,7 @@
 For every page of the table of contents: no clipped display math, no table or page overflow,
 no console errors or failed requests, every widget labelled, a note on every static widget,
 inline code wrapped at its separators only.
-And once: ``make live``'s servers (:class:`formulated.book.live.LiveBook`), live code on
+And once: ``make live``'s servers (:class:`booktools.live.LiveBook`), live code on
 chapter 11, the GELU slider moved, the plot redrawn.
 
 Needs the built book (``make book`` first; CI runs it before ``make test``) and
@@ -104,7 +104,7 @@ def test_every_widget_rendered_labelled_and_noted(reports: Any, page: str, width
 
 
 #: Where inline code may break inside a word: after a separator that has a <wbr>
-#: (formulated.book.sphinx_html.break_long_code) or where the line-breaking rules allow one.
+#: (booktools.sphinx_html.break_long_code) or where the line-breaking rules allow one.
 BREAKS_AFTER = tuple("._/:-)")
 
 
@@ -139,7 +139,7 @@ def test_live_code_moves_the_gelu_plot() -> None:
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from formulated.book.live import LiveBook
+    from booktools.live import LiveBook
 
     book = require_book()
     driver = new_driver(1280)

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from _chapters import ROOT, toc_files
-from formulated.book.coverage import (COVERAGE, SOURCE_TITLES, coverage_by_chapter,
+from formulated.coverage import (COVERAGE, SOURCE_TITLES, coverage_by_chapter,
                                       coverage_by_source)
 
 
@@ -46,7 +46,7 @@ def test_rendered_tables_link_every_chapter():
 
 
 def test_unknown_source_key_is_rejected(monkeypatch):
-    import formulated.book.coverage as mod
+    import formulated.coverage as mod
 
     monkeypatch.setattr(mod, "COVERAGE", COVERAGE + [mod.Coverage("chapters/x", {"005": ("y",)})])
     with pytest.raises(ValueError, match=r"unknown sources \['005'\]"):

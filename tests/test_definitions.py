@@ -3,7 +3,7 @@
 A function that implements a boxed definition names the box's label (``Definition:``) and the
 tests that check it against a reference (``Checked by:``) in its docstring; the chapter shows
 its source right under the box with the ``formulated-source`` directive
-(formulated/book/sphinx_source.py).  These tests keep the three in step.
+(booktools/sphinx_source.py).  These tests keep the three in step.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from _chapters import source_directives
-from formulated.book.sphinx_source import (DIRECTIVE, TEST_ID, docstring_facts, implementations,
+from booktools.sphinx_source import (DIRECTIVE, TEST_ID, docstring_facts, implementations,
                                            resolve)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def test_functions_name_definitions():
     # The mechanism is in use: the core formulas and the models name their boxes.
     named = {impl.name for impl in implementations()}
     for name in ("formulated.formulas.layer_norm", "formulated.formulas.attention",
-                 "formulated.models.numpy.gpt2_probabilities"):
+                 "formulated.models.reference.gpt2_probabilities"):
         assert name in named
 
 

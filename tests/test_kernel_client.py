@@ -1,4 +1,4 @@
-"""formulated.book.kernel_client: a reply whose wake-up was missed is still received in time."""
+"""booktools.kernel_client: a reply whose wake-up was missed is still received in time."""
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +7,7 @@ from queue import Empty
 
 import pytest
 
-from formulated.book import kernel_client
+from booktools import kernel_client
 
 
 class MissedWakeUpSocket:

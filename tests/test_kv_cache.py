@@ -8,7 +8,7 @@ import torch
 
 from formulated.models.kv_cache import (KVCache, cache_drift, forward_cached, generate,
                                         tokens_per_second)
-from formulated.models.torch import GPT, GPTConfig
+from formulated.models.trainable import GPT, GPTConfig
 from formulated.tokenizers import CharTokenizer
 
 

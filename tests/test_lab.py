@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from _chapters import ROOT
-from formulated.book import lab
+from booktools import lab
 
 CHAPTER = "chapters/11_ffn_gelu.md"
 

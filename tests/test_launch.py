@@ -7,8 +7,8 @@ import types
 import pytest
 
 from _chapters import ROOT
-from formulated.book import launch
-from formulated.book.launch import BookHome
+from booktools import launch
+from booktools.launch import BookHome
 
 REAL = "https://github.com/some-course/formulated-gpt"
 
@@ -116,7 +116,7 @@ def test_the_page_script_and_the_config_are_wired():
     js = (ROOT / "chapters/_static_assets" / launch.LAUNCH_JS).read_text()
     assert "window.formulatedNotConfigured = function" in js
     config = (ROOT / "_config.yml").read_text()
-    assert "- formulated.book.launch" in config and '"chapters/notebooks"' in config
+    assert "- booktools.launch" in config and '"chapters/notebooks"' in config
 
 
 def test_built_chapter_buttons_follow_the_setting():

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from formulated.models import hf
 from formulated.formulas import mask_autoregressive
-from formulated.models.numpy import _embed
+from formulated.models.reference import _embed
 from formulated.models import (BERTParams, Config, bert, bert_input, bert_probabilities,
                                check_params, default_window, gpt, gpt2, gpt2_probabilities, gpt3,
                                gpt3_probabilities, gpt3_masks, gpt_probabilities, init_bert,

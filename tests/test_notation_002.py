@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from formulated.book.notation_002 import TABLE_002, shape_mismatches, table_002
+from formulated.notation import TABLE_002, shape_mismatches, table_002
 
 
 def test_every_row_of_002s_table_is_there():

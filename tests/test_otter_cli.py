@@ -1,11 +1,11 @@
-"""formulated.book.otter_cli: otter's own command line, with kernel replies awaited in slices."""
+"""booktools.otter_cli: otter's own command line, with kernel replies awaited in slices."""
 from __future__ import annotations
 
 import subprocess
 import sys
 
 from _chapters import ROOT
-from formulated.book import teaching
+from booktools import teaching
 
 # A fresh interpreter (the test process has the patch from conftest already): run the entry
 # point as ``python -m`` does, then report whether the channel class was patched.
@@ -15,7 +15,7 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 before = hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg")
 sys.argv = ["otter", "--version"]
 try:
-    runpy.run_module("formulated.book.otter_cli", run_name="__main__")
+    runpy.run_module("booktools.otter_cli", run_name="__main__")
 except SystemExit as stop:
     code = stop.code
 print(before, hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg"), code)
@@ -31,14 +31,14 @@ def test_entry_point_patches_the_channels_then_runs_otter():
 
 
 def test_otter_errors_keep_their_exit_status():
-    done = subprocess.run([sys.executable, "-m", "formulated.book.otter_cli", "run", "--bogus"],
+    done = subprocess.run([sys.executable, "-m", "booktools.otter_cli", "run", "--bogus"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert "No such option '--bogus'" in done.stderr
 
 
 def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
-    """teaching.grade launches ``python -m formulated.book.otter_cli run``, not bare ``otter``."""
+    """teaching.grade launches ``python -m booktools.otter_cli run``, not bare ``otter``."""
     import zipfile
 
     calls = []
@@ -53,4 +53,4 @@ def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
         z.writestr("tests/q.py", "")
     monkeypatch.setattr(teaching.subprocess, "run", fake_run)
     assert teaching.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {"total": 0.0}
-    assert calls[0][:4] == [sys.executable, "-m", "formulated.book.otter_cli", "run"], calls
+    assert calls[0][:4] == [sys.executable, "-m", "booktools.otter_cli", "run"], calls

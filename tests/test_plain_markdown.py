@@ -1,4 +1,4 @@
-"""The Colab notebooks' Markdown is plain Markdown (formulated/book/plain_markdown.py): no MyST
+"""The Colab notebooks' Markdown is plain Markdown (booktools/plain_markdown.py): no MyST
 directive, role, option or target is left for Colab to show as raw text, and math is unchanged."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import nbformat
 import pytest
 
 from _chapters import ROOT
-from formulated.book import notebooks
-from formulated.book.plain_markdown import (DIRECTIVES, chapter_titles, directive_names,
+from booktools import notebooks
+from booktools.plain_markdown import (DIRECTIVES, chapter_titles, directive_names,
                                             label_texts, to_plain)
-from formulated.book.sphinx_source import markdown_box
+from booktools.sphinx_source import markdown_box
 
 CHAPTERS = notebooks.chapters()
 TITLES = {"08_attention": "Attention", "09_masks": "Masks"}

@@ -1,4 +1,4 @@
-"""formulated.book.prebuild: chapters executed in parallel land where Myst-NB looks for them."""
+"""booktools.prebuild: chapters executed in parallel land where Myst-NB looks for them."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from _chapters import MYST_HEADER, ROOT
-from formulated.book import prebuild
+from booktools import prebuild
 
 CHAPTER = MYST_HEADER + """
 # A chapter

@@ -9,7 +9,7 @@ import torch
 from formulated.models.hf import hf_probabilities
 from formulated.models.pretrained import (load_pretrained, parity, pretrained_available,
                                           save_tiny_gpt2, to_gpt2_lm_head)
-from formulated.models.torch import GPT, GPTConfig
+from formulated.models.trainable import GPT, GPTConfig
 
 
 @pytest.fixture(scope="module")

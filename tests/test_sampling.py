@@ -7,7 +7,7 @@ import pytest
 import torch
 from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
-from formulated.models.torch import shape_distribution
+from formulated.models.trainable import shape_distribution
 from formulated.sampling import (apply_temperature, filter_logits, sampling_distribution,
                                  top_k_mask, top_p_mask)
 

@@ -1,7 +1,7 @@
-"""formulated.book.sphinx_html.break_long_code: line-break opportunities in long inline code."""
+"""booktools.sphinx_html.break_long_code: line-break opportunities in long inline code."""
 from __future__ import annotations
 
-from formulated.book.sphinx_html import WBR_MIN, break_long_code
+from booktools.sphinx_html import WBR_MIN, break_long_code
 
 
 def pre(text: str) -> str:

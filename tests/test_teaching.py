@@ -1,4 +1,4 @@
-"""Assignments from the chapters (formulated.book.teaching): parsing, grading specs, leak scan.
+"""Assignments from the chapters (booktools.teaching): parsing, grading specs, leak scan.
 
 These tests need no otter run; tests/test_assignments.py generates and grades for real.
 """
@@ -11,8 +11,8 @@ import re
 import pytest
 
 from _chapters import MYST_HEADER, ROOT, toc_files
-from formulated.book import teaching
-from formulated.book.exercises import SPECS, Spec, auto, open_ended, written
+from booktools import teaching
+from booktools.exercises import SPECS, Spec, auto, open_ended, written
 
 CHAPTERS = [ROOT / f"{c}.md" for c in toc_files()
             if re.match(r"chapters/\d\d_", c)]
@@ -219,7 +219,7 @@ def test_hidden_tests_accept_a_correct_answer_and_reject_a_common_mistake(label,
 
 
 def test_bpe_check_accepts_any_tie_break_and_rejects_an_incomplete_run():
-    from formulated.book.exercises import bpe_merges_problem
+    from booktools.exercises import bpe_merges_problem
 
     tie = {"ab": 2, "cd": 2}
     assert bpe_merges_problem(tie, [("a", "b</w>"), ("c", "d</w>")]) == ""

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 from formulated import models
 from formulated.tokenizers import CharTokenizer
-from formulated.models.torch import GPT, GPTConfig, count_parameters, to_numpy_params
+from formulated.models.trainable import GPT, GPTConfig, count_parameters, to_numpy_params
 from formulated.training import (PRESETS, CheckpointError, TrainConfig, evaluate,
                                  load_checkpoint, load_data, main, make_config, plot_losses,
                                  resolve_device, train, val_windows)
@@ -122,7 +122,7 @@ def test_gpt_input_errors():
         GPTConfig(H=16, A=3)
     with pytest.raises(ValueError, match="gelu: expected 'erf' or 'tanh'"):
         GPTConfig(gelu="relu")
-    with pytest.raises(TypeError, match="model: expected a formulated.models.torch.GPT"):
+    with pytest.raises(TypeError, match="model: expected a formulated.models.trainable.GPT"):
         to_numpy_params(torch.nn.Linear(2, 2))
 
 

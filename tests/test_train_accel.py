@@ -15,7 +15,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
-from formulated.models.torch import GPT, GPTConfig, count_parameters, flops_per_token
+from formulated.models.trainable import GPT, GPTConfig, count_parameters, flops_per_token
 from formulated.training import evaluate, load_data, make_config, train
 from formulated.training.runtime import use_bf16
 

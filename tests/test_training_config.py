@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 import torch
 
-from formulated.models.torch import GPT, GPTConfig
+from formulated.models.trainable import GPT, GPTConfig
 from formulated.training import PRESETS, TrainConfig, make_config, train, with_overrides
 from formulated.training.cli import parse_overrides
 from formulated.training.config import MODEL_FIELDS

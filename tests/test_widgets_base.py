@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from formulated import widgets  # noqa: E402
-from formulated.models.torch import GPT, GPTConfig  # noqa: E402
+from formulated.models.trainable import GPT, GPTConfig  # noqa: E402
 from formulated.tokenizers import CharTokenizer  # noqa: E402
 from formulated.widgets import FormulaWidget, panel  # noqa: E402
 

@@ -11,7 +11,7 @@ import torch  # noqa: E402
 from transformers import TopPLogitsWarper  # noqa: E402
 
 from formulated.models.pretrained import to_gpt2_lm_head  # noqa: E402
-from formulated.models.torch import GPT, GPTConfig  # noqa: E402
+from formulated.models.trainable import GPT, GPTConfig  # noqa: E402
 from formulated.tokenizers import CharTokenizer  # noqa: E402
 from formulated.widgets.inside import (attention_map_widget, kv_cache_widget,  # noqa: E402
                                        nucleus_widget)

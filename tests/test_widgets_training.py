@@ -16,7 +16,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from formulated.basics import JointTableModel, TinyAttentionModel  # noqa: E402
-from formulated.models.torch import GPT, GPTConfig  # noqa: E402
+from formulated.models.trainable import GPT, GPTConfig  # noqa: E402
 from formulated.tokenizers import CharTokenizer  # noqa: E402
 from formulated.widgets import sampling_widget, xlnet_order_widget  # noqa: E402
 

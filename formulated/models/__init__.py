@@ -2,19 +2,19 @@
 
 - :mod:`formulated.models.params` — the NumPy models' configuration, parameter containers,
   seeded initialisation and parameter count λ (chapters 13–16);
-- :mod:`formulated.models.numpy` — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16);
+- :mod:`formulated.models.reference` — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16);
   the public names of both are re-exported here, so ``from formulated.models import gpt2``
   works.
 - :mod:`formulated.models.sizes` — the published sizes of GPT-1/2/3, BERT and RoBERTa: the one
   table of them.
 - :mod:`formulated.models.hf`    — loaders from Hugging Face ``transformers`` models.
-- :mod:`formulated.models.torch` — the trainable PyTorch GPT (chapter 18); imported on demand,
+- :mod:`formulated.models.trainable` — the trainable PyTorch GPT (chapter 18); imported on demand,
   so that the NumPy models do not pay for importing PyTorch.
 """
 from __future__ import annotations
 
-from . import numpy, params
-from .numpy import *  # noqa: F401,F403
+from . import params, reference
+from .reference import *  # noqa: F401,F403
 from .params import *  # noqa: F401,F403
 
-__all__ = list(params.__all__) + list(numpy.__all__)
+__all__ = list(params.__all__) + list(reference.__all__)

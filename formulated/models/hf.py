@@ -1,5 +1,5 @@
 """Load Hugging Face ``transformers`` models into the NumPy parameter containers of
-:mod:`formulated.models.numpy` (chapters 13–16).
+:mod:`formulated.models.reference` (chapters 13–16).
 
 The book's claim is that the boxes compute what the real models compute.  To check it against an
 implementation nobody here wrote, we build ``transformers`` models from small random
@@ -478,7 +478,7 @@ def omission_effects(kind: str, config: Config | None = None, seed: int = 0, n: 
     Measured on a small random model (:func:`tiny_model`, default ``V=40, n_ctx=12, H=16, A=4,
     L=2``) on one seeded sequence of ``n`` tokens (for BERT: half sentence A, half B), drawn from
     the ids ``2..V-1`` (RoBERTa's padding id is 1), so ``V >= 3`` and ``1 <= n <= n_ctx``."""
-    from . import numpy as M
+    from . import reference as M
 
     cfg = config if config is not None else Config(V=40, n_ctx=12, H=16, A=4, L=2)
     if not isinstance(kind, str) or kind not in _LOADERS:

@@ -1,4 +1,4 @@
-"""Generation with a key-value cache for the PyTorch GPT of :mod:`formulated.models.torch`
+"""Generation with a key-value cache for the PyTorch GPT of :mod:`formulated.models.trainable`
 (chapter 19).
 
 Without a cache, every new token re-runs the model on the whole prefix: step ``t`` costs a
@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 from .._checks import check_int
 from ..sampling import sampling_distribution
-from .torch import GPT
+from .trainable import GPT
 
 __all__ = ["KVCache", "forward_cached", "generate", "Generation", "cache_drift",
            "tokens_per_second"]
@@ -63,7 +63,7 @@ class KVCache:
 
 def _check_model(model: Any) -> GPT:
     if not isinstance(model, GPT):
-        raise TypeError(f"model: expected a formulated.models.torch.GPT, got "
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
                         f"{type(model).__name__}")
     if model.training and model.cfg.dropout > 0:
         raise ValueError("model: expected eval mode (model.eval()); dropout would make cached "

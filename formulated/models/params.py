@@ -1,7 +1,7 @@
 """The parameters of the NumPy models (chapters 13–16): configuration, containers, seeded random
 initialisation and the parameter count λ (def-16-theta, def-16-lambda).
 
-The forward functions that use them are in :mod:`formulated.models.numpy`; every public name
+The forward functions that use them are in :mod:`formulated.models.reference`; every public name
 here is re-exported by :mod:`formulated.models`.
 
 Parameter containers

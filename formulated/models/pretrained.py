@@ -23,9 +23,9 @@ import numpy as np
 import torch
 
 from .hf import from_gpt2, hf_probabilities
-from .numpy import gpt2_probabilities
+from .reference import gpt2_probabilities
 from .params import GPTParams
-from .torch import GPT
+from .trainable import GPT
 
 __all__ = ["Pretrained", "load_pretrained", "pretrained_available", "save_tiny_gpt2",
            "to_gpt2_lm_head", "parity", "TINY_TEXT"]
@@ -169,7 +169,7 @@ def to_gpt2_lm_head(model: GPT, attn_implementation: str = "eager") -> Any:
     import transformers
 
     if not isinstance(model, GPT):
-        raise TypeError(f"model: expected a formulated.models.torch.GPT, got "
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
                         f"{type(model).__name__}")
     c = model.cfg
     config = transformers.GPT2Config(

@@ -1,4 +1,4 @@
-"""Train the GPT of :mod:`formulated.models.torch` on Tiny Shakespeare (chapter 18).
+"""Train the GPT of :mod:`formulated.models.trainable` on Tiny Shakespeare (chapter 18).
 
 One loop for a notebook, a terminal and a cluster:
 

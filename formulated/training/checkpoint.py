@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from ..models.torch import GPT, GPTConfig
+from ..models.trainable import GPT, GPTConfig
 from ..tokenizers import CharTokenizer
 from .config import MODEL_FIELDS, RESUMABLE, TrainConfig
 from .runtime import resolve_device

@@ -11,7 +11,7 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from ..models.torch import GPTConfig
+from ..models.trainable import GPTConfig
 from .checkpoint import CheckpointError
 from .config import DEFAULT_PRESET, MODEL_FIELDS, PRESETS, TrainConfig
 from .loop import train

@@ -1,5 +1,5 @@
 """What defines a training run: :class:`TrainConfig` (which *contains* the model's
-:class:`~formulated.models.torch.GPTConfig`), the presets, and the overrides of a preset.
+:class:`~formulated.models.trainable.GPTConfig`), the presets, and the overrides of a preset.
 
 A preset is small data: the fields that differ from the defaults, the model's under ``"model"``.
 Overrides name any field of either, flat (``L=2``, ``lr=1e-3``, ``eps=1e-6``): the names of the
@@ -16,7 +16,7 @@ import torch
 
 from .._checks import check_int, check_real_type
 from ..data import tiny_shakespeare_path
-from ..models.torch import GPTConfig
+from ..models.trainable import GPTConfig
 
 __all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "RESUMABLE", "MODEL_FIELDS",
            "make_config", "with_overrides", "check_override_names"]

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from .._checks import as_token_ids, check_int, check_token_tensor
-from ..models.torch import GPT, GPTConfig, count_parameters, flops_per_token, run_eagerly
+from ..models.trainable import GPT, GPTConfig, count_parameters, flops_per_token, run_eagerly
 from ..tokenizers import CharTokenizer
 from .checkpoint import (CKPT_FORMAT, CKPT_NAME, CKPT_VERSION, CheckpointError,
                          check_compatible, check_resume_state, read_checkpoint, rng_state,
@@ -129,7 +129,7 @@ def _model_config(model: Any) -> GPTConfig:
     """The :class:`GPTConfig` of a GPT (also through ``torch.compile``'s wrapper)."""
     cfg = getattr(model, "cfg", None) if isinstance(model, torch.nn.Module) else None
     if not isinstance(cfg, GPTConfig):
-        raise TypeError(f"model: expected a formulated.models.torch.GPT, got {type(model).__name__}")
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got {type(model).__name__}")
     return cfg
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..models.torch import GPT
+from ..models.trainable import GPT
 from .config import TrainConfig
 
 __all__ = ["lr_lambda", "make_optimizers"]

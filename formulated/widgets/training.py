@@ -51,7 +51,7 @@ def sampling_widget(model: Any, tokenizer: Any, prompt: str = "ROMEO:\n",
                     seed: int = 0, bars: int = 15) -> FormulaWidget:
     """Sample from a trained GPT (chapter 18): prompt, temperature ``T`` and top-k.
 
-    ``model`` is a :class:`formulated.models.torch.GPT` (its methods ``next_token_probs`` and
+    ``model`` is a :class:`formulated.models.trainable.GPT` (its methods ``next_token_probs`` and
     ``sample`` do the work) and ``tokenizer`` the tokenizer it was trained with.
 
     ``result``: ``probs`` — the next-character distribution after the prompt,

@@ -321,10 +321,10 @@ def to_numpy_params(model: GPT) -> Any:
     query/key/value weight splits into three ``(H, H)`` blocks, and each of those into ``A``
     heads of ``D`` columns: ``(H, A*D) -> (A, H, D)``.
     """
-    from . import numpy as models
+    from . import reference as models
 
     if not isinstance(model, GPT):
-        raise TypeError(f"model: expected a formulated.models.torch.GPT, got {type(model).__name__}")
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got {type(model).__name__}")
     cfg = model.cfg
     A, H, D = cfg.A, cfg.H, cfg.D
 
@@ -413,7 +413,7 @@ def _check_sampling_args(model: GPT, tokenizer: Any, prompt: Any, temperature: A
                          top_k: Any) -> None:
     """The tokenizer fits the model, the prompt is a non-empty string, T and k are valid."""
     if not isinstance(model, GPT):  # GPT.sample(x, ...) called on something else
-        raise TypeError(f"model: expected a formulated.models.torch.GPT, got "
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
                         f"{type(model).__name__}")
     V = getattr(tokenizer, "vocab_size", None)
     if not (hasattr(tokenizer, "encode") and hasattr(tokenizer, "decode")) \

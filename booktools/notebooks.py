@@ -2,7 +2,7 @@
 
 Colab opens only ``.ipynb`` files from GitHub, and a fresh Colab machine has neither the
 ``formulated`` package nor the book's data.  ``make notebooks`` (``python -m
-formulated.book.notebooks``) therefore writes ``chapters/notebooks/NN_name.ipynb`` for every
+booktools.notebooks``) therefore writes ``chapters/notebooks/NN_name.ipynb`` for every
 numbered chapter: the chapter's cells (by jupytext, without outputs), after two cells of its own:
 
 1. a Markdown cell saying what the next cell does, which also defines the book's math macros
@@ -12,7 +12,7 @@ numbered chapter: the chapter's cells (by jupytext, without outputs), after two 
    it with ``pip install -e`` (the data are found through the package: :mod:`formulated.data`)
    and turns on Colab's widget support.  Anywhere else it does nothing.
 
-The chapter's Markdown cells are converted to plain Markdown (:func:`formulated.book.plain_markdown.to_plain`):
+The chapter's Markdown cells are converted to plain Markdown (:func:`booktools.plain_markdown.to_plain`):
 Colab renders neither MyST directives (definition boxes, exercises, solutions, admonitions,
 ``{formulated-source}``) nor roles (``{doc}``, ``{prf:ref}``, …).  Code cells are kept as they are.
 
@@ -29,9 +29,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from formulated.book.lab import math_macros
-from formulated.book.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
-from formulated.book.plain_markdown import chapter_titles, label_texts, to_plain
+from booktools.lab import math_macros
+from booktools.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
+from booktools.plain_markdown import chapter_titles, label_texts, to_plain
 
 __all__ = ["CHAPTER_GLOB", "BOOTSTRAP_TAG", "chapters", "bootstrap_source", "intro_source",
            "image_base", "colab_notebook", "notebook_text", "write_all", "out_of_date", "main"]
@@ -105,7 +105,7 @@ def image_base(home: BookHome) -> str:
 
 def colab_notebook(source: Path, home: BookHome, macros: dict[str, str]) -> nbformat.NotebookNode:
     """The Colab notebook of one chapter: set-up cells, then the chapter's cells, no outputs,
-    the Markdown cells as plain Markdown (:func:`~formulated.book.plain_markdown.to_plain`)."""
+    the Markdown cells as plain Markdown (:func:`~booktools.plain_markdown.to_plain`)."""
     nb = jupytext.read(source)
     titles, labels = chapter_titles(source.parent), label_texts(source.parent)
     for cell in nb.cells:
@@ -169,7 +169,7 @@ def write_all(root: Path = ROOT) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m formulated.book.notebooks [--check]``: write the notebooks, or only check."""
+    """``python -m booktools.notebooks [--check]``: write the notebooks, or only check."""
     argv = sys.argv[1:] if argv is None else argv
     if "--check" in argv:
         stale = out_of_date()

@@ -1,16 +1,16 @@
-"""``otter`` with the book's kernel-client settings: ``python -m formulated.book.otter_cli run …``.
+"""``otter`` with the book's kernel-client settings: ``python -m booktools.otter_cli run …``.
 
 ``otter run`` executes a submission with nbconvert's ``ExecutePreprocessor``, which waits for each
 cell's reply without a time limit.  A reply whose wake-up is missed (the race that
-:mod:`formulated.book.kernel_client` describes: a widget cell's burst of messages, a busy
+:mod:`booktools.kernel_client` describes: a widget cell's burst of messages, a busy
 machine) then leaves the grading waiting for ever.  This entry point installs
-:func:`~formulated.book.kernel_client.patch_shell_wait` first, so that such a reply is picked up
+:func:`~booktools.kernel_client.patch_shell_wait` first, so that such a reply is picked up
 within a second, and then hands the arguments to otter's own command line unchanged.
-:func:`formulated.book.teaching.grade` runs otter this way.
+:func:`booktools.teaching.grade` runs otter this way.
 """
 from __future__ import annotations
 
-from formulated.book.kernel_client import patch_shell_wait
+from booktools.kernel_client import patch_shell_wait
 
 __all__ = ["main"]
 

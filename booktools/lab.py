@@ -1,7 +1,7 @@
 """JupyterLab for the chapters: the MyST-Markdown chapters open as rendered, runnable notebooks.
 
-``make lab`` runs ``python -m formulated.book.lab``; Binder's ``.binder/postBuild`` runs
-``python -m formulated.book.lab --install-only``.  Both install two small files into the Python
+``make lab`` runs ``python -m booktools.lab``; Binder's ``.binder/postBuild`` runs
+``python -m booktools.lab --install-only``.  Both install two small files into the Python
 environment (``sys.prefix``), so that every way of starting JupyterLab there behaves the same:
 
 * ``share/jupyter/lab/settings/overrides.json`` (:data:`SETTINGS_OVERRIDES`): a ``.md`` file opens
@@ -41,7 +41,7 @@ import yaml
 from traitlets import Unicode
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 
-from formulated.book.sphinx_source import BLOCK, markdown_box
+from booktools.sphinx_source import BLOCK, markdown_box
 
 __all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "FOLD_MARK",
            "math_macros", "macro_cell", "add_macro_cell", "fold_solutions", "show_sources",
@@ -49,7 +49,7 @@ __all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "FO
            "BookContentsManager", "install", "lab_command", "main"]
 
 #: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 #: The JupyterLab viewer that jupytext registers for text notebooks.
 JUPYTEXT_NOTEBOOK = "Jupytext Notebook"
@@ -69,7 +69,7 @@ SETTINGS_OVERRIDES: dict[str, dict[str, Any]] = {
 
 #: Jupyter server configuration that the project ships.
 SERVER_CONFIG: dict[str, Any] = {
-    "ServerApp": {"contents_manager_class": "formulated.book.lab.BookContentsManager"},
+    "ServerApp": {"contents_manager_class": "booktools.lab.BookContentsManager"},
 }
 
 #: Metadata key that marks the generated macro cell, so that saving can remove it.
@@ -275,13 +275,13 @@ def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m formulated.book.lab [--install-only] [jupyter lab options]``."""
+    """``python -m booktools.lab [--install-only] [jupyter lab options]``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--install-only", action="store_true",
                         help="install the settings and server configuration, do not start Lab")
     args, extra = parser.parse_known_args(argv)
     for path in install():
-        print(f"formulated.book.lab: wrote {path}")
+        print(f"booktools.lab: wrote {path}")
     if args.install_only:
         return 0
     command = lab_command(extra)

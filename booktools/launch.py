@@ -3,7 +3,7 @@
 The one setting is ``_config.yml``: ``repository.url`` (and ``repository.branch``) say where the
 book's repository is public, ``launch_buttons.jupyterhub_url`` where a course's JupyterHub is.
 Everything else is derived from them: the theme's launch buttons, the Colab notebooks'
-set-up cell (:mod:`formulated.book.notebooks`), and this Sphinx extension, which
+set-up cell (:mod:`booktools.notebooks`), and this Sphinx extension, which
 
 * points the **Colab** button at the chapter's ``.ipynb`` copy in ``chapters/notebooks/`` (Colab
   opens only ``.ipynb``; the theme would link the ``.md`` source);
@@ -24,7 +24,7 @@ import yaml
 __all__ = ["PLACEHOLDER_REPOSITORY_URLS", "NOTEBOOKS_DIR", "BookHome", "book_home",
            "is_placeholder", "colab_url", "binder_url", "setup"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Repository URLs that stand for "not decided yet" (the one the book shipped with).
 PLACEHOLDER_REPOSITORY_URLS = frozenset({"https://github.com/formulated-gpt/formulated-gpt"})
@@ -174,7 +174,7 @@ def announce(app: Any) -> None:
 
 
 def setup(app: Any) -> dict[str, Any]:
-    """After the theme's buttons (priority 501) and formulated.book.sphinx_html (900)."""
+    """After the theme's buttons (priority 501) and booktools.sphinx_html (900)."""
     app.connect("builder-inited", announce)
     app.connect("html-page-context", fix_buttons, priority=950)
     app.add_js_file(LAUNCH_JS)

@@ -8,7 +8,7 @@ would run it:
 
 * the notebook is read by Myst-NB's own reader, so it hashes to the key Myst-NB looks up;
 * it runs in the chapter's folder, with the ``execute.timeout`` of ``_config.yml``, errors not
-  allowed, and the kernel-client settings of :mod:`formulated.book.kernel_client`;
+  allowed, and the kernel-client settings of :mod:`booktools.kernel_client`;
 * a chapter that succeeds is stored in the cache; Sphinx then finds it ("Using cached
   notebook") and renders its outputs.  A chapter that fails is not stored: Sphinx executes it
   once more and reports the error exactly as without this step.
@@ -18,7 +18,7 @@ thread counts, so the outputs are the ones a one-at-a-time build prints.  The nu
 are started last-first: the later ones train and analyse models and take longest (chapter 18
 about 50 s), and starting them first keeps the workers evenly loaded.
 
-``python -m formulated.book.prebuild [--jobs N]`` (``make book`` passes ``JOBS``).
+``python -m booktools.prebuild [--jobs N]`` (``make book`` passes ``JOBS``).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from formulated.book.launch import ROOT
+from booktools.launch import ROOT
 
 __all__ = ["CACHE_DIR", "Outcome", "chapters", "read_chapter", "pending", "execute", "run",
            "execution_timeout", "main"]
@@ -87,7 +87,7 @@ def execute(path: str, timeout: int, threads: int) -> Outcome:
     use ``threads`` threads (the cores shared out among the workers)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
-    from formulated.book import kernel_client
+    from booktools import kernel_client
 
     kernel_client.install()
     # The kernel inherits it: two kernels that each spread over every core would make their

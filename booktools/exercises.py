@@ -1,7 +1,7 @@
 """How every exercise of the book is graded: its kind, the names it defines, its tests.
 
 One entry of :data:`SPECS` per ``{exercise}`` label in the chapters (``tests/test_teaching.py``
-checks both directions).  :mod:`formulated.book.teaching` turns them into otter-grader questions:
+checks both directions).  :mod:`booktools.teaching` turns them into otter-grader questions:
 
 * ``auto``: the exercise text names every variable in :attr:`Spec.names` (in backticks); the
   chapter's solution code defines them.  :attr:`Spec.public` tests run when a student calls
@@ -311,7 +311,7 @@ SPECS["ex-06-1"] = auto(
     "my_merges",
     ["assert all(len(m) == 2 and all(isinstance(s, str) for s in m) for m in my_merges), "
      "'my_merges: expected a list of pairs of strings'"],
-    ["from formulated.book.exercises import bpe_merges_problem\n"
+    ["from booktools.exercises import bpe_merges_problem\n"
      "assert bpe_merges_problem({'ab': 4, 'abc': 2, 'bc': 3}, list(my_merges)) == ''"])
 SPECS["ex-06-2"] = open_ended()
 SPECS["ex-06-3"] = written()

@@ -4,7 +4,7 @@ Appendix C is the user's guide.  From one chapter (a MyST-Markdown notebook whos
 ``{exercise}`` directives, answered by a ``{solution}`` directive or by code cells between
 ``{solution-start}`` and ``{solution-end}``) this module builds an **otter-assign master
 notebook**: the chapter's prose and code, then for every exercise a question block whose kind
-comes from :mod:`formulated.book.exercises`:
+comes from :mod:`booktools.exercises`:
 
 * ``auto`` — the exercise names the variables to define; the chapter's own solution code is the
   solution cell, the spec's public tests are what ``grader.check`` runs for students, its hidden
@@ -18,8 +18,8 @@ student files for every solution's text, numbers and code.
 
 Command line::
 
-    python -m formulated.book.teaching chapters/[0-9][0-9]_*.md --out _build/assignments [--check]
-    python -m formulated.book.teaching grade submissions/*.ipynb --autograder ZIP --out grades/
+    python -m booktools.teaching chapters/[0-9][0-9]_*.md --out _build/assignments [--check]
+    python -m booktools.teaching grade submissions/*.ipynb --autograder ZIP --out grades/
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from formulated.book.exercises import SPECS, Spec
+from booktools.exercises import SPECS, Spec
 
 __all__ = ["Exercise", "exercises", "master_notebook", "write_assignment", "write_assignments",
            "solution_fingerprints", "leaks", "kind_counts", "student_notebook_path",
@@ -229,7 +229,7 @@ def _question_cells(ex: Exercise, spec: Spec) -> list:
 def _config_cell(name: str):
     # The export cell only writes the zip (run_tests: false). With run_tests, otter re-executes
     # the whole notebook in a second kernel, with no time limit, in a process where the fix of
-    # formulated.book.kernel_client cannot be installed: a missed reply wake-up (a widget cell,
+    # booktools.kernel_client cannot be installed: a missed reply wake-up (a widget cell,
     # a busy machine; 5 stalls in 146 runs, benchmarks/README.md) left the student's export
     # cell waiting for ever.
     # Students see the public tests in the grader.check cells; otter run grades the zip.
@@ -278,7 +278,7 @@ def _check_names_survive(chapter: str, segments: list, specs: dict[str, Spec]) -
 
 def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None):
     """The otter-assign master notebook of one chapter (``nbformat`` v4); ``specs`` (label ->
-    :class:`~formulated.book.exercises.Spec`) defaults to :data:`~formulated.book.exercises.SPECS`."""
+    :class:`~booktools.exercises.Spec`) defaults to :data:`~booktools.exercises.SPECS`."""
     import nbformat
 
     path = Path(path)
@@ -295,7 +295,7 @@ def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None):
     missing = [v.label for k, v in segments if k == "exercise" and v.label not in specs]
     if missing:
         raise KeyError(f"{path.name}: exercises {missing} have no entry in "
-                       "formulated.book.exercises.SPECS (expected their kind and tests)")
+                       "booktools.exercises.SPECS (expected their kind and tests)")
     _check_names_survive(path.name, segments, specs)
     for kind, value in segments:
         if kind == "md":
@@ -382,7 +382,7 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
           timeout: float = 900) -> dict[str, float]:
     """Grade one submission with ``otter run``: points per question and ``"total"``.
 
-    otter runs from :mod:`formulated.book.otter_cli`, so that a kernel reply whose wake-up is
+    otter runs from :mod:`booktools.otter_cli`, so that a kernel reply whose wake-up is
     missed does not stall a cell for ever (otter gives its cells no time limit).  As a last
     safeguard, a run that takes longer than ``timeout`` seconds is tried once more, then reported
     as an error.
@@ -396,8 +396,8 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
                              "hand (appendix C)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    # otter's command line, with kernel replies awaited in slices (formulated.book.otter_cli)
-    cmd = [sys.executable, "-m", "formulated.book.otter_cli", "run", "--no-logo", "-a",
+    # otter's command line, with kernel replies awaited in slices (booktools.otter_cli)
+    cmd = [sys.executable, "-m", "booktools.otter_cli", "run", "--no-logo", "-a",
            str(Path(autograder).resolve()), "-o", str(out.resolve()), str(Path(submission).resolve())]
     for attempt in (1, 2):
         try:
@@ -590,7 +590,7 @@ def check_solutions(chapter: str | Path, out: str | Path) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["grade"]:
-        g = argparse.ArgumentParser(prog="python -m formulated.book.teaching grade",
+        g = argparse.ArgumentParser(prog="python -m booktools.teaching grade",
                                     description="Grade submissions with otter run; write a CSV.")
         g.add_argument("submissions", nargs="+", help="the students' .ipynb files")
         g.add_argument("--autograder", required=True, help="the chapter's autograder zip")
@@ -598,7 +598,7 @@ def main(argv: list[str] | None = None) -> None:
         a = g.parse_args(argv[1:])
         print(grade_all(a.submissions, a.autograder, a.out))
         return
-    p = argparse.ArgumentParser(prog="python -m formulated.book.teaching", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m booktools.teaching", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("chapters", nargs="+", help="MyST chapter files (chapters/*.md)")
     p.add_argument("--out", required=True, help="folder for the assignments")

@@ -1,4 +1,4 @@
-"""MyST Markdown as plain Markdown, for the Colab notebooks (:mod:`formulated.book.notebooks`).
+"""MyST Markdown as plain Markdown, for the Colab notebooks (:mod:`booktools.notebooks`).
 
 Colab (like GitHub and VS Code) renders CommonMark, some HTML and ``$``/``$$`` math, not MyST:
 a ``{prf:definition}`` fence or a ``{doc}`` role would show as raw text.  :func:`to_plain`
@@ -16,7 +16,7 @@ MyST                                   plain Markdown
 ```` ```{dropdown} Title ````           ``<details><summary>Title</summary>``
 ```` ```{figure} path ````, image       ``![caption](path)`` (path seen from the notebook) and
                                        the caption in italics
-```` ```{formulated-source} f ````      :func:`formulated.book.sphinx_source.render_blocks`
+```` ```{formulated-source} f ````      :func:`booktools.sphinx_source.render_blocks`
                                        (a ``<details>`` box: the source and its tests;
                                        code in its summary as ``<code>``)
 other directives                       their body, without the fence and option lines
@@ -35,8 +35,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from formulated.book.sphinx_source import DIRECTIVE as SOURCE_DIRECTIVE
-from formulated.book.sphinx_source import render_blocks
+from booktools.sphinx_source import DIRECTIVE as SOURCE_DIRECTIVE
+from booktools.sphinx_source import render_blocks
 
 __all__ = ["to_plain", "chapter_titles", "label_texts", "directive_names", "DIRECTIVES",
            "ADMONITIONS"]

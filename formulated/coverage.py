@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ..sources import SOURCES
+from .sources import SOURCES
 
 __all__ = ["Coverage", "COVERAGE", "SOURCE_TITLES", "coverage_by_chapter", "coverage_by_source"]
 
