@@ -7,13 +7,40 @@ validated value (as an array where that makes sense) so callers can write ``X = 
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
 __all__: list[str] = []  # private helpers: not part of the public API
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
+    """Decorate a formula with the function that checks its arguments.
+
+    ``@checked(_attention_args)`` above ``def attention(Q, K, V, ...)`` calls
+    ``_attention_args`` with the arguments the caller passed (defaults filled in, in the
+    formula's parameter order) and then the formula with what it returns: a tuple of the
+    checked arguments in the same order (or the one value, for a formula of one parameter).
+    So the formula's body is the computation alone, and its box in the book shows the
+    formula, not the guards; the checker raises the errors that name the arguments.
+    """
+    def decorate(formula: F) -> F:
+        signature = inspect.signature(formula)
+
+        @functools.wraps(formula)
+        def run_checked(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = checker(*bound.args, **bound.kwargs)
+            return formula(*(values if isinstance(values, tuple) else (values,)))
+        return run_checked  # type: ignore[return-value]
+    return decorate
 
 
 def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None,

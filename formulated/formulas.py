@@ -19,6 +19,10 @@ the masks with ``1``/``-inf`` and *multiply* them into the scores;
 ``kind="multiplicative"`` builds and applies that literal version so a chapter can show
 why it fails (a negative score times ``-inf`` is ``+inf``, and ``0 * -inf`` is NaN).
 
+**Checks.** A formula's body is its computation; its arguments are checked by the function
+named in its ``@checked(...)`` line (defined just above it), which raises an error naming
+the argument, what was expected and what came.
+
 **Definitions.** A function that implements a boxed definition of the book names it in
 its docstring (``Definition: def-11-ffn``) together with the tests that check it against
 an independent reference (``Checked by: tests/...::test_...``); the book shows the
@@ -31,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_token_ids, check_eps, check_ffn,
-                      check_nonempty, check_positive_int, check_real, check_shape)
+from ._checks import (as_float_array, as_token_ids, check_eps, check_ffn, check_nonempty,
+                      check_positive_int, check_real, check_shape, checked)
 
 __all__ = [
     "diag", "stack", "one_hot", "embed",
@@ -53,6 +57,11 @@ GELU_APPROXIMATIONS = ("erf", "tanh", "sigmoid")
 # Small matrices: diag, Stack, OneHot, embedding lookup
 
 
+def _vector_x(x: Any) -> np.ndarray:
+    return as_float_array(x, "x", ndim=1)
+
+
+@checked(_vector_x)
 def diag(x: Any) -> np.ndarray:
     """Diagonal matrix: ``diag(x)[i, j] = x[i]`` if ``i == j`` else ``0``.
 
@@ -61,10 +70,14 @@ def diag(x: Any) -> np.ndarray:
     Definition: def-07-diag.
     Checked by: tests/test_formulas.py::test_diag_matches_torch
     """
-    x = as_float_array(x, "x", ndim=1)
     return np.diag(x)
 
 
+def _stack_args(x: Any, n: Any) -> tuple[np.ndarray, int]:
+    return as_float_array(x, "x", ndim=1), check_positive_int(n, "n")
+
+
+@checked(_stack_args)
 def stack(x: Any, n: int) -> np.ndarray:
     """Stack_n: the row vector ``x`` repeated ``n`` times, ``Stack_n(x)[i, j] = x[j]``.
 
@@ -74,11 +87,15 @@ def stack(x: Any, n: int) -> np.ndarray:
     Definition: def-07-stack.
     Checked by: tests/test_formulas.py::test_stack_matches_torch_expand
     """
-    x = as_float_array(x, "x", ndim=1)
-    n = check_positive_int(n, "n")
     return np.tile(x, (n, 1))
 
 
+def _one_hot_args(ids: Any, V: Any) -> tuple[np.ndarray, int]:
+    V = check_positive_int(V, "V")
+    return as_token_ids(ids, "ids", V), V
+
+
+@checked(_one_hot_args)
 def one_hot(ids: Any, V: int) -> np.ndarray:
     """OneHot: ``one_hot(ids, V)[i, j] = 1`` if ``j == ids[i]`` else ``0``.
 
@@ -89,11 +106,15 @@ def one_hot(ids: Any, V: int) -> np.ndarray:
     Definition: def-07-onehot.
     Checked by: tests/test_formulas.py::test_one_hot_matches_torch
     """
-    V = check_positive_int(V, "V")
-    ids = as_token_ids(ids, "ids", V)
     return (ids[..., None] == np.arange(V)).astype(np.float64)
 
 
+def _embed_args(ids: Any, W_e: Any) -> tuple[np.ndarray, np.ndarray]:
+    W_e = as_float_array(W_e, "W_e", ndim=2)
+    return as_token_ids(ids, "ids", W_e.shape[0]), W_e
+
+
+@checked(_embed_args)
 def embed(ids: Any, W_e: Any) -> np.ndarray:
     """Token embedding: row lookup ``W_e[ids]``, equal to ``one_hot(ids, V) @ W_e``.
 
@@ -104,30 +125,11 @@ def embed(ids: Any, W_e: Any) -> np.ndarray:
     Definition: def-07-embedding.
     Checked by: tests/test_formulas.py::test_embed_matches_nn_embedding_and_one_hot
     """
-    W_e = as_float_array(W_e, "W_e", ndim=2)
-    ids = as_token_ids(ids, "ids", W_e.shape[0])
-    return W_e[ids]
+    return W_e[ids]  # (n, H): row ids[i] of W_e
 
 
 # --------------------------------------------------------------------------------------
 # Softmax and masks
-
-
-def softmax(X: Any, axis: int = -1) -> np.ndarray:
-    """Softmax along ``axis``: ``softmax(X)[i, j] = exp(X[i, j]) / sum_k exp(X[i, k])``.
-
-    Shapes: any, e.g. ``(n, H) -> (n, H)``; each slice along ``axis`` sums to 1.
-    Numerically stable: the row maximum is subtracted first (softmax is shift
-    invariant), so ``softmax([1000, 1001])`` is finite.  ``-inf`` entries get
-    probability 0.  A row that is entirely ``-inf`` has no softmax (0/0) and raises
-    ``ValueError``; so do NaN and ``+inf``, an empty array (nothing to normalize) and an
-    ``axis`` that ``X`` does not have.
-
-    Definition: def-02-softmax.
-    Checked by: tests/test_formulas.py::test_softmax_matches_torch
-    Checked by: tests/test_formulas.py::test_softmax_is_stable_for_large_inputs
-    """
-    return _softmax(X, axis, "X")
 
 
 def _check_axis(axis: Any, ndim: int) -> int:
@@ -140,8 +142,10 @@ def _check_axis(axis: Any, ndim: int) -> int:
     return int(axis)
 
 
-def _softmax(X: Any, axis: Any, name: str) -> np.ndarray:
-    """:func:`softmax`, with errors naming the caller's argument ``name``."""
+def _softmax_args(X: Any, axis: Any = -1, name: str = "X") -> tuple[np.ndarray, int]:
+    """The checks of :func:`softmax`, with errors naming the caller's argument ``name``:
+    a real array of at least one dimension, without NaN or ``+inf``, with at least one
+    finite value in every slice along ``axis``."""
     X = as_float_array(X, name, allow_inf=True)
     if X.ndim < 1:
         raise ValueError(f"{name}: expected an array with at least 1 dimension (a "
@@ -159,8 +163,27 @@ def _softmax(X: Any, axis: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name}: expected at least one finite value in every slice "
                          f"along axis {axis}, got a slice that is entirely -inf (index "
                          f"{idx} of the max); its softmax would be 0/0")
-    e = np.exp(X - m)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    return X, axis
+
+
+@checked(_softmax_args)
+def softmax(X: Any, axis: int = -1) -> np.ndarray:
+    """Softmax along ``axis``: ``softmax(X)[i, j] = exp(X[i, j]) / sum_k exp(X[i, k])``.
+
+    Shapes: any, e.g. ``(n, H) -> (n, H)``; each slice along ``axis`` sums to 1.
+    Numerically stable: the row maximum is subtracted first (softmax is shift
+    invariant), so ``softmax([1000, 1001])`` is finite.  ``-inf`` entries get
+    probability 0.  A row that is entirely ``-inf`` has no softmax (0/0) and raises
+    ``ValueError``; so do NaN and ``+inf``, an empty array (nothing to normalize) and an
+    ``axis`` that ``X`` does not have.
+
+    Definition: def-02-softmax.
+    Checked by: tests/test_formulas.py::test_softmax_matches_torch
+    Checked by: tests/test_formulas.py::test_softmax_is_stable_for_large_inputs
+    """
+    # exp(X - max) / sum exp(X - max) is the same softmax, and exp never overflows
+    E = np.exp(X - X.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
 
 
 def _check_kind(kind: str) -> str:
@@ -169,6 +192,11 @@ def _check_kind(kind: str) -> str:
     return kind
 
 
+def _mask_args(n: Any, kind: Any = "additive") -> tuple[int, str]:
+    return check_positive_int(n, "n"), _check_kind(kind)
+
+
+@checked(_mask_args)
 def mask_bidirectional(n: int, kind: str = "additive") -> np.ndarray:
     """Bidirectional mask Mask_BD: every query may attend to every key.
 
@@ -178,10 +206,10 @@ def mask_bidirectional(n: int, kind: str = "additive") -> np.ndarray:
     Definition: def-09-masks.
     Checked by: tests/test_formulas.py::test_masks_match_torch_constructions
     """
-    n, kind = check_positive_int(n, "n"), _check_kind(kind)
     return np.zeros((n, n)) if kind == "additive" else np.ones((n, n))
 
 
+@checked(_mask_args)
 def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
     """Autoregressive (causal) mask Mask_AR: query ``i`` may attend to keys
     ``j <= i`` only.
@@ -195,7 +223,6 @@ def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
     Definition: def-09-masks.
     Checked by: tests/test_formulas.py::test_masks_match_torch_constructions
     """
-    n, kind = check_positive_int(n, "n"), _check_kind(kind)
     # j > i: strictly above the diagonal
     future = np.triu(np.ones((n, n), dtype=bool), k=1)
     allowed = 0.0 if kind == "additive" else 1.0
@@ -214,6 +241,49 @@ def _as_mask(mask: Any, name: str = "mask") -> np.ndarray:
     return arr
 
 
+def _masked_softmax_args(scores: Any, mask: Any,
+                         kind: Any = "additive") -> tuple[np.ndarray, np.ndarray, str]:
+    kind = _check_kind(kind)
+    scores = as_float_array(scores, "scores", allow_inf=True)
+    mask = _as_mask(mask)
+    if scores.ndim < 1:
+        raise ValueError(f"scores: expected an array of shape (..., n, m), "
+                         f"got {scores.shape}")
+    check_nonempty(scores, "scores", "a softmax needs at least one score in every row")
+    try:
+        joint = np.broadcast_shapes(mask.shape, scores.shape)
+    except ValueError:
+        joint = None
+    # a mask that enlarges the scores would invent rows or batches
+    if joint != scores.shape:
+        raise ValueError(f"mask: expected a shape broadcastable to the scores' shape "
+                         f"{scores.shape} without enlarging it, got {mask.shape}")
+    return scores, mask, kind
+
+
+def _check_masked(masked: np.ndarray, scores: np.ndarray, kind: str) -> None:
+    """The masked scores can be normalized: no NaN or ``+inf`` from a multiplicative
+    mask, at least one allowed position in every row, then :func:`softmax`'s checks
+    (naming ``scores``)."""
+    bad = np.isnan(masked) | (masked == np.inf)
+    if kind == "multiplicative" and np.any(bad):
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        s = np.broadcast_to(scores, masked.shape)[idx]
+        raise ValueError(
+            f"mask: the multiplicative mask gives mask * scores = {masked[idx]} at "
+            f"index {idx} (score {s} times -inf); a 1/-inf mask only blocks "
+            "positive scores. Use the additive mask (kind='additive'): "
+            "scores + mask.")
+    full = np.all(masked == -np.inf, axis=-1)
+    if np.any(full):
+        idx = tuple(int(i) for i in np.argwhere(full)[0])
+        raise ValueError(f"mask: expected at least one allowed position in every row, "
+                         f"got a row with every position masked (row index {idx}); its "
+                         f"softmax would be 0/0")
+    _softmax_args(masked, -1, "scores")
+
+
+@checked(_masked_softmax_args)
 def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray:
     """Masked softmax over the last axis.
 
@@ -234,67 +304,21 @@ def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray
     Definition: def-09-masked-attention.
     Checked by: tests/test_formulas.py::test_masked_softmax_matches_torch
     """
-    kind = _check_kind(kind)
-    scores = as_float_array(scores, "scores", allow_inf=True)
-    mask = _as_mask(mask)
-    if scores.ndim < 1:
-        raise ValueError(f"scores: expected an array of shape (..., n, m), "
-                         f"got {scores.shape}")
-    check_nonempty(scores, "scores", "a softmax needs at least one score in every row")
-    try:
-        joint = np.broadcast_shapes(mask.shape, scores.shape)
-    except ValueError:
-        joint = None
-    # a mask that enlarges the scores would invent rows or batches
-    if joint != scores.shape:
-        raise ValueError(f"mask: expected a shape broadcastable to the scores' shape "
-                         f"{scores.shape} without enlarging it, got {mask.shape}")
     if kind == "additive":
-        masked = scores + mask
+        masked = scores + mask  # -inf where blocked
     else:
-        # 0 * -inf = NaN: reported below, not warned
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # 0 * -inf = NaN: _check_masked says so
             masked = mask * scores
-        bad = np.isnan(masked) | (masked == np.inf)
-        if np.any(bad):
-            idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            s = np.broadcast_to(scores, masked.shape)[idx]
-            raise ValueError(
-                f"mask: the multiplicative mask gives mask * scores = {masked[idx]} at "
-                f"index {idx} (score {s} times -inf); a 1/-inf mask only blocks "
-                "positive scores. Use the additive mask (kind='additive'): "
-                "scores + mask.")
-    full = np.all(masked == -np.inf, axis=-1)
-    if np.any(full):
-        idx = tuple(int(i) for i in np.argwhere(full)[0])
-        raise ValueError(f"mask: expected at least one allowed position in every row, "
-                         f"got a row with every position masked (row index {idx}); its "
-                         f"softmax would be 0/0")
-    return _softmax(masked, -1, "scores")
+    _check_masked(masked, scores, kind)
+    return softmax(masked, axis=-1)  # (..., n, m)
 
 
 # --------------------------------------------------------------------------------------
 # Attention
 
 
-def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = True,
-              kind: str = "additive") -> np.ndarray:
-    """(Masked) scaled dot-product attention: ``softmax(Q K^T / sqrt(D) + mask) V``.
-
-    Shapes: ``Q (n, D)``, ``K (m, D)``, ``V (m, D_v)``, ``mask (n, m)`` or None ->
-    ``(n, D_v)``; leading batch axes are allowed (``(..., n, D)``, e.g.
-    ``(B, A, n, D)``).  ``scale=True`` divides the scores by ``sqrt(D)``;
-    ``scale=False`` does not (the slides' worked example); a number multiplies the
-    scores by it.  ``mask`` and ``kind`` are as in :func:`masked_softmax` (additive
-    0/-inf by default; ``kind="multiplicative"`` reproduces the source box
-    ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores <= 0).  ``kind`` is
-    checked even without a mask; ``scale`` must be a bool or a finite number; empty
-    ``Q``, ``K`` or ``V`` (no query, no key, width 0) raise ``ValueError``.
-
-    Definition: def-08-attention, def-09-masked-attention.
-    Checked by: tests/test_formulas.py::test_attention_matches_sdpa
-    Checked by: tests/test_formulas.py::test_causal_attention_matches_sdpa_is_causal
-    """
+def _attention_args(Q: Any, K: Any, V: Any, mask: Any = None, scale: Any = True,
+                    kind: Any = "additive") -> tuple:
     kind = _check_kind(kind)
     Q = as_float_array(Q, "Q")
     K = as_float_array(K, "K")
@@ -314,27 +338,70 @@ def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = Tr
     if not (Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]):
         raise ValueError(f"K, V: expected the same leading (batch) shape as Q "
                          f"{Q.shape[:-2]}, got K {K.shape[:-2]} and V {V.shape[:-2]}")
-    if isinstance(scale, (bool, np.bool_)):
-        s = 1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0
-    else:
-        s = check_real(scale, "scale")
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below
-        raw = Q @ np.swapaxes(K, -1, -2)
-        scores = raw * s  # (..., n, m)
+    scale = bool(scale) if isinstance(scale, (bool, np.bool_)) else check_real(scale,
+                                                                                "scale")
+    if mask is not None:
+        mask = _as_mask(mask)
+        nm = (Q.shape[-2], K.shape[-2])
+        if mask.shape[-2:] != nm:
+            raise ValueError(f"mask: expected shape (n, m) = {nm} "
+                             f"(queries, keys), got {mask.shape}")
+    return Q, K, V, mask, scale, kind
+
+
+def _check_scores(scores: np.ndarray, Q: np.ndarray, K: np.ndarray, s: float) -> None:
+    """The scores ``Q K^T * s`` are finite (an overflow names ``Q, K`` or ``scale``)."""
     if not np.all(np.isfinite(scores)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            raw = Q @ np.swapaxes(K, -1, -2)
         who = "Q, K" if not np.all(np.isfinite(raw)) else "scale"
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(scores))[0])
         raise ValueError(f"{who}: expected scores Q K^T * scale (scale={s}) to be "
                          f"finite, got {scores[idx]} at index {idx} (overflow)")
-    if mask is None:
-        return softmax(scores, axis=-1) @ V
-    mask = _as_mask(mask)
-    if mask.shape[-2:] != scores.shape[-2:]:
-        raise ValueError(f"mask: expected shape (n, m) = {scores.shape[-2:]} "
-                         f"(queries, keys), got {mask.shape}")
-    return masked_softmax(scores, mask, kind=kind) @ V
 
 
+@checked(_attention_args)
+def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = True,
+              kind: str = "additive") -> np.ndarray:
+    """(Masked) scaled dot-product attention: ``softmax(Q K^T / sqrt(D) + mask) V``.
+
+    Shapes: ``Q (n, D)``, ``K (m, D)``, ``V (m, D_v)``, ``mask (n, m)`` or None ->
+    ``(n, D_v)``; leading batch axes are allowed (``(..., n, D)``, e.g.
+    ``(B, A, n, D)``).  ``scale=True`` divides the scores by ``sqrt(D)``;
+    ``scale=False`` does not (the slides' worked example); a number multiplies the
+    scores by it.  ``mask`` and ``kind`` are as in :func:`masked_softmax` (additive
+    0/-inf by default; ``kind="multiplicative"`` reproduces the source box
+    ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores <= 0).  ``kind`` is
+    checked even without a mask; ``scale`` must be a bool or a finite number; empty
+    ``Q``, ``K`` or ``V`` (no query, no key, width 0) raise ``ValueError``.
+
+    Definition: def-08-attention, def-09-masked-attention.
+    Checked by: tests/test_formulas.py::test_attention_matches_sdpa
+    Checked by: tests/test_formulas.py::test_causal_attention_matches_sdpa_is_causal
+    """
+    if isinstance(scale, bool):  # True: the formula's 1/sqrt(D); False: unscaled
+        scale = 1 / math.sqrt(Q.shape[-1]) if scale else 1.0
+    with np.errstate(over="ignore", invalid="ignore"):  # _check_scores reports overflow
+        scores = Q @ np.swapaxes(K, -1, -2) * scale  # (..., n, m) = Q K^T / sqrt(D)
+    _check_scores(scores, Q, K, scale)
+    weights = softmax(scores) if mask is None else masked_softmax(scores, mask, kind)
+    return weights @ V  # (..., n, D_v)
+
+
+def _concat_args(*Xs: Any) -> tuple[np.ndarray, ...]:
+    if not Xs:
+        raise ValueError("Xs: expected at least one array to concatenate, got none")
+    arrs = [as_float_array(X, f"Xs[{k}]") for k, X in enumerate(Xs)]
+    first = arrs[0]
+    if first.ndim < 2:
+        raise ValueError(f"Xs[0]: expected an array of shape (..., n, D), "
+                         f"got {first.shape}")
+    for k, arr in enumerate(arrs[1:], start=1):
+        check_shape(arr, f"Xs[{k}]", list(first.shape[:-1]) + [None])
+    return tuple(arrs)
+
+
+@checked(_concat_args)
 def concat(*Xs: Any) -> np.ndarray:
     """Concat: put matrices side by side, ``Concat(X_1..X_A)[:, (k-1)D : kD] = X_k``
     (1-based k).
@@ -345,18 +412,19 @@ def concat(*Xs: Any) -> np.ndarray:
     Definition: def-10-concat.
     Checked by: tests/test_formulas.py::test_concat_matches_torch_cat
     """
-    if not Xs:
-        raise ValueError("Xs: expected at least one array to concatenate, got none")
-    arrs = [as_float_array(X, f"Xs[{k}]") for k, X in enumerate(Xs)]
-    first = arrs[0]
-    if first.ndim < 2:
-        raise ValueError(f"Xs[0]: expected an array of shape (..., n, D), "
-                         f"got {first.shape}")
-    for k, arr in enumerate(arrs[1:], start=1):
-        check_shape(arr, f"Xs[{k}]", list(first.shape[:-1]) + [None])
-    return np.concatenate(arrs, axis=-1)
+    return np.concatenate(Xs, axis=-1)  # (..., n, D_1 + ... + D_A)
 
 
+def _split_heads_args(X: Any, A: Any) -> tuple[np.ndarray, int]:
+    X = as_float_array(X, "X", ndim=3)
+    A = check_positive_int(A, "A")
+    if X.shape[2] % A:
+        raise ValueError(f"A: expected a number of heads dividing the width "
+                         f"{X.shape[2]}, got {A}")
+    return X, A
+
+
+@checked(_split_heads_args)
 def split_heads(X: Any, A: int) -> np.ndarray:
     """Split the width into ``A`` heads ("Notations" Step 7.2):
     ``(B, n, A*D) -> (B, A, n, D)``.
@@ -369,13 +437,8 @@ def split_heads(X: Any, A: int) -> np.ndarray:
     Checked by:
     tests/test_formulas.py::test_split_and_merge_heads_match_torch_view_transpose
     """
-    X = as_float_array(X, "X", ndim=3)
-    A = check_positive_int(A, "A")
-    B, n, W = X.shape
-    if W % A:
-        raise ValueError(f"A: expected a number of heads dividing the width {W}, "
-                         f"got {A}")
-    return X.reshape(B, n, A, W // A).transpose(0, 2, 1, 3)
+    B, n, W = X.shape  # W = A*D
+    return X.reshape(B, n, A, W // A).transpose(0, 2, 1, 3)  # (B, A, n, D)
 
 
 def merge_heads(X: Any) -> np.ndarray:
@@ -406,6 +469,17 @@ def _check_mhsa_weights(H: int, W_q: Any, W_k: Any, W_v: Any, W_o: Any):
     return W_q, W_k, W_v, W_o
 
 
+def _mhsa_args(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
+               kind: Any = "additive") -> tuple:
+    kind = _check_kind(kind)
+    X = as_float_array(X, "X", ndim=2)
+    check_nonempty(X, "X", "self-attention needs at least one token (n >= 1) and a "
+                   "width H >= 1")
+    W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[1], W_q, W_k, W_v, W_o)
+    return X, mask, W_q, W_k, W_v, W_o, kind
+
+
+@checked(_mhsa_args)
 def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
                               kind: str = "additive") -> np.ndarray:
     """Masked multi-head self-attention, one head at a time (the box's definition):
@@ -420,11 +494,6 @@ def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W
     Definition: def-10-mhsa.
     Checked by: tests/test_formulas.py::test_mhsa_matches_nn_multihead_attention
     """
-    kind = _check_kind(kind)
-    X = as_float_array(X, "X", ndim=2)
-    check_nonempty(X, "X", "self-attention needs at least one token (n >= 1) and a "
-                   "width H >= 1")
-    W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[1], W_q, W_k, W_v, W_o)
     heads = [attention(X @ W_q[i], X @ W_k[i], X @ W_v[i], mask, kind=kind)
              for i in range(W_q.shape[0])]
     return concat(*heads) @ W_o
@@ -466,16 +535,21 @@ def multi_head_self_attention_batched(X: Any, mask: Any, W_q: Any, W_k: Any, W_v
 # Activations and feed-forward networks
 
 
+def _array_x(x: Any) -> np.ndarray:
+    return as_float_array(x, "x")
+
+
+@checked(_array_x)
 def relu(x: Any) -> np.ndarray:
     """ReLU: ``max(0, x)`` elementwise.  Shapes: any -> same.
 
     Definition: def-03-activations.
     Checked by: tests/test_formulas.py::test_relu_and_sigmoid_match_torch
     """
-    x = as_float_array(x, "x")
     return np.maximum(x, 0)
 
 
+@checked(_array_x)
 def sigmoid(x: Any) -> np.ndarray:
     """Logistic sigmoid ``1 / (1 + exp(-x))`` elementwise, without overflow for
     large ``|x|``.
@@ -485,7 +559,6 @@ def sigmoid(x: Any) -> np.ndarray:
     Definition: def-03-activations.
     Checked by: tests/test_formulas.py::test_relu_and_sigmoid_match_torch
     """
-    x = as_float_array(x, "x")
     e = np.exp(-np.abs(x))  # <= 1: never overflows
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -520,6 +593,7 @@ def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
                      f"got {approximation!r}")
 
 
+@checked(check_ffn)
 def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
     """Feed-forward ReLU network: ``FFN_ReLU(X) = max(0, X W1 + b1) W2 + b2``,
     row by row.
@@ -530,10 +604,15 @@ def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
     Definition: def-11-ffn.
     Checked by: tests/test_formulas.py::test_ffns_match_torch
     """
-    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
-    return relu(X @ W1 + b1) @ W2 + b2
+    return relu(X @ W1 + b1) @ W2 + b2  # (n, F) -> (n, H)
 
 
+def _ffn_gelu_args(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
+                   approximation: Any = "erf") -> tuple:
+    return (*check_ffn(X, W1, b1, W2, b2), approximation)  # gelu checks approximation
+
+
+@checked(_ffn_gelu_args)
 def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
              approximation: str = "erf") -> np.ndarray:
     """Feed-forward GELU network: ``FFN_GELU(X) = GELU(X W1 + b1) W2 + b2``, row by row.
@@ -546,15 +625,14 @@ def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
     Definition: def-11-ffn.
     Checked by: tests/test_formulas.py::test_ffns_match_torch
     """
-    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
-    return gelu(X @ W1 + b1, approximation) @ W2 + b2
+    return gelu(X @ W1 + b1, approximation) @ W2 + b2  # (n, F) -> (n, H)
 
 
 # --------------------------------------------------------------------------------------
 # Layer normalization
 
 
-def _check_ln(X: Any, gamma: Any, beta: Any, eps: float):
+def _check_ln(X: Any, gamma: Any, beta: Any, eps: Any = 1e-5) -> tuple:
     X = as_float_array(X, "X")
     if X.ndim < 1:
         raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
@@ -579,6 +657,7 @@ def _check_spread(spread: np.ndarray, eps: float, what: str) -> None:
                          f"eps > 0 (GPT and GPT-2 use 1e-5)")
 
 
+@checked(_check_ln)
 def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
     """Layer normalization of each row (the box's definition, as
     ``torch.nn.LayerNorm``):
@@ -594,13 +673,13 @@ def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
     Definition: def-12-layernorm.
     Checked by: tests/test_formulas.py::test_layer_norm_matches_torch
     """
-    X, gamma, beta, eps = _check_ln(X, gamma, beta, eps)
-    mu = X.mean(axis=-1, keepdims=True)
+    mu = X.mean(axis=-1, keepdims=True)  # (n, 1)
     var = ((X - mu) ** 2).mean(axis=-1, keepdims=True)
     _check_spread(var, eps, "variance")
     return gamma * (X - mu) / np.sqrt(var + eps) + beta
 
 
+@checked(_check_ln)
 def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
     """The "Notations" code variant of layer normalization: ``eps`` added to the std,
     not the variance.
@@ -617,8 +696,7 @@ def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.n
     Checked by:
     tests/test_formulas.py::test_layer_norm_std_eps_matches_the_notations_code
     """
-    X, gamma, beta, eps = _check_ln(X, gamma, beta, eps)
-    mu = X.mean(axis=-1, keepdims=True)
+    mu = X.mean(axis=-1, keepdims=True)  # (n, 1)
     sigma = np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True))
     _check_spread(sigma, eps, "standard deviation")
     return gamma * (X - mu) / (sigma + eps) + beta
@@ -657,6 +735,31 @@ def positional_encoding_sinusoidal(n: int, H: int) -> np.ndarray:
 # Cross entropy
 
 
+def _cross_entropy_args(y: Any, y_hat: Any) -> tuple[np.ndarray, np.ndarray]:
+    y = as_float_array(y, "y")
+    y_hat = as_float_array(y_hat, "y_hat")
+    if y.ndim < 1:
+        raise ValueError(f"y: expected an array of shape (..., V), got {y.shape}")
+    check_nonempty(y, "y",
+                   "a cross entropy needs at least one row and one class (V >= 1)")
+    check_shape(y_hat, "y_hat", y.shape)
+    for name, arr in (("y", y), ("y_hat", y_hat)):
+        if np.any((arr < 0) | (arr > 1)):
+            raise ValueError(f"{name}: expected probabilities in [0, 1], got values in "
+                             f"[{arr.min()}, {arr.max()}] "
+                             f"(logits? use cross_entropy_from_logits)")
+    sums = np.atleast_1d(y_hat.sum(axis=-1))
+    # the rounding of the softmax that made y_hat, in its own precision
+    tol = math.sqrt(np.finfo(y_hat.dtype).eps)
+    if np.any(np.abs(sums - 1) > tol):
+        bad = float(sums[np.argmax(np.abs(sums - 1))])
+        raise ValueError(f"y_hat: expected a probability distribution in every row "
+                         f"(summing to 1 along the last axis), got a row summing to "
+                         f"{bad}")
+    return y, y_hat
+
+
+@checked(_cross_entropy_args)
 def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
     """Cross entropy of a predicted distribution ``y_hat`` against a target ``y``:
 
@@ -670,24 +773,33 @@ def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
     Definition: def-17-loss.
     Checked by: tests/test_formulas.py::test_cross_entropy_matches_torch
     """
-    y = as_float_array(y, "y")
-    y_hat = as_float_array(y_hat, "y_hat")
-    if y.ndim < 1:
-        raise ValueError(f"y: expected an array of shape (..., V), got {y.shape}")
-    check_nonempty(y, "y",
-                   "a cross entropy needs at least one row and one class (V >= 1)")
-    check_shape(y_hat, "y_hat", y.shape)
-    for name, arr in (("y", y), ("y_hat", y_hat)):
-        if np.any((arr < 0) | (arr > 1)):
-            raise ValueError(f"{name}: expected probabilities in [0, 1], got values in "
-                             f"[{arr.min()}, {arr.max()}] "
-                             f"(logits? use cross_entropy_from_logits)")
     with np.errstate(divide="ignore"):  # log(0) = -inf is meant where y > 0
         log_y_hat = np.log(np.where(y > 0, y_hat, 1.0))  # y = 0 terms: 0 * log 1 = 0
     out = -(y * log_y_hat).sum(axis=-1)
     return float(out) if out.ndim == 0 else out
 
 
+def _from_logits_args(logits: Any, targets: Any, reduction: Any = "mean") -> tuple:
+    if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', "
+                         f"got {reduction!r}")
+    logits = as_float_array(logits, "logits")
+    if logits.ndim < 1:
+        raise ValueError(f"logits: expected an array of shape (..., V), "
+                         f"got {logits.shape}")
+    if logits.shape[-1] == 0:
+        raise ValueError(f"logits: expected at least one class (V >= 1), "
+                         f"got shape {logits.shape}")
+    check_nonempty(logits, "logits", "the loss of no tokens is undefined (its mean "
+                   "would be 0/0)")
+    targets = as_token_ids(targets, "targets", logits.shape[-1])
+    if targets.shape != logits.shape[:-1]:
+        raise ValueError(f"targets: expected shape {logits.shape[:-1]} (one id per row "
+                         f"of logits {logits.shape}), got {targets.shape}")
+    return logits, targets, reduction
+
+
+@checked(_from_logits_args)
 def cross_entropy_from_logits(logits: Any, targets: Any,
                               reduction: str = "mean") -> np.ndarray | float:
     """Cross entropy of token ids under ``softmax(logits)``, computed
@@ -705,22 +817,6 @@ def cross_entropy_from_logits(logits: Any, targets: Any,
     Definition: def-18-batch-loss.
     Checked by: tests/test_formulas.py::test_cross_entropy_from_logits_matches_torch
     """
-    if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', "
-                         f"got {reduction!r}")
-    logits = as_float_array(logits, "logits")
-    if logits.ndim < 1:
-        raise ValueError(f"logits: expected an array of shape (..., V), "
-                         f"got {logits.shape}")
-    if logits.shape[-1] == 0:
-        raise ValueError(f"logits: expected at least one class (V >= 1), "
-                         f"got shape {logits.shape}")
-    check_nonempty(logits, "logits", "the loss of no tokens is undefined (its mean "
-                   "would be 0/0)")
-    targets = as_token_ids(targets, "targets", logits.shape[-1])
-    if targets.shape != logits.shape[:-1]:
-        raise ValueError(f"targets: expected shape {logits.shape[:-1]} (one id per row "
-                         f"of logits {logits.shape}), got {targets.shape}")
     m = logits.max(axis=-1, keepdims=True)
     lse = (m + np.log(np.exp(logits - m).sum(axis=-1, keepdims=True)))[..., 0]
     picked = np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]

@@ -1,0 +1,253 @@
+"""Every source box reads as its definition: at least two thirds of its code is computation.
+
+A chapter's ``{formulated-source}`` box shows an object's source under its definition
+(booktools/sphinx_source.py).  The page should show the formula, not the guards around it, so
+argument checks live in a named helper called once at the top (``Q, K, V = _checked_qkv(Q, K,
+V)``) or in ``formulated/_checks.py``.  :func:`measure` sorts the lines of a box's source:
+
+*Code lines* are the physical lines of the source that hold code, leaving out blank lines,
+comment-only lines, docstrings, decorators and the signatures (``def`` / ``class`` headers, up
+to the colon) of the object and of any method it defines.  Each code line is one of:
+
+- **check**: part of argument validation.  That is a ``raise`` or ``assert`` statement; an
+  ``if`` statement whose body ends in a ``raise`` and whose ``else`` (if any) is itself a check
+  (the condition, the message building and the raise all count); a ``for`` loop or ``with``
+  block whose body is all checks; a statement whose value is a call of a validator, or a tuple
+  of such calls (``X = as_float_array(X, "X")``, ``n, kind = check_positive_int(n, "n"),
+  _check_kind(kind)``).  A *validator* is any function whose name starts with ``check``,
+  ``_check`` or ``_checked`` (with an optional ``checked_`` / ``_as_`` prefix form below) or
+  that ``formulated._checks`` defines (``as_float_array``, ``as_token_ids``, ...).
+- **delegation**: a ``return`` of one call of a private function (``return _softmax(X, axis,
+  "X")``).  The formula then lives elsewhere and the box does not show it; it is counted as
+  neither computation nor check, so it lowers the computation share.
+- **computation**: every other code line.
+
+The rule fails a box when computation is under two thirds of its code lines (a box with no
+code line at all fails too).  The tests below first show, on inline examples and on the source
+of ``formulas.py`` before the change, that the measure catches guarded functions.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import io
+import textwrap
+import tokenize
+from dataclasses import dataclass
+
+import pytest
+
+from _chapters import source_directives
+from booktools.sphinx_source import source_text
+
+#: The least share of computation lines a box may have.
+MIN_SHARE = 2 / 3
+
+
+def _validator_names() -> frozenset[str]:
+    import formulated._checks as checks
+
+    return frozenset(name for name, obj in vars(checks).items()
+                     if inspect.isfunction(obj) and obj.__module__ == checks.__name__)
+
+
+VALIDATORS = _validator_names()
+
+
+def is_validator(name: str) -> bool:
+    """A function whose call is argument validation (see the module docstring)."""
+    return name.lstrip("_").startswith("check") or name in VALIDATORS
+
+
+@dataclass(frozen=True)
+class Measure:
+    """The code lines of a box's source, sorted (see the module docstring)."""
+
+    code: int
+    check: int
+    delegation: int
+
+    @property
+    def computation(self) -> int:
+        return self.code - self.check - self.delegation
+
+    @property
+    def share(self) -> float:
+        return self.computation / self.code if self.code else 0.0
+
+
+def _code_lines(source: str) -> set[int]:
+    """The 1-based line numbers that hold a token other than a comment or a line end."""
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+            tokenize.DEDENT, tokenize.ENDMARKER, tokenize.ENCODING}
+    lines: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in skip:
+            lines.update(range(tok.start[0], tok.end[0] + 1))
+    return lines
+
+
+def _span(node: ast.AST) -> set[int]:
+    return set(range(node.lineno, node.end_lineno + 1))
+
+
+def _called_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Name):
+            return f.id
+        if isinstance(f, ast.Attribute):
+            return f.attr
+    return None
+
+
+def _is_validation_call(value: ast.AST | None) -> bool:
+    if isinstance(value, ast.Tuple) and value.elts:
+        return all(_is_validation_call(v) for v in value.elts)
+    name = _called_name(value) if value is not None else None
+    return name is not None and is_validator(name)
+
+
+def _is_check(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` (with everything inside it) is argument validation."""
+    if isinstance(stmt, (ast.Raise, ast.Assert)):
+        return True
+    if isinstance(stmt, ast.If):
+        return (bool(stmt.body) and isinstance(stmt.body[-1], ast.Raise)
+                and all(_is_check(s) for s in stmt.orelse))
+    if isinstance(stmt, (ast.For, ast.With)):
+        return not getattr(stmt, "orelse", []) and all(_is_check(s) for s in stmt.body)
+    if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)):
+        return _is_validation_call(stmt.value)
+    return False
+
+
+def _is_delegation(stmt: ast.stmt) -> bool:
+    name = _called_name(stmt.value) if isinstance(stmt, ast.Return) else None
+    return name is not None and name.startswith("_") and not is_validator(name)
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str))
+
+
+def measure(source: str) -> Measure:
+    """Sort the code lines of ``source`` (a function's or a class's) into check, delegation
+    and computation lines."""
+    source = textwrap.dedent(source)
+    code = _code_lines(source)
+    check: set[int] = set()
+    delegation: set[int] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if _is_docstring(stmt):
+                code.difference_update(_span(stmt))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                # decorators and the header, up to the line before the body's first statement
+                first = min([d.lineno for d in stmt.decorator_list] + [stmt.lineno])
+                code.difference_update(range(first, stmt.body[0].lineno))
+                visit(stmt.body)
+            elif _is_check(stmt):
+                check.update(_span(stmt))
+            elif _is_delegation(stmt):
+                delegation.update(_span(stmt))
+            else:
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(stmt, field, []))
+                for handler in getattr(stmt, "handlers", []):
+                    visit(handler.body)
+
+    visit(ast.parse(source).body)
+    return Measure(len(code), len(check & code), len(delegation & code))
+
+
+# --------------------------------------------------------------------------------------
+# The measure itself, on inline examples (so that the rule is seen to fail a guarded box)
+
+GUARDED = '''
+def attention(Q, K, V):
+    """Docstring lines do not count."""
+    Q = as_float_array(Q, "Q")
+    K = as_float_array(K, "K")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"K: expected the width of Q, "
+                         f"got {K.shape}")
+    for name, arr in (("Q", Q), ("K", K)):
+        if arr.ndim < 2:
+            raise ValueError(name)
+    # a comment does not count
+    scores = Q @ K.T / math.sqrt(Q.shape[-1])
+    return softmax(scores) @ V
+'''
+
+CLEAN = '''
+def attention(Q, K, V):
+    """Docstring."""
+    Q, K, V = _checked_qkv(Q, K, V)  # the checks: _checked_qkv
+    scores = Q @ K.T / math.sqrt(Q.shape[-1])  # (n, m)
+    return softmax(scores) @ V
+'''
+
+
+def test_measure_counts_guards_as_checks():
+    m = measure(GUARDED)
+    # code: 2 conversions, if (3 lines), for (3 lines), 2 computation lines = 10
+    assert (m.code, m.check, m.delegation, m.computation) == (10, 8, 0, 2)
+    assert m.share < MIN_SHARE
+
+
+def test_measure_passes_a_box_with_one_check_call():
+    m = measure(CLEAN)
+    assert (m.code, m.check, m.computation) == (3, 1, 2)
+    assert m.share >= MIN_SHARE
+
+
+def test_measure_counts_a_delegation_as_no_computation():
+    m = measure('def softmax(X, axis=-1):\n    """Doc."""\n    return _softmax(X, axis, "X")\n')
+    assert (m.code, m.delegation, m.computation) == (1, 1, 0)
+    assert m.share < MIN_SHARE
+
+
+def test_measure_keeps_a_branch_of_the_formula_as_computation():
+    src = '''
+def gelu(x, approximation="erf"):
+    if approximation == "erf":
+        return x * (1 + erf(x / sqrt(2))) / 2
+    return x * sigmoid(1.702 * x)
+'''
+    assert measure(src) == Measure(3, 0, 0)
+
+
+def test_measure_leaves_out_method_signatures_and_docstrings():
+    src = '''
+class Tok:
+    """Doc."""
+
+    def __init__(self, text: str,
+                 n: int) -> None:
+        """Doc."""
+        check_text(text, "text")
+        self.text = text
+
+    @property
+    def size(self) -> int:
+        return len(self.text)
+'''
+    assert measure(src) == Measure(3, 1, 0)
+
+
+# --------------------------------------------------------------------------------------
+# Every box of the book
+
+BOXES = sorted({name for _, name in source_directives()})
+
+
+@pytest.mark.parametrize("name", BOXES)
+def test_box_is_mostly_computation(name):
+    m = measure(source_text(name))
+    assert m.share >= MIN_SHARE, (
+        f"{name}: {m.computation} of {m.code} code lines are computation "
+        f"({m.share:.0%}; {m.check} check, {m.delegation} delegation); expected at least "
+        f"{MIN_SHARE:.0%}: move the argument checks into a helper called once at the top")
