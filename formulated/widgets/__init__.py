@@ -1,16 +1,16 @@
 """Every interactive widget of the book (ipywidgets), one module per group of chapters.
 
 =======================  ==========================================================
-module                   widgets
+module                   widgets (one module per part of the book, as in ``_toc.yml``)
 =======================  ==========================================================
 :mod:`.base`             :class:`FormulaWidget`, the base of all; the shared layout
 :mod:`.foundations`      chapters 1–4: gradient descent, information, minima, gradients
 :mod:`.text`             chapters 5–7: shapes, byte-pair encoding, positions
-:mod:`.attention`        chapters 8–10: attention, masks, multi-head attention
-:mod:`.block`            chapters 11–12: GELU, LayerNorm
-:mod:`.models`           chapter 16: parameter count and published presets
-:mod:`.training`         chapters 17–18: XLNet orders, sampling from the trained GPT
-:mod:`.inside`           chapter 19: attention maps, the nucleus, the KV cache
+:mod:`.block`            chapters 8–12: attention, masks, multi-head attention, GELU,
+                         LayerNorm
+:mod:`.models`           chapters 13–16: parameter count and published presets
+:mod:`.training`         chapters 17–19: XLNet orders, sampling from the trained GPT,
+                         attention maps, the nucleus, the KV cache
 =======================  ==========================================================
 
 Each widget is a function ``<name>_widget(...)`` that returns a :class:`FormulaWidget`: its
@@ -27,15 +27,13 @@ a live kernel (the page's live-code button, JupyterLab, Binder, Colab) makes it 
 """
 from __future__ import annotations
 
-from . import attention, base, block, foundations, inside, models, text, training
-from .attention import *  # noqa: F401,F403
+from . import base, block, foundations, models, text, training
 from .base import *  # noqa: F401,F403
 from .block import *  # noqa: F401,F403
 from .foundations import *  # noqa: F401,F403
-from .inside import *  # noqa: F401,F403
 from .models import *  # noqa: F401,F403
 from .text import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 
-__all__ = (base.__all__ + foundations.__all__ + text.__all__ + attention.__all__
-           + block.__all__ + models.__all__ + training.__all__ + inside.__all__)
+__all__ = (base.__all__ + foundations.__all__ + text.__all__ + block.__all__ + models.__all__
+           + training.__all__)

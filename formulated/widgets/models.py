@@ -1,4 +1,5 @@
-"""The widget of chapter 16: the parameter count λ and its breakdown, with published presets."""
+"""The widgets of the models part, chapters 13–16: the parameter count λ and its breakdown, with
+published presets (chapter 16)."""
 from __future__ import annotations
 
 from typing import Any
