@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_int, check_real_type
+from . import formulas
+from ._checks import check_int, check_real_type, checked
 
 __all__ = ["apply_temperature", "top_k_mask", "top_p_mask", "filter_logits",
            "sampling_distribution"]
@@ -56,18 +57,23 @@ def _check_logits(z: Any, name: str = "logits") -> Any:
     return z
 
 
+def _temperature_args(z: Any, temperature: Any) -> tuple[Any, float]:
+    z = _check_logits(z)
+    T = check_real_type(temperature, "temperature", "a number > 0")
+    if not (T > 0 and math.isfinite(T)):
+        raise ValueError(f"temperature: expected a finite number > 0 (T = 0 is greedy "
+                         f"decoding, an argmax, not a division), got {temperature!r}")
+    return z, T
+
+
+@checked(_temperature_args)
 def apply_temperature(z: Any, temperature: float) -> Any:
     """``z / T`` for a temperature ``T > 0``: ``(..., V) -> (..., V)``.
 
     Definition: def-19-temperature.
     Checked by: tests/test_sampling.py::test_temperature_matches_transformers
     """
-    z = _check_logits(z)
-    T = check_real_type(temperature, "temperature", "a number > 0")
-    if not (T > 0 and math.isfinite(T)):
-        raise ValueError(f"temperature: expected a finite number > 0 (T = 0 is greedy "
-                         f"decoding, an argmax, not a division), got {temperature!r}")
-    return z / T
+    return z / temperature  # (..., V)
 
 
 def top_k_mask(z: Any, k: int) -> Any:
@@ -119,8 +125,7 @@ def top_p_mask(z: Any, p: float) -> Any:
         return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
     if p == 1.0:
         return np.ones(z.shape, dtype=bool)
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    probs = e / e.sum(axis=-1, keepdims=True)
+    probs = formulas.softmax(z)
     order = np.argsort(-probs, axis=-1, kind="stable")
     sorted_p = np.take_along_axis(probs, order, axis=-1)
     above = np.cumsum(sorted_p, axis=-1) - sorted_p
@@ -160,9 +165,21 @@ def sampling_distribution(z: Any, temperature: float = 1.0, top_k: int | None = 
     Definitions: def-19-temperature, def-19-top-k, def-19-top-p.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers
     """
-    f = filter_logits(z, temperature, top_k, top_p)
+    z = _check_logits(z)
+    with np.errstate(over="ignore"):  # (z - max) / tiny T overflows to -inf: intended
+        f = filter_logits(_shifted(z), temperature, top_k, top_p)
     if _is_torch(f):
         import torch
-        return torch.softmax(f, dim=-1)
-    e = np.exp(f - f.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+        return torch.softmax(f, dim=-1).to(z.dtype)
+    return formulas.softmax(f)
+
+
+def _shifted(z: Any) -> Any:
+    """``z - max(z)`` along the last axis (float64 for a tensor).  Temperature, top-k,
+    top-p and the softmax ignore a shift of every logit; with the largest logit at 0,
+    ``z / T`` stays defined as ``T -> 0`` (the others go to ``-inf``: the one-hot limit)
+    even where ``T`` is below the smallest float32."""
+    if _is_torch(z):
+        z = z.double()
+        return z - z.amax(dim=-1, keepdim=True)
+    return z - z.max(axis=-1, keepdims=True)

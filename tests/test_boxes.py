@@ -14,9 +14,10 @@ to the colon) of the object and of any method it defines.  Each code line is one
   (the condition, the message building and the raise all count); a ``for`` loop or ``with``
   block whose body is all checks; a statement whose value is a call of a validator, or a tuple
   of such calls (``X = as_float_array(X, "X")``, ``n, kind = check_positive_int(n, "n"),
-  _check_kind(kind)``).  A *validator* is any function whose name starts with ``check``,
-  ``_check`` or ``_checked`` (with an optional ``checked_`` / ``_as_`` prefix form below) or
-  that ``formulated._checks`` defines (``as_float_array``, ``as_token_ids``, ...).
+  _check_kind(kind)``).  A *validator* is a function whose name starts with ``check`` or
+  ``_check`` (``_checked_qkv`` too) or ends with ``_args`` (the package's name for the
+  checker of a function's arguments, as in ``@checked(_attention_args)``), or that
+  ``formulated._checks`` defines (``as_float_array``, ``as_token_ids``, ...).
 - **delegation**: a ``return`` of one call of a private function (``return _softmax(X, axis,
   "X")``).  The formula then lives elsewhere and the box does not show it; it is counted as
   neither computation nor check, so it lowers the computation share.
@@ -56,7 +57,8 @@ VALIDATORS = _validator_names()
 
 def is_validator(name: str) -> bool:
     """A function whose call is argument validation (see the module docstring)."""
-    return name.lstrip("_").startswith("check") or name in VALIDATORS
+    return (name.lstrip("_").startswith("check") or name.endswith("_args")
+            or name in VALIDATORS)
 
 
 @dataclass(frozen=True)

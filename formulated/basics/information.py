@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_float_array, check_positive_number, check_probabilities
-from ..formulas import softmax
+from .. import formulas
+from .._checks import as_float_array, check_positive_number, check_probabilities, checked
+from ..sampling import apply_temperature
 
 __all__ = ["softmax_temperature", "information_content", "entropy", "cross_entropy",
            "kl_divergence"]
 
 
+def _softmax_temperature_args(z: np.ndarray, temperature: float = 1.0,
+                              axis: int = -1) -> tuple[np.ndarray, float, int]:
+    temperature = check_positive_number(temperature, "temperature")
+    return as_float_array(z, "z"), temperature, axis
+
+
+@checked(_softmax_temperature_args)
 def softmax_temperature(z: np.ndarray, temperature: float = 1.0,
                         axis: int = -1) -> np.ndarray:
     """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens.
@@ -25,9 +33,7 @@ def softmax_temperature(z: np.ndarray, temperature: float = 1.0,
     Definition: def-02-temperature.
     Checked by: tests/test_basics.py::test_softmax_temperature_against_torch
     """
-    temperature = check_positive_number(temperature, "temperature")
-    z = as_float_array(z, "z")
-    return softmax(z / temperature, axis=axis)
+    return formulas.softmax(apply_temperature(z, temperature), axis=axis)
 
 
 def _check_base(base: float) -> float:
@@ -46,6 +52,16 @@ def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(x > 0, x * np.log(np.where(x > 0, y, 1.0)), 0.0)
 
 
+def _information_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, float]:
+    base = _check_base(base)
+    p = as_float_array(p, "p")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError(f"p: expected probabilities in [0, 1], got values in "
+                         f"[{p.min()}, {p.max()}]")
+    return p, base
+
+
+@checked(_information_args)
 def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
     """Self-information ``I(x) = −log_b p(x)`` of outcomes with probability p (same
     shape).
@@ -56,15 +72,16 @@ def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
     Definition: def-02-information.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
     """
-    base = _check_base(base)
-    p = as_float_array(p, "p")
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError(f"p: expected probabilities in [0, 1], got values in "
-                         f"[{p.min()}, {p.max()}]")
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore"):  # -log 0 = inf: the information of the impossible
         return -np.log(p) / np.log(base) + 0.0  # + 0.0 turns −0.0 (for p = 1) into 0.0
 
 
+def _entropy_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, float]:
+    base = _check_base(base)
+    return check_probabilities(p, "p"), base
+
+
+@checked(_entropy_args)
 def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
     """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``,
     ``(m, V) -> (m,)``.
@@ -73,36 +90,37 @@ def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
     Checked by: tests/test_basics.py::test_information_quantities_with_zeros_and_rows
     """
+    return formulas.cross_entropy(p, p) / np.log(base)  # H(p) = H(p, p), in base b
+
+
+def _pair_args(p: np.ndarray, q: np.ndarray,
+               base: float = np.e) -> tuple[np.ndarray, np.ndarray, float]:
     base = _check_base(base)
-    p = check_probabilities(p, "p")
-    return -_xlogy(p, p).sum(axis=-1) / np.log(base)
-
-
-def _check_pair(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     p = check_probabilities(p, "p")
     q = check_probabilities(q, "q")
     if p.shape != q.shape:
         raise ValueError(f"q: expected the shape of p {p.shape}, got {q.shape}")
-    return p, q
+    return p, q, base
 
 
+@checked(_pair_args)
 def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
     """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of q (model) relative to p
     (truth).
 
     Infinite when q gives probability 0 to an outcome that p allows.  Shapes as
-    :func:`entropy`.  (:func:`formulated.formulas.cross_entropy` is the same quantity in
-    nats, with the model's argument named ``y_hat``.)
+    :func:`entropy`.  In nats this is :func:`formulated.formulas.cross_entropy` (its
+    arguments named ``y`` and ``y_hat``), which computes it; another base ``b`` divides
+    by ``ln b``.
 
     Definition: def-02-cross-entropy-kl.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
     Checked by: tests/test_basics.py::test_cross_entropy_is_entropy_plus_kl
     """
-    base = _check_base(base)
-    p, q = _check_pair(p, q)
-    return -_xlogy(p, q).sum(axis=-1) / np.log(base)
+    return formulas.cross_entropy(p, q) / np.log(base)  # nats -> base b
 
 
+@checked(_pair_args)
 def kl_divergence(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
     """Kullback–Leibler divergence
     ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``.
@@ -111,6 +129,4 @@ def kl_divergence(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarra
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
     Checked by: tests/test_basics.py::test_cross_entropy_is_entropy_plus_kl
     """
-    base = _check_base(base)
-    p, q = _check_pair(p, q)
     return (_xlogy(p, p) - _xlogy(p, q)).sum(axis=-1) / np.log(base)

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .._checks import (as_float_array, as_token_ids, check_positive_int, check_positive_number,
-                      check_probabilities, check_shape)
+                      check_probabilities, check_shape, checked)
 from ..formulas import cross_entropy_from_logits, softmax
 
 __all__ = ["sequence_log_likelihood", "JointTableModel", "TinyAttentionModel",
@@ -30,6 +30,17 @@ def _seed(seed: Any) -> int | None:
     return int(seed)
 
 
+def _sequence_args(cond_probs: Any, ids: Any) -> tuple[np.ndarray, np.ndarray]:
+    cond_probs = check_probabilities(cond_probs, "cond_probs")
+    if cond_probs.ndim != 2:
+        raise ValueError(f"cond_probs: expected shape (n, V), got {cond_probs.shape}")
+    n, V = cond_probs.shape
+    ids = as_token_ids(ids, "ids", V, ndim=1)
+    check_shape(ids, "ids", (n,))
+    return cond_probs, ids
+
+
+@checked(_sequence_args)
 def sequence_log_likelihood(cond_probs: np.ndarray, ids: np.ndarray) -> float:
     """``log P(x) = Σ_j log P(x_j | context_j)`` from the model's conditional
     distributions.
@@ -42,14 +53,9 @@ def sequence_log_likelihood(cond_probs: np.ndarray, ids: np.ndarray) -> float:
     Definition: def-17-chain-rule.
     Checked by: tests/test_basics.py::test_sequence_log_likelihood_against_torch
     """
-    cond_probs = check_probabilities(cond_probs, "cond_probs")
-    if cond_probs.ndim != 2:
-        raise ValueError(f"cond_probs: expected shape (n, V), got {cond_probs.shape}")
-    n, V = cond_probs.shape
-    ids = as_token_ids(ids, "ids", V, ndim=1)
-    check_shape(ids, "ids", (n,))
-    with np.errstate(divide="ignore"):
-        return float(np.sum(np.log(cond_probs[np.arange(n), ids])))
+    n = len(ids)
+    with np.errstate(divide="ignore"):  # log 0 = -inf: a token the model ruled out
+        return float(np.sum(np.log(cond_probs[np.arange(n), ids])))  # Σ_j log P(x_j | …)
 
 
 class JointTableModel:
@@ -233,6 +239,16 @@ def gpt_log_likelihood(model, ids: np.ndarray) -> float:
     return xlnet_log_likelihood(model, ids, order=range(len(ids)))
 
 
+def _xlnet_args(model: Any, ids: Any, order: Any) -> tuple[Any, np.ndarray, list[int]]:
+    ids = _objective_args(model, ids)
+    order = _positions(order, len(ids), "order")
+    if len(order) != len(ids):
+        raise ValueError(f"order: expected a permutation of 0..{len(ids) - 1}, "
+                         f"got {order}")
+    return model, ids, order
+
+
+@checked(_xlnet_args)
 def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     """XLNet for one factorisation order z (a permutation of 0..n−1, 0-based):
     ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are;
@@ -242,11 +258,6 @@ def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
     Checked by: tests/test_basics.py::test_chain_rule_every_order_gives_the_joint
     """
-    ids = _objective_args(model, ids)
-    order = _positions(order, len(ids), "order")
-    if len(order) != len(ids):
-        raise ValueError(f"order: expected a permutation of 0..{len(ids) - 1}, "
-                         f"got {order}")
     return float(sum(model.cond_log_prob(ids, [z], order[:t])
                      for t, z in enumerate(order)))
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._checks import (as_float_array, check_finite, check_positive_int, check_positive_number,
-                      check_shape)
+                      check_shape, checked)
 
 __all__ = ["add_bias", "linear_predict", "squared_loss", "squared_loss_grad",
            "linear_regression_closed_form", "gradient_descent", "learning_rate_regime"]
@@ -30,17 +30,30 @@ def _check_theta(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return theta
 
 
+def _predict_args(X: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
+    X = as_float_array(X, "X", ndim=2)
+    return X, _check_theta(X, theta)
+
+
+@checked(_predict_args)
 def linear_predict(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """The linear model ``ŷ_i = θ_0 + Σ_j θ_j x_ij``: ``X (r, p), θ (p+1,) -> ŷ (r,)``.
 
     Definition: def-01-linear-model.
     Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
     """
-    X = as_float_array(X, "X", ndim=2)
-    theta = _check_theta(X, theta)
-    return theta[0] + X @ theta[1:]
+    return theta[0] + X @ theta[1:]  # (r,)
 
 
+def _loss_args(y_hat: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    y_hat = as_float_array(y_hat, "y_hat")
+    y = as_float_array(y, "y")
+    if y_hat.shape != y.shape:
+        raise ValueError(f"y: expected the shape of y_hat {y_hat.shape}, got {y.shape}")
+    return y_hat, y
+
+
+@checked(_loss_args)
 def squared_loss(y_hat: np.ndarray, y: np.ndarray) -> float:
     """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the
     slides).
@@ -48,13 +61,18 @@ def squared_loss(y_hat: np.ndarray, y: np.ndarray) -> float:
     Definition: def-01-squared-loss.
     Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
     """
-    y_hat = as_float_array(y_hat, "y_hat")
-    y = as_float_array(y, "y")
-    if y_hat.shape != y.shape:
-        raise ValueError(f"y: expected the shape of y_hat {y_hat.shape}, got {y.shape}")
     return 0.5 * float(np.sum((y_hat - y) ** 2))
 
 
+def _data_args(X: Any, y: Any, *rest: Any) -> tuple:
+    """``X (r, p)`` and ``y (r,)`` as float arrays; the other arguments unchanged."""
+    X = as_float_array(X, "X", ndim=2)
+    y = as_float_array(y, "y", ndim=1)
+    check_shape(y, "y", (X.shape[0],))
+    return (X, y, *rest)
+
+
+@checked(_data_args)
 def squared_loss_grad(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Gradient of ``½ Σ_i (ŷ_i − y_i)²`` with respect to θ: ``X̃ᵀ (ŷ − y)``, shape
     ``(p+1,)``.
@@ -65,13 +83,21 @@ def squared_loss_grad(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.nda
     Definition: def-01-squared-loss.
     Checked by: tests/test_basics.py::test_squared_loss_grad_against_autograd
     """
-    X = as_float_array(X, "X", ndim=2)
-    y = as_float_array(y, "y", ndim=1)
-    check_shape(y, "y", (X.shape[0],))
     residual = linear_predict(X, theta) - y
     return add_bias(X).T @ residual
 
 
+def _closed_form_args(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    X, y = _data_args(X, y)
+    Xb = add_bias(X)
+    if np.linalg.matrix_rank(Xb) < Xb.shape[1]:
+        raise ValueError(f"X: expected linearly independent columns "
+                         f"(with the bias column), got rank "
+                         f"{np.linalg.matrix_rank(Xb)} for {Xb.shape[1]} columns")
+    return X, y
+
+
+@checked(_closed_form_args)
 def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Least squares in one step: solve the normal equations ``X̃ᵀX̃ θ = X̃ᵀ y`` for θ
     ``(p+1,)``.
@@ -82,14 +108,7 @@ def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     Definition: def-01-normal-equations.
     Checked by: tests/test_basics.py::test_closed_form_matches_lstsq
     """
-    X = as_float_array(X, "X", ndim=2)
-    y = as_float_array(y, "y", ndim=1)
-    check_shape(y, "y", (X.shape[0],))
-    Xb = add_bias(X)
-    if np.linalg.matrix_rank(Xb) < Xb.shape[1]:
-        raise ValueError(f"X: expected linearly independent columns "
-                         f"(with the bias column), got rank "
-                         f"{np.linalg.matrix_rank(Xb)} for {Xb.shape[1]} columns")
+    Xb = add_bias(X)  # (r, p+1): the column of ones carries θ_0
     return np.linalg.solve(Xb.T @ Xb, Xb.T @ y)
 
 

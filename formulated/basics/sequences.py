@@ -11,20 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import as_float_array, check_shape
+from .._checks import as_float_array, check_shape, checked
 from .networks import activation_pair, sigmoid, tanh
 
 __all__ = ["cosine_similarity", "rnn_forward", "rnn_backward", "bptt_gradient_norms",
            "LSTMParams", "lstm_cell", "lstm_forward"]
 
 
-def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting):
-    ``(..., H) -> (...)``.
-
-    Definition: def-04-cosine.
-    Checked by: tests/test_basics.py::test_cosine_similarity_against_torch
-    """
+def _cosine_args(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a = as_float_array(a, "a")
     b = as_float_array(b, "b")
     for name, v in (("a", a), ("b", b)):
@@ -39,11 +33,22 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     except ValueError:
         raise ValueError(f"b: expected leading dimensions that broadcast with a's "
                          f"{a.shape[:-1]}, got shape {b.shape}") from None
-    na = np.linalg.norm(a, axis=-1)
-    nb = np.linalg.norm(b, axis=-1)
-    if np.any(na == 0) or np.any(nb == 0):
+    if np.any(np.linalg.norm(a, axis=-1) == 0) or np.any(np.linalg.norm(b, axis=-1) == 0):
         raise ValueError("a, b: expected non-zero vectors (the angle of a zero "
                          "vector is undefined), got a zero vector")
+    return a, b
+
+
+@checked(_cosine_args)
+def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting):
+    ``(..., H) -> (...)``.
+
+    Definition: def-04-cosine.
+    Checked by: tests/test_basics.py::test_cosine_similarity_against_torch
+    """
+    na = np.linalg.norm(a, axis=-1)  # ‖a‖, (...)
+    nb = np.linalg.norm(b, axis=-1)
     return np.sum(a * b, axis=-1) / (na * nb)
 
 
@@ -190,6 +195,20 @@ class LSTMParams:
         return self.W_i.shape[0] - self.H
 
 
+def _lstm_cell_args(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray,
+                    p: LSTMParams) -> tuple:
+    if not isinstance(p, LSTMParams):
+        raise TypeError(f"p: expected LSTMParams, got {type(p).__name__}")
+    x = as_float_array(x, "x", ndim=1)
+    check_shape(x, "x", (p.d,))
+    h_prev = as_float_array(h_prev, "h_prev", ndim=1)
+    check_shape(h_prev, "h_prev", (p.H,))
+    c_prev = as_float_array(c_prev, "c_prev", ndim=1)
+    check_shape(c_prev, "c_prev", (p.H,))
+    return x, h_prev, c_prev, p
+
+
+@checked(_lstm_cell_args)
 def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMParams
               ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """One LSTM step:
@@ -203,15 +222,7 @@ def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMPara
     Definition: def-04-lstm.
     Checked by: tests/test_basics.py::test_lstm_against_nn_lstm
     """
-    if not isinstance(p, LSTMParams):
-        raise TypeError(f"p: expected LSTMParams, got {type(p).__name__}")
-    x = as_float_array(x, "x", ndim=1)
-    check_shape(x, "x", (p.d,))
-    h_prev = as_float_array(h_prev, "h_prev", ndim=1)
-    check_shape(h_prev, "h_prev", (p.H,))
-    c_prev = as_float_array(c_prev, "c_prev", ndim=1)
-    check_shape(c_prev, "c_prev", (p.H,))
-    z = np.concatenate([x, h_prev])
+    z = np.concatenate([x, h_prev])  # [x_t, h_{t−1}], (d + H,)
     i = sigmoid(z @ p.W_i + p.b_i)
     f = sigmoid(z @ p.W_f + p.b_f)
     c_tilde = tanh(z @ p.W_C + p.b_C)
