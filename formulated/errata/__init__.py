@@ -7,14 +7,16 @@ recomputes the truth independently and tells the two apart (see :mod:`.record`).
 appendix renders this list; ``tests/test_errata.py`` runs every check on both values and verifies
 that the label exists in the chapter named, so the chapters and the appendix cannot disagree.
 
-Modules, by chapter group:
+Modules, by the parts of ``_toc.yml`` (the same groups as :mod:`formulated.widgets`):
 
-- :mod:`.foundations` — chapters 01–04 (learning from data, information, networks, sequences)
-- :mod:`.text`        — chapters 05–06 (notation, tokenization)
-- :mod:`.attention`   — chapters 07–09 (embeddings, attention, masks)
-- :mod:`.block`       — chapters 10–12 (multi-head attention, FFN and GELU, LayerNorm)
-- :mod:`.models`      — chapters 13–16 (GPT, GPT-2/3, BERT/RoBERTa, parameters)
-- :mod:`.training`    — chapters 17–18 (training objective, training)
+- :mod:`.foundations` — Foundations, chapters 01–04 (learning from data, information, networks,
+  sequences)
+- :mod:`.text`        — From text to vectors, chapters 05–07 (notation, tokenization, embeddings
+  and positions)
+- :mod:`.block`       — The transformer block, chapters 08–12 (attention, masks, multi-head
+  attention, FFN and GELU, LayerNorm and residuals)
+- :mod:`.models`      — The models, chapters 13–16 (GPT, GPT-2/3, BERT/RoBERTa, parameters)
+- :mod:`.training`    — Training, chapters 17–19 (training objective, training, inside the model)
 
 To add an erratum: append an :class:`Erratum` to the ``ERRATA`` list of its chapter group.
 Sources are named by their id in :data:`formulated.sources.SOURCES`.
@@ -22,7 +24,7 @@ Sources are named by their id in :data:`formulated.sources.SOURCES`.
 from __future__ import annotations
 
 from ..sources import SOURCES
-from . import attention, block, foundations, models, text, training
+from . import block, foundations, models, text, training
 from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, Erratum
 from .table import errata_by_chapter, errata_table, source_counts
 
@@ -30,8 +32,8 @@ __all__ = ["Erratum", "ERRATA", "SOURCES", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS
            "erratum", "errata_by_chapter", "errata_table", "source_counts"]
 
 #: Every erratum, in the order of the chapters.
-ERRATA: list[Erratum] = [*foundations.ERRATA, *text.ERRATA, *attention.ERRATA, *block.ERRATA,
-                         *models.ERRATA, *training.ERRATA]
+ERRATA: list[Erratum] = [*foundations.ERRATA, *text.ERRATA, *block.ERRATA, *models.ERRATA,
+                         *training.ERRATA]
 
 
 def erratum(key: str) -> Erratum:

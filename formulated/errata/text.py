@@ -1,7 +1,9 @@
-"""Errata of chapters 05–06 (notation and shapes, tokenization): sources 002 and 003.
+"""Errata of chapters 05–07, the part "From text to vectors" (notation and shapes, tokenization,
+embeddings and positions): sources 002 and 003.
 
 Each check takes a value (the source's or the corrected one) and recomputes the truth
-independently -- Hugging Face's tokenizers, ``torch.nn.Embedding``, ``transformers``' GPT-2.
+independently -- Hugging Face's tokenizers, ``torch.nn.Embedding``, ``torch``'s dropout,
+``transformers``' GPT-2.
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from .record import Erratum
 
 __all__ = ["ERRATA", "ANIMALS", "LECTURE_WORDS"]
 
-_CH05, _CH06 = "chapters/05_notation_shapes", "chapters/06_tokenization"
+_CH05, _CH06, _CH07 = ("chapters/05_notation_shapes", "chapters/06_tokenization",
+                       "chapters/07_embeddings_positions")
 
 #: 002's example sentences.
 ANIMALS = ("cat eat mouse", "dog chase cat", "mouse eat cheese")
@@ -143,6 +146,51 @@ def _gpt1_vocabulary() -> int:
     return size("GPT-1").V
 
 
+def onehot_row_is_wrong(row_of: Callable[[int, int], int]) -> bool:
+    """Does the one-hot row ``(0, ..., 0, 1)`` (length V) times ``W_e`` give row ``row_of(T, V)``
+    (1-based) of ``W_e``?  The product is computed by ``torch.nn.functional.one_hot``; T ≠ V."""
+    import torch
+
+    T, V = 3, 5
+    W_e = torch.arange(V * 2, dtype=torch.float64).reshape(V, 2)
+    ids = torch.tensor([1, 0, V - 1])                      # e_2, e_1, ..., e_V
+    last = (torch.nn.functional.one_hot(ids, V).double() @ W_e)[-1]
+    return not bool(torch.equal(last, W_e[row_of(T, V) - 1]))
+
+
+def sinusoidal_start_is_wrong(start: int) -> bool:
+    """Is 002's formula, with ``i`` and ``j`` counted from ``start``, the Transformer's encoding?
+
+    The reference is written in the paper's own indexing, ``PE[pos, 2k] = sin(pos/10000^{2k/D})``,
+    ``PE[pos, 2k+1] = cos(pos/10000^{2k/D})`` for ``pos = 0, 1, ...``, with torch.
+    """
+    import torch
+
+    T, D = 8, 8
+    pos = torch.arange(T, dtype=torch.float64)[:, None]
+    freq = 10000.0 ** (torch.arange(0, D, 2, dtype=torch.float64) / D)
+    paper = torch.stack([torch.sin(pos / freq), torch.cos(pos / freq)], dim=-1).reshape(T, D)
+    source = np.empty((T, D))
+    for a, i in enumerate(range(start, start + T)):
+        for b, j in enumerate(range(start, start + D)):
+            source[a, b] = (np.sin(i / 10000 ** (j / D)) if j % 2 == 0
+                            else np.cos(i / 10000 ** ((j - 1) / D)))
+    return not bool(np.abs(source - paper.numpy()).max() < 1e-12)
+
+
+def dropout_is_wrong(dropout: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> bool:
+    """Does ``dropout(X, M, p)`` give ``torch.nn.functional.dropout``'s training-mode output for the
+    keep-mask ``M`` torch drew?"""
+    import torch
+
+    p = 0.25
+    x = torch.randn(1000, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    torch.manual_seed(0)
+    y = torch.nn.functional.dropout(x, p=p, training=True).numpy()
+    keep = (y != 0).astype(float)
+    return not bool(np.allclose(dropout(x.numpy(), keep, p), y, rtol=1e-12, atol=0))
+
+
 _BPE_STATED = ([("l", "o"), ("o", "w"), ("e", "s"), ("s", "t")],
                (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est")))
 _BPE_TRUE = ([("e", "s"), ("l", "o"), ("es", "t"), ("lo", "w")],
@@ -199,4 +247,28 @@ ERRATA: list[Erratum] = [
                 "`transformers`' `OpenAIGPTConfig` has. (GPT-2 and GPT-3: 50,257 = 256 bytes + "
                 "50,000 merges + 1 end-of-text token, as the notes say.)",
         chapter=_CH06, stated=40_000, true=_gpt1_vocabulary(), check=gpt1_vocab_is_wrong),
+    Erratum(
+        key="onehot-lookup-last-row", sources=("002",),
+        section="Weights and embeddings, lookup illustration",
+        says=r"the one-hot row $(0, \dots, 0, 1)$ times $\bm{W}_e$ gives row "
+             r"$(w_{T,1}, \dots, w_{T,D})$",
+        correct=r"a 1 in column $V$ selects row $V$: $(w_{V,1}, \dots, w_{V,D})$",
+        chapter=_CH07, stated=lambda T, V: T, true=lambda T, V: V, check=onehot_row_is_wrong),
+    Erratum(
+        key="sinusoidal-index-range", sources=("002",),
+        section="PE: Positional Encoding Layer",
+        says=r"$x'_{i,j} = \sin(i/10000^{j/D})$ ($j$ even), $\cos(i/10000^{(j-1)/D})$ (odd), "
+             r"for $i = 1..T$, $j = 1..D$",
+        correct=r"the formula holds with positions and columns counted from 0 "
+                r"($p = 0..n-1$, $j = 0..D-1$); with 1-based $j$ the sine/cosine pairs are "
+                r"shifted by one column",
+        chapter=_CH07, stated=1, true=0, check=sinusoidal_start_is_wrong),
+    Erratum(
+        key="dropout-scaling", sources=("002",), kind="omission",
+        section="Step 5, dropout",
+        says=r"$\bm{X}^\text{dropout} = \bm{X} \odot \bm{M}$, with no rescaling anywhere",
+        correct=r"$\bm{X} \odot \bm{M} / (1-p)$ during training, identity at inference "
+                r"(inverted dropout, as `torch.nn.Dropout`)",
+        chapter=_CH07, stated=lambda X, M, p: X * M, true=lambda X, M, p: X * M / (1 - p),
+        check=dropout_is_wrong),
 ]
