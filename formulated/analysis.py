@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from ._checks import check_int
+from ._checks import check_int, check_token_tensor
 from .models.trainable import GPT
 
 __all__ = ["attention_weights", "PATTERNS", "pattern_targets", "head_shares", "CHECKPOINT",
@@ -77,13 +77,14 @@ def attention_weights(model: GPT, idx: torch.Tensor) -> tuple[torch.Tensor, torc
     if not isinstance(model, GPT):
         raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
                         f"{type(model).__name__}")
-    if not isinstance(idx, torch.Tensor) or idx.dim() != 2:
-        raise ValueError(f"idx: expected a (B, n) tensor of token ids, got "
+    if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or 0 in idx.shape:
+        raise ValueError(f"idx: expected a (B, n) tensor of token ids with B, n >= 1, got "
                          f"{getattr(idx, 'shape', type(idx).__name__)}")
     B, n = idx.shape
     cfg = model.cfg
     if n > cfg.n_ctx:
         raise ValueError(f"idx: expected at most n_ctx={cfg.n_ctx} positions, got {n}")
+    check_token_tensor(idx, "idx", cfg.V)  # not the embedding's "index out of range in self"
     X = model.W_e(idx) + model.W_p(torch.arange(n, device=idx.device))
     future = torch.ones(n, n, dtype=torch.bool, device=idx.device).triu(1)
     maps = []

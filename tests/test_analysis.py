@@ -2,6 +2,8 @@
 model whose attention is known, the shipped checkpoint's recorded validation loss."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -85,3 +87,23 @@ def test_shipped_checkpoint_has_its_recorded_val_loss():
     assert "make_shakespeare_char_4x128.sh" in info["command"]
     loss = evaluate(model, val, n_ctx=model.cfg.n_ctx, batch=64)
     assert abs(loss - info["val_loss"]) < 1e-4, (loss, info["val_loss"])
+
+
+@pytest.mark.parametrize("bad, where", [(12, (0, 1)), (-1, (1, 0))])
+def test_attention_weights_out_of_range_id_names_idx(bad, where):
+    """An id outside 0..V-1 named with V and its place (the embedding said only 'index out of
+    range in self', or for -1 silently read the last row)."""
+    x = torch.tensor([[1, 2], [3, 4]])
+    x[where] = bad
+    with pytest.raises(ValueError, match=re.escape(
+            f"idx: expected token ids in 0..11 (vocabulary size V=12), got {bad} at index "
+            f"{where}")):
+        attention_weights(perturbed(), x)
+
+
+def test_attention_weights_float_or_empty_ids_name_idx():
+    with pytest.raises(TypeError, match="idx: expected integer token ids, got dtype"):
+        attention_weights(perturbed(), torch.ones(1, 3))
+    with pytest.raises(ValueError,
+                       match=r"idx: expected .* B, n >= 1, got torch\.Size\(\[1, 0\]\)"):
+        attention_weights(perturbed(), torch.zeros(1, 0, dtype=torch.long))

@@ -54,3 +54,43 @@ def test_our_gpt_as_transformers_gpt2():
         ours = torch.softmax(model(x)[0], -1)
         theirs = torch.softmax(hf(input_ids=x).logits, -1)
     assert float((ours - theirs).abs().max()) <= 1e-12
+
+
+@pytest.mark.parametrize("k", [-1, 0, 301, 2.0, "3"])
+def test_next_tokens_k_outside_1_to_V_names_k(tiny_dir, k):
+    """k = -1 returned 299 tokens (a slice [:-1]); k = 0 an empty list."""
+    pre = load_pretrained(tiny_dir)
+    V = pre.model.config.vocab_size
+    assert V == 300
+    kind = TypeError if not isinstance(k, int) else ValueError
+    with pytest.raises(kind, match=rf"k: expected an integer in 1\.\.V={V}, got"):
+        pre.next_tokens("First Citizen", k=k)
+    assert len(pre.next_tokens("First Citizen", k=V)) == V
+
+
+def test_file_where_a_directory_is_expected_is_called_a_file(tmp_path):
+    f = tmp_path / "config.json"
+    f.write_text("{}")
+    with pytest.raises(NotADirectoryError, match=r"source: expected a directory written by "
+                                                 r"save_pretrained, got .*config\.json', "
+                                                 r"which is a file"):
+        load_pretrained(f)
+
+
+def test_corrupt_or_foreign_config_is_named(tiny_dir, tmp_path):
+    """A corrupt config.json was reported as 'not available on this machine'."""
+    import shutil
+
+    bad = tmp_path / "corrupt"
+    shutil.copytree(tiny_dir, bad)
+    (bad / "config.json").write_text('{"model_type": "gpt2",')
+    with pytest.raises(ValueError, match=r"source: .*corrupt.*config\.json.* is not valid JSON "
+                                         r"\(.*line 1"):
+        load_pretrained(bad)
+    (bad / "config.json").write_text('{"model_type": "bert", "vocab_size": 300}')
+    with pytest.raises(ValueError, match=r"source: expected a GPT-2 checkpoint "
+                                         r"\(model_type 'gpt2' in .*config\.json'\), got 'bert'"):
+        load_pretrained(bad)
+    (bad / "config.json").unlink()
+    with pytest.raises(FileNotFoundError, match=r"source: .* has no config\.json"):
+        load_pretrained(bad)

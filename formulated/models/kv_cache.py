@@ -71,6 +71,35 @@ def _check_model(model: Any) -> GPT:
     return model
 
 
+def _check_cache(cache: KVCache, model: GPT) -> None:
+    """Refuse a cache that this model did not write: ``L`` layers of keys and values, each
+    ``(B, A, t, D)`` with one ``B`` and ``t``, in the model's dtype and on its device.  Without
+    it, a deeper model's cache was silently cut to ``L`` layers, and any other one failed in
+    ``torch.cat`` with a size mismatch that named neither the cache nor the model."""
+    cfg, w = model.cfg, model.W_e.weight
+    L, A, D = cfg.L, cfg.A, cfg.D
+    n_k, n_v = len(cache.keys), len(cache.values)
+    if n_k != n_v or n_k not in (0, L):
+        raise ValueError(f"cache: expected keys and values for the model's L={L} layers, "
+                         f"each (B, A={A}, t, D={D}), got {n_k} keys and {n_v} values")
+    first = None
+    for l in range(n_k):
+        for name, u in (("keys", cache.keys[l]), ("values", cache.values[l])):
+            if not isinstance(u, torch.Tensor):
+                raise TypeError(f"cache.{name}[{l}]: expected a torch.Tensor, got "
+                                f"{type(u).__name__}")
+            shape = tuple(u.shape)
+            first = shape if first is None else first
+            if u.dim() != 4 or shape != (first[0], A, first[2], D) or shape[2] == 0:
+                raise ValueError(
+                    f"cache: expected a cache of this model, L={L} layers of keys and values "
+                    f"(B, A={A}, t, D={D}) with one B and t >= 1, got cache.{name}[{l}] of "
+                    f"shape {shape}")
+            if u.dtype != w.dtype or u.device != w.device:
+                raise ValueError(f"cache: expected tensors of the model's dtype {w.dtype} on "
+                                 f"{w.device}, got cache.{name}[{l}] {u.dtype} on {u.device}")
+
+
 def _causal_mask(t: int, m: int, device: torch.device) -> torch.Tensor | None:
     """``(m, t + m)`` booleans: new position ``t + i`` sees keys ``0 .. t + i``; ``None`` for one
     new position (it sees everything cached)."""
@@ -98,6 +127,7 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
     if not isinstance(cache, KVCache):
         raise TypeError(f"cache: expected a KVCache or None, "
                         f"got {type(cache).__name__}")
+    _check_cache(cache, model)
     if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.shape[1] == 0:
         raise ValueError(f"idx: expected a (B, m) tensor of token ids with m >= 1, got "
                          f"{getattr(idx, 'shape', type(idx).__name__)}")

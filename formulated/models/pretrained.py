@@ -14,6 +14,7 @@ the reference for the attention weights of :mod:`formulated.analysis`.
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._checks import check_int
 from .hf import from_gpt2, hf_probabilities
 from .reference import gpt2_probabilities
 from .params import GPTParams
@@ -60,6 +62,10 @@ class Pretrained:
     def next_tokens(self, text: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` most probable next tokens after ``text`` (NumPy ``gpt2``), with their
         probabilities."""
+        V = int(self.model.config.vocab_size)
+        k = check_int(k, "k", 1, f"an integer in 1..V={V}")
+        if k > V:  # a slice would quietly return V tokens (and k = -1 all but one)
+            raise ValueError(f"k: expected an integer in 1..V={V}, got {k}")
         p = self.probabilities(text)[-1]
         top = np.argsort(-p, kind="stable")[:k]
         return [(self.tokenizer.decode([int(i)]), float(p[i])) for i in top]
@@ -72,6 +78,31 @@ def _source(source: Any) -> str:
     return os.fspath(source)
 
 
+def _check_directory(path: Path) -> None:
+    """Refuse, before ``transformers`` reads it, a directory that cannot hold a GPT-2 checkpoint:
+    a missing path, a file, no ``config.json``, a ``config.json`` that is not JSON or is another
+    model's (``transformers`` calls all of these "not available" or loads them half-way)."""
+    if not path.exists():
+        raise FileNotFoundError(f"source: expected a directory written by save_pretrained, got "
+                                f"{str(path)!r}, which does not exist")
+    if not path.is_dir():
+        raise NotADirectoryError(f"source: expected a directory written by save_pretrained, "
+                                 f"got {str(path)!r}, which is a file")
+    config = path / "config.json"
+    if not config.is_file():
+        raise FileNotFoundError(f"source: expected a directory written by save_pretrained, got "
+                                f"{str(path)!r}, which has no config.json")
+    try:
+        fields = json.loads(config.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"source: the checkpoint's {str(config)!r} is corrupt: it is not "
+                         f"valid JSON ({e})") from e
+    kind = fields.get("model_type") if isinstance(fields, dict) else None
+    if kind != "gpt2":
+        raise ValueError(f"source: expected a GPT-2 checkpoint (model_type 'gpt2' in "
+                         f"{str(config)!r}), got {kind!r}")
+
+
 def load_pretrained(source: str | os.PathLike = "gpt2", *, download: bool = False,
                     dtype: torch.dtype = torch.float64) -> Pretrained:
     """Load a GPT-2 checkpoint and its tokenizer from a directory or the Hugging Face hub name.
@@ -79,7 +110,9 @@ def load_pretrained(source: str | os.PathLike = "gpt2", *, download: bool = Fals
     ``download=False`` (the default) reads only what is on this machine: the directory, or the
     hub name's copy in the local Hugging Face cache.  The model is converted to ``dtype``
     (float64: the NumPy ``gpt2`` then gives its probabilities to about 1e-15) and put in eval
-    mode.  Raises ``FileNotFoundError`` naming ``source`` when it is not available.
+    mode.  Raises ``FileNotFoundError`` naming ``source`` when it is not available,
+    ``NotADirectoryError`` when a path names a file, ``ValueError`` when its ``config.json`` is
+    corrupt or another model's.
     """
     import transformers
 
@@ -89,9 +122,8 @@ def load_pretrained(source: str | os.PathLike = "gpt2", *, download: bool = Fals
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype: expected a floating torch.dtype, got {dtype!r}")
     looks_like_path = os.sep in src or src.startswith(".") or Path(src).exists()
-    if looks_like_path and not Path(src).is_dir():
-        raise FileNotFoundError(f"source: expected a directory written by save_pretrained, got "
-                                f"{src!r}, which does not exist")
+    if looks_like_path:
+        _check_directory(Path(src))
     try:
         model = transformers.GPT2LMHeadModel.from_pretrained(src, local_files_only=not download)
         tokenizer = transformers.GPT2TokenizerFast.from_pretrained(
