@@ -82,19 +82,32 @@ def implementations(package: str = "formulated") -> tuple[Implementation, ...]:
             continue  # the extensions import Sphinx; a __main__ runs a command line
         module = importlib.import_module(mod_name)
         for obj_name, obj in _own_objects(module):
-            labels, tests = docstring_facts(obj)
-            if labels:
-                found.append(Implementation(f"{mod_name}.{obj_name}", labels, tests))
+            # a class's own methods too (GPT.forward), under module.Class.method; only a
+            # docstring of their own (getdoc would inherit the base class's)
+            members = [(obj_name, obj)] + [
+                (f"{obj_name}.{k}", v) for k, v in vars(obj).items()
+                if inspect.isclass(obj) and inspect.isfunction(v) and v.__doc__]
+            for name, member in members:
+                labels, tests = docstring_facts(member)
+                if labels:
+                    found.append(Implementation(f"{mod_name}.{name}", labels, tests))
     return tuple(found)
 
 
 def resolve(dotted: str) -> Callable[..., Any]:
-    """The object at a dotted path such as ``formulated.formulas.ffn_gelu``."""
+    """The object at a dotted path such as ``formulated.formulas.ffn_gelu`` (or a class's
+    method, ``formulated.models.trainable.GPT.forward``)."""
     module_name, _, attr = dotted.rpartition(".")
     if not module_name:
         raise ValueError(f"{DIRECTIVE}: expected a dotted path such as "
                          f"formulated.formulas.layer_norm, got {dotted!r}")
-    return getattr(importlib.import_module(module_name), attr)
+    try:
+        owner = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name != module_name:
+            raise
+        owner = resolve(module_name)  # a method: formulated.models.trainable.GPT.forward
+    return getattr(owner, attr)
 
 
 def source_text(dotted: str) -> str:

@@ -391,3 +391,82 @@ def test_load_checkpoint_rejects_what_would_give_nan_or_wrong_ids(run, tmp_path,
     dst, _ = _copy_run(run, tmp_path, mutate)
     with pytest.raises(CheckpointError, match=match):
         load_checkpoint(dst)
+
+
+# -- train: what can fail before training fails before the first step (issue 24) ---------------
+
+@pytest.fixture()
+def no_step(monkeypatch):
+    """``train`` may not take a single step: the loop's step (formulated.training.loop's
+    ``train_step``, the one function the loop calls per step) fails if called."""
+    import formulated.training.loop as loop
+
+    def step(*args, **kwargs):
+        raise AssertionError("a training step ran before the bad input was reported")
+
+    monkeypatch.setattr(loop, "train_step", step)
+
+
+def test_no_step_fixture_does_stop_a_valid_run(base, no_step):
+    # the guard of the tests below is live: a valid run reaches the step and fails there
+    with pytest.raises(AssertionError, match="a training step ran"):
+        train(None, None, progress=False, **base)
+
+
+def test_train_out_dir_a_file_fails_before_any_step(base, tmp_path, no_step):
+    """Old code: trained the whole run and failed at the first save, losing it."""
+    f = tmp_path / "not_a_dir"
+    f.write_text("keep me", encoding="utf-8")
+    with pytest.raises(NotADirectoryError, match=rf"out_dir: expected a directory for ckpt\.pt, "
+                                                 rf"got '{f}', which is a file"):
+        train(None, f, progress=False, **base)
+    with pytest.raises(NotADirectoryError, match=rf"out_dir: expected a directory path, got "
+                                                 rf"'{f / 'run'}', inside '{f}', which is a file"):
+        train(None, f / "run", progress=False, **base)
+    with pytest.raises(NotADirectoryError, match="out_dir: "):   # resuming: the same check
+        train(None, f, resume=True, progress=False, **base)
+    assert f.read_text(encoding="utf-8") == "keep me"
+
+
+def test_train_out_dir_not_writable_fails_before_any_step(base, tmp_path, no_step):
+    """A directory the process cannot write (read-only file system, or no permission)."""
+    import os
+
+    if Path("/sys").is_dir():   # read-only for every user, root included
+        with pytest.raises(PermissionError, match=r"out_dir: expected a directory this process "
+                                                  r"can write, got '/sys/formulated_run' "
+                                                  r"\('/sys' cannot be written"):
+            train(None, "/sys/formulated_run", progress=False, **base)
+    if os.geteuid() != 0:       # root writes whatever the mode says
+        ro = tmp_path / "ro"
+        ro.mkdir(mode=0o500)
+        with pytest.raises(PermissionError, match=rf"out_dir: .* got '{ro / 'run'}'"):
+            train(None, ro / "run", progress=False, **base)
+
+
+def test_train_data_binary_or_a_directory_names_data(base, tmp_path, no_step):
+    """Old code: a UnicodeDecodeError that did not name ``data``."""
+    binary = tmp_path / "weights.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=rf"data: expected a UTF-8 text file, got '{binary}', "
+                                         r"which is not UTF-8 text \(byte 0x80 at offset 128\)"):
+        train(None, None, progress=False, **dict(base, data=str(binary)))
+    with pytest.raises(FileNotFoundError, match=rf"data: expected a text file, got "
+                                                rf"'{tmp_path}', a directory"):
+        train(None, None, progress=False, **dict(base, data=str(tmp_path)))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "NaN weight", "tokenizer V"])
+def test_resume_from_a_checkpoint_that_cannot_be_loaded_fails_before_any_step(
+        run, tmp_path, no_step, damage):
+    mutate = {"NaN weight": _nan_weight,
+              "tokenizer V": _set("tokenizer", {"kind": "char", "itos": "abc"})}.get(damage)
+    dst, before = _copy_run(run, tmp_path, mutate)
+    if damage == "truncated":
+        (dst / "ckpt.pt").write_bytes(before[:len(before) // 2])
+    elif damage == "empty":
+        (dst / "ckpt.pt").write_bytes(b"")
+    kept = (dst / "ckpt.pt").read_bytes()
+    with pytest.raises(CheckpointError, match="checkpoint: "):
+        train(None, dst, resume=True, progress=False, max_steps=5)
+    assert (dst / "ckpt.pt").read_bytes() == kept

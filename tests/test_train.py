@@ -188,6 +188,124 @@ def test_lr_schedule_matches_torch_schedulers():
     assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-12
 
 
+# -- the training step: one public function, the one the loop runs ---------------------------
+
+def test_train_step_is_one_adamw_step_by_hand():
+    """train_step with the loop's optimiser and schedule against def-18-step written out:
+    g = grad L, clipped to norm c, then AdamW's first step, which is
+    theta (1 - eta lambda) - eta m_hat / (sqrt(v_hat) + eps), m_hat = g, v_hat = g^2."""
+    from formulated.training import train_step
+    from formulated.training.optim import make_optimizers
+
+    cfg = make_config("book", L=1, A=2, H=16, n_ctx=16, B=2, grad_clip=0.05)
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(V=11, **{k: getattr(cfg.model, k) for k in
+                                   ("n_ctx", "L", "A", "H")})).double()
+    opts = make_optimizers(model, cfg, torch.device("cpu"))
+    scheds = [torch.optim.lr_scheduler.LambdaLR(o, lr_lambda(cfg)) for o in opts]
+    x = torch.randint(0, 11, (2, 16), generator=torch.Generator().manual_seed(1))
+    y = torch.randint(0, 11, (2, 16), generator=torch.Generator().manual_seed(2))
+
+    theta = [p.detach().clone() for p in model.parameters()]
+    g = torch.autograd.grad(model(x, y)[1], list(model.parameters()))
+    norm = float(torch.sqrt(sum((gi ** 2).sum() for gi in g)))
+    assert norm > cfg.grad_clip                      # the clipping is exercised
+    g = [gi * min(1.0, cfg.grad_clip / (norm + 1e-6)) for gi in g]
+    eta = cfg.lr * lr_lambda(cfg)(0)
+    b1, b2, eps = cfg.beta1, cfg.beta2, 1e-8         # torch's AdamW default eps
+    want = []
+    for th, gi in zip(theta, g):
+        lam = cfg.weight_decay if th.dim() >= 2 else 0.0   # decay on the matrices only
+        m_hat = (1 - b1) * gi / (1 - b1)
+        v_hat = (1 - b2) * gi ** 2 / (1 - b2)
+        want.append(th * (1 - eta * lam) - eta * m_hat / (v_hat.sqrt() + eps))
+
+    loss = train_step(model, opts, scheds, x, y, cfg.grad_clip)
+    assert loss.requires_grad is False and loss.shape == ()
+    assert float(loss) == pytest.approx(math.log(11), abs=0.05)   # near ln V at the start
+    assert max(float((p.detach() - w).abs().max())
+               for p, w in zip(model.parameters(), want)) < 1e-12
+    assert all(p.grad is None for p in model.parameters())  # ready for the next step
+    assert opts[0].param_groups[0]["lr"] == pytest.approx(cfg.lr * lr_lambda(cfg)(1))
+
+
+def test_train_step_argument_errors_name_the_argument():
+    from formulated.training import train_step
+
+    model = GPT(GPTConfig(V=5, n_ctx=4, L=1, A=1, H=4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 1.0)
+    x = torch.zeros(1, 4, dtype=torch.long)
+    with pytest.raises(TypeError, match="optimizers: expected a list of torch.optim.Optimizer, "
+                                        "got SGD"):
+        train_step(model, opt, [sched], x, x, 1.0)
+    with pytest.raises(TypeError, match="schedulers: expected a list of 1 "):
+        train_step(model, [opt], [], x, x, 1.0)
+    with pytest.raises(TypeError, match="y: expected a .B, n. tensor of token ids, got list"):
+        train_step(model, [opt], [sched], x, [[0, 1, 2, 3]], 1.0)
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="grad_clip: expected a finite number >= 0"):
+            train_step(model, [opt], [sched], x, x, bad)
+    with pytest.raises(TypeError, match="model: expected a torch.nn.Module"):
+        train_step("gpt", [opt], [sched], x, x, 1.0)
+
+
+def test_the_loop_calls_the_public_train_step(monkeypatch):
+    """Replacing formulated.training.loop.train_step changes what train() does: the loop has
+    no step of its own."""
+    import formulated.training.loop as loop
+
+    real, shapes = loop.train_step, []
+
+    def spy(model, optimizers, schedulers, x, y, grad_clip, autocast):
+        shapes.append(tuple(x.shape))
+        real(model, optimizers, schedulers, x, y, grad_clip, autocast)
+        return torch.tensor(7.0)                     # a loss no real step returns
+
+    plain = train("book", None, progress=False, **dict(TINY, max_steps=3))
+    monkeypatch.setattr(loop, "train_step", spy)
+    spied = train("book", None, progress=False, **dict(TINY, max_steps=3))
+    assert shapes == [(4, 16)] * 3
+    assert spied.history["loss"] == [7.0, 7.0, 7.0]
+    w1, w2 = _weights(plain.model), _weights(spied.model)  # the spy ran the real step
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+
+
+def _attributes_set_outside_init(source: str) -> dict[str, set[str]]:
+    """For each class of ``source``: the ``self.x`` that a method assigns although neither
+    the constructor (``__init__``, a dataclass's fields and ``__post_init__``) does."""
+    import ast
+
+    def assigned(fn: ast.AST) -> set[str]:
+        return {e.attr for node in ast.walk(fn) for e in ast.walk(node)
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                and isinstance(e, ast.Attribute) and isinstance(e.ctx, ast.Store)
+                and isinstance(e.value, ast.Name) and e.value.id == "self"}
+
+    out = {}
+    for cls in (n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef)):
+        methods = [f for f in cls.body if isinstance(f, ast.FunctionDef)]
+        ctor = ("__init__", "__post_init__")
+        fields = {f.target.id for f in cls.body
+                  if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)}
+        init = fields.union(*(assigned(f) for f in methods if f.name in ctor))
+        later = set().union(*(assigned(f) for f in methods if f.name not in ctor)) - init
+        if later:
+            out[cls.name] = later
+    return out
+
+
+def test_the_run_sets_all_its_state_in_its_constructor():
+    """Everything a run object holds is set in __init__ (a reader finds it in one place)."""
+    assert _attributes_set_outside_init(
+        "class A:\n    def __init__(self):\n        self.a = 1\n"
+        "    def f(self):\n        self.a, self.b = 2, 3\n        self.c: int = 4\n"
+    ) == {"A": {"b", "c"}}
+    for path in sorted((ROOT / "formulated" / "training").glob("*.py")):
+        late = _attributes_set_outside_init(path.read_text(encoding="utf-8"))
+        assert not late, f"{path.name}: attributes first set outside __init__: {late}"
+
+
 def test_val_windows_cover_each_character_once_and_evaluate_matches_naive_loop():
     ids = torch.arange(23) % 7
     X, Y = val_windows(ids, 5)

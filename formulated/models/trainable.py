@@ -100,40 +100,51 @@ class GPTConfig:
 
 
 class CausalSelfAttention(nn.Module):
-    """Masked multi-head self-attention, ``(B, n, H) -> (B, n, H)``.
+    """Masked multi-head self-attention with biases, ``(B, n, H) -> (B, n, H)``.
 
-    ``Q, K, V = X W_q + b_q, X W_k + b_k, X W_v + b_v`` (one fused ``H -> 3H`` projection, as in
-    GPT-2), split into ``A`` heads of width ``D``; each head computes
-    ``softmax(Q K^T / sqrt(D) + M) V`` with the autoregressive mask ``M``; the heads are
-    concatenated and projected by ``W_o``.
+    Head ``i``: ``softmax(Q_i K_i^T / sqrt(D) + M) V_i`` with ``Q_i = X W_i^Q + b_i^Q``
+    (``K_i``, ``V_i`` alike) and the autoregressive mask ``M``; then
+    ``Concat(head_1..head_A) W^O + b^O``.  The ``3A`` projections are one fused
+    ``H -> 3H`` linear map (GPT-2's layout); ``scaled_dot_product_attention`` with
+    ``is_causal=True`` applies the mask and the softmax in one kernel, without storing
+    the ``n x n`` matrix.  It mirrors NumPy's ``multi_head_self_attention_biased``.
+
+    Definition: def-18-trainable.
+    Checked by:
+    tests/test_train.py::test_attention_module_matches_torch_multihead_attention
     """
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
-        self.A, self.D = cfg.A, cfg.D
-        self.qkv = nn.Linear(cfg.H, 3 * cfg.H)
-        self.proj = nn.Linear(cfg.H, cfg.H)
-        self.dropout = cfg.dropout
+        self.A, self.D, self.dropout = cfg.A, cfg.D, cfg.dropout
+        self.qkv = nn.Linear(cfg.H, 3 * cfg.H)       # [W^Q | W^K | W^V] of all A heads
+        self.proj = nn.Linear(cfg.H, cfg.H)          # W^O, b^O
         self.resid_drop = nn.Dropout(cfg.dropout)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         B, n, H = X.shape
-        q, k, v = self.qkv(X).split(H, dim=2)
-        # (B, n, H) -> (B, A, n, D): each head attends independently.
-        q, k, v = (t.view(B, n, self.A, self.D).transpose(1, 2) for t in (q, k, v))
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
-                                           dropout_p=self.dropout if self.training else 0.0)
-        y = y.transpose(1, 2).contiguous().view(B, n, H)  # concatenate the heads
-        return self.resid_drop(self.proj(y))
+        Q, K, V = self.qkv(X).split(H, dim=2)                   # 3 x (B, n, H)
+        Q, K, V = (T.view(B, n, self.A, self.D).transpose(1, 2)  # 3 x (B, A, n, D)
+                   for T in (Q, K, V))
+        p_drop = self.dropout if self.training else 0.0
+        heads = F.scaled_dot_product_attention(Q, K, V, is_causal=True,
+                                               dropout_p=p_drop)  # (B, A, n, D)
+        Y = heads.transpose(1, 2).contiguous().view(B, n, H)    # Concat, (B, n, H)
+        return self.resid_drop(self.proj(Y))                    # Y W^O + b^O
 
 
 class FFN(nn.Module):
-    """Position-wise feed-forward network, ``GELU(X W_1 + b_1) W_2 + b_2``: ``(B, n, H) -> (B, n, H)``."""
+    """Position-wise feed-forward network, ``GELU(X W_1 + b_1) W_2 + b_2``:
+    ``(B, n, H) -> (B, n, F) -> (B, n, H)``.
+
+    Definition: def-18-trainable.
+    Checked by: tests/test_train.py::test_torch_gpt_equals_numpy_gpt2
+    """
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
-        self.fc = nn.Linear(cfg.H, cfg.F)
-        self.proj = nn.Linear(cfg.F, cfg.H)
+        self.fc = nn.Linear(cfg.H, cfg.F)                                   # W_1, b_1
+        self.proj = nn.Linear(cfg.F, cfg.H)                                 # W_2, b_2
         self.approximate = "tanh" if cfg.gelu == "tanh" else "none"  # PyTorch's names
         self.drop = nn.Dropout(cfg.dropout)
 
@@ -142,7 +153,12 @@ class FFN(nn.Module):
 
 
 class Block(nn.Module):
-    """One pre-LN transformer block: ``X + MHA(LN_1(X))``, then ``+ FFN(LN_2(.))``."""
+    """One pre-LN transformer layer, ``(B, n, H) -> (B, n, H)``:
+    ``X' = X + MHA(LayerNorm_1(X))``, then ``X' + FFN(LayerNorm_2(X'))``.
+
+    Definition: def-18-trainable.
+    Checked by: tests/test_train.py::test_torch_gpt_equals_numpy_gpt2
+    """
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
@@ -189,11 +205,32 @@ class GPT(nn.Module):
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """``idx``: (B, n) integer ids in ``0 .. V-1``; returns ``(logits (B, n, V), loss)``.
+        """``idx``: (B, n) ids in ``0 .. V-1``; returns ``(logits (B, n, V), loss)``.
 
-        ``loss`` is ``None`` without ``targets`` (same shape, ids in ``0 .. V-1`` or ``-100``
-        for "no target"); with them, the mean cross-entropy ``-(1/Bn) sum log p(target)`` over
-        the targets that are not ``-100`` (chapter 17).
+        ``loss``: ``None`` without ``targets``; with them (the shape of ``idx``,
+        ``-100`` = no target), the mean cross-entropy of def-18-batch-loss,
+        ``-(1/Bn) sum log p(target)``.  ``_checked_ids`` checks the arguments.
+
+        Definition: def-18-trainable.
+        Checked by: tests/test_train.py::test_torch_gpt_equals_numpy_gpt2
+        """
+        idx = self._checked_ids(idx, targets)
+        n = idx.shape[1]
+        X = self.drop(self.W_e(idx) + self.W_p(torch.arange(n, device=idx.device)))
+        for block in self.blocks:                     # L pre-LN layers, (B, n, H)
+            X = block(X)
+        logits = self.ln_f(X) @ self.W_e.weight.T     # tied de-embedding, (B, n, V)
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)),
+                                   targets.reshape(-1).long(), ignore_index=IGNORE_INDEX)
+        return logits, loss
+
+    def _checked_ids(self, idx: Any, targets: Any) -> torch.Tensor:
+        """The checks of :meth:`forward`: ``idx`` a ``(B, n)`` integer tensor with
+        ``n <= n_ctx``, ``targets`` ``None`` or of the same shape; ids in ``0 .. V-1``
+        (targets also ``-100``).  Returns ``idx`` as int64 or int32 (what ``nn.Embedding``
+        takes).
 
         The ranges of the ids are checked with one min/max reduction per tensor, on CPU tensors
         and in eval mode; a training step on a GPU skips it, since reading the result back would
@@ -221,16 +258,7 @@ class GPT(nn.Module):
                 raise ValueError(f"targets: expected at least one target (the mean loss of "
                                  f"none is 0/0), got shape {tuple(targets.shape)}")
             check_token_tensor(targets, "targets", V, values=values, ignore_index=True)
-        pos = torch.arange(n, device=idx.device)
-        X = self.drop(self.W_e(idx) + self.W_p(pos))
-        for block in self.blocks:
-            X = block(X)
-        logits = self.ln_f(X) @ self.W_e.weight.T      # tied: the embedding read backwards
-        loss = None
-        if targets is not None:
-            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)),
-                                   targets.reshape(-1).long(), ignore_index=IGNORE_INDEX)
-        return logits, loss
+        return idx
 
     # -- sampling (chapter 18): the model continues a text -------------------------------------
 

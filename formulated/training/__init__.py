@@ -18,7 +18,7 @@ Modules, one concern each:
 * :mod:`.optim` — AdamW (or Muon + AdamW) and the warm-up + cosine schedule;
 * :mod:`.checkpoint` — atomic checkpoints, their checks, :func:`load_checkpoint`;
 * :mod:`.runtime` — device, processes, precision, Ctrl-C;
-* :mod:`.loop` — :func:`train` and :func:`evaluate`;
+* :mod:`.loop` — :func:`train`, its step :func:`train_step`, and :func:`evaluate`;
 * :mod:`.plot` — :func:`plot_losses`;
 * :mod:`.cli` — the command line and the ``key=value`` overrides of the benchmarks.
 
@@ -28,10 +28,11 @@ from .checkpoint import CheckpointError, load_checkpoint
 from .cli import main, parse_overrides
 from .config import DEFAULT_PRESET, PRESETS, TrainConfig, make_config, with_overrides
 from .data import load_data, val_windows
-from .loop import TrainResult, evaluate, train
+from .loop import TrainResult, evaluate, train, train_step
 from .plot import plot_losses
 from .runtime import resolve_device
 
 __all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "TrainResult", "CheckpointError",
-           "make_config", "with_overrides", "train", "evaluate", "load_data", "val_windows",
-           "load_checkpoint", "plot_losses", "resolve_device", "main", "parse_overrides"]
+           "make_config", "with_overrides", "train", "train_step", "evaluate", "load_data",
+           "val_windows", "load_checkpoint", "plot_losses", "resolve_device", "main",
+           "parse_overrides"]

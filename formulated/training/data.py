@@ -24,8 +24,14 @@ def load_data(path: str | os.PathLike | None = None, val_fraction: float = 0.1
     """
     p = Path(path) if path is not None else tiny_shakespeare_path()
     if not p.is_file():
-        raise FileNotFoundError(f"data: expected a text file, got {str(p)!r}, which does not exist")
-    text = p.read_text(encoding="utf-8")
+        what = "a directory" if p.is_dir() else "which does not exist"
+        raise FileNotFoundError(f"data: expected a text file, got {str(p)!r}, {what}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"data: expected a UTF-8 text file, got {str(p)!r}, which is not "
+                         f"UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+                         ) from e
     tok = CharTokenizer.from_text(text)
     ids = torch.tensor(tok.encode(text), dtype=torch.long)
     n_train = int(len(ids) * (1.0 - val_fraction))

@@ -14,9 +14,12 @@ last finished step and stops cleanly.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +27,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from .._checks import as_token_ids, check_int, check_token_tensor
+from .._checks import as_token_ids, check_int, check_real_type, check_token_tensor
 from ..models.trainable import GPT, GPTConfig, count_parameters, flops_per_token, run_eagerly
 from ..tokenizers import CharTokenizer
 from .checkpoint import (CKPT_FORMAT, CKPT_NAME, CKPT_VERSION, CheckpointError,
@@ -35,7 +38,7 @@ from .data import Batches, load_data, val_windows
 from .optim import lr_lambda, make_optimizers
 from .runtime import StopFlag, autocast_factory, dist_info, peak_flops, resolve_device
 
-__all__ = ["TrainResult", "train", "evaluate"]
+__all__ = ["TrainResult", "train", "train_step", "evaluate"]
 
 
 @dataclass
@@ -72,6 +75,66 @@ class TrainResult:
                 f"seconds={self.seconds:.1f},\n            "
                 f"tokens_per_s={self.tokens_per_s:,.0f}, device={self.device!r}, "
                 f"interrupted={self.interrupted})")
+
+
+# -- one training step ---------------------------------------------------------------------------
+
+def train_step(model: torch.nn.Module, optimizers: Sequence[torch.optim.Optimizer],
+               schedulers: Sequence[Any], x: torch.Tensor, y: torch.Tensor,
+               grad_clip: float, autocast: Callable[[], Any] = contextlib.nullcontext
+               ) -> torch.Tensor:
+    """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
+
+    ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the
+    norm ``grad_clip`` (def-18-clip; 0 = no clipping); each optimiser (AdamW, and Muon
+    for the blocks' matrices in the ``cpu`` preset) updates its parameters at the rate
+    that its scheduler sets (def-18-schedule) and the scheduler moves on one step.  The
+    loss stays on the device (reading it would wait for the GPU).  ``_check_step_args``
+    checks the arguments.
+
+    Definition: def-18-step.
+    Checked by: tests/test_train.py::test_train_step_is_one_adamw_step_by_hand,
+    tests/test_train.py::test_the_loop_calls_the_public_train_step
+    """
+    _check_step_args(model, optimizers, schedulers, x, y, grad_clip, autocast)
+    with autocast():
+        _, loss = model(x, y)                                # forward and loss
+    loss.backward()                                          # g = grad of the loss
+    if grad_clip > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)  # clip g
+    for optimizer, scheduler in zip(optimizers, schedulers):
+        optimizer.step()                                     # theta <- update(g, eta_t)
+        scheduler.step()                                     # t <- t + 1
+        optimizer.zero_grad(set_to_none=True)
+    return loss.detach()
+
+
+def _check_step_args(model: Any, optimizers: Any, schedulers: Any, x: Any, y: Any,
+                     grad_clip: Any, autocast: Any) -> None:
+    """The arguments of :func:`train_step` (``x`` and ``y`` are checked by the model)."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model: expected a torch.nn.Module (a GPT), got "
+                        f"{type(model).__name__}")
+    if isinstance(optimizers, torch.optim.Optimizer) or not isinstance(optimizers, Sequence) \
+            or not all(isinstance(o, torch.optim.Optimizer) for o in optimizers):
+        raise TypeError(f"optimizers: expected a list of torch.optim.Optimizer, got "
+                        f"{type(optimizers).__name__}")
+    if not isinstance(schedulers, Sequence) or len(schedulers) != len(optimizers) \
+            or not all(isinstance(s, torch.optim.lr_scheduler.LRScheduler) for s in schedulers):
+        raise TypeError(f"schedulers: expected a list of {len(optimizers)} "
+                        f"torch.optim.lr_scheduler.LRScheduler (one per optimiser), got "
+                        f"{type(schedulers).__name__}")
+    for name, t in (("x", x), ("y", y)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name}: expected a (B, n) tensor of token ids, got "
+                            f"{type(t).__name__}")
+    grad_clip = check_real_type(grad_clip, "grad_clip", "a number >= 0")
+    if not grad_clip >= 0 or not math.isfinite(grad_clip):
+        raise ValueError(f"grad_clip: expected a finite number >= 0 (0 = no clipping), got "
+                         f"{grad_clip!r}")
+    if not callable(autocast):
+        raise TypeError(f"autocast: expected a function returning a context manager, got "
+                        f"{type(autocast).__name__}")
 
 
 # -- evaluation --------------------------------------------------------------------------------
@@ -190,6 +253,28 @@ def _run_config(preset: str | None, ckpt_path: Path | None, resume: bool, overwr
     return cfg, ck
 
 
+def _check_out_dir(out: Path) -> None:
+    """``out_dir`` can receive ``ckpt.pt``: a directory, or a path where one can be made, that
+    this process can write.  Checked before anything is trained, so that a run is never lost at
+    its first save."""
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"out_dir: expected a directory for {CKPT_NAME}, got "
+                                 f"{str(out)!r}, which is a file")
+    parent = out
+    while not parent.exists():          # the directory that the save would create it in
+        parent = parent.parent
+    if not parent.is_dir():
+        raise NotADirectoryError(f"out_dir: expected a directory path, got {str(out)!r}, "
+                                 f"inside {str(parent)!r}, which is a file")
+    try:  # write access as the save will need it (os.access misses read-only file systems)
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as e:
+        raise PermissionError(f"out_dir: expected a directory this process can write, got "
+                              f"{str(out)!r} ({str(parent)!r} cannot be written: "
+                              f"{e.strerror})") from e
+
+
 def _setup_device(cfg: TrainConfig, local_rank: int, world: int) -> torch.device:
     """Start the process group under torchrun and pick this process's device."""
     if world > 1:
@@ -245,6 +330,11 @@ class _Run:
             self._restore(ck)
         self.eval_clock = 0.0
         self.net = self._compiled()
+        # what the loop sets: last validation loss, Ctrl-C seen, throughput, first log
+        self.val = self.history["val_loss"][-1] if self.history["val_loss"] else float("nan")
+        self.interrupted = False
+        self.tokens_per_s = 0.0
+        self.first: tuple[float, int, float] | None = None
 
     def _restore(self, ck: dict) -> None:
         try:
@@ -323,21 +413,14 @@ class _Run:
             self.history[key].append(value)
         return v
 
-    def train_step(self) -> torch.Tensor:
-        """One optimiser step on a fresh batch; returns the batch's loss (on the device)."""
+    def step_once(self) -> torch.Tensor:
+        """:func:`train_step` on the next batch (looked up in this module at every call, so
+        that replacing ``formulated.training.loop.train_step`` changes the loop)."""
         x, y = self.batches.next()
-        with self.autocast():
-            _, loss = self.net(x, y)
-        loss.backward()
-        if self.cfg.grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip)
-        for o, s in zip(self.opts, self.scheds):
-            o.step()
-            s.step()
-        for o in self.opts:
-            o.zero_grad(set_to_none=True)
+        loss = train_step(self.net, self.opts, self.scheds, x, y, self.cfg.grad_clip,
+                          self.autocast)
         self.step += 1
-        return loss.detach()
+        return loss
 
     def should_stop(self, flag: StopFlag) -> bool:
         """Ctrl-C seen; under DDP every process agrees (once per log interval)."""
@@ -353,8 +436,6 @@ class _Run:
         """Train until ``max_steps`` (or ``stop_at_step``, or Ctrl-C), then save."""
         cfg = self.cfg
         log = _Log(self, progress and self.rank == 0)
-        self.interrupted = False
-        self.val = self.history["val_loss"][-1] if self.history["val_loss"] else float("nan")
         self.net.train()
         with StopFlag(sigterm=not self.ddp) as flag:
             try:
@@ -364,7 +445,7 @@ class _Run:
                     if self.should_stop(flag):
                         self.interrupted = True
                         break
-                    log.add(self.train_step())
+                    log.add(self.step_once())
                     last = self.step == cfg.max_steps
                     if self.step % cfg.log_interval == 0 or last:
                         log.flush()
@@ -494,6 +575,8 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
     if stop_at_step is not None:
         stop_at_step = check_int(stop_at_step, "stop_at_step", 0, "None or an integer >= 0")
     out = Path(out_dir) if out_dir is not None else None
+    if out is not None:
+        _check_out_dir(out)
     cfg, ck = _run_config(preset, out / CKPT_NAME if out is not None else None, resume,
                           overwrite, config, stop_at_step, overrides)
     rank, local_rank, world = dist_info()
