@@ -32,12 +32,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from booktools.exercises import SPECS, Spec
+from booktools.exercises import SPECS, Spec, public_message
 
 __all__ = ["Exercise", "exercises", "master_notebook", "write_assignment", "write_assignments",
            "solution_fingerprints", "leaks", "kind_counts", "student_notebook_path",
            "autograder_zip_path", "fill_answers", "solutions", "grade", "grade_all",
-           "check_solutions"]
+           "check_solutions", "init_source"]
 
 _OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
 _ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
@@ -216,7 +216,11 @@ def _question_cells(ex: Exercise, spec: Spec) -> list:
             f"# Exercise {ex.label}: define {names}\n# BEGIN SOLUTION\n{code}\n# END SOLUTION"),
             _raw("# END SOLUTION")]
         cells.append(_raw("# BEGIN TESTS"))
-        cells += [v4.new_code_cell(t.strip()) for t in spec.public]
+        # A passing grader.check says what it checked (public_message): the public tests check
+        # form only, and "All test cases passed!" alone would read as a grade.
+        header = ('""" # BEGIN TEST CONFIG\nsuccess_message: '
+                  + json.dumps(public_message(spec)) + '\n""" # END TEST CONFIG\n')
+        cells += [v4.new_code_cell(header + t.strip()) for t in spec.public]
         cells += [v4.new_code_cell("# HIDDEN\n" + t.strip()) for t in spec.hidden]
         cells.append(_raw("# END TESTS"))
     cells.append(_raw("# END QUESTION"))
@@ -344,7 +348,42 @@ def write_assignment(chapter: str | Path, out: str | Path) -> Path:
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}")
+    for nb_path in (student_notebook_path(out, chapter),
+                    dist / "autograder" / f"{chapter.stem}.ipynb"):
+        _init_any_name(nb_path, chapter.stem)
     return student_notebook_path(out, chapter)
+
+
+def init_source(stem: str) -> str:
+    """The student notebook's first cell: otter finds the notebook whatever the browser renamed
+    it to ("09_masks (1).ipynb", "09_masks-Copy1.ipynb", "Copy of 09_masks.ipynb"); otter's own
+    cell names the file and fails with FileNotFoundError on a copy."""
+    return ("# Initialize Otter: finds this notebook under any file name (a copy, a download)\n"
+            "import glob\n"
+            "import os\n"
+            "\n"
+            "import otter\n"
+            "\n"
+            "# Jupyter Server 2 tells the kernel its notebook; elsewhere the newest copy is it\n"
+            "_notebook = os.environ.get(\"JPY_SESSION_NAME\", \"\")\n"
+            "if not (_notebook.endswith(\".ipynb\") and os.path.isfile(_notebook)):\n"
+            f"    _copies = glob.glob(\"*{stem}*.ipynb\")\n"
+            "    _notebook = max(_copies, key=os.path.getmtime) if _copies else None\n"
+            "grader = otter.Notebook(_notebook)")
+
+
+def _init_any_name(path: Path, stem: str) -> None:
+    """Replace otter's initialisation cell of ``path`` by :func:`init_source`."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    cells = [c for c in nb.cells if c.cell_type == "code"
+             and re.search(r"^grader = otter\.Notebook\(", c.source, re.M)]
+    if len(cells) != 1:
+        raise RuntimeError(f"{path.name}: expected one otter initialisation cell, found "
+                           f"{len(cells)}")
+    cells[0].source = init_source(stem)
+    nbformat.write(nb, path)
 
 
 def write_assignments(chapters: list[str | Path], out: str | Path) -> list[Path]:
