@@ -25,10 +25,11 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
 
     ``@checked(_attention_args)`` above ``def attention(Q, K, V, ...)`` calls
     ``_attention_args`` with the arguments the caller passed (defaults filled in, in the
-    formula's parameter order) and then the formula with what it returns: a tuple of the
-    checked arguments in the same order (or the one value, for a formula of one parameter).
-    So the formula's body is the computation alone, and its box in the book shows the
-    formula, not the guards; the checker raises the errors that name the arguments.
+    formula's parameter order, keyword-only ones by keyword) and then the formula with what
+    it returns: a tuple of the checked arguments in the same order, keyword-only ones last
+    (or the one value, for a formula of one parameter).  So the formula's body is the
+    computation alone, and its box in the book shows the formula, not the guards; the
+    checker raises the errors that name the arguments.
     """
     def decorate(formula: F) -> F:
         signature = inspect.signature(formula)
@@ -38,7 +39,9 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             values = checker(*bound.args, **bound.kwargs)
-            return formula(*(values if isinstance(values, tuple) else (values,)))
+            values = values if isinstance(values, tuple) else (values,)
+            n = len(bound.args)
+            return formula(*values[:n], **dict(zip(bound.kwargs, values[n:])))
         return run_checked  # type: ignore[return-value]
     return decorate
 

@@ -16,6 +16,50 @@ import numpy as np
 __all__ = ["CharTokenizer"]
 
 
+def _check_chars(chars: Iterable[str]) -> list[str]:
+    """``chars`` as a list of distinct single characters, at least one."""
+    chars = list(chars)
+    for c in chars:
+        if not isinstance(c, str) or len(c) != 1:
+            raise ValueError(f"chars: expected single characters, got {c!r}")
+    if len(set(chars)) != len(chars):
+        raise ValueError("chars: expected distinct characters, got duplicates")
+    if not chars:
+        raise ValueError("chars: expected at least one character, got none")
+    return chars
+
+
+def _check_corpus(text: Any) -> None:
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"text: expected a non-empty string, "
+                         f"got {type(text).__name__} "
+                         f"of length {len(text) if isinstance(text, str) else '?'}")
+
+
+def _check_text(text: Any) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}")
+
+
+def _check_known(text: Any, stoi: dict[str, int]) -> None:
+    """``text`` is a string of characters that ``stoi`` knows (``KeyError`` naming the
+    unknown ones and where the first stands)."""
+    _check_text(text)
+    unknown = sorted(set(text) - stoi.keys())
+    if unknown:
+        pos = next(i for i, c in enumerate(text) if c not in stoi)
+        raise KeyError(f"text: expected only characters of the vocabulary "
+                       f"(V={len(stoi)}), got unknown character(s) "
+                       f"{unknown!r}, the first at position {pos}")
+
+
+def _check_char_dict(d: Any) -> None:
+    if not isinstance(d, dict) or d.get("kind") != "char" \
+            or not isinstance(d.get("itos"), str):
+        raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, "
+                         f"got {d!r:.80}")
+
+
 def _tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str]:
     """The tokens ``itos[i]`` of ``ids`` (both tokenizers' ``decode``); an id that is not an
     integer in ``0 .. V-1`` raises, naming the first one."""
@@ -43,14 +87,7 @@ class CharTokenizer:
     """
 
     def __init__(self, chars: Iterable[str]):
-        chars = list(chars)
-        for c in chars:
-            if not isinstance(c, str) or len(c) != 1:
-                raise ValueError(f"chars: expected single characters, got {c!r}")
-        if len(set(chars)) != len(chars):
-            raise ValueError("chars: expected distinct characters, got duplicates")
-        if not chars:
-            raise ValueError("chars: expected at least one character, got none")
+        chars = _check_chars(chars)
         self.itos: list[str] = chars
         self.stoi: dict[str, int] = {c: i for i, c in enumerate(chars)}
 
@@ -58,10 +95,7 @@ class CharTokenizer:
     def from_text(cls, text: str) -> "CharTokenizer":
         """Build the vocabulary from a corpus: its distinct characters, sorted by code
         point."""
-        if not isinstance(text, str) or not text:
-            raise ValueError(f"text: expected a non-empty string, "
-                             f"got {type(text).__name__} "
-                             f"of length {len(text) if isinstance(text, str) else '?'}")
+        _check_corpus(text)
         return cls(sorted(set(text)))
 
     @property
@@ -72,16 +106,8 @@ class CharTokenizer:
     def encode(self, text: str) -> list[int]:
         """``str -> list[int]`` of length ``len(text)``; unknown characters raise
         ``KeyError``."""
-        if not isinstance(text, str):
-            raise TypeError(f"text: expected a string, got {type(text).__name__}")
-        try:
-            return [self.stoi[c] for c in text]
-        except KeyError:
-            unknown = sorted({c for c in text if c not in self.stoi})
-            pos = next(i for i, c in enumerate(text) if c not in self.stoi)
-            raise KeyError(f"text: expected only characters of the vocabulary "
-                           f"(V={self.vocab_size}), got unknown character(s) "
-                           f"{unknown!r}, the first at position {pos}") from None
+        _check_known(text, self.stoi)
+        return [self.stoi[c] for c in text]
 
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
         """``list[int] -> str``; ids outside ``0 .. V-1`` raise ``ValueError``."""
@@ -96,10 +122,7 @@ class CharTokenizer:
 
     @classmethod
     def from_dict(cls, d: dict) -> "CharTokenizer":
-        if not isinstance(d, dict) or d.get("kind") != "char" \
-                or not isinstance(d.get("itos"), str):
-            raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, "
-                             f"got {d!r:.80}")
+        _check_char_dict(d)
         return cls(list(d["itos"]))
 
 
@@ -117,7 +140,7 @@ from collections import Counter, defaultdict  # noqa: E402  (the BPE section kee
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any, Mapping  # noqa: E402
 
-from ._checks import check_int, check_positive_int  # noqa: E402
+from ._checks import check_int, check_positive_int, checked  # noqa: E402
 
 __all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
             "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]
@@ -375,6 +398,51 @@ def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_
 
 
 
+def _check_bpe_args(merges: Any, alphabet: Any, end_of_word: Any) -> list[Merge]:
+    """The merges of a :class:`BPETokenizer` as :class:`Merge` objects, each joining
+    symbols of the alphabet or of earlier merges; the alphabet distinct non-empty strings,
+    the end-of-word marker a non-empty string."""
+    if not isinstance(end_of_word, str) or not end_of_word:
+        raise ValueError(f"end_of_word: expected a non-empty marker such as '</w>' "
+                         f"(decoding needs it to find the spaces), "
+                         f"got {end_of_word!r}")
+    known = list(alphabet)
+    for s in known:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"alphabet: expected non-empty strings, got {s!r}")
+    if len(set(known)) != len(known):
+        raise ValueError("alphabet: expected distinct symbols, got duplicates")
+    known = set(known)
+    checked_merges = []
+    for k, m in enumerate(merges):
+        if not isinstance(m, Merge):
+            if not (isinstance(m, tuple) and len(m) == 2):
+                raise ValueError(f"merges[{k}]: expected a Merge or a pair of "
+                                 f"strings, got {m!r}")
+            m = Merge(m[0], m[1], 0)
+        for side in (m.left, m.right):
+            if side not in known:
+                raise ValueError(f"merges[{k}]: expected symbols already in the "
+                                 f"vocabulary, got {side!r} in {m.pair}")
+        known.add(m.token)
+        checked_merges.append(m)
+    return checked_merges
+
+
+def _check_symbols(symbols: tuple[str, ...], word: str, stoi: dict[str, int],
+                   end_of_word: str) -> None:
+    """Every initial symbol of ``word`` is in the vocabulary (``KeyError`` otherwise)."""
+    unknown = [s for s in symbols if s not in stoi]
+    if unknown:
+        bare = (unknown[0][: -len(end_of_word)]
+                if unknown[0].endswith(end_of_word) else None)
+        why = (f" ({bare!r} is known, but never ended a word of the "
+               f"training corpus)" if bare in stoi else "")
+        raise KeyError(f"text: expected only symbols of the vocabulary "
+                       f"(V={len(stoi)}), got unknown symbol {unknown[0]!r} "
+                       f"in the word {word!r}{why}")
+
+
 class BPETokenizer:
     """Byte-pair-encoding tokenizer: text -> words -> sub-word tokens -> ids, and back.
 
@@ -397,31 +465,12 @@ class BPETokenizer:
 
     def __init__(self, merges: Sequence[Merge | tuple[str, str]],
                  alphabet: Iterable[str], *, end_of_word: str = END_OF_WORD):
-        if not isinstance(end_of_word, str) or not end_of_word:
-            raise ValueError(f"end_of_word: expected a non-empty marker such as '</w>' "
-                             f"(decoding needs it to find the spaces), "
-                             f"got {end_of_word!r}")
+        alphabet = list(alphabet)  # an iterator is read once, by the check and here
+        self.merges: list[Merge] = _check_bpe_args(merges, alphabet, end_of_word)
         self.end_of_word = end_of_word
         itos = list(alphabet)
-        for s in itos:
-            if not isinstance(s, str) or not s:
-                raise ValueError(f"alphabet: expected non-empty strings, got {s!r}")
-        if len(set(itos)) != len(itos):
-            raise ValueError("alphabet: expected distinct symbols, got duplicates")
-        self.merges: list[Merge] = []
-        for k, m in enumerate(merges):
-            if not isinstance(m, Merge):
-                if not (isinstance(m, tuple) and len(m) == 2):
-                    raise ValueError(f"merges[{k}]: expected a Merge or a pair of "
-                                     f"strings, got {m!r}")
-                m = Merge(m[0], m[1], 0)
-            known = set(itos)
-            for side in (m.left, m.right):
-                if side not in known:
-                    raise ValueError(f"merges[{k}]: expected symbols already in the "
-                                     f"vocabulary, got {side!r} in {m.pair}")
-            self.merges.append(m)
-            if m.token not in known:
+        for m in self.merges:  # each merge adds its token, once
+            if m.token not in itos:
                 itos.append(m.token)
         self.itos: list[str] = itos
         self.stoi: dict[str, int] = {s: i for i, s in enumerate(itos)}
@@ -454,15 +503,7 @@ class BPETokenizer:
         if word in self._cache:
             return self._cache[word]
         symbols = split_word(word, self.end_of_word)
-        unknown = [s for s in symbols if s not in self.stoi]
-        if unknown:
-            bare = (unknown[0][: -len(self.end_of_word)]
-                    if unknown[0].endswith(self.end_of_word) else None)
-            why = (f" ({bare!r} is known, but never ended a word of the "
-                   f"training corpus)" if bare in self.stoi else "")
-            raise KeyError(f"text: expected only symbols of the vocabulary "
-                           f"(V={self.vocab_size}), got unknown symbol {unknown[0]!r} "
-                           f"in the word {word!r}{why}")
+        _check_symbols(symbols, word, self.stoi, self.end_of_word)
         while len(symbols) > 1:
             pairs = [p for p in zip(symbols, symbols[1:]) if p in self.ranks]
             if not pairs:
@@ -475,8 +516,7 @@ class BPETokenizer:
     def tokenize(self, text: str) -> list[str]:
         """``str -> list[str]``: the tokens of every whitespace-separated word, in
         order."""
-        if not isinstance(text, str):
-            raise TypeError(f"text: expected a string, got {type(text).__name__}")
+        _check_text(text)
         return [t for w in text.split() for t in self.tokenize_word(w)]
 
     def encode(self, text: str) -> list[int]:
@@ -494,6 +534,13 @@ class BPETokenizer:
         return f"BPETokenizer(V={self.vocab_size}, merges={len(self.merges)})"
 
 
+def _vocab_size_args(base_symbols: Any, merges: Any, special_tokens: Any = 0) -> tuple:
+    return tuple(check_int(v, name, 0, "a non-negative integer")
+                 for name, v in (("base_symbols", base_symbols), ("merges", merges),
+                                 ("special_tokens", special_tokens)))
+
+
+@checked(_vocab_size_args)
 def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> int:
     """Vocabulary size of a BPE tokenizer:
     ``V = base symbols + merges + special tokens``.
@@ -506,7 +553,4 @@ def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> i
     Checked by:
     tests/test_tokenizers.py::test_gpt_vocabulary_sizes_against_transformers_configs
     """
-    for name, v in (("base_symbols", base_symbols), ("merges", merges),
-                    ("special_tokens", special_tokens)):
-        check_int(v, name, 0, "a non-negative integer")
     return base_symbols + merges + special_tokens

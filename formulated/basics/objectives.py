@@ -227,6 +227,11 @@ def _objective_args(model: Any, ids: Any) -> np.ndarray:
     return ids
 
 
+def _model_ids_args(model: Any, ids: Any) -> tuple[Any, np.ndarray]:
+    return model, _objective_args(model, ids)
+
+
+@checked(_model_ids_args)
 def gpt_log_likelihood(model, ids: np.ndarray) -> float:
     """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens
     before it.
@@ -235,8 +240,7 @@ def gpt_log_likelihood(model, ids: np.ndarray) -> float:
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
     Checked by: tests/test_basics.py::test_chain_rule_every_order_gives_the_joint
     """
-    ids = _objective_args(model, ids)
-    return xlnet_log_likelihood(model, ids, order=range(len(ids)))
+    return xlnet_log_likelihood(model, ids, order=range(len(ids)))  # z = 1, 2, …, n
 
 
 def _xlnet_args(model: Any, ids: Any, order: Any) -> tuple[Any, np.ndarray, list[int]]:
@@ -274,6 +278,15 @@ def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
     return float(np.mean(vals))
 
 
+def _bert_args(model: Any, ids: Any, masked: Any) -> tuple[Any, np.ndarray, list[int]]:
+    ids = _objective_args(model, ids)
+    masked = _positions(masked, len(ids), "masked")
+    if not masked:
+        raise ValueError("masked: expected at least one masked position, got none")
+    return model, ids, masked
+
+
+@checked(_bert_args)
 def bert_log_likelihood(model, ids: np.ndarray, masked: Sequence[int]) -> float:
     """BERT's objective: ``Σ_{j ∈ M} log P(x_j | x')``, each masked token predicted
     separately from the corrupted sequence x' (every position not in M).  Equals
@@ -284,9 +297,5 @@ def bert_log_likelihood(model, ids: np.ndarray, masked: Sequence[int]) -> float:
     Checked by:
     tests/test_basics.py::test_bert_objective_is_the_joint_only_under_independence
     """
-    ids = _objective_args(model, ids)
-    masked = _positions(masked, len(ids), "masked")
-    if not masked:
-        raise ValueError("masked: expected at least one masked position, got none")
     visible = [k for k in range(len(ids)) if k not in masked]
     return float(sum(model.cond_log_prob(ids, [j], visible) for j in masked))

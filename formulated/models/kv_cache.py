@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._checks import check_int
+from .._checks import check_int, checked
 from ..sampling import sampling_distribution
 from .trainable import GPT
 
@@ -100,6 +100,16 @@ def _check_cache(cache: KVCache, model: GPT) -> None:
                                  f"{w.device}, got cache.{name}[{l}] {u.dtype} on {u.device}")
 
 
+def _token_ids(ids: Any, name: str, V: int) -> torch.Tensor:
+    """``ids`` (a list, array or tensor) as a 1-D int64 CPU tensor of ids in ``0..V-1``.
+    ``torch.as_tensor(ids, dtype=torch.long)`` alone truncated float ids (1.5 -> 1) and left
+    an id >= V to fail later, named ``idx``."""
+    arr = ids.detach().cpu().numpy() if isinstance(ids, torch.Tensor) else ids
+    if np.size(arr) == 0:  # [] is a float array to NumPy: say "none", not "float ids"
+        raise ValueError(f"{name}: expected at least one token id, got none")
+    return torch.from_numpy(as_token_ids(arr, name, V).reshape(-1))
+
+
 def _causal_mask(t: int, m: int, device: torch.device) -> torch.Tensor | None:
     """``(m, t + m)`` booleans: new position ``t + i`` sees keys ``0 .. t + i``; ``None`` for one
     new position (it sees everything cached)."""
@@ -110,18 +120,9 @@ def _causal_mask(t: int, m: int, device: torch.device) -> torch.Tensor | None:
     return j[None, :] <= i
 
 
-@torch.no_grad()
-def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
-                   ) -> tuple[torch.Tensor, KVCache]:
-    """Run ``m`` new positions through the model, reusing and extending ``cache``.
-
-    ``idx``: ``(B, m)`` ids of positions ``t .. t+m-1`` (``t = cache.length``); returns
-    the logits ``(B, m, V)`` — the rows ``model(all ids)[:, t:]`` would give — and the
-    cache of all ``t + m`` positions (a new object; ``cache`` is not modified).
-
-    Definition: def-19-kv-cache.
-    Checked by: tests/test_kv_cache.py::test_cached_equals_uncached_float64
-    """
+def _forward_cached_args(model: Any, idx: Any, cache: Any = None
+                         ) -> tuple[GPT, torch.Tensor, KVCache]:
+    """The checks of :func:`forward_cached`; ``None`` becomes an empty cache."""
     _check_model(model)
     cache = KVCache() if cache is None else cache
     if not isinstance(cache, KVCache):
@@ -145,6 +146,25 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
             or int(idx.max()) >= cfg.V:
         raise ValueError(f"idx: expected integer ids in 0..{cfg.V - 1}, got dtype "
                          f"{idx.dtype}, range {idx.min().item()}..{idx.max().item()}")
+    return model, idx, cache
+
+
+@torch.no_grad()
+@checked(_forward_cached_args)
+def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
+                   ) -> tuple[torch.Tensor, KVCache]:
+    """Run ``m`` new positions through the model, reusing and extending ``cache``.
+
+    ``idx``: ``(B, m)`` ids of positions ``t .. t+m-1`` (``t = cache.length``); returns
+    the logits ``(B, m, V)`` — the rows ``model(all ids)[:, t:]`` would give — and the
+    cache of all ``t + m`` positions (a new object; ``cache`` is not modified).
+
+    Definition: def-19-kv-cache.
+    Checked by: tests/test_kv_cache.py::test_cached_equals_uncached_float64
+    """
+    cfg = model.cfg
+    B, m = idx.shape
+    t = cache.length  # positions already cached
     device = model.W_e.weight.device
     pos = torch.arange(t, t + m, device=device)
     X = model.W_e(idx) + model.W_p(pos)
@@ -191,10 +211,8 @@ def generate(model: GPT, prompt: list[int] | torch.Tensor, n_new: int, *, use_ca
     the cache cannot slide (every cached key was computed at its absolute position).
     """
     _check_model(model)
-    ids = torch.as_tensor(prompt, dtype=torch.long).reshape(-1)
+    ids = _token_ids(prompt, "prompt", model.cfg.V)
     n_new = check_int(n_new, "n_new", 0, "an integer >= 0")
-    if ids.numel() == 0:
-        raise ValueError("prompt: expected at least one token id, got none")
     if ids.numel() + n_new - 1 > model.cfg.n_ctx:
         raise ValueError(f"n_new: prompt ({ids.numel()}) + n_new ({n_new}) - 1 positions exceed "
                          f"n_ctx={model.cfg.n_ctx}")
@@ -234,7 +252,7 @@ def cache_drift(model: GPT, ids: list[int] | torch.Tensor, dtype: torch.dtype,
     _check_model(model)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype: expected a floating torch.dtype, got {dtype!r}")
-    ids = torch.as_tensor(ids, dtype=torch.long).reshape(1, -1)
+    ids = _token_ids(ids, "ids", model.cfg.V).reshape(1, -1)
     n = ids.shape[1]
     prompt_length = check_int(prompt_length, "prompt_length")
     if prompt_length > n or n > model.cfg.n_ctx:

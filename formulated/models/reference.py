@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (as_float_array, as_token_ids, check_positive_int, check_segment_ids,
+                      checked,
                       check_shape)
 from ..formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
                        mask_autoregressive, mask_bidirectional, multi_head_self_attention,
@@ -169,6 +170,20 @@ def _ffn(X: np.ndarray, blk: Block, gelu: str, ffn: str = "gelu") -> np.ndarray:
     return ffn_gelu(X, blk.W_1, blk.b_1, blk.W_2, blk.b_2, approximation=gelu)
 
 
+def _block_args(X: Any, blk: Any, mask: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5,
+                ffn: Any = "gelu") -> tuple:
+    _check_block_options(gelu, ffn)
+    check_block(blk, "blk")
+    _check_biases(blk)
+    return _check_block_input(X, blk), blk, mask, gelu, eps, ffn
+
+
+def _pre_ln_args(X: Any, blk: Any, mask: Any, *, gelu: Any = "sigmoid",
+                 eps: Any = 1e-5) -> tuple:
+    return _block_args(X, blk, mask, gelu=gelu, eps=eps)[:5]
+
+
+@checked(_block_args)
 def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "sigmoid",
                   eps: float = 1e-5, ffn: str = "gelu") -> np.ndarray:
     """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
@@ -181,15 +196,12 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
     Checked by: tests/test_models.py::test_parity_with_transformers
     Checked by: tests/test_bad_input_numpy.py::test_block_relu_ffn_matches_torch
     """
-    _check_block_options(gelu, ffn)
-    check_block(blk, "blk")
-    _check_biases(blk)
-    X = _check_block_input(X, blk)
     Xp = layer_norm(multi_head_self_attention_biased(X, mask, blk) + X,
                     blk.gamma_1, blk.beta_1, eps)
     return layer_norm(_ffn(Xp, blk, gelu, ffn) + Xp, blk.gamma_2, blk.beta_2, eps)
 
 
+@checked(_pre_ln_args)
 def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "sigmoid",
                  eps: float = 1e-5) -> np.ndarray:
     """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``:
@@ -199,10 +211,6 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
     Definition: def-12-pre-ln.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
-    _check_block_options(gelu, "gelu")
-    check_block(blk, "blk")
-    _check_biases(blk)
-    X = _check_block_input(X, blk)
     Xp = multi_head_self_attention_biased(layer_norm(X, blk.gamma_1, blk.beta_1, eps),
                                           mask, blk) + X
     return _ffn(layer_norm(Xp, blk.gamma_2, blk.beta_2, eps), blk, gelu) + Xp
@@ -266,6 +274,13 @@ def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
 # GPT (post-LN), GPT-2 (pre-LN + final LayerNorm), GPT-3 (GPT-2 with sparse layers)
 # ---------------------------------------------------------------------------------------------
 
+def _gpt_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) -> tuple:
+    cfg = _check_gpt(params, need_final=False)
+    _check_gelu(gelu)
+    return _check_ids(x, cfg), params, gelu, eps
+
+
+@checked(_gpt_args)
 def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
                       eps: float = 1e-5) -> np.ndarray:
     """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` or
@@ -278,18 +293,14 @@ def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     Definition: def-13-gpt.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
-    cfg = _check_gpt(params, need_final=False)
-    _check_gelu(gelu)
-    ids = _check_ids(x, cfg)
-
-    def one(seq: np.ndarray) -> np.ndarray:
-        X = _embed(seq, params.W_e, params.W_p)
+    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
+        X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         mask = mask_autoregressive(len(seq))
         for blk in params.blocks:
             X = block_post_ln(X, blk, mask, gelu=gelu, eps=eps)
         return softmax(X @ params.W_e.T)
 
-    return _batched(one, ids)
+    return _batched(one, x)
 
 
 def gpt(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
@@ -308,15 +319,23 @@ def _check_gpt(params: Any, need_final: bool) -> Config:
     return cfg
 
 
-def _decoder_pre_ln(ids: np.ndarray, params: GPTParams, masks: list[np.ndarray], gelu: str,
-                    eps: float) -> np.ndarray:
-    X = _embed(ids, params.W_e, params.W_p)
-    for blk, mask in zip(params.blocks, masks):
-        X = block_pre_ln(X, blk, mask, gelu=gelu, eps=eps)
-    X = layer_norm(X, params.gamma_f, params.beta_f, eps)  # the final LayerNorm
-    return softmax(X @ params.W_e.T)
+def _gpt2_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) -> tuple:
+    cfg = _check_gpt(params, need_final=True)
+    _check_gelu(gelu)
+    return _check_ids(x, cfg), params, gelu, eps
 
 
+def _gpt3_args(x: Any, params: Any, *, window: Any = None, gelu: Any = "sigmoid",
+               eps: Any = 1e-5) -> tuple:
+    cfg = _check_gpt(params, need_final=True)
+    _check_gelu(gelu)
+    ids = _check_ids(x, cfg)
+    w = (default_window(cfg.n_ctx) if window is None
+         else check_positive_int(window, "window"))
+    return ids, params, w, gelu, eps
+
+
+@checked(_gpt2_args)
 def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
                        eps: float = 1e-5) -> np.ndarray:
     """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)``
@@ -326,12 +345,15 @@ def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     Definition: def-14-gpt2.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
-    cfg = _check_gpt(params, need_final=True)
-    _check_gelu(gelu)
-    ids = _check_ids(x, cfg)
-    return _batched(lambda s: _decoder_pre_ln(s, params,
-                                              [mask_autoregressive(len(s))] * cfg.L,
-                                              gelu, eps), ids)
+    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
+        X = _embed(seq, params.W_e, params.W_p)  # (n, H)
+        mask = mask_autoregressive(len(seq))
+        for blk in params.blocks:
+            X = block_pre_ln(X, blk, mask, gelu=gelu, eps=eps)
+        X = layer_norm(X, params.gamma_f, params.beta_f, eps)  # the final LayerNorm
+        return softmax(X @ params.W_e.T)
+
+    return _batched(one, x)
 
 
 def gpt2(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
@@ -339,6 +361,7 @@ def gpt2(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
     return gpt2_probabilities(x, params, **options)[..., -1, :]
 
 
+@checked(_gpt3_args)
 def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
                        gelu: str = "sigmoid", eps: float = 1e-5) -> np.ndarray:
     """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use
@@ -352,13 +375,15 @@ def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
     Checked by:
     tests/test_models.py::test_gpt3_default_window_matches_gpt_neo_with_that_window
     """
-    cfg = _check_gpt(params, need_final=True)
-    _check_gelu(gelu)
-    ids = _check_ids(x, cfg)
-    w = (default_window(cfg.n_ctx) if window is None
-         else check_positive_int(window, "window"))
-    return _batched(lambda s: _decoder_pre_ln(s, params, gpt3_masks(len(s), cfg.L, w),
-                                              gelu, eps), ids)
+    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
+        X = _embed(seq, params.W_e, params.W_p)  # (n, H)
+        masks = gpt3_masks(len(seq), len(params.blocks), window)  # dense, banded, ...
+        for blk, mask in zip(params.blocks, masks):
+            X = block_pre_ln(X, blk, mask, gelu=gelu, eps=eps)
+        X = layer_norm(X, params.gamma_f, params.beta_f, eps)  # the final LayerNorm
+        return softmax(X @ params.W_e.T)
+
+    return _batched(one, x)
 
 
 def gpt3(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
@@ -370,6 +395,31 @@ def gpt3(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
 # BERT and RoBERTa
 # ---------------------------------------------------------------------------------------------
 
+def _masked_copy(x: np.ndarray, j_masked: Any, specials: set[int],
+                 mask_id: int) -> np.ndarray:
+    """``x`` with position ``j_masked`` (a sentence token, not one of ``specials``) replaced
+    by ``mask_id``; ``None`` masks nothing."""
+    x_masked = x.copy()
+    if j_masked is not None:
+        content = [i for i in range(len(x)) if i not in specials]
+        if isinstance(j_masked, (bool, np.bool_)) \
+                or not isinstance(j_masked, (int, np.integer)) \
+                or j_masked not in content:
+            raise ValueError(f"j_masked: expected the 0-based position of a sentence "
+                             f"token, one of {content}, got {j_masked!r}")
+        x_masked[j_masked] = mask_id
+    return x_masked
+
+
+def _bert_input_args(x_A: Any, x_B: Any, j_masked: Any, *, cls_id: Any, sep_id: Any,
+                     mask_id: Any) -> tuple:
+    a = as_token_ids(x_A, "x_A", ndim=1)
+    b = as_token_ids(x_B, "x_B", ndim=1)
+    _check_special_ids(cls_id=cls_id, sep_id=sep_id, mask_id=mask_id)
+    return a, b, j_masked, cls_id, sep_id, mask_id
+
+
+@checked(_bert_input_args)
 def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id: int,
                mask_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Build BERT's input from two sentences (001's construction), 0-based.
@@ -385,22 +435,11 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
     Definition: def-15-input.
     Checked by: tests/test_models.py::test_bert_input_matches_the_bert_tokenizer
     """
-    a = as_token_ids(x_A, "x_A", ndim=1)
-    b = as_token_ids(x_B, "x_B", ndim=1)
-    _check_special_ids(cls_id=cls_id, sep_id=sep_id, mask_id=mask_id)
-    x = np.concatenate([[cls_id], a, [sep_id], b, [sep_id]]).astype(np.int64)
-    n_A = len(a)
+    x = np.concatenate([[cls_id], x_A, [sep_id], x_B, [sep_id]]).astype(np.int64)
+    n_A = len(x_A)
     # 1-based i ≤ n_A + 2  ⇔  0-based i ≤ n_A + 1
     t = (np.arange(len(x)) > n_A + 1).astype(np.int64)
-    x_masked = x.copy()
-    if j_masked is not None:
-        content = [i for i in range(len(x)) if i not in (0, n_A + 1, len(x) - 1)]
-        if isinstance(j_masked, (bool, np.bool_)) \
-                or not isinstance(j_masked, (int, np.integer)) \
-                or j_masked not in content:
-            raise ValueError(f"j_masked: expected the 0-based position of a sentence "
-                             f"token, one of {content}, got {j_masked!r}")
-        x_masked[j_masked] = mask_id
+    x_masked = _masked_copy(x, j_masked, {0, n_A + 1, len(x) - 1}, mask_id)  # x'
     return x_masked, t, x
 
 
@@ -410,6 +449,15 @@ def _check_special_ids(**specials: Any) -> None:
             raise ValueError(f"{name}: expected a non-negative integer token id, got {v!r}")
 
 
+def _roberta_input_args(x_A: Any, x_B: Any, j_masked: Any, *, bos_id: Any, eos_id: Any,
+                        mask_id: Any) -> tuple:
+    a = as_token_ids(x_A, "x_A", ndim=1)
+    _check_special_ids(bos_id=bos_id, eos_id=eos_id, mask_id=mask_id)
+    b = None if x_B is None else as_token_ids(x_B, "x_B", ndim=1)
+    return a, b, j_masked, bos_id, eos_id, mask_id
+
+
+@checked(_roberta_input_args)
 def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: int,
                   eos_id: int, mask_id: int) -> tuple[np.ndarray, np.ndarray]:
     """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair,
@@ -421,24 +469,13 @@ def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: in
     Definition: def-15-roberta.
     Checked by: tests/test_models.py::test_roberta_input_matches_the_roberta_tokenizer
     """
-    a = as_token_ids(x_A, "x_A", ndim=1)
-    _check_special_ids(bos_id=bos_id, eos_id=eos_id, mask_id=mask_id)
-    parts = [[bos_id], a, [eos_id]]
+    parts = [[bos_id], x_A, [eos_id]]
     if x_B is not None:
-        parts += [[eos_id], as_token_ids(x_B, "x_B", ndim=1), [eos_id]]
+        parts += [[eos_id], x_B, [eos_id]]
     x = np.concatenate(parts).astype(np.int64)
-    specials = ({0, len(a) + 1, len(x) - 1}
-                | ({len(a) + 2} if x_B is not None else set()))
-    x_masked = x.copy()
-    if j_masked is not None:
-        content = [i for i in range(len(x)) if i not in specials]
-        if isinstance(j_masked, (bool, np.bool_)) \
-                or not isinstance(j_masked, (int, np.integer)) \
-                or j_masked not in content:
-            raise ValueError(f"j_masked: expected the 0-based position of a sentence "
-                             f"token, one of {content}, got {j_masked!r}")
-        x_masked[j_masked] = mask_id
-    return x_masked, x
+    specials = ({0, len(x_A) + 1, len(x) - 1}
+                | ({len(x_A) + 2} if x_B is not None else set()))
+    return _masked_copy(x, j_masked, specials, mask_id), x  # (x', x)
 
 
 def _encoder_head(X: np.ndarray, p: BERTParams | RoBERTaParams, gelu: str,
@@ -467,6 +504,17 @@ def _check_encoder(params: Any, cls: type) -> Config:
     return cfg
 
 
+def _bert_args(x: Any, t: Any, params: Any, *, gelu: Any = "sigmoid", ffn: Any = "gelu",
+               eps: Any = 1e-5) -> tuple:
+    cfg = _check_encoder(params, BERTParams)
+    _check_gelu(gelu)
+    if ffn not in ("gelu", "relu"):
+        raise ValueError(f"ffn: expected 'gelu' or 'relu', got {ffn!r}")
+    ids = _check_ids(x, cfg)
+    return ids, check_segment_ids(t, ids), params, gelu, ffn, eps
+
+
+@checked(_bert_args)
 def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmoid",
                        ffn: str = "gelu", eps: float = 1e-5) -> np.ndarray:
     """The BERT box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)`` (or
@@ -483,14 +531,7 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
     Definition: def-15-bert.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
-    cfg = _check_encoder(params, BERTParams)
-    _check_gelu(gelu)
-    if ffn not in ("gelu", "relu"):
-        raise ValueError(f"ffn: expected 'gelu' or 'relu', got {ffn!r}")
-    ids = _check_ids(x, cfg)
-    tt = check_segment_ids(t, ids)
-
-    def one(seq: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    def one(seq: np.ndarray, ts: np.ndarray) -> np.ndarray:  # (n,), (n,) -> (n, V)
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
         X = X + diag(1.0 - ts) @ stack(params.w_A, n) + diag(ts) @ stack(params.w_B, n)
@@ -502,7 +543,7 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
             X = block_post_ln(X, blk, mask, gelu=gelu, eps=eps, ffn=ffn)
         return _encoder_head(X, params, gelu, eps)
 
-    return _batched(one, ids, tt)
+    return _batched(one, x, t)
 
 
 def bert(x: Any, t: Any, params: BERTParams, *, j_masked: int, **options: Any) -> np.ndarray:
@@ -512,6 +553,18 @@ def bert(x: Any, t: Any, params: BERTParams, *, j_masked: int, **options: Any) -
     return _select_row(Y, j_masked, "j_masked")
 
 
+def _roberta_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) -> tuple:
+    cfg = _check_encoder(params, RoBERTaParams)
+    _check_gelu(gelu)
+    ids = _check_ids(x, cfg)
+    if params.pad_id is not None and np.any(ids == params.pad_id):
+        raise ValueError(f"x: contains the padding id {params.pad_id}; this forward "
+                         f"handles unpadded sequences only "
+                         f"(padding shifts RoBERTa's positions)")
+    return ids, params, gelu, eps
+
+
+@checked(_roberta_args)
 def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid",
                           eps: float = 1e-5) -> np.ndarray:
     """The RoBERTa box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` (or batched).
@@ -523,15 +576,7 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
     Definition: def-15-roberta.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
-    cfg = _check_encoder(params, RoBERTaParams)
-    _check_gelu(gelu)
-    ids = _check_ids(x, cfg)
-    if params.pad_id is not None and np.any(ids == params.pad_id):
-        raise ValueError(f"x: contains the padding id {params.pad_id}; this forward "
-                         f"handles unpadded sequences only "
-                         f"(padding shifts RoBERTa's positions)")
-
-    def one(seq: np.ndarray) -> np.ndarray:
+    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V)
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
         # omitted by the box: the single token-type vector
@@ -544,7 +589,7 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
             X = block_post_ln(X, blk, mask, gelu=gelu, eps=eps)
         return _encoder_head(X, params, gelu, eps)
 
-    return _batched(one, ids)
+    return _batched(one, x)
 
 
 def roberta(x: Any, params: RoBERTaParams, *, j_masked: int, **options: Any) -> np.ndarray:
