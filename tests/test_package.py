@@ -5,6 +5,7 @@ imports the packages that tooling needs."""
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -42,8 +43,14 @@ def tooling_imports(files: dict[str, str]) -> dict[str, set[str]]:
 def wheel_files(tmp_path_factory) -> dict[str, str]:
     """The Python files of the wheel that ``pip install .`` would install, by path."""
     out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy: setuptools writes build/ and *.egg-info next to the sources.
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "formulated", src / "formulated",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--no-build-isolation", "-w", str(out), str(ROOT)], check=True)
+                    "--no-build-isolation", "-w", str(out), str(src)], check=True)
     (wheel,) = out.glob("formulated-*.whl")
     with zipfile.ZipFile(wheel) as zf:
         return {name: zf.read(name).decode() for name in zf.namelist() if name.endswith(".py")}
