@@ -46,6 +46,25 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
     return decorate
 
 
+def as_array(x: Any, name: str) -> np.ndarray:
+    """``np.asarray(x)``, with two inputs made clear: a torch tensor is detached and moved to
+    the CPU first (the NumPy formulas compute values, not gradients, and NumPy cannot read a
+    tensor that requires grad), and a ragged nested list (rows of different lengths) is a
+    ``ValueError`` naming ``name`` instead of NumPy's "inhomogeneous shape"."""
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        x = x.detach().cpu()
+    try:
+        return np.asarray(x)
+    except ValueError as err:
+        if "inhomogeneous" not in str(err):
+            raise
+        lengths = sorted({len(r) for r in x if hasattr(r, "__len__")})
+        where = (f"rows of lengths {lengths}" if len(lengths) > 1
+                 else "rows whose own rows differ in length")
+        raise ValueError(f"{name}: expected a rectangular array (every row of the same "
+                         f"length), got a ragged nested sequence with {where}") from None
+
+
 def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None,
                    allow_inf: bool = False) -> np.ndarray:
     """Return ``x`` as a floating-point array, checking its rank and that it is finite.
@@ -54,7 +73,7 @@ def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None
     float32 computation stays float32.  ``allow_inf`` lets masks (which hold ``-inf``) through,
     but NaN is never accepted: it would propagate silently through every later formula.
     """
-    arr = np.asarray(x)
+    arr = as_array(x, name)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name}: expected a numeric array, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
@@ -108,7 +127,7 @@ def as_token_ids(ids: Any, name: str, V: int | None = None, *,
     Float ids are rejected even when integral (``2.0``): a float id almost always means that an
     embedding or probability was passed where ids were expected.
     """
-    arr = np.asarray(ids)
+    arr = as_array(ids, name)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name}: expected integer token ids, got dtype {arr.dtype}")
     want = _unmet_ndim(arr, ndim)
@@ -216,7 +235,7 @@ def check_ffn(X: Any, W1: Any, b1: Any, W2: Any,
 def check_segment_ids(t: Any, ids: np.ndarray) -> np.ndarray:
     """Return BERT's segment ids ``t`` (integers in {0, 1}, the shape of the token ids ``ids``)
     as a float array, the form the input formula multiplies with."""
-    arr = np.asarray(t)
+    arr = as_array(t, "t")
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"t: expected integer segment ids 0/1, got dtype {arr.dtype}")
     if arr.shape != ids.shape:

@@ -586,3 +586,58 @@ def test_omission_effects_arguments(kwargs, exc, name):
         hf.omission_effects("gpt2", **args)
     with raises(ValueError, "window"):
         hf.omission_effects("gpt-neo", HF_CFG, window=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 24: a tiny temperature, a y_hat that is not a distribution, a ragged batch, a tensor
+# that requires grad (each failed on the code before: NaN, a number, NumPy's "inhomogeneous
+# shape", torch's "Can't call numpy()")
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("as_tensor", [False, True])
+def test_sampling_distribution_at_a_tiny_temperature_is_the_one_hot_limit(as_tensor):
+    from formulated.sampling import sampling_distribution
+
+    z = torch.tensor([1.0, 2.0, 0.5]) if as_tensor else [1.0, 2.0, 0.5]
+    p = np.asarray(sampling_distribution(z, temperature=1e-310))
+    assert np.array_equal(p, [0.0, 1.0, 0.0])  # the limit of softmax(z / T) as T -> 0+
+    # and an ordinary temperature still matches softmax(z / T) computed by torch
+    ref = torch.softmax(torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64) / 0.3, -1)
+    got = np.asarray(sampling_distribution(z, temperature=0.3), dtype=np.float64)
+    assert np.abs(got - ref.numpy()).max() < (1e-7 if as_tensor else TOL)
+
+
+def test_cross_entropy_refuses_a_y_hat_that_is_not_a_distribution():
+    y = np.array([[0.0, 1.0, 0.0]])
+    with raises(ValueError, "y_hat", r" expected a probability distribution in every row "
+                                     r"\(summing to 1 along the last axis\), got a row "
+                                     r"summing to 2\.7"):
+        f.cross_entropy(y, np.array([[0.9, 0.9, 0.9]]))
+    # a float32 softmax (rows summing to 1 within float32 rounding) is a distribution
+    y_hat = torch.softmax(torch.randn(4, 7, generator=torch.Generator().manual_seed(0)), -1)
+    y4 = np.eye(7)[[1, 3, 0, 6]]
+    ref = F.cross_entropy(torch.log(y_hat.double()), torch.tensor([1, 3, 0, 6]),
+                          reduction="none")
+    assert np.abs(f.cross_entropy(y4, y_hat.numpy()) - ref.numpy()).max() < 1e-6
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: f.softmax([[1.0, 2.0], [3.0]]), "X"),
+    (lambda: f.cross_entropy([[0.0, 1.0], [1.0, 0.0]], [[0.5, 0.5], [1.0]]), "y_hat"),
+    (lambda: f.embed([[0, 1], [1]], np.eye(3)), "ids"),
+    (lambda: f.attention([[1.0, 0.0], [0.0]], np.eye(2), np.eye(2)), "Q"),
+])
+def test_a_ragged_batch_names_the_argument(call, name):
+    with raises(ValueError, name, r" expected a rectangular array \(every row of the same "
+                                  r"length\), got a ragged nested sequence with rows of "
+                                  r"lengths \[1, 2\]"):
+        call()
+
+
+def test_a_tensor_that_requires_grad_is_read_as_its_values():
+    X = torch.randn(3, 5, requires_grad=True, generator=torch.Generator().manual_seed(1))
+    ref = torch.softmax(X.detach().double(), -1).numpy()
+    assert np.abs(f.softmax(X) - ref).max() < 1e-7  # float32 in, float32 out
+    assert np.abs(f.layer_norm(X, torch.ones(5, requires_grad=True), np.zeros(5))
+                  - F.layer_norm(X.detach(), (5,)).numpy()).max() < 1e-6
