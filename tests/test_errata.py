@@ -80,8 +80,8 @@ def test_errata_table_rejects_duplicate_keys(monkeypatch):
 # A third value, wrong in another way than the source's, must also be found wrong: the checks
 # compute the truth, they do not merely recognise the source's value.
 THIRD_VALUES = {
-    "bert-mlm-head": lambda H, V: H * H + 2 * H + V,
-    "004-infinite-reference-window": lambda n_ctx: n_ctx + 1,
+    "bert-mlm-head": lambda H, V: H * H + 4 * H + V,
+    "004-infinite-reference-window": lambda budget: int((budget // 16) ** 0.5) + 1,
     "s-items": lambda letters: letters["H"],
     "softmax-box-width": lambda X, H: X.shape[1] - 1,
     "000-second-y-matrix": lambda i, n: set(range(1, i)),
@@ -90,6 +90,17 @@ THIRD_VALUES = {
     "004-convex-always-converges": lambda alpha, A: alpha < 3 / max(abs(A).sum(axis=1)),
     "lambda-omits-biases": 116_497_920 + 12 * 768,
     "002-vocab-index-range": lambda V: range(1, V + 1),
+    "004-gradient-step": lambda loss, grad, th, a: th - a * grad(th),   # one step only
+    "003-bpe-tables": ([("l", "o"), ("e", "s"), ("es", "t"), ("lo", "w")],   # another tie order
+                       (("low",), ("low", "e", "r"), ("n", "e", "w", "est"),
+                        ("w", "i", "d", "est"))),
+    "000-argmax-identity": lambda p1, cond: cond,
+    "001-objective-from-j1": 3,
+    "001-bert-corruption": (0.8, 0.2, 0.0),
+    "003-layer-index": lambda L: L - 2,
+    "wp-n-rows": lambda n, n_ctx: n_ctx + 1,
+    "003-gpt3-bookscorpus": ("Common Crawl (filtered)", "WebText2", "Wikipedia", "Books1",
+                             "BooksCorpus"),
 }
 
 
@@ -117,3 +128,70 @@ def test_every_erratum_label_in_the_chapters_is_registered():
     for path in sorted((ROOT / "chapters").glob("*.md")):
         found = re.findall(r"^\((erratum-[\w-]+)\)=", path.read_text(encoding="utf-8"), re.M)
         assert set(found) <= labels, (path.name, sorted(set(found) - labels))
+
+
+def test_errata_modules_follow_the_parts_of_the_toc():
+    # errata/ is grouped like widgets/: one module per part of _toc.yml, named as widgets' are.
+    import yaml
+
+    import formulated.errata as mod
+    import formulated.widgets as widgets
+
+    parts = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))["parts"]
+    names = ["foundations", "text", "block", "models", "training"]
+    for name, part in zip(names, parts):
+        assert hasattr(widgets, name)
+        files = {c["file"] for c in part["chapters"]}
+        for e in getattr(mod, name).ERRATA:
+            assert e.chapter in files, (name, e.key, e.chapter)
+    assert sum(len(getattr(mod, n).ERRATA) for n in names) == len(ERRATA)
+
+
+def test_gelu_check_accepts_the_tanh_form_gpt2_uses():
+    from formulated import formulas as fm
+    from formulated.errata import erratum
+
+    e = erratum("gelu-sigmoid-as-exact")
+    assert e.verdict(lambda x: fm.gelu(x, "tanh")) == NO_ERRATUM
+    assert e.verdict(lambda x: fm.gelu(x, "sigmoid")) == ERRATUM_HOLDS
+
+
+def test_slides_search_keeps_the_sign_and_sticks_at_zero():
+    import numpy as np
+
+    from formulated.errata.foundations import slides_search
+
+    loss = lambda th: float(np.sum((th - np.array([-2.0, 3.0])) ** 2))  # noqa: E731
+    end = slides_search(loss, None, np.array([0.5, 0.0]), 0.01)
+    assert end[0] > 0 and end[1] == 0.0          # the minimum is at (-2, 3)
+    end = slides_search(loss, None, np.array([-0.5, 0.5]), 0.01)
+    assert np.allclose(end, [-2.0, 3.0], atol=0.05)   # same signs: it gets there
+
+
+def test_symbol_checks_read_the_notation_table():
+    from formulated.errata.block import BOX_SYMBOLS
+    from formulated.errata.models import DEFINITION_SYMBOLS
+
+    assert BOX_SYMBOLS == DEFINITION_SYMBOLS
+    assert {"n", "V", "H", "A", "D", "F", "L"} == set(BOX_SYMBOLS)
+    assert "h" not in BOX_SYMBOLS and "s" not in BOX_SYMBOLS
+
+
+def test_heads_share_weights_refuses_an_unknown_claim():
+    from formulated.errata.block import head_sharing_is_wrong
+
+    with pytest.raises(ValueError, match="claim: expected 'shared' or 'separate'"):
+        head_sharing_is_wrong("sharing")
+
+
+def test_mixed_gpt2_column_count_is_computed_and_matches_transformers():
+    from formulated.errata import erratum
+    import torch
+    import transformers as T
+
+    from formulated.errata.models import mixed_gpt2_count
+
+    with torch.device("meta"):
+        model = T.GPT2Model(T.GPT2Config(n_embd=1024, n_layer=48, n_head=16))
+    assert mixed_gpt2_count() == sum(p.numel() for p in model.parameters())
+    assert f"{mixed_gpt2_count():,}" in erratum("versions-gpt2-mixed").correct

@@ -30,8 +30,24 @@ SLIDE_SOFTMAX_ARGUMENT = np.array([[0.7, np.inf, np.inf, np.inf],
                                    [0.1, 0.3, 0.6, np.inf],
                                    [0.1, 0.3, 0.3, 0.3]])
 
-#: The letters 000 and 001 define for the multi-head boxes (their hyperparameters and signatures).
-BOX_SYMBOLS = ("n", "V", "H", "A", "D", "L")
+def box_letters(source: str = "000") -> dict[str, str]:
+    """The dimension letters ``source`` defines (its letter -> the book's), read from the book's
+    notation table :data:`formulated.shapes.NOTATION` (the table of appendix A)."""
+    import re
+
+    from ..shapes import NOTATION
+
+    out = {}
+    for sym in NOTATION:
+        m = re.fullmatch(r"\$(\w)\$.*", sym.letters.get(source, "")) if sym.group == "dimension" \
+            else None
+        if m:
+            out[m.group(1)] = sym.book
+    return out
+
+
+#: The letters 000 and 001 define for their hyperparameters (from the notation table).
+BOX_SYMBOLS = tuple(box_letters("000"))
 
 
 def _example_qkv():
@@ -139,29 +155,40 @@ def two_decimals_are_wrong(printed: np.ndarray) -> bool:
     return not bool(np.all(np.abs(np.asarray(printed) - _exact_masked_softmax().round(2)) < 1e-9))
 
 
-def reference_window_is_wrong(window: Callable[[int], float]) -> bool:
-    """Is ``window(n_positions)`` the longest sequence a GPT attends over?
-
-    A small random ``transformers`` GPT-2 with 8 positions is run on 8 and on 9 tokens: the
-    longest input it accepts is the true window.
-    """
+def _attention_weight_bytes(n: int, H: int = 8, A: int = 2) -> int:
+    """Bytes of the attention weights (A heads, n × n, float64) that one
+    ``torch.nn.MultiheadAttention`` layer computes for ``n`` tokens carrying the Transformer's
+    sinusoidal positions (defined for every ``n``: no position table limits the input)."""
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
 
-    n_positions = 8
+    from ..formulas import positional_encoding_sinusoidal
+
     torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=11, n_positions=n_positions, n_embd=8,
-                                       n_layer=1, n_head=2,
-                                       bos_token_id=0, eos_token_id=0)).eval()
-    longest = 0
-    for n in (n_positions, n_positions + 1):
-        try:
-            with torch.no_grad():
-                model(torch.zeros(1, n, dtype=torch.long))
-        except (IndexError, RuntimeError):  # no position embedding for position n
-            break
-        longest = n
-    return window(n_positions) != longest
+    mha = torch.nn.MultiheadAttention(H, A, batch_first=True, dtype=torch.float64)
+    X = torch.from_numpy(positional_encoding_sinusoidal(n, H))[None]
+    with torch.no_grad():
+        _, weights = mha(X, X, X, need_weights=True, average_attn_weights=False)
+    return weights.element_size() * weights.nelement()
+
+
+def reference_window_is_wrong(window: Callable[[int], float]) -> bool:
+    """Is ``window(budget)`` the longest input the sinusoidal Transformer attends over when its
+    attention weights may use ``budget`` bytes (one layer, 2 heads, float64)?
+
+    Measured: a claimed finite window must fit and one more token must not; an infinite claim is
+    refuted by the first length (doubling from 1) whose weights exceed the budget.
+    """
+    for budget in (2 ** 12, 2 ** 15):
+        n = window(budget)
+        if not math.isfinite(n):
+            n = 1
+            while _attention_weight_bytes(n) <= budget:   # an infinite window fits every n ...
+                n *= 2
+            return True                                   # ... and this n does not fit
+        n = int(n)
+        if n < 1 or _attention_weight_bytes(n) > budget or _attention_weight_bytes(n + 1) <= budget:
+            return True
+    return False
 
 
 def causal_mask_torch(n: int):
@@ -192,7 +219,8 @@ def head_count_is_wrong(count: Callable[[dict[str, int]], int]) -> bool:
     """
     H, A = 8, 2
     mha, X, ref, _ = _torch_mha(H, A)
-    hp = dict(zip(BOX_SYMBOLS, (len(X), 11, H, A, H // A, 1)))
+    values = {"n": len(X), "V": 11, "H": H, "A": A, "D": H // A, "F": 4 * H, "L": 1}
+    hp = {letter: values[book] for letter, book in box_letters("000").items()}
     try:
         k = count(hp)
     except KeyError:
@@ -239,18 +267,36 @@ def bias_claim_is_wrong(with_biases: bool) -> bool:
     return not bool(np.abs(box - ref).max() < 1e-10)
 
 
-def head_matrix_is_wrong(head_matrix: Callable[[np.ndarray, int, int], np.ndarray]) -> bool:
-    """With ``head_matrix(W, i, D)`` as head i's projection (W the fused ``(H, A·D)`` matrix), are
-    the attention weights of every head those of ``torch.nn.MultiheadAttention``?"""
+def head_sharing_is_wrong(claim: str) -> bool:
+    """Do the heads share weights (``claim == "shared"``) or own separate columns (``"separate"``)?
+
+    Measured on ``torch.nn.MultiheadAttention``: its query matrix is split into heads by 002's
+    own Step 7.2 rule, column ``d = h·(D//H) + d_q`` (002's letters) to head ``h`` -- first
+    checked to give torch's per-head weights -- then the columns of one head are edited.  Shared
+    weights would move every head; separate ones move that head alone.
+    """
+    if claim not in ("shared", "separate"):
+        raise ValueError(f"claim: expected 'shared' or 'separate', got {claim!r}")
     H, A = 8, 2
     D = H // A
     mha, X, _, ref = _torch_mha(H, A)
-    W = mha.in_proj_weight.detach().numpy().T
-    W_q, W_k = W[:, :H], W[:, H:2 * H]
+    W = mha.in_proj_weight.detach().numpy().T              # (H, 3H): [W^Q | W^K | W^V]
     M = fm.mask_autoregressive(len(X))
-    got = [fm.masked_softmax((X @ head_matrix(W_q, i, D)) @ (X @ head_matrix(W_k, i, D)).T
-                             / np.sqrt(D), M) for i in range(A)]
-    return not bool(np.abs(np.array(got) - ref).max() < 1e-12)
+
+    W_k = W[:, H:2 * H]
+
+    def heads(W_q: np.ndarray) -> np.ndarray:
+        cols = lambda h: [h * D + d for d in range(D)]  # noqa: E731  (Step 7.2's d)
+        return np.array([fm.masked_softmax((X @ W_q[:, cols(h)]) @ (X @ W_k[:, cols(h)]).T
+                                           / np.sqrt(D), M) for h in range(A)])
+
+    before = heads(W[:, :H])
+    if not np.abs(before - ref).max() < 1e-12:
+        raise AssertionError("Step 7.2's split does not give torch's heads")
+    edited = W[:, :H].copy()
+    edited[:, D:2 * D] += 1.0                              # head 2's columns only
+    moved = int((np.abs(heads(edited) - before).max(axis=(1, 2)) > 1e-9).sum())
+    return (claim == "shared") != (moved > 1)
 
 
 def causality_source_is_wrong(component: str) -> bool:
@@ -281,11 +327,16 @@ def causality_source_is_wrong(component: str) -> bool:
 
 
 def gelu_is_wrong(gelu: Callable[[np.ndarray], np.ndarray]) -> bool:
-    """Is ``gelu`` the GELU ``x Φ(x)`` (``torch.nn.functional.gelu``) to 1e-9 on [-8, 8]?"""
+    """Is ``gelu`` a GELU that the models compute, to 1e-9 on [-8, 8]: the exact ``x Φ(x)``
+    (``torch.nn.functional.gelu``, BERT's) or the tanh form of GPT and GPT-2 (``transformers``'
+    ``gelu_new``)?"""
     import torch
+    from transformers.activations import ACT2FN
 
     x = torch.linspace(-8, 8, 16001, dtype=torch.float64)
-    return not bool(np.abs(gelu(x.numpy()) - torch.nn.functional.gelu(x).numpy()).max() < 1e-9)
+    got = gelu(x.numpy())
+    return not any(np.abs(got - ref.numpy()).max() < 1e-9
+                   for ref in (torch.nn.functional.gelu(x), ACT2FN["gelu_new"](x)))
 
 
 def _gpt_mlp_example(kind: str):
@@ -446,12 +497,17 @@ ERRATA: list[Erratum] = [
         key="004-infinite-reference-window", sources=("004",),
         section='"Attention" (reference window)',
         says="“Attention mechanism has an infinite reference window” (RNNs a short one, LSTMs "
-             "a longer one)",
-        correct="a Transformer attends over its whole context, but the context is finite: "
-                "$n_\\text{ctx}$ positions (512 for GPT, 1,024 for GPT-2, 2,048 for GPT-3). The "
-                "position table has $n_\\text{ctx}$ rows, and a longer input is not read at all",
-        chapter=_CH08, stated=lambda n_ctx: math.inf, true=lambda n_ctx: n_ctx,
-        check=reference_window_is_wrong),
+             "a longer one), on a slide about the Transformer of Vaswani et al.",
+        correct="nothing in that Transformer's formulas bounds the window: its sinusoidal "
+                "positions are defined for every position (there is no position table) and "
+                "attention reaches any earlier token in one step. What bounds it is the cost: "
+                "each head of each layer computes an $n \\times n$ matrix of weights, so memory "
+                "and time grow as $n^2$ and a given memory fits a finite $n$ (the check measures "
+                "it); and the model is trained on sequences of bounded length, with no guarantee "
+                "beyond them. GPT's models add a hard limit, a learned position table of "
+                "$n_\\text{ctx}$ rows (512, 1,024, 2,048)",
+        chapter=_CH08, stated=lambda budget: math.inf,
+        true=lambda budget: math.isqrt(budget // (2 * 8)), check=reference_window_is_wrong),
     Erratum(
         key="slide-attention-rounding", sources=("004",),
         section='Q/K/V example, "Sum weighted values to get Output 1"',
@@ -486,6 +542,18 @@ ERRATA: list[Erratum] = [
                 r"$\bm{M}^{-\infty}_{ij} = 0$ if $M_{ij} = 1$ and $-\infty$ if $M_{ij} = 0$ "
                 r"(`masked_fill`), not $(1-\bm{M})\cdot(-\infty)$ either, since $0 \cdot \infty$ is NaN",
         chapter=_CH09, stated=lambda M: 1 - M, true=_m_inf, check=mask_from_m_is_wrong),
+    Erratum(
+        key="slide-masked-input", sources=("004",),
+        section='"Decoder, Masked Attention", the matrix captioned "Masked Input"',
+        says=r"a matrix captioned “Masked Input” with rows $(0.7, 0.4, 0.3, 0.1)$, "
+             r"$(0.1, 0.6, 0.2, 0.1)$, $(0.1, 0.3, 0.6, 0.1)$, $(0.1, 0.3, 0.3, 0.3)$",
+        correct=r"the slide does not say what the matrix is for, and it is neither of the "
+                r"matrices the slide computes: its first row differs from the scaled scores "
+                r"$(0.7, 0.1, 0.1, 0.1)$, and it has no $-\infty$ above the diagonal, so its "
+                r"softmax lets every token see the future. The masked scores (scaled scores + "
+                r"look-ahead mask) are the slide's own third matrix",
+        chapter=_CH09, stated=ex.SLIDE_MASKED_INPUT, true=ex.SLIDE_MASKED_SCORES,
+        check=softmax_argument_is_wrong),
     Erratum(
         key="slide-masked-softmax-inf", sources=("004",),
         section='"Decoder, Masked Attention", softmax of the masked scores',
@@ -532,11 +600,13 @@ ERRATA: list[Erratum] = [
         section="Step 7.1 (linear projections)",
         says="\"we are using the same weight matrices for all heads, weight/parameters "
              "sharing\" (of the $D \\times D$ matrices $\\bm{W}^{Q}, \\bm{W}^{K}, \\bm{W}^{V}$).",
-        correct=r"Nothing is shared between heads: the big matrix is "
-                r"$[\bm{W}_1^Q \,|\, \cdots \,|\, \bm{W}_A^Q] \in \R^{H \times AD}$ and head "
-                r"$i$ uses only its own $D$ columns; editing them changes head $i$ alone.",
-        chapter=_CH10, stated=lambda W, i, D: W[:, :D],
-        true=lambda W, i, D: W[:, i * D:(i + 1) * D], check=head_matrix_is_wrong),
+        correct=r"Only the word is wrong: Step 7.2 splits the heads correctly (column "
+                r"$d = h \cdot (D/\!/H) + d_q$ of the big matrix goes to head $h$, in 002's "
+                r"letters), so one matrix computes all heads, but no parameter is shared between "
+                r"them: it is $[\bm{W}_1^Q \,|\, \cdots \,|\, \bm{W}_A^Q]$ and head $i$ uses "
+                r"only its own $D$ columns; editing them changes head $i$ alone. (What is "
+                r"shared is the use of the same matrices at every position.)",
+        chapter=_CH10, stated="shared", true="separate", check=head_sharing_is_wrong),
     Erratum(
         key="masked-weights", sources=("002",),
         section="Masked Multi-Head Attention for Decoder Layer ℓ",
@@ -550,15 +620,16 @@ ERRATA: list[Erratum] = [
         chapter=_CH10, stated="weights", true="mask", check=causality_source_is_wrong),
     Erratum(
         key="gelu-sigmoid-as-exact", sources=("000", "001"),
-        section="Feed-Forward GELU Network box (and FFN_GELU inside the GPT, GPT-2 and BERT "
-                "boxes; in 001 also RoBERTa)",
+        section="Feed-Forward GELU Network box (and $\\text{FFN}_\\text{GELU}$ in the GPT and "
+                "GPT-2 boxes; in 001 also GPT-3, BERT and RoBERTa)",
         says=r"$\text{GELU}(\bm{X}) = \bm{X} \odot \text{sigmoid}(1.702\bm{X})$, as the "
              "definition of GELU.",
         correct=r"$\text{GELU}(x) = x\,\Phi(x)$; $x\,\sigma(1.702x)$ is an approximation, off by "
-                r"up to $0.0203$ (at $|x| \approx 2.27$). GPT and GPT-2 use the tanh "
-                r"approximation, off by at most $4.7 \times 10^{-4}$, BERT and RoBERTa the exact "
-                r"form; with the sigmoid form alone a small random model's probabilities move "
-                r"by about $10^{-3}$ (chapter 13).",
+                r"up to $0.0203$ (at $|x| \approx 2.27$), and no model of the boxes computes it: "
+                r"GPT and GPT-2 use the tanh approximation (off by at most $4.7 \times 10^{-4}$, "
+                r"and right for them), BERT and RoBERTa the exact form. (000's BERT box uses "
+                r"$\text{FFN}_\text{ReLU}$, a separate erratum.) With the sigmoid form a small "
+                r"random model's probabilities move by about $10^{-3}$ (chapter 13).",
         chapter=_CH11, stated=_sigmoid_gelu, true=_erf_gelu, check=gelu_is_wrong),
     Erratum(
         key="ffn-relu-003", sources=("003",),

@@ -22,20 +22,28 @@ def go_learner_is_wrong(kind: str) -> bool:
     """Can a learner of ``kind`` (``"unsupervised"``/``"reinforcement"``) find Go's winning move?
 
     One-move games: the same 200 recorded moves in two worlds that differ only in which move wins.
-    An unsupervised learner sees the moves alone (it picks the most frequent one); a reinforcement
-    learner also sees each game's reward.  Wrong when the learner misses the winner in some world.
+    What each kind of learner receives is computed for both worlds: an unsupervised learner gets
+    the moves, a reinforcement learner the moves and each game's reward.  If a learner receives
+    the same data in two worlds with different winners, *no* algorithm of that kind can be right
+    in both (it is wrong); otherwise a learner that uses the data (the move with the best mean
+    reward) must find the winner in every world.
     """
     moves = np.random.default_rng(0).integers(0, 2, 200)
-    worlds = {winner: (moves == winner).astype(float) for winner in (0, 1)}
-
-    def learn(reward: np.ndarray) -> int:
-        if kind == "unsupervised":
-            return int(np.bincount(moves, minlength=2).argmax())  # no access to the reward
-        if kind == "reinforcement":
-            return int(np.argmax([reward[moves == a].mean() for a in (0, 1)]))
+    rewards = {winner: (moves == winner).astype(float) for winner in (0, 1)}
+    if kind == "unsupervised":
+        seen = {w: (moves,) for w in rewards}
+    elif kind == "reinforcement":
+        seen = {w: (moves, rewards[w]) for w in rewards}
+    else:
         raise ValueError(f"kind: expected 'unsupervised' or 'reinforcement', got {kind!r}")
-
-    return any(learn(reward) != winner for winner, reward in worlds.items())
+    same_data = all(np.array_equal(x, y) for x, y in zip(seen[0], seen[1]))
+    if same_data:
+        return True                     # one input, two right answers: some world is missed
+    for winner, data in seen.items():
+        m, r = data
+        if int(np.argmax([r[m == a].mean() for a in (0, 1)])) != winner:
+            return True
+    return False
 
 
 def gradient_sign_is_wrong(sign: float) -> bool:
@@ -102,18 +110,55 @@ def convergence_rule_is_wrong(converges: Callable[[float, np.ndarray], bool]) ->
     return False
 
 
-def update_rule_is_wrong(rule: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> bool:
-    """Does ``rule(θ, ∂L/∂θ, α)``, iterated, reach the least-squares θ* (``numpy.linalg.lstsq``)?"""
+def slides_search(loss: Callable[[np.ndarray], float], grad: Callable[[np.ndarray], np.ndarray],
+                  theta: np.ndarray, alpha: float, sweeps: int = 50) -> np.ndarray:
+    """The slides' whole procedure (004, "Gradient Descent"), one parameter at a time.
+
+    Step ``θ_j ← θ_j + αθ_j`` while the loss decreases; "if L' > L, we travel in the reverse
+    direction", ``θ_j ← θ_j − αθ_j``, while it decreases.  Every step multiplies θ_j by 1 ± α, so
+    θ_j keeps its sign and a θ_j of 0 stays 0.  The loss is computed exactly (kinder than the
+    slides' first-order estimate); ``grad`` is not used, as on the slides.
+    """
+    theta = np.array(theta, dtype=float)
+    for _ in range(sweeps):
+        for j in range(len(theta)):
+            for factor in (1 + alpha, 1 - alpha):     # forward, then the reverse direction
+                for _ in range(2000):
+                    trial = theta.copy()
+                    trial[j] *= factor
+                    if not loss(trial) < loss(theta):
+                        break
+                    theta = trial
+    return theta
+
+
+def _gradient_descent(loss: Callable[[np.ndarray], float],
+                      grad: Callable[[np.ndarray], np.ndarray], theta: np.ndarray,
+                      alpha: float) -> np.ndarray:
+    """θ ← θ − α ∂L/∂θ, 2,000 steps."""
+    theta = np.array(theta, dtype=float)
+    for _ in range(2000):
+        theta = theta - alpha * grad(theta)
+    return theta
+
+
+def update_rule_is_wrong(procedure: Callable[..., np.ndarray]) -> bool:
+    """Does ``procedure(loss, grad, θ₀, α)`` reach the least-squares θ* (``numpy.linalg.lstsq``)?
+
+    Two starts: one whose slope has the wrong sign (θ* = (2, −1.5) from (0.5, 0.5)) and one with
+    a parameter at 0.  Wrong when some start ends farther than 1e-6 from θ*.
+    """
     from ..basics import squared_loss_grad
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 1))
     y = 2.0 - 1.5 * X[:, 0] + 0.1 * rng.normal(size=30)
-    star = np.linalg.lstsq(np.c_[np.ones(30), X], y, rcond=None)[0]
-    theta = np.array([0.5, 0.5])
-    for _ in range(200):
-        theta = rule(theta, squared_loss_grad(X, y, theta), 0.01)
-    return not bool(np.linalg.norm(theta - star) < 1e-6)
+    Z = np.c_[np.ones(30), X]
+    star = np.linalg.lstsq(Z, y, rcond=None)[0]
+    loss = lambda th: 0.5 * float(np.sum((Z @ th - y) ** 2))  # noqa: E731
+    grad = lambda th: squared_loss_grad(X, y, th)  # noqa: E731
+    return any(not np.linalg.norm(procedure(loss, grad, np.array(start), 0.01) - star) < 1e-6
+               for start in ((0.5, 0.5), (0.0, 0.5)))
 
 
 def loss_change_sign_is_wrong(sign: float) -> bool:
@@ -269,11 +314,16 @@ ERRATA: list[Erratum] = [
         check=convergence_rule_is_wrong),
     Erratum(
         key="004-gradient-step", sources=("004",), section='"Gradient Descent"',
-        says="$\\Delta\\theta_j = \\alpha\\theta_j$, $\\theta'_j = \\theta_j + \\Delta\\theta_j$",
-        correct="$\\theta_j \\leftarrow \\theta_j - \\alpha\\,\\partial L/\\partial\\theta_j$; the "
-                "slides' rule multiplies θ by $1+\\alpha$ whatever the data, and walks away from "
-                "the minimum",
-        chapter=_CH01, stated=lambda th, g, a: th + a * th, true=lambda th, g, a: th - a * g,
+        says="$\\Delta\\theta_j = \\alpha\\theta_j$, $\\theta'_j = \\theta_j + \\Delta\\theta_j$, "
+             "continued while the loss decreases; “if $L' > L$, we travel in the reverse "
+             "direction and follow the same process”, one $\\theta_j$ at a time",
+        correct="$\\theta_j \\leftarrow \\theta_j - \\alpha\\,\\partial L/\\partial\\theta_j$. "
+                "Every step of the slides' search multiplies $\\theta_j$ by $1 \\pm \\alpha$: "
+                "$\\theta_j$ never changes sign and a $\\theta_j$ of $0$ stays $0$, so the search "
+                "cannot reach a minimum whose sign differs from the start's (the check starts "
+                "once with a wrong sign, once at $0$; the exact loss stands in for the slides' "
+                "estimate)",
+        chapter=_CH01, stated=slides_search, true=_gradient_descent,
         check=update_rule_is_wrong),
     Erratum(
         key="004-loss-change-sign", sources=("004",), section='"Gradient Descent"',

@@ -15,16 +15,43 @@ import numpy as np
 
 from .record import Erratum
 
-__all__ = ["ERRATA", "DEFINITION_SYMBOLS", "GPT2_TRAINING_DATA"]
+__all__ = ["ERRATA", "DEFINITION_SYMBOLS", "CORPORA", "GPT2_AUTHORS", "GPT3_MIX"]
 
 _CH13, _CH14, _CH15, _CH16 = ("chapters/13_gpt", "chapters/14_gpt2_gpt3",
                               "chapters/15_bert_roberta", "chapters/16_parameters")
 
-#: The letters 000 and 001 define before and in the GPT Definition (hyperparameters, input).
-DEFINITION_SYMBOLS = ("n", "V", "H", "A", "D", "L")
-#: GPT-2's training set as its paper names it (Radford et al. 2019, section 2.1).  OpenWebText
-#: (Gokaslan and Cohen, 2019) is a later open re-creation of it, not what GPT-2 was trained on.
-GPT2_TRAINING_DATA = "WebText"
+
+def _definition_letters() -> dict[str, str]:
+    """The dimension letters 000 and 001 define (theirs -> the book's), from the notation table
+    of appendix A (:func:`formulated.errata.block.box_letters`)."""
+    from .block import box_letters
+
+    letters = box_letters("000")
+    if letters != box_letters("001"):
+        raise AssertionError("000 and 001 define different letters in the notation table")
+    return letters
+
+
+#: The letters 000 and 001 define for their hyperparameters (from the notation table).
+DEFINITION_SYMBOLS = tuple(_definition_letters())
+
+#: Where the corpora named in 003's table come from: who built each, and its size.  WebText:
+#: built by GPT-2's authors, Radford et al., "Language Models are Unsupervised Multitask Learners"
+#: (2019), section 2.1.  OpenWebText: Gokaslan and Cohen's open re-creation of WebText from that
+#: paper's description.  Books1 and Books2: the GPT-3 paper (Brown et al. 2020), Table 2.2, 12
+#: and 55 billion tokens.  BooksCorpus: Zhu et al. (2015), about 0.98 billion words.
+CORPORA = {
+    "WebText": dict(builders="OpenAI"),
+    "OpenWebText": dict(builders="Gokaslan and Cohen"),
+    "BooksCorpus": dict(builders="Zhu et al.", billions_of_words=0.98),
+    "Books1": dict(builders="OpenAI", billions_of_tokens=12),
+    "Books2": dict(builders="OpenAI", billions_of_tokens=55),
+}
+#: GPT-2's authors, who describe building its training set in the GPT-2 paper (section 2.1).
+GPT2_AUTHORS = "OpenAI"
+#: GPT-3's training mix, Table 2.2 of its paper: name -> (billions of tokens, weight in the mix).
+GPT3_MIX = {"Common Crawl (filtered)": (410, 0.60), "WebText2": (19, 0.22),
+            "Books1": (12, 0.08), "Books2": (55, 0.08), "Wikipedia": (3, 0.03)}
 
 
 @lru_cache(maxsize=None)
@@ -61,8 +88,9 @@ def vocabulary_size_is_wrong(size: Callable[[dict[str, int]], int]) -> bool:
                                        n_head=2, bos_token_id=0, eos_token_id=0)).eval()
     with torch.no_grad():
         width = model(torch.zeros(1, 3, dtype=torch.long)).logits.shape[-1]
+    values = {"n": 3, "V": V, "H": 8, "A": 2, "D": 4, "F": 32, "L": 1}
     try:
-        return size(dict(zip(DEFINITION_SYMBOLS, (3, V, 8, 2, 4, 1)))) != width
+        return size({k: values[b] for k, b in _definition_letters().items()}) != width
     except KeyError:
         return True
 
@@ -200,8 +228,96 @@ def gpt1_count_is_wrong(count: int) -> bool:
 
 
 def gpt2_data_is_wrong(name: str) -> bool:
-    """Is ``name`` the training set GPT-2's paper names (:data:`GPT2_TRAINING_DATA`)?"""
-    return name != GPT2_TRAINING_DATA
+    """Can ``name`` be the corpus GPT-2 was trained on?  Read from :data:`CORPORA`: GPT-2's paper
+    describes building its training set, so it must be a corpus built by GPT-2's authors
+    (:data:`GPT2_AUTHORS`); a re-creation built by others afterwards cannot be it."""
+    corpus = CORPORA.get(name)
+    if corpus is None:
+        raise ValueError(f"name: expected one of {sorted(CORPORA)}, got {name!r}")
+    return corpus["builders"] != GPT2_AUTHORS
+
+
+def gpt3_books_are_wrong(names: tuple[str, ...]) -> bool:
+    """Are ``names`` the corpora of GPT-3's training mix (:data:`GPT3_MIX`, its paper's Table
+    2.2), and can each book corpus supply the tokens the mix draws from books?
+
+    BooksCorpus (about 0.98 billion words, :data:`CORPORA`) cannot supply Books1's 12 or
+    Books2's 55 billion tokens at any rate under 4 tokens per word.
+    """
+    if abs(sum(w for _, w in GPT3_MIX.values()) - 1) > 0.02:     # the table's weights, rounded
+        raise AssertionError("GPT3_MIX: the weights do not add up to 1")
+    mix_books = sum(t for k, (t, _) in GPT3_MIX.items() if k.startswith("Books"))
+    named_books = [CORPORA[k] for k in names if k.startswith("Books")]
+    supply = sum(c.get("billions_of_tokens") or 4 * c["billions_of_words"] for c in named_books)
+    return supply < mix_books or set(names) != set(GPT3_MIX)
+
+
+def position_rows_are_wrong(rows: Callable[[int, int], int]) -> bool:
+    """Is ``rows(n, n_ctx)`` the number of rows of GPT's position matrix W_p for an input of n
+    tokens?  One ``transformers`` GPT-2 (n_ctx = 8) reads inputs of 3 and of 8 tokens with the
+    same position table; wrong when the claimed rows differ from that table's for some n."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    n_ctx = 8
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=11, n_positions=n_ctx, n_embd=8, n_layer=1,
+                                       n_head=2, bos_token_id=0, eos_token_id=0)).eval()
+    table = model.transformer.wpe.weight
+    for n in (3, n_ctx):
+        with torch.no_grad():
+            model(torch.zeros(1, n, dtype=torch.long))    # runs: this table serves every n
+        if rows(n, n_ctx) != table.shape[0]:
+            return True
+    return False
+
+
+def layer_count_is_wrong(last: Callable[[int], int]) -> bool:
+    """003 numbers the layers from k = 0 (X^(0) the embeddings, X^(k+1) = Y^(k)) and takes
+    Z = Y^(K).  With ``K = last(L)`` for a model of L layers, is Z the output of ``transformers``'
+    GPT (``OpenAIGPTModel``, post-LN like 003's layer)?  A layer the model lacks is wrong."""
+    import torch
+    from transformers import OpenAIGPTConfig, OpenAIGPTModel
+
+    L = 2
+    torch.manual_seed(0)
+    model = OpenAIGPTModel(OpenAIGPTConfig(vocab_size=11, n_positions=8, n_embd=8, n_layer=L,
+                                           n_head=2, embd_pdrop=0.0, attn_pdrop=0.0,
+                                           resid_pdrop=0.0)).eval()
+    ids = torch.tensor([[3, 1, 4, 1, 5]])
+    with torch.no_grad():
+        out = model(ids, output_hidden_states=True)
+        X = out.hidden_states[0]                            # X^(0): the embeddings
+        K = last(L)
+        for k in range(K + 1):                              # layers k = 0, ..., K
+            if k >= len(model.h):
+                return True                                 # the model has no layer k
+            X = model.h[k](X)[0]                            # Y^(k) = X^(k+1)
+    return not bool(torch.allclose(X, out.last_hidden_state, atol=1e-6))
+
+
+def bert_output_name_is_wrong(name: str) -> bool:
+    """Is the BERT box's output a ``"GPT"`` output (a next-token distribution, which depends on
+    earlier tokens only) or a ``"BERT"`` one (the masked token given the whole sequence)?
+
+    Measured on a small ``transformers`` ``BertForMaskedLM``: the output row j_masked moves when
+    a token *after* j_masked changes, which no GPT(x) row does.
+    """
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    if name not in ("GPT", "BERT"):
+        raise ValueError(f"name: expected 'GPT' or 'BERT', got {name!r}")
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
+                                       num_attention_heads=2, intermediate_size=16,
+                                       max_position_embeddings=16)).eval()
+    x, j = torch.tensor([[2, 5, 4, 7, 3]]), 2               # 4 = [MASK] at position j
+    later = x.clone()
+    later[0, j + 1] = 9
+    with torch.no_grad():
+        moved = (model(x).logits[0, j] - model(later).logits[0, j]).abs().max().item() > 1e-9
+    return (name == "GPT") == moved
 
 
 def _xl_column() -> tuple[int, int, int, float, float]:
@@ -210,6 +326,17 @@ def _xl_column() -> tuple[int, int, int, float, float]:
 
     xl = size("GPT-2 XL")
     return (xl.L, xl.H, xl.A, 1.5e9, 1.6e9)
+
+
+def mixed_gpt2_count() -> int:
+    """Parameters of 003's GPT-2 column (48 layers, width 1,024, 16 heads; GPT-2's V, n_ctx,
+    biases and final LayerNorm), by the book's formula (checked against ``transformers`` in
+    chapter 14)."""
+    from ..models import parameter_count
+    from ..models.sizes import size
+
+    dims = {**size("GPT-2 XL").dimensions(), "H": 1024, "F": 4096, "D": 64, "A": 16, "L": 48}
+    return parameter_count(**dims, attention_biases=True, final_layer_norm=True)
 
 
 def _lambda(with_biases: bool) -> int:
@@ -248,6 +375,25 @@ ERRATA: list[Erratum] = [
         chapter=_CH13, stated=lambda i, n: set(range(1, n + 1)),
         true=lambda i, n: set(range(1, i + 1)), check=conditioning_is_wrong),
     Erratum(
+        key="wp-n-rows", sources=("000", "001"), section="GPT and GPT-2 boxes (after the boxes)",
+        says=r"$\bm{W}_p \in \R^{n \times H}$, with $n$ the length of the input.",
+        correct=r"$\bm{W}_p \in \R^{n_\text{ctx} \times H}$: one table, fixed by the "
+                r"architecture (512 rows for GPT, 1,024 for GPT-2), of which an input of "
+                r"$n \le n_\text{ctx}$ tokens uses the first $n$ rows.",
+        chapter=_CH13, stated=lambda n, n_ctx: n, true=lambda n, n_ctx: n_ctx,
+        check=position_rows_are_wrong),
+    Erratum(
+        key="003-layer-index", sources=("003",), section="Single Layer",
+        says=r"$\mathcal{X}^{(0)} = \text{Embeddings}(\text{Tokens})$, "
+             r"$\mathcal{X}^{(k+1)} = \mathcal{Y}^{(k)}$, and the decoder's output is "
+             r"$\mathcal{Z} = \mathcal{Y}^{(K)}$; $K$ is never defined.",
+        correct=r"With the layers numbered from $k = 0$, $\mathcal{Z} = \mathcal{Y}^{(K)}$ "
+                r"is right only if $K$ is the number of layers *minus one* (11 for GPT-1's 12). "
+                r"Read as the number of layers (as the book's notation table reads it, $K$ for "
+                r"$L$), the chain runs one layer more than the model has. Either "
+                r"$\mathcal{Z} = \mathcal{Y}^{(K-1)}$ or layers numbered $k = 1, \ldots, K$.",
+        chapter=_CH13, stated=lambda L: L, true=lambda L: L - 1, check=layer_count_is_wrong),
+    Erratum(
         key="gpt3-sparse-mask-undefined", sources=("001",), kind="omission",
         section="GPT-3 box",
         says=r"$\text{Mask}^{(l)} = \text{Mask}^\text{ST}$ for odd $l$; "
@@ -267,8 +413,9 @@ ERRATA: list[Erratum] = [
         key="versions-gpt2-mixed", sources=("003",), section="Version table (GPT-2 column)",
         says="GPT-2: embedding dimension 1,024, 48 decoder layers, 16 heads, 1.5B~15B parameters.",
         correct="Width 1,024 with 16 heads is GPT-2 Medium (24 layers, 355M parameters); 48 layers "
-                "is GPT-2 XL (width 1,600, 25 heads, 1.56B). The mixed column would have about "
-                "0.6B parameters, and no GPT-2 has 15B.",
+                "is GPT-2 XL (width 1,600, 25 heads, 1.56B). The mixed column would have "
+                f"{mixed_gpt2_count():,} parameters (≈ {mixed_gpt2_count() / 1e9:.2f}B), and no GPT-2 "
+                "has 15B.",
         chapter=_CH14, stated=(48, 1024, 16, 1.5e9, 15e9), true=_xl_column(),
         check=gpt2_column_is_wrong),
     Erratum(
@@ -280,11 +427,30 @@ ERRATA: list[Erratum] = [
                 "after GPT-2 appeared.",
         chapter=_CH14, stated="OpenWebText", true="WebText", check=gpt2_data_is_wrong),
     Erratum(
+        key="003-gpt3-bookscorpus", sources=("003",),
+        section="Version table (\"Traning Data\" row, GPT-3)",
+        says="GPT-3 was trained on Common Crawl, WebText2, Wikipedia and BooksCorpus.",
+        correct="The GPT-3 paper (Table 2.2) lists filtered Common Crawl, WebText2, two book "
+                "corpora, Books1 and Books2 (12 and 55 billion tokens), and Wikipedia; it never "
+                "names BooksCorpus, which with about 0.98 billion words could not supply either "
+                "book corpus.",
+        chapter=_CH14,
+        stated=("Common Crawl (filtered)", "WebText2", "Wikipedia", "BooksCorpus"),
+        true=tuple(GPT3_MIX), check=gpt3_books_are_wrong),
+    Erratum(
         key="bert-ffn-relu", sources=("000",), section="BERT box",
         says=r"$\bm{X}_l = \text{LayerNorm}(\text{FFN}_\text{RELU}(\bm{X}_l') + \bm{X}_l')$.",
         correct=r"BERT's feed-forward network uses GELU (`hidden_act=\"gelu\"`, the erf form); "
                 "the revision 001 corrects the box to $\\text{FFN}_\\text{GELU}$.",
         chapter=_CH15, stated="relu", true="none", check=box_variant_is_wrong(("bert",))),
+    Erratum(
+        key="000-bert-output-gpt", sources=("000",), section="BERT box (output)",
+        says=r"$\text{GPT}(\bm{x}) = \bm{Y}_{j_\text{masked},:}$.",
+        correct=r"The output is BERT's: the distribution of the masked token given the whole "
+                r"corrupted sequence, $\text{BERT}(\bm{x})$, as 001 writes it. A "
+                r"$\text{GPT}(\bm{x})$ row depends on earlier tokens only; this row also moves "
+                r"when a later token changes.",
+        chapter=_CH15, stated="GPT", true="BERT", check=bert_output_name_is_wrong),
     Erratum(
         key="bert-segment-labels", sources=("001",),
         section="BERT: input construction and box",
@@ -319,13 +485,14 @@ ERRATA: list[Erratum] = [
     Erratum(
         key="bert-mlm-head", sources=("000", "001"), kind="omission",
         section="BERT and RoBERTa boxes (output)",
-        says=r"$\text{Softmax}(\bm{X}^{(L)}_{j,:} \bm{W}_e^\top)$.",
+        says=r"$\text{Softmax}(\bm{X}^{(L)}_{j,:} \bm{W}_e^\top)$: no head, so no parameters "
+             r"beyond the encoder and $\bm{W}_e$.",
         correct=r"The masked-LM head first transforms the row, "
                 r"$\text{LayerNorm}_t(\text{GELU}(\bm{x}\bm{W}_t + \bm{b}_t))$, and adds an output "
                 r"bias: $\text{Softmax}(\ldots\bm{W}_e^\top + \bm{b}_\text{out})$; "
                 r"$H^2 + 3H + V$ more parameters ($H^2 + H$ for the transform, $2H$ for its "
                 r"LayerNorm, $V$ for the bias: 344 for $H = 16$, $V = 40$).",
-        chapter=_CH15, stated=lambda H, V: H * H + 4 * H + V,
+        chapter=_CH15, stated=lambda H, V: 0,
         true=lambda H, V: H * H + 3 * H + V, check=mlm_head_count_is_wrong),
     Erratum(
         key="lambda-omits-biases", sources=("000", "001"), kind="omission",

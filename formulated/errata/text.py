@@ -111,15 +111,33 @@ def z3_residual_is_wrong(z3: Callable[[np.ndarray, np.ndarray, np.ndarray], np.n
                            - (ref["block"] - ref["mlp"])).max() < 1e-12)
 
 
+def _hf_bpe(num_merges: int) -> tuple[list[tuple[str, str]], tuple[tuple[str, ...], ...]]:
+    """Hugging Face's ``BpeTrainer`` on 003's words (each once, no end-of-word marker): its
+    first ``num_merges`` merges and the words' tokens under them."""
+    import json
+
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    alphabet = sorted({c for w in LECTURE_WORDS for c in w})
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.train_from_iterator([" ".join(w for w, c in LECTURE_WORDS.items() for _ in range(c))],
+                           trainers.BpeTrainer(vocab_size=len(alphabet) + num_merges,
+                                               min_frequency=0, show_progress=False))
+    merges = [tuple(m) for m in json.loads(hf.to_str())["model"]["merges"]]
+    return merges, tuple(tuple(hf.encode(w).tokens) for w in LECTURE_WORDS)
+
+
 def bpe_tables_are_wrong(tables: tuple[Sequence[tuple[str, str]], tuple[tuple[str, ...], ...]]
                          ) -> bool:
     """Are ``(merges, result)`` a greedy BPE run on 003's words (each once) and its outcome?
 
     Wrong when some merge is not a most frequent pair at its turn (counted afresh after the
-    merges before it), or when the result is not what those merges produce, or when no
-    tie-breaking of greedy BPE reaches the result at all.
+    merges before it), when the result is not what those merges produce, or when the run is not
+    the one Hugging Face's ``BpeTrainer`` learns (ties go to the pair of smallest token ids:
+    characters in code-point order, then merged tokens in order of creation).
     """
-    from ..tokenizers import count_pairs, greedy_bpe_states, merge_pair, split_word
+    from ..tokenizers import count_pairs, merge_pair, split_word
 
     merges, result = tables
     state = {split_word(w, ""): c for w, c in LECTURE_WORDS.items()}
@@ -128,8 +146,9 @@ def bpe_tables_are_wrong(tables: tuple[Sequence[tuple[str, str]], tuple[tuple[st
         if counts[pair] == 0 or counts[pair] < max(counts.values()):
             return True
         state = {merge_pair(s, pair): c for s, c in state.items()}
-    return (tuple(state) != tuple(result)
-            or tuple(result) not in greedy_bpe_states(LECTURE_WORDS, end_of_word=""))
+    hf_merges, hf_result = _hf_bpe(len(merges))
+    return (tuple(state) != tuple(result) or list(merges) != hf_merges
+            or tuple(result) != hf_result)
 
 
 def gpt1_vocab_is_wrong(V: int) -> bool:
@@ -234,9 +253,14 @@ ERRATA: list[Erratum] = [
              r"low → [lo, w], lower → [lo, w, er], newest → [ne, w, est], widest → [wi, d, est].",
         correct=r"The counts are right *before any merge*, but the rows are not a merge sequence: "
                 r"once (l, o) is merged, (o, w) no longer occurs, nor (s, t) once (e, s) is. "
-                r"Greedy BPE merges (e, s), (l, o), (es, t), (lo, w), each with count 2, and only "
-                r"then pairs seen once. The result table is reachable under no tie-breaking: it "
-                r"keeps lo and w apart (count 2) while merging er, ne and wi (count 1).",
+                r"Five pairs start at count 2: (l, o), (o, w), (w, e), (e, s), (s, t); which wins "
+                r"is a tie-break. Under the rule of Hugging Face's `BpeTrainer` (and the book's "
+                r"`learn_bpe`): the pair of smallest token ids wins, characters numbered in "
+                r"code-point order and merged tokens after them in order of creation. That gives "
+                r"(e, s), (l, o), (es, t), (lo, w), each with count 2, and only then pairs seen "
+                r"once. The source's result is reachable under no tie-breaking (chapter 6 "
+                r"enumerates them all): it keeps lo and w apart (count 2) while merging er, ne "
+                r"and wi (count 1).",
         chapter=_CH06, stated=_BPE_STATED, true=_BPE_TRUE, check=bpe_tables_are_wrong),
     Erratum(
         key="003-gpt1-vocab", sources=("003",),

@@ -1,4 +1,5 @@
-"""Errata of chapters 17–18 (training objective, training a tiny GPT): sources 000–002.
+"""Errata of chapters 17–19, the part "Training" (training objective, training a tiny GPT,
+inside the model): sources 000–002.
 
 Each check takes a value (the source's or the corrected one) and recomputes the truth
 independently -- a maximum-likelihood estimate by counting, ``torch``'s cross-entropy, a joint
@@ -14,7 +15,7 @@ from .record import Erratum
 
 __all__ = ["ERRATA", "SAMPLE_TEXT"]
 
-_CH17, _CH18 = "chapters/17_training_objective", "chapters/18_train_tiny_gpt"
+_CH17, _CH18 = "chapters/17_training_objective", "chapters/18_train_tiny_gpt"  # 19: none
 
 #: A short English text for the i.i.d. check ('q' is always followed by 'u').
 SAMPLE_TEXT = ("the quick brown fox jumps over the lazy dog. quiet queens quote quaint quilts. "
@@ -113,6 +114,76 @@ def gpt2_head_is_wrong(head: str) -> bool:
     return (head == "tied") != tied
 
 
+def _toy_model(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A two-token model over {a, b} whose first token depends on θ: P_θ(x₁ = a) = θ and
+    P_θ(x₂ = a | x₁ = a) = 1 − θ.  Returns both, for x = (a, a), on a grid of θ."""
+    return theta, 1 - theta
+
+
+def argmax_identity_is_wrong(objective: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> bool:
+    """Is ``argmax_θ objective(P_θ(x₁), P_θ(x₂ | x₁))`` the set ``argmax_θ P_θ(x)``?
+
+    P_θ(x) is read from the toy model's joint table, built over all four sequences and checked
+    to sum to 1; the argmax sets are taken on a grid of θ in [0, 1].
+    """
+    theta = np.linspace(0, 1, 1001)
+    p1, p21 = _toy_model(theta)
+    joint = {("a", "a"): p1 * p21, ("a", "b"): p1 * (1 - p21),
+             ("b", "a"): (1 - p1) * 0.5, ("b", "b"): (1 - p1) * 0.5}
+    if not np.allclose(sum(joint.values()), 1):
+        raise AssertionError("the toy model's joint table does not sum to 1")
+    with np.errstate(divide="ignore"):
+        value = objective(p1, p21)
+    # Both maxima are strict on the grid: each argmax set is one θ.
+    return bool(theta[np.argmax(value)] != theta[np.argmax(joint["a", "a"])])
+
+
+def objective_start_is_wrong(start: int) -> bool:
+    """Is ``Σ_{j=start}^n log Y_{j−1, x_j}`` (rows 1-based) GPT's log-likelihood, the negative of
+    ``transformers``' loss (times the n − 1 predicted tokens) for a small random GPT-2?  A term
+    with no row of Y (j − 1 < 1: GPT outputs no distribution for x₁) is wrong."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=11, n_positions=8, n_embd=8, n_layer=1,
+                                       n_head=2, bos_token_id=0, eos_token_id=0)).double().eval()
+    x = torch.tensor([[3, 1, 4, 1, 5]])
+    n = x.shape[1]
+    with torch.no_grad():
+        out = model(x, labels=x)
+    Y = torch.softmax(out.logits[0], -1)                   # row i (1-based): P(x_{i+1} | x_≤i)
+    total = 0.0
+    for j in range(start, n + 1):
+        if j - 1 < 1:
+            return True                                    # no row predicts x_j
+        total += float(torch.log(Y[j - 2, x[0, j - 1]]))
+    return not abs(total - (-out.loss.item() * (n - 1))) < 1e-5   # its loss is float32
+
+
+def corruption_is_wrong(shares: tuple[float, float, float]) -> bool:
+    """Are ``shares`` = (to [MASK], to a random token, unchanged) the fractions of the chosen
+    tokens that BERT's corruption produces?  Measured (to 0.01) with ``transformers``'
+    ``DataCollatorForLanguageModeling``, the masking BERT's pre-training recipe uses."""
+    import torch
+    from tokenizers import Tokenizer, models
+    from transformers import DataCollatorForLanguageModeling, PreTrainedTokenizerFast
+
+    vocab = {"[PAD]": 0, "[UNK]": 1, "[MASK]": 2, **{f"w{i}": 3 + i for i in range(997)}}
+    tok = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel(vocab, "[UNK]")),
+                                  pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]")
+    torch.manual_seed(0)
+    ids = torch.randint(3, 1000, (200, 500))
+    batch = DataCollatorForLanguageModeling(tok, mlm_probability=0.15)([{"input_ids": r}
+                                                                         for r in ids])
+    chosen = batch["labels"] != -100
+    got, orig = batch["input_ids"][chosen], ids[chosen]
+    masked = float((got == 2).float().mean())
+    same = float((got == orig).float().mean())
+    measured = (masked, 1 - masked - same, same)
+    return not all(abs(a - b) < 0.01 for a, b in zip(shares, measured))
+
+
 ERRATA: list[Erratum] = [
     Erratum(
         key="000-loss-missing-log", sources=("000",), section="Definition (GPT training objective)",
@@ -133,6 +204,38 @@ ERRATA: list[Erratum] = [
                 "\\bm{W}_e^\\top)_{x_j}$",
         chapter=_CH17, stated=lambda row, x: np.log(row), true=lambda row, x: np.log(row[x]),
         check=loss_term_is_wrong),
+    Erratum(
+        key="000-argmax-identity", sources=("000",), section="Definition (GPT training objective)",
+        says=r"$\theta^* = \operatorname{argmax}_\theta P_\theta(\bm{x}) = "
+             r"\operatorname{argmax}_\theta \log P_\theta(x_2, \ldots, x_n \mid x_1)$",
+        correct=r"$P_\theta(\bm{x}) = P_\theta(x_1)\,P_\theta(x_2, \ldots, x_n \mid x_1)$: the "
+                r"two argmax sets agree only when $P_\theta(x_1)$ does not depend on $\theta$. "
+                r"GPT models the conditional alone, so its objective is "
+                r"$\operatorname{argmax}_\theta \log P_\theta(x_2, \ldots, x_n \mid x_1)$; for a "
+                r"toy model in which $x_1$'s probability depends on $\theta$ the two sets differ "
+                r"($\{1/2\}$ and $\{0\}$).",
+        chapter=_CH17, stated=lambda p1, cond: np.log(cond),
+        true=lambda p1, cond: np.log(p1) + np.log(cond), check=argmax_identity_is_wrong),
+    Erratum(
+        key="001-objective-from-j1", sources=("001",),
+        section="Statistical interpretation (GPT objective)",
+        says=r"GPT maximises $\log P(\bm{X} = \bm{x}; \bm{\theta}) = \sum_{j=1}^n \log "
+             r"P(X_j = x_j \mid X_1 = x_1, \ldots, X_{j-1} = x_{j-1}; \bm{\theta})$",
+        correct=r"The chain rule is right, but GPT has no output for its $j = 1$ term: row $i$ of "
+                r"$\bm{Y}$ predicts $x_{i+1}$. GPT maximises $\sum_{j=2}^n \log P(X_j = x_j \mid "
+                r"X_{<j}) = \log P(X_2, \ldots, X_n \mid X_1)$, as 001's own loss does (a model "
+                r"that starts from a beginning-of-sequence token also predicts $x_1$).",
+        chapter=_CH17, stated=1, true=2, check=objective_start_is_wrong),
+    Erratum(
+        key="001-bert-corruption", sources=("001",), kind="omission",
+        section="Statistical interpretation (BERT's corrupted sequence)",
+        says=r"$X'_j = I\, i^\text{mask} + (1 - I) X_j$ with $I \sim \text{Bern}(p)$: every "
+             r"chosen token becomes [MASK].",
+        correct=r"BERT chooses 15 % of the positions and, of those, replaces 80 % by [MASK], 10 % "
+                r"by a random token and leaves 10 % unchanged (measured with `transformers`' "
+                r"masking collator), so that the model cannot rely on [MASK] marking the "
+                r"positions it is asked about.",
+        chapter=_CH17, stated=(1.0, 0.0, 0.0), true=(0.8, 0.1, 0.1), check=corruption_is_wrong),
     Erratum(
         key="001-bert-independence", sources=("001",), section="Statistical interpretation (BERT)",
         says="$\\log P(\\bm{X}_M = \\bm{x}_M; \\bm{\\theta}) = \\sum_{j \\in M} \\log P(X_j = x_j "
