@@ -4,6 +4,8 @@
 #   make lab    open the chapters as notebooks in JupyterLab
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
+#   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf (TeX Live; no re-execution)
+#   make dist   the offline copy: a zip of the HTML book (opens from file://) and the PDF
 #   make clean  remove build outputs (keeps .venv)
 
 PYTHON ?= python3
@@ -16,7 +18,7 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test lab live clean distclean env bench assignments
+.PHONY: book test lab live clean distclean env bench assignments pdf dist tex
 
 env: $(STAMP)
 
@@ -25,6 +27,10 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c .ci/constraints.txt -e ".[book]"
 	$(BIN)/python booktools/pth.py   # booktools/ (build, Lab, live, otter tooling) importable in .venv only
+	# cffconvert (tests/test_citation.py) pins jsonschema<4, which jupyterlab needs >=4.18; it runs
+	# fine with 4.x, so it and its own small dependencies are installed without that pin.
+	$(BIN)/python -m pip install --quiet --no-deps cffconvert==2.0.0 pykwalify==1.8.0 docopt==0.6.2 \
+	    ruamel.yaml==0.19.1
 	@touch $(STAMP)
 
 book: $(STAMP)
@@ -39,6 +45,23 @@ test: $(STAMP) _build/html/index.html
 
 _build/html/index.html:
 	$(MAKE) book
+
+# Debian's TeX Live for `make pdf` (installed once per machine; CI runs as root).
+TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk \
+                fonts-freefont-otf poppler-utils
+tex:
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
+	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(TEX_PACKAGES); }
+
+# The PDF from the chapters `make book` executed (only chapters missing from the cache run).
+# Run `make book` afterwards (or before: the HTML links the PDF once it exists; CI: pdf first).
+pdf: $(STAMP) tex
+	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools.pdf
+
+# The offline copy: _build/dist/the-formulated-gpt-<version>.zip (the HTML book and the PDF).
+dist: pdf book
+	$(BIN)/python -m booktools.dist
 
 live: $(STAMP)
 	$(BIN)/python -m booktools.live

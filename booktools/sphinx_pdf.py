@@ -1,0 +1,261 @@
+"""Sphinx extension for the PDF edition and the book's version (issue 26).
+
+``_config.yml`` lists it in ``sphinx.extra_extensions``. For every builder:
+
+* **The version from one place.** ``version`` and ``release`` are ``formulated.__version__``;
+  the HTML footer says "version X" (the LaTeX title page shows the release).
+
+For the LaTeX builder (``make pdf``, :mod:`booktools.pdf`):
+
+* **The book's math macros in the preamble**, generated from ``mathjax3_config.tex.macros`` of
+  ``_config.yml`` (the one list of them; MathJax reads the same entries). ``\\boldsymbol`` becomes
+  unicode-math's ``\\symbfit``: the ``bm``/``amsbsy`` bold does not mix with unicode-math fonts.
+* **A ``bbm.sty`` of one line** in the LaTeX folder: sphinx-jupyterbook-latex's class loads
+  ``bbm`` (blackboard digits), which Debian ships only in the 500 MB ``texlive-fonts-extra``;
+  the book never writes ``\\mathbbm``, so it maps to ``\\mathbb``.
+* **Widget snapshots as figures.** A widget output shows in the HTML book as its saved state;
+  in LaTeX it would print its Python repr.  Instead, its figure panels (the PNGs in the state of
+  its ``Output`` children) become one figure, whose caption is the widget's title and the
+  settings of its controls, followed by the text the widget printed.
+* **Solutions in an appendix.** Every ``{solution}`` box leaves its chapter and goes, in
+  order, to a last appendix, "Solutions to the exercises", each under its exercise's number.
+
+For the HTML builder:
+
+* **"Download PDF"** joins each page's download menu when the PDF exists at build time
+  (``_build/pdf/the-formulated-gpt.pdf``, written by ``make pdf``), and the PDF is copied next
+  to the pages; without the PDF there is no link (no dead link). Its presence is a config value
+  of the ``html`` kind, so a rebuild after ``make pdf`` rewrites every page.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+#: Relative to the repository root: where ``make pdf`` writes the book and its name in the HTML.
+PDF_NAME = "the-formulated-gpt.pdf"
+PDF_PATH = Path("_build") / "pdf" / PDF_NAME
+
+#: MathJax commands with a different spelling under XeLaTeX + unicode-math.
+LATEX_SPELLING = {"\\boldsymbol": "\\symbfit"}
+
+BBM_STY = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of the book]\n"
+           "\\newcommand{\\mathbbm}[1]{\\mathbb{#1}}\n")
+
+APPENDIX_TITLE = "Solutions to the exercises"
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
+_TAG = re.compile(r"<[^>]+>")
+
+
+def mathjax_macros(config_yml: Path) -> dict[str, Any]:
+    """``sphinx.config.mathjax3_config.tex.macros`` of ``config_yml`` (name -> body or
+    [body, number of arguments])."""
+    data = yaml.safe_load(config_yml.read_text(encoding="utf-8"))
+    try:
+        return dict(data["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"])
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"{config_yml}: expected sphinx.config.mathjax3_config.tex.macros, "
+                         f"missing {err}") from None
+
+
+def latex_macros(macros: dict[str, Any]) -> str:
+    """LaTeX definitions of MathJax ``macros``: ``\\providecommand`` (so a name a package already
+    defines is not an error) then ``\\renewcommand`` (so the book's meaning wins)."""
+    lines = []
+    for name, value in macros.items():
+        body, nargs = (value, 0) if isinstance(value, str) else (value[0], int(value[1]))
+        if not isinstance(body, str) or not name.isalpha():
+            raise ValueError(f"macro {name!r}: expected a letters-only name and a string body "
+                             f"or [body, arguments], got {value!r}")
+        for mathjax, latex in LATEX_SPELLING.items():
+            body = body.replace(mathjax, latex)
+        args = f"[{nargs}]" if nargs else ""
+        lines.append(f"\\providecommand{{\\{name}}}{{}}\\renewcommand{{\\{name}}}{args}{{{body}}}")
+    return "\n".join(lines) + "\n"
+
+
+def set_version(app: Sphinx, config: Config) -> None:
+    """``version``/``release`` from ``formulated.__version__``; the HTML footer shows it."""
+    import formulated
+
+    config.version = config.release = formulated.__version__
+    theme = config.html_theme_options
+    footer = f'<p class="formulated-version">Version {formulated.__version__}</p>'
+    theme["extra_footer"] = str(theme.get("extra_footer", "") or "") + footer
+    pdf = Path(app.srcdir) / PDF_PATH
+    config.formulated_pdf = PDF_NAME if pdf.is_file() else ""
+    macros = latex_macros(mathjax_macros(Path(app.srcdir) / "_config.yml"))
+    elements = config.latex_elements
+    elements["preamble"] = elements.get("preamble", "") + "\n% The book's macros (_config.yml)\n" \
+        + macros
+
+
+def _plain(text: str) -> str:
+    """HTML of a widget label or text as plain text (tags dropped, entities decoded)."""
+    return html.unescape(_TAG.sub("", text.replace("<br>", "\n"))).strip()
+
+
+def _walk(states: dict[str, Any], model_id: str) -> list[dict[str, Any]]:
+    """The models under ``model_id`` (itself first), depth first in child order."""
+    out, stack, seen = [], [model_id], set()
+    while stack:
+        mid = stack.pop()
+        if mid in seen or mid not in states:
+            continue
+        seen.add(mid)
+        model = states[mid]
+        out.append(model)
+        if model.get("model_name") == "LayoutModel":
+            continue
+        refs = _MODEL_REF.findall(json.dumps(model.get("state", {}).get("children", [])))
+        stack.extend(reversed(refs))
+    return out
+
+
+def widget_snapshot(states: dict[str, Any], model_id: str) -> tuple[list[bytes], str, str]:
+    """A widget's figure panels (PNG bytes), its caption and the text it shows under them."""
+    pngs: list[bytes] = []
+    title, settings, texts = "", [], []
+    for model in _walk(states, model_id):
+        name, state = model.get("model_name", ""), model.get("state", {})
+        if name == "OutputModel":
+            for output in state.get("outputs", []):
+                data = output.get("data", {})
+                if "image/png" in data:
+                    pngs.append(base64.b64decode(data["image/png"]))
+        elif name == "HTMLModel" and state.get("value"):
+            text = _plain(state["value"])
+            if not title and state["value"].lstrip().startswith("<b>"):
+                title = text
+            elif text:
+                texts.append(text)
+        elif name not in ("HTMLModel", "LabelModel") and "description" in state \
+                and "value" in state:
+            value = state.get("value")
+            labels = state.get("_options_labels")
+            if labels and isinstance(state.get("index"), int):
+                value = labels[state["index"]]
+            shown = str(value)
+            settings.append(f"{_plain(state['description']) or name[:-5]} = "
+                            f"{shown if len(shown) <= 40 else shown[:39] + '…'}")
+    caption = (title + ". " if title else "") + "Snapshot of the interactive widget"
+    caption += (" at " + "; ".join(settings) + "." if settings else ".")
+    return pngs, caption, "\n".join(texts)
+
+
+class WidgetSnapshots(SphinxPostTransform):
+    """LaTeX only: a widget output becomes a figure of its panels (before myst-nb picks a mime
+    type for each output, at priority 4, which would pick the widget's text repr)."""
+
+    default_priority = 3
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        states: dict[str, Any] = {}
+        for meta in getattr(self.env, "nb_metadata", {}).values():
+            body = meta.get("js_files", {}).get("ipywidgets_state", (None, {}))[1].get("body")
+            if body:
+                states.update(json.loads(body)["state"])
+        outdir = Path(self.app.outdir)
+        for bundle in list(self.document.findall(nodes.container)):
+            if bundle.get("nb_element") != "mime_bundle":
+                continue
+            views = [c for c in bundle.children if c.get("mime_type") == WIDGET_VIEW]
+            if not views:
+                continue
+            found = re.search(r'"model_id":\s*"([0-9a-f]+)"', views[0].astext())
+            pngs, caption, text = widget_snapshot(states, found.group(1) if found else "")
+            if not pngs:  # a widget without a figure: keep what myst-nb shows
+                continue
+            figure = nodes.figure(align="center")
+            for png in pngs:
+                name = f"widget-{hashlib.sha1(png).hexdigest()[:16]}.png"
+                (outdir / name).write_bytes(png)
+                figure += nodes.image(uri=name, candidates={"*": name})
+            figure += nodes.caption(caption, caption)
+            new: list[nodes.Node] = [figure]
+            if text:
+                new.append(nodes.literal_block(text, text))
+            # A float cannot sit in the framed box of a cell's output: the figure follows the
+            # cell instead, and an output box left empty goes.
+            cell, output = bundle, bundle.parent
+            while cell.parent is not None and cell.get("nb_element") != "cell_code":
+                cell = cell.parent
+            bundle.parent.remove(bundle)
+            if not output.children and output is not cell:
+                output.parent.remove(output)
+            if cell.parent is None:  # not in a code cell (never seen): in place of the output
+                cell = output
+            cell.parent.insert(cell.parent.index(cell) + 1, new)
+
+
+def write_bbm_stub(app: Sphinx) -> None:
+    """The one-line ``bbm.sty`` next to the ``.tex`` (LaTeX builder only)."""
+    if app.builder.format == "latex":
+        Path(app.outdir).mkdir(parents=True, exist_ok=True)
+        (Path(app.outdir) / "bbm.sty").write_text(BBM_STY, encoding="utf-8")
+
+
+def solutions_to_appendix(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In the one LaTeX document, move every solution box to a last appendix chapter."""
+    if app.builder.format != "latex" or docname != app.config.root_doc:
+        return
+    from sphinx_exercise.nodes import solution_node
+
+    found = list(doctree.findall(solution_node))
+    if not found:
+        return
+    section = nodes.section(ids=["formulated-solutions"], names=["formulated-solutions"])
+    section += nodes.title(APPENDIX_TITLE, APPENDIX_TITLE)
+    for node in found:
+        node.parent.remove(node)
+        section += node
+    # A chapter after the last one: a sibling of the section the last document starts.
+    last = list(doctree.findall(addnodes.start_of_file))[-1]
+    last.parent.insert(last.parent.index(last) + 1, section)
+
+
+def add_pdf_link(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                 doctree: nodes.document | None) -> None:
+    """"Download PDF" as the first entry of the theme's download menu (when the PDF exists)."""
+    if not app.config.formulated_pdf:
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"].insert(0, {
+                "type": "link", "url": context["pathto"](app.config.formulated_pdf, 1),
+                "text": "Download PDF", "tooltip": "The whole book as one PDF",
+                "icon": "fas fa-book", "label": "download-book-pdf-button"})
+
+
+def copy_pdf(app: Sphinx, exception: Exception | None) -> None:
+    """The PDF next to the HTML pages, so that the link works (also from ``file://``)."""
+    if exception is None and app.builder.format == "html" and app.config.formulated_pdf:
+        shutil.copyfile(Path(app.srcdir) / PDF_PATH, Path(app.outdir) / PDF_NAME)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the config value and the hooks (the page hook after the theme's, at 500)."""
+    app.add_config_value("formulated_pdf", "", "html")
+    app.add_post_transform(WidgetSnapshots)
+    app.connect("config-inited", set_version)
+    app.connect("builder-inited", write_bbm_stub)
+    app.connect("doctree-resolved", solutions_to_appendix)
+    app.connect("html-page-context", add_pdf_link, priority=910)
+    app.connect("build-finished", copy_pdf)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
