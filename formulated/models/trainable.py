@@ -29,7 +29,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .._checks import IGNORE_INDEX, check_int, check_real_type, check_token_tensor
+from .._checks import (IGNORE_INDEX, check_int, check_real_type, check_token_tensor,
+                       checked)
 from ..sampling import sampling_distribution
 
 __all__ = ["GPTConfig", "GPT", "to_numpy_params", "count_parameters", "flops_per_token",
@@ -382,21 +383,10 @@ def to_numpy_params(model: GPT) -> Any:
 
 # -- sampling helpers (used by GPT.sample / GPT.next_token_probs and the training loop) ---------
 
-def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
-                       top_k: int | None = None) -> torch.Tensor:
-    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits:
-    ``(V,) -> (V,)``.
-
-    ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the
-    mass on the argmax (greedy decoding); top-k sets every probability outside the ``k``
-    largest to 0 and renormalises the rest (the softmax does it, since
-    ``exp(-inf) = 0``).  For ``T > 0`` this is
-    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p)
-    applied to the logits flattened to a float32 vector on the CPU.
-
-    Definition: def-18-sampling.
-    Checked by: tests/test_sampling.py::test_shape_distribution_matches_transformers
-    """
+def _shape_distribution_args(logits: Any, temperature: Any, top_k: Any
+                             ) -> tuple[torch.Tensor, float, int | None]:
+    """The checks of :func:`shape_distribution`: real logits, at least one, no NaN;
+    ``T >= 0`` finite; ``top_k`` ``None`` or an integer >= 1."""
     if not isinstance(logits, torch.Tensor) or logits.is_complex() \
             or logits.dtype == torch.bool:
         raise TypeError(f"logits: expected a real tensor, got "
@@ -419,12 +409,29 @@ def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
         if not top_k >= 1:
             raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
         top_k = int(top_k)
-    if temperature == 0:
-        return F.one_hot(torch.argmax(z), V).float()
-    # T > 0: chapter 19's formulas, one implementation (formulated.sampling);
-    # what this function adds is greedy decoding (T = 0) and a flat float32 CPU vector
-    # from any real logits.
-    return sampling_distribution(z, temperature, top_k)
+    return logits, temperature, top_k
+
+
+@checked(_shape_distribution_args)
+def shape_distribution(logits: torch.Tensor, temperature: float = 1.0,
+                       top_k: int | None = None) -> torch.Tensor:
+    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits:
+    ``(V,) -> (V,)``.
+
+    ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the
+    mass on the argmax (greedy decoding); top-k sets every probability outside the ``k``
+    largest to 0 and renormalises the rest (the softmax does it, since
+    ``exp(-inf) = 0``).  For ``T > 0`` this is
+    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p)
+    applied to the logits flattened to a float32 vector on the CPU.
+
+    Definition: def-18-sampling.
+    Checked by: tests/test_sampling.py::test_shape_distribution_matches_transformers
+    """
+    z = logits.detach().float().cpu().reshape(-1)       # (V,), float32 on the CPU
+    if temperature == 0:                                 # greedy: all on the argmax
+        return F.one_hot(torch.argmax(z), z.numel()).float()
+    return sampling_distribution(z, temperature, top_k)  # softmax(z / T), top k
 
 
 def run_eagerly(model: nn.Module) -> Any:
