@@ -18,7 +18,7 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test lab live clean distclean env bench assignments pdf dist tex
+.PHONY: book test browser lab live clean distclean env bench assignments pdf dist tex
 
 env: $(STAMP)
 
@@ -39,16 +39,33 @@ book: $(STAMP)
 	$(BIN)/python tests/check_build.py
 	@echo "Open _build/html/index.html"
 
-# The browser tests read the built book (tests/test_browser.py): build it when it is missing.
-test: $(STAMP) _build/html/index.html
+# The browser tests read the built book (tests/test_browser.py, tests/test_a11y.py): build it when
+# it is missing; they drive Debian's Chromium and its driver (CJK fonts for chapter 6's tokens).
+test: $(STAMP) browser _build/html/index.html
 	$(BIN)/python -m pytest -n $(JOBS)
+
+# Chromium, chromium-driver and fonts-noto-cjk, installed when missing: as root with apt-get,
+# else with sudo; where neither works, one line says what to run.
+BROWSER_PKGS := chromium chromium-driver fonts-noto-cjk
+browser:
+	@if dpkg -s $(BROWSER_PKGS) >/dev/null 2>&1 || { ! command -v dpkg >/dev/null \
+	    && command -v chromium >/dev/null && command -v chromedriver >/dev/null; }; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS); \
+	elif command -v sudo >/dev/null && command -v apt-get >/dev/null; then \
+	  echo "make test: installing $(BROWSER_PKGS) with sudo (the browser tests need them)"; \
+	  sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS); \
+	else \
+	  echo "make test needs Chromium and its driver: run  sudo apt-get install $(BROWSER_PKGS)  (Debian/Ubuntu) and make test again"; \
+	  exit 1; \
+	fi
 
 _build/html/index.html:
 	$(MAKE) book
 
 # Debian's TeX Live for `make pdf` (installed once per machine; CI runs as root).
 TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk \
-                fonts-freefont-otf poppler-utils
+                fonts-freefont-otf fonts-dejavu-core poppler-utils
 tex:
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
 	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(TEX_PACKAGES); }

@@ -20,16 +20,25 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
   inside a word (the stylesheet's ``overflow-wrap: anywhere`` stays the fallback).  ``<wbr>`` is
   not a character, so copied text is unchanged.
 * ``default_mode`` for the theme's colour mode, whose absence makes the theme log an error.
+* **Lighter, accessible theme chrome** (:func:`tidy_page`, on every written page once the build
+  has finished): no Font Awesome script (1.5 MB on every page; the theme's stylesheet already
+  draws the same icons with its webfont), icons hidden from screen readers, and the search
+  buttons named by their visible text ("Search Ctrl+K", WCAG 2.5.3 "label in name") instead of
+  an ``aria-label`` that leaves the shortcut out.
+* **Live code without a repository** says how to make the page live: the page config carries no
+  Binder repository while ``repository.url`` is a placeholder (:mod:`booktools.launch`).
 """
 from __future__ import annotations
 
 import json
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+
+from booktools.launch import is_placeholder
 
 #: Tags with which a code cell's source is not shown, so the page has nothing to run there.
 HIDDEN_SOURCE_TAGS = frozenset({"remove-input", "remove-cell", "hide-input"})
@@ -92,6 +101,8 @@ def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
     launch = theme.get("launch_buttons", {})
     repo_url = str(theme.get("repository_url", ""))
     repo = repo_url.split("github.com/")[-1].strip("/") if "github.com/" in repo_url else ""
+    if is_placeholder(repo_url):  # no Binder to ask: the page says how to go live instead
+        repo = ""
     folder = str(PurePosixPath(pagename).parent)
     book_path = str(theme.get("path_to_docs", "")).strip("/")
     return {
@@ -124,11 +135,49 @@ def set_default_mode(app: Sphinx) -> None:
     app.config.html_context.setdefault("default_mode", "auto")
 
 
+# The theme's Font Awesome script: it swaps every <i class="fa-..."> for an inline SVG. The
+# theme's stylesheet has the webfont rules for the same classes, so the icons stay without it.
+_FONTAWESOME_JS = re.compile(r'[ \t]*<script [^>]*src="[^"]*/fontawesome\.js[^"]*"></script>\n?')
+# An icon element (no text of its own) that does not yet say it is decorative.
+_ICON = re.compile(r'<i class="((?:[^"]*\s)?fa[bsr]?[ -][^"]*)"(?![^>]*aria-hidden)')
+# The search buttons show "Search" and a shortcut (Ctrl+K); their aria-label ("Search") leaves
+# the shortcut out, so the name a voice user says does not match what is shown.
+_SEARCH_BUTTON = re.compile(
+    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="Search"')
+
+
+# sphinx-togglebutton names each folded cell "Toggle hidden content" although it shows
+# "Show code cell source": the visible text is the better name (WCAG 2.5.3).
+_TOGGLE_SUMMARY = re.compile(r'(<summary[^>]*?) aria-label="Toggle hidden content"')
+
+
+def tidy_page(html: str) -> str:
+    """``html`` without the Font Awesome script, with ``aria-hidden`` icons, and search buttons
+    and folded cells named by their visible text; applying it twice changes nothing."""
+    html = _FONTAWESOME_JS.sub("", html)
+    html = _ICON.sub(r'<i class="\1" aria-hidden="true"', html)
+    html = _TOGGLE_SUMMARY.sub(r"\1", html)
+    return _SEARCH_BUTTON.sub(r"\1", html)
+
+
+def tidy_pages(app: Sphinx, exception: Exception | None) -> None:
+    """Apply :func:`tidy_page` to every HTML page of the finished build (pages Sphinx did not
+    rewrite this time were tidied by an earlier build: the function is idempotent)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        tidy = tidy_page(html)
+        if tidy != html:
+            page.write_text(tidy, encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the hooks; the theme's launch buttons run at priority 500, this page hook after."""
     app.connect("builder-inited", disconnect_sphinx_thebe)
     app.connect("builder-inited", set_default_mode)
     app.connect("html-page-context", page_context, priority=900)
+    app.connect("build-finished", tidy_pages)
     app.add_js_file(LIVE_JS, priority=200)
     app.add_css_file(LIVE_CSS)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

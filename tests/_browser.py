@@ -22,7 +22,8 @@ from _chapters import ROOT, toc_files
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-INSTALL = "apt-get install chromium chromium-driver (Debian/Ubuntu; the CI script does this)"
+INSTALL = ("apt-get install chromium chromium-driver fonts-noto-cjk (Debian/Ubuntu; `make test` "
+           "does this when it can)")
 WIDTHS = (1280, 390)
 
 
@@ -82,11 +83,26 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 (async () => {
   for (let i = 0; i < 100 && document.readyState !== "complete"; i++) await sleep(100);
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  await sleep(300);
+  // What a reader's browser loaded for the page as opened (before scrolling to any widget).
+  const entries = () => [...performance.getEntriesByType("navigation"),
+                         ...performance.getEntriesByType("resource")];
+  const initial = entries();
+  const weight = {bytes: initial.reduce((s, e) => s + (e.decodedBodySize || 0), 0),
+                  requests: initial.length,
+                  widgetRuntime: initial.some((e) => /embed-amd\.js/.test(e.name))};
   const views = () => [...document.querySelectorAll(
     'script[type="application/vnd.jupyter.widget-view+json"]')];
   const rendered = (s) => s.parentElement.querySelector(".widget-subarea *, .jupyter-widgets");
+  // The runtime loads when a widget nears the screen; here all of them are wanted at once.
+  if (views().length && window.formulatedLoadWidgets) window.formulatedLoadWidgets();
   for (let i = 0; i < 150 && !views().every(rendered); i++) await sleep(100);
   await sleep(300);
+  weight.allBytes = entries().reduce((s, e) => s + (e.decodedBodySize || 0), 0);
+  // A widget output a reader can operate (a slider, a list, a box, a button), which needs the
+  // "static snapshot" note, and one that is complete as drawn (a progress bar), which does not.
+  const controlled = views().filter((s) => s.parentElement.querySelector(
+    "input, select, textarea, button, [role=slider]")).length;
   const box = (el) => el.getBoundingClientRect();
   const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
   const label = (el) => (el.closest("section[id]") || {}).id || "";
@@ -95,7 +111,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     shrunk: document.querySelectorAll('mjx-container[data-formulated-fit]').length,
     pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     math: [], tables: [], widgets: [], notes: document.querySelectorAll(
-      ".formulated-static-note").length, views: views().length,
+      ".formulated-static-note").length, views: views().length, controlled: controlled,
+    weight: weight,
     unrendered: views().filter((s) => !rendered(s)).length};
   // Content cut off at the right edge of the article (the theme clips it instead of scrolling
   // the page): anything wider than the article that no scrolling box around it contains.
@@ -132,9 +149,26 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     const need = box(t).width, have = parent.clientWidth;
     if (need <= have + 1) continue;
     const style = getComputedStyle(parent);
+    // It shows that it scrolls: a visible hint before the box, and the box is a named region
+    // that takes the keyboard's focus (arrow keys then scroll it).
+    const hint = parent.previousElementSibling;
     report.tables.push({need: Math.round(need), have: have, scrolls: scrolls(parent),
       bordered: parseFloat(style.borderLeftWidth) > 0 && style.borderLeftStyle !== "none",
+      hinted: !!hint && hint.classList.contains("formulated-scroll-hint") &&
+        hint.offsetWidth > 0 && /scroll/i.test(hint.textContent),
+      keyboard: parent.tabIndex === 0 && parent.getAttribute("role") === "region" &&
+        !!(parent.getAttribute("aria-label") || "").trim(),
       section: label(t)});
+  }
+  // Headings (with their permalink "#", hidden until hover but still taking room) that reach
+  // past the right edge of the window: the page then scrolls sideways on a phone.
+  report.headings = [];
+  for (const h of article.querySelectorAll("h1, h2, h3, h4")) {
+    const right = Math.max(box(h).right, ...[...h.querySelectorAll("*")].map((c) => box(c).right));
+    if (right > window.innerWidth + 1 || h.scrollWidth > h.clientWidth + 1) {
+      report.headings.push({text: h.textContent.trim().slice(0, 60), right: Math.round(right),
+                            section: label(h)});
+    }
   }
   const controls = ".widget-slider, .widget-dropdown, .widget-text, .widget-textarea, " +
     ".widget-checkbox, .widget-toggle-buttons, .widget-radio, .widget-select, " +
@@ -200,3 +234,64 @@ def measure(driver: Any, url: str, page: str, width: int) -> PageReport:
     data = driver.execute_async_script(MEASURE_JS)
     console = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     return PageReport(page, width, data, console)
+
+
+# ---- accessibility (axe-core) and page weight -------------------------------------------------
+
+#: axe-core from its npm package (tests/vendor/axe-core/README.md), injected into each page.
+AXE_JS = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_VERSION = "4.14.1"
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+MODES = ("light", "dark")
+
+
+def set_mode(driver: Any, site: str, mode: str) -> None:
+    """The theme's colour mode for every later page of ``site``: pydata-sphinx-theme reads
+    ``localStorage.mode`` before it paints (``data-theme`` on ``<html>``)."""
+    driver.get(site + "_static/live/favicon.svg")  # any page of the origin, without scripts
+    driver.execute_script("localStorage.setItem('mode', arguments[0]);"
+                          "localStorage.setItem('theme', arguments[0]);", mode)
+
+
+AXE_RUN_JS = r"""
+const done = arguments[arguments.length - 1];
+axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["violations"]})
+  .then((r) => done(r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html.slice(0, 160),
+                                summary: (n.failureSummary || "").slice(0, 200)}))}))),
+        (e) => done({error: String(e)}));
+"""
+
+
+def axe_violations(driver: Any) -> list[dict[str, Any]]:
+    """axe's WCAG 2.1 A/AA violations of the page loaded in ``driver`` (after :func:`measure`)."""
+    if not driver.execute_script("return !!window.axe"):
+        driver.execute_script(AXE_JS.read_text(encoding="utf-8"))
+    result = driver.execute_async_script(AXE_RUN_JS, list(AXE_TAGS))
+    if isinstance(result, dict):
+        raise RuntimeError(f"axe failed: {result['error']}")
+    return result
+
+
+WEIGHT_JS = r"""
+const entries = [...performance.getEntriesByType("navigation"),
+                 ...performance.getEntriesByType("resource")];
+return {bytes: entries.reduce((s, e) => s + (e.decodedBodySize || e.transferSize || 0), 0),
+        requests: entries.length,
+        largest: entries.map((e) => [e.name.replace(location.origin, ""),
+                                     e.decodedBodySize || e.transferSize || 0])
+                        .sort((a, b) => b[1] - a[1]).slice(0, 6)};
+"""
+
+
+def no_cache(driver: Any) -> None:
+    """Every later page of ``driver`` loads as on a first visit (its weight then counts every
+    resource; cached ones are missing from the Resource Timing API)."""
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+
+
+def page_weight(driver: Any) -> dict[str, Any]:
+    """Bytes (uncompressed bodies: the page and every resource it requested so far) and requests
+    of the page loaded in ``driver``, from the Resource Timing API."""
+    return driver.execute_script(WEIGHT_JS)

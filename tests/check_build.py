@@ -2,7 +2,9 @@
 
 1. every chapter of ``_toc.yml`` has its page and a downloadable ``.ipynb`` (valid nbformat);
 2. no page loads MathJax, require.js or the widget manager from the internet;
-3. every page that embeds widget state also loads the local widget runtime;
+3. every page that embeds widget state also loads the local widget runtime on demand
+   (``_static/live/widgets-on-demand.js``), and no page loads it, or Font Awesome's script, with
+   the page (they weigh 3.7 and 1.5 MB: booktools/sphinx_html.py, _config.yml);
 4. no page or downloadable notebook shows the repository's path on the machine that built it
    (a book rebuilt elsewhere would differ, and readers would see a stranger's folders).
 """
@@ -41,11 +43,13 @@ def main() -> int:
         for src in re.findall(r'<script[^>]*src="(https?://[^"]+)"', html):
             if re.search(r"mathjax|require|embed-amd|jupyter-widgets", src, re.I):
                 problems.append(f"{page.relative_to(HTML)} loads {src} from the internet")
-        if "application/vnd.jupyter.widget-state+json" in html:
-            i, j = html.find("widgets/require.js"), html.find("widgets/embed-amd.js")
-            if not (0 <= i < j):
-                problems.append(f"{page.relative_to(HTML)} has widgets but not the local "
-                                "require.js followed by embed-amd.js")
+        if ("application/vnd.jupyter.widget-state+json" in html
+                and "live/widgets-on-demand.js" not in html):
+            problems.append(f"{page.relative_to(HTML)} has widgets but not the local runtime "
+                            "(live/widgets-on-demand.js)")
+        for heavy in re.findall(r'<script[^>]*src="([^"]*(?:embed-amd|require|fontawesome)'
+                                r'\.js)[^"]*"', html):
+            problems.append(f"{page.relative_to(HTML)} loads {heavy} with the page")
     for nb in (HTML / "_sources").rglob("*.ipynb"):
         if where in nb.read_text(encoding="utf-8", errors="replace"):
             problems.append(f"{nb.relative_to(HTML)} shows this machine's path {where}")

@@ -9,7 +9,14 @@
  *    _static/thebe (never a CDN), connects to the Jupyter server of `make live` when the page was
  *    served by it (it injects window.FORMULATED_LIVE_SERVER), otherwise to Binder (the repository
  *    in window.FORMULATED_LIVE, written by booktools/sphinx_html.py from _config.yml),
- *    runs the page's cells and leaves the widgets connected to the kernel.
+ *    runs the page's cells and leaves the widgets connected to the kernel. Without a server or
+ *    a repository, the button says in words how to make the page live.
+ * 4. The widget runtime (require.js + embed-amd.js, 3.7 MB) on demand: only pages with widget
+ *    snapshots load it (nb_ipywidgets_js in _config.yml names live/widgets-on-demand.js), and
+ *    only once a widget comes near the screen (window.formulatedLoadWidgets).
+ * 5. Accessibility of what the page draws: slider handles named by their widget's description,
+ *    tables wider than their column marked as scrollable (a keyboard-focusable region with a
+ *    visible "scroll" hint), search-result snippets with formulas as plain text, not TeX.
  */
 (function () {
   "use strict";
@@ -80,10 +87,41 @@
   }
 
   /* ---- 2. notes on static widget snapshots ------------------------------------------------ */
+  // Model names (ipywidgets) of the widgets a reader can operate; an output made only of other
+  // widgets (a progress bar, a label, an HTML box) is complete as drawn and needs no note.
+  var CONTROL_MODELS = new RegExp("^(?:(?:Int|Float|FloatLog|Selection)(?:Range)?Slider|" +
+    "Dropdown|Select(?:Multiple)?|RadioButtons|ToggleButtons?|Checkbox|Text(?:area)?|" +
+    "(?:Bounded)?(?:Int|Float)Text|Button|Play|ColorPicker|DatePicker|Combobox|TagsInput|" +
+    "Password)$");
+
+  function widgetState() {
+    var script = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
+    if (!script) return {};
+    try { return JSON.parse(script.textContent).state || {}; } catch (err) { return {}; }
+  }
+
+  // True when the widget `id` or a widget it contains (children, a box's items) is a control.
+  function hasControls(state, id, seen) {
+    if (!id || seen[id] || !state[id]) return false;
+    seen[id] = true;
+    var model = state[id];
+    if (CONTROL_MODELS.test((model.model_name || "").replace(/Model$/, ""))) return true;
+    // Children are "IPY_MODEL_<id>"; an Output widget's captured widgets are "model_id": "<id>".
+    var refs = JSON.stringify(model.state || {})
+      .match(/IPY_MODEL_[0-9a-f]+|"model_id":"[0-9a-f]+"/g) || [];
+    return refs.some(function (ref) {
+      return hasControls(state, ref.replace(/^IPY_MODEL_|^"model_id":"|"$/g, ""), seen);
+    });
+  }
+
   function addStaticNotes() {
     if (document.body.classList.contains("formulated-live")) return;
+    var state = widgetState();
     var views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]');
     views.forEach(function (view) {
+      var id = "";
+      try { id = JSON.parse(view.textContent).model_id; } catch (err) { /* keep the note */ }
+      if (id && state[id] && !hasControls(state, id, {})) return;
       var output = view.closest(".cell_output") || view.parentElement;
       var before = output.previousElementSibling;
       if (before && before.classList.contains(NOTE_CLASS)) return;
@@ -176,6 +214,12 @@
       };
       return { options: options, where: "local Jupyter server" };
     }
+    if (!page.repo) {
+      throw new Error(
+        "this page has no Jupyter server to run on. To make it live, run `make live` in the " +
+        "book's repository and open the page it prints, or set repository.url in _config.yml " +
+        "to the book's public GitHub repository (for Binder) and rebuild the book.");
+    }
     options.useBinder = true;
     options.binderOptions = {
       repo: page.repo, ref: page.ref, binderUrl: page.binderUrl, repoProvider: "github",
@@ -184,13 +228,13 @@
   }
 
   async function goLive() {
+    var setup = thebeOptions(); // first: it says when there is nowhere to run the cells
     setStatus("Loading Thebe\u2026");
     redirectRequireJs();
     loadCss(STATIC + "thebe/thebe.css");
     await loadScript(STATIC + "thebe/index.js");
     installHubShim();
     var cells = prepareCells();
-    var setup = thebeOptions();
     var live = false;
     window.thebe.on("status", function (_name, data) {
       if (!data || !data.status) return;
@@ -208,19 +252,159 @@
 
   var started = null;
   window.initThebe = function () {
+    window.FORMULATED_GOING_LIVE = true; // the static widget runtime must not start now
     if (!started) {
       started = goLive().catch(function (err) {
         started = null;
-        setStatus("Live code failed: " + err.message);
+        setStatus("Live code failed: " + ((err && err.message) || String(err)));
         console.warn("[formulated] live code failed", err);
       });
     }
     return started;
   };
 
+  /* ---- 4. the widget runtime on demand ---------------------------------------------------- */
+  var widgetsLoading = null;
+
+  // require.js, its paths (each AMD module of the runtime takes its public path -- where its
+  // icon fonts are -- from its own URL, which require.js would resolve against the page's
+  // folder, where nothing is served), then embed-amd.js, which renders every snapshot.
+  function loadWidgetRuntime() {
+    if (widgetsLoading || window.FORMULATED_GOING_LIVE) return widgetsLoading;
+    var widgets = STATIC + "widgets";
+    widgetsLoading = loadScript(widgets + "/require.js").then(function () {
+      var paths = { "@jupyter-widgets/html-manager/dist": widgets };
+      ["base", "controls", "base7", "controls7", "html-manager"].forEach(function (name) {
+        paths["@jupyter-widgets/" + name] = widgets + "/" + name;
+      });
+      window.require.config({ paths: paths });
+      return loadScript(widgets + "/embed-amd.js");
+    });
+    return widgetsLoading;
+  }
+  window.formulatedLoadWidgets = loadWidgetRuntime;
+
+  // Called by live/widgets-on-demand.js (pages with widget snapshots only): the runtime loads
+  // once a snapshot is within a screen of the visible part of the page.
+  window.formulatedWidgetsOnDemand = function () {
+    var views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]');
+    if (!views.length) return;
+    if (!("IntersectionObserver" in window)) { loadWidgetRuntime(); return; }
+    var observer = new IntersectionObserver(function (entries) {
+      if (!entries.some(function (e) { return e.isIntersecting; })) return;
+      observer.disconnect();
+      loadWidgetRuntime();
+    }, { rootMargin: "100% 0px" });
+    views.forEach(function (view) { observer.observe(view.parentElement); });
+  };
+
+  /* ---- 5. accessibility of what the page draws -------------------------------------------- */
+  // A slider's handle (role=slider) gets its widget's description as its name.
+  function nameSliderHandles(root) {
+    (root || document).querySelectorAll(".noUi-handle[role=slider]").forEach(function (handle) {
+      if (handle.getAttribute("aria-label") || handle.getAttribute("aria-labelledby")) return;
+      var widget = handle.closest(".widget-slider, .jupyter-widgets");
+      var label = widget && widget.querySelector(".widget-label");
+      var text = label ? label.textContent.replace(/\u200b/g, "").trim() : "";
+      handle.setAttribute("aria-label", text || "slider");
+    });
+  }
+
+  function watchWidgets() {
+    if (!("MutationObserver" in window)) return;
+    var pending = false;
+    new MutationObserver(function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; nameSliderHandles(); });
+    }).observe(document.body, { childList: true, subtree: true });
+  }
+
+  // A table wider than its column scrolls in its box: say so (a visible hint before it), and
+  // make the box a named region that the keyboard can scroll (tabindex).
+  var HINT_CLASS = "formulated-scroll-hint";
+  function markWideTables() {
+    document.querySelectorAll(".bd-article table").forEach(function (table) {
+      var box = table.parentElement;
+      var wide = table.getBoundingClientRect().width > box.clientWidth + 1;
+      var hint = box.previousElementSibling;
+      var hasHint = hint && hint.classList.contains(HINT_CLASS);
+      if (wide) {
+        box.classList.add("formulated-scrolls");
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        var caption = table.querySelector("caption");
+        box.setAttribute("aria-label", (caption ? caption.textContent.trim() + ": " : "") +
+                         "wide table, scrolls sideways");
+        if (!hasHint) {
+          hint = document.createElement("p");
+          hint.className = HINT_CLASS;
+          hint.setAttribute("aria-hidden", "true"); // the region's name says it
+          hint.textContent = "Wide table: scroll sideways \u2192";
+          box.parentElement.insertBefore(hint, box);
+        }
+      } else if (box.classList.contains("formulated-scrolls")) {
+        box.classList.remove("formulated-scrolls");
+        ["tabindex", "role", "aria-label"].forEach(function (a) { box.removeAttribute(a); });
+        if (hasHint) hint.remove();
+      }
+    });
+  }
+
+  function markWideTablesOnResize() {
+    markWideTables();
+    var timer = null;
+    window.addEventListener("load", markWideTables);
+    window.addEventListener("resize", function () {
+      clearTimeout(timer);
+      timer = setTimeout(markWideTables, 200);
+    });
+  }
+
+  // Search results (Sphinx's searchtools.js): a snippet is the text of the found page, where a
+  // formula is still its TeX source. Formulas become plain text first: \(x_{t}\) -> x_t.
+  var GREEK = { alpha: "\u03b1", beta: "\u03b2", gamma: "\u03b3", delta: "\u03b4",
+    epsilon: "\u03b5", varepsilon: "\u03b5", eta: "\u03b7", theta: "\u03b8", lambda: "\u03bb",
+    mu: "\u03bc", pi: "\u03c0", sigma: "\u03c3", tau: "\u03c4", phi: "\u03c6", psi: "\u03c8",
+    omega: "\u03c9", Delta: "\u0394", Sigma: "\u03a3", Theta: "\u0398", ell: "\u2113",
+    cdot: "\u00b7", times: "\u00d7", le: "\u2264", leq: "\u2264", ge: "\u2265",
+    geq: "\u2265", in: "\u2208", sum: "\u03a3", infty: "\u221e", to: "\u2192",
+    approx: "\u2248", neq: "\u2260", R: "\u211d", sqrt: "\u221a", log: "log", exp: "exp",
+    max: "max", min: "min", softmax: "softmax" };
+  function texToText(tex) {
+    return tex
+      .replace(/^\\[([]|\\[)\]]$/g, "")
+      .replace(/\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "($1)/($2)")
+      .replace(/\\([A-Za-z]+)/g, function (_m, name) {
+        return Object.prototype.hasOwnProperty.call(GREEK, name) ? GREEK[name] : "";
+      })
+      .replace(/\\[,;:!{}| ]/g, " ")
+      .replace(/[{}$&]/g, "")
+      .replace(/\s+/g, " ")
+      .trim();
+  }
+
+  function plainFormulasInSearchSnippets() {
+    if (typeof Search === "undefined" || !Search.htmlToText || Search.htmlToText.plainMath) return;
+    var original = Search.htmlToText;
+    Search.htmlToText = function (htmlString, anchor) {
+      var doc = new DOMParser().parseFromString(htmlString, "text/html");
+      doc.querySelectorAll(".math").forEach(function (el) {
+        el.textContent = " " + texToText(el.textContent) + " ";
+      });
+      return original(doc.documentElement.outerHTML, anchor);
+    };
+    Search.htmlToText.plainMath = true;
+  }
+  window.formulatedTexToText = texToText; // for the tests
+
   document.addEventListener("DOMContentLoaded", function () {
     installHubShim();
     addStaticNotes();
     fitDisplayMathWhenTypeset();
+    nameSliderHandles();
+    watchWidgets();
+    markWideTablesOnResize();
+    plainFormulasInSearchSnippets();
   });
 })();
