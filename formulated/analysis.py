@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from ._checks import check_int, check_token_tensor
+from ._checks import as_token_ids, check_int, check_token_tensor
 from .models.trainable import GPT
 
 __all__ = ["attention_weights", "PATTERNS", "pattern_targets", "head_shares", "CHECKPOINT",
@@ -34,6 +34,12 @@ def export_weights(run_dir: str | os.PathLike, out: str | os.PathLike, command: 
     training run's ``ckpt.pt`` to ``out`` — a few MB, without the optimiser's state."""
     from .training import load_checkpoint
 
+    if isinstance(out, bytes) or not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out: expected a file path (str or os.PathLike), got "
+                        f"{type(out).__name__}")
+    if Path(out).is_dir():
+        raise IsADirectoryError(f"out: expected a file path for the weights, got {str(out)!r}, "
+                                f"which is a directory")
     model, tok, ck = load_checkpoint(run_dir)
     h = ck["history"]
     info = {"model": {k: v.float().contiguous() for k, v in model.state_dict().items()},
@@ -41,7 +47,11 @@ def export_weights(run_dir: str | os.PathLike, out: str | os.PathLike, command: 
             "val_loss": float(h["val_loss"][-1]), "val_step": int(h["val_step"][-1]),
             "command": command}
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    torch.save(info, out)
+    # Written next to ``out`` and renamed over it: an interrupted export never leaves the
+    # shipped file half-written (the script that makes it replaces it on purpose).
+    tmp = Path(out).with_name(Path(out).name + ".tmp")
+    torch.save(info, tmp)
+    os.replace(tmp, out)
     return info
 
 
@@ -54,15 +64,35 @@ def load_shakespeare_gpt(path: str | os.PathLike = CHECKPOINT) -> tuple[GPT, Any
     from .models.trainable import GPTConfig
     from .tokenizers import CharTokenizer
 
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected the checkpoint file (str or os.PathLike), got "
+                        f"{type(path).__name__}")
     p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"path: expected the checkpoint file, got {str(p)!r}, which "
+                                f"is a directory")
     if not p.is_file():
         raise FileNotFoundError(f"path: expected the checkpoint file, got {str(p)!r}, which "
                                 f"does not exist")
-    ck = torch.load(p, map_location="cpu", weights_only=True)
-    model = GPT(GPTConfig.from_dict(ck["model_config"]))
-    model.load_state_dict(ck["model"])
+    try:
+        ck = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
+        raise ValueError(f"path: {str(p)!r} is not a readable torch file (corrupt or "
+                         f"truncated: {type(e).__name__}: {str(e)[:120]})") from e
+    keys = {"model", "model_config", "tokenizer"}
+    if not isinstance(ck, dict) or not keys <= set(ck):
+        got = sorted(ck) if isinstance(ck, dict) else type(ck).__name__
+        raise ValueError(f"path: expected weights written by export_weights (entries "
+                         f"{sorted(keys)}), got {got} in {str(p)!r}")
+    try:
+        model = GPT(GPTConfig.from_dict(ck["model_config"]))
+        model.load_state_dict(ck["model"])
+        tok = CharTokenizer.from_dict(ck["tokenizer"])
+    except (RuntimeError, TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"path: the weights in {str(p)!r} do not fit their own model "
+                         f"configuration and tokenizer ({str(e)[:200]})") from e
     info = {k: v for k, v in ck.items() if k not in ("model", "tokenizer")}
-    return model.eval(), CharTokenizer.from_dict(ck["tokenizer"]), info
+    return model.eval(), tok, info
 
 
 @torch.no_grad()
@@ -135,7 +165,30 @@ PATTERNS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 def pattern_targets(chars: np.ndarray | str) -> dict[str, np.ndarray]:
     """Every pattern's target position for each query of one window, ``{name: (n,)}``."""
     c = np.array(list(chars)) if isinstance(chars, str) else np.asarray(chars)
+    if c.ndim != 1 or c.size == 0 or c.dtype.kind != "U":
+        raise TypeError(f"chars: expected a non-empty string or 1-D array of characters, got "
+                        f"{type(chars).__name__} of shape {c.shape}, dtype {c.dtype}")
     return {name: fn(c).astype(np.int64) for name, fn in PATTERNS.items()}
+
+
+def _head_shares_args(model: Any, ids: Any, n_ctx: Any) -> tuple[torch.Tensor, int]:
+    """``ids`` as a 1-D int64 tensor of at least 2 ids in ``0..V-1`` (no query without a
+    previous position otherwise) and ``n_ctx`` in ``1..model.cfg.n_ctx``.  Float ids were
+    truncated by ``torch.as_tensor(..., dtype=long)``, an id >= V named ``idx``."""
+    if not isinstance(model, GPT):
+        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
+                        f"{type(model).__name__}")
+    n_max = model.cfg.n_ctx
+    n_ctx = n_max if n_ctx is None else check_int(n_ctx, "n_ctx", 1, f"an integer in 1..{n_max}")
+    if n_ctx > n_max:
+        raise ValueError(f"n_ctx: expected an integer in 1..{n_max} (the model's n_ctx), "
+                         f"got {n_ctx}")
+    arr = ids.detach().cpu().numpy() if isinstance(ids, torch.Tensor) else ids
+    if np.size(arr) < 2:
+        raise ValueError(f"ids: expected at least 2 token ids (a query and a position before "
+                         f"it), got {np.size(arr)}")
+    arr = as_token_ids(arr, "ids", model.cfg.V, ndim=1)
+    return torch.from_numpy(arr), n_ctx
 
 
 @torch.no_grad()
@@ -152,8 +205,7 @@ def head_shares(model: GPT, tokenizer: Any, ids: torch.Tensor, n_ctx: int | None
     Definition: def-19-head-share.
     Checked by: tests/test_analysis.py::test_head_shares_by_hand
     """
-    n_ctx = model.cfg.n_ctx if n_ctx is None else check_int(n_ctx, "n_ctx")
-    ids = torch.as_tensor(ids, dtype=torch.long).reshape(-1)
+    ids, n_ctx = _head_shares_args(model, ids, n_ctx)
     L, A = model.cfg.L, model.cfg.A
     sums = {p: torch.zeros(L, A, dtype=torch.float64) for p in PATTERNS}
     chance = {p: 0.0 for p in PATTERNS}

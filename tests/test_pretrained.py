@@ -94,3 +94,22 @@ def test_corrupt_or_foreign_config_is_named(tiny_dir, tmp_path):
     (bad / "config.json").unlink()
     with pytest.raises(FileNotFoundError, match=r"source: .* has no config\.json"):
         load_pretrained(bad)
+
+
+def test_save_tiny_gpt2_never_overwrites_a_checkpoint(tiny_dir, tmp_path):
+    """Writing into a directory that holds a checkpoint replaced its files silently; now it is
+    refused and the files stay as they were, unless overwrite=True."""
+    before = {p.name: p.read_bytes() for p in tiny_dir.iterdir()}
+    with pytest.raises(FileExistsError, match=r"directory: expected an empty or new "
+                                              r"directory, .* holds files"):
+        save_tiny_gpt2(tiny_dir, seed=7)
+    assert {p.name: p.read_bytes() for p in tiny_dir.iterdir()} == before
+    f = tmp_path / "a_file"
+    f.write_text("keep me")
+    with pytest.raises(NotADirectoryError, match=r"directory: .*a_file', which is a file"):
+        save_tiny_gpt2(f)
+    assert f.read_text() == "keep me"
+    copy = tmp_path / "copy"
+    save_tiny_gpt2(copy)
+    save_tiny_gpt2(copy, seed=7, overwrite=True)
+    assert load_pretrained(copy).model.config.vocab_size == 300

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._checks import check_int, checked
+from .._checks import as_token_ids, check_int, checked
 from ..sampling import sampling_distribution
 from .trainable import GPT
 

@@ -46,7 +46,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .._checks import check_finite, check_positive_int, check_shape
+from .._checks import (check_finite, check_nonnegative_int, check_positive_int, check_real,
+                      check_shape)
 
 __all__ = [
     "Config", "Block", "GPTParams", "EncoderExtras", "BERTParams", "RoBERTaParams",
@@ -318,7 +319,8 @@ def init_gpt(config: Config, seed: int = 0, *, scale: float = 0.02,
     LayerNorm ``γ = 1, β = 0``.  Exactly the arrays of the GPT box unless ``attention_biases``."""
     if not isinstance(config, Config):
         raise TypeError(f"config: expected a Config, got {type(config).__name__}")
-    rng = _rng(seed)
+    scale = check_real(scale, "scale", minimum=0)  # a NaN scale made every weight NaN
+    rng = _rng(check_nonnegative_int(seed, "seed"))
     W_e = rng.normal(0.0, scale, size=(config.V, config.H))
     W_p = rng.normal(0.0, scale, size=(config.n_ctx, config.H))
     blocks = [_block(config, rng, scale, attention_biases) for _ in range(config.L)]

@@ -156,20 +156,31 @@ def pretrained_available(source: str | os.PathLike = "gpt2") -> bool:
 
 def save_tiny_gpt2(directory: str | os.PathLike, *, n_embd: int = 16, n_layer: int = 2,
                    n_head: int = 4, n_positions: int = 64, vocab_size: int = 300,
-                   seed: int = 0) -> Path:
+                   seed: int = 0, overwrite: bool = False) -> Path:
     """Write a tiny GPT-2 checkpoint to ``directory`` with ``save_pretrained``, offline.
 
     The tokenizer is a byte-level BPE (GPT-2's algorithm and pre-tokenisation) trained on
     :data:`TINY_TEXT` up to ``vocab_size`` tokens, wrapped in ``GPT2TokenizerFast``; the model is a
     ``GPT2LMHeadModel`` of that vocabulary with seeded random weights (every weight drawn, so
     that no gain is 1 and no bias 0).  Returns the directory.
+
+    ``directory`` is created if needed; one that already holds files is refused (a checkpoint
+    there would be overwritten) unless ``overwrite=True``.  ``vocab_size`` counts the 256
+    bytes and ``<|endoftext|>``, so it is at least 257.
     """
     import transformers
     from tokenizers import ByteLevelBPETokenizer
 
     from .hf import randomize_
 
-    out = Path(_source(directory))
+    out = _output_directory(directory, overwrite)
+    for name, value in (("n_embd", n_embd), ("n_layer", n_layer), ("n_head", n_head),
+                        ("n_positions", n_positions)):
+        check_int(value, name)
+    if n_embd % n_head:
+        raise ValueError(f"n_head: expected a divisor of n_embd={n_embd}, got {n_head}")
+    check_int(vocab_size, "vocab_size", 257, "an integer >= 257 (256 bytes + <|endoftext|>)")
+    check_int(seed, "seed", 0, "an integer >= 0")
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator([TINY_TEXT], vocab_size=vocab_size, min_frequency=1,
                             special_tokens=["<|endoftext|>"], show_progress=False)
@@ -186,6 +197,24 @@ def save_tiny_gpt2(directory: str | os.PathLike, *, n_embd: int = 16, n_layer: i
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+    return out
+
+
+def _output_directory(directory: Any, overwrite: Any) -> Path:
+    """The directory to write a checkpoint to: not a file, and empty unless ``overwrite``."""
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"overwrite: expected True or False, got {overwrite!r}")
+    if isinstance(directory, bytes) or not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory: expected a directory path (str or os.PathLike), got "
+                        f"{type(directory).__name__}")
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"directory: expected a directory to write the checkpoint "
+                                 f"to, got {str(out)!r}, which is a file")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise FileExistsError(f"directory: expected an empty or new directory, got "
+                              f"{str(out)!r}, which holds files (a checkpoint there would "
+                              f"be overwritten); pass overwrite=True to replace them")
     return out
 
 
