@@ -12,6 +12,13 @@ out so that it reflows from a 1280 px screen down to a 390 px phone:
   its natural size instead of being scaled down with one wide figure;
 - text under the figures (a sample, a table, an error message) wraps instead of running off the
   right edge.
+
+Accessibility: every control needs a ``description`` (its visible label and accessible name;
+the constructor refuses one without).  Each panel is an ``<img>`` of the figure drawn in the
+book's style (:mod:`formulated.plotting`: an SVG that follows the page's light or dark theme)
+whose ``alt`` says what the panel shows now: the text :func:`formulated.plotting.set_alt` gave
+the figure, else one written from its titles and labels, which carry the controls' values.
+Both are redrawn on every change, so a screen reader hears the new state.
 """
 from __future__ import annotations
 
@@ -20,9 +27,12 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import ipywidgets as W
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 
-__all__ = ["FormulaWidget", "PANEL", "panel", "pre", "wrap_box"]
+from .. import plotting
+
+__all__ = ["FormulaWidget", "PANEL", "panel", "pre", "wrap_box", "is_control", "controls_of"]
 
 #: The size of one figure panel in inches: 330 × 280 px at 100 dpi, so that a panel fits a
 #: phone's column (about 358 px at 390 px) without being scaled down, and two fit side by side
@@ -54,6 +64,13 @@ def wrap_box(children: list[W.Widget]) -> W.Box:
                                            align_items="flex-start"))
 
 
+def is_control(widget: W.Widget) -> bool:
+    """True for a widget a reader operates (a slider, menu, text box, checkbox...), False for
+    the boxes, labels, HTML, images and progress bars that only show something."""
+    return isinstance(widget, W.ValueWidget) and not isinstance(
+        widget, (W.HTML, W.HTMLMath, W.Label, W.Valid, W.Image, W.FloatProgress, W.IntProgress))
+
+
 def fit_control(control: W.Widget) -> W.Widget:
     """Give ``control`` the shared layout: a label as wide as its text, a width that shrinks to a
     phone's column, no fixed pixel widths.  Returns ``control``."""
@@ -65,6 +82,14 @@ def fit_control(control: W.Widget) -> W.Widget:
     for key, value in _CONTROL_LAYOUT.items():
         setattr(control.layout, key, value)
     return control
+
+
+def controls_of(widget: W.Widget) -> list[W.Widget]:
+    """Every control (:func:`is_control`) inside ``widget``, walking boxes' children."""
+    found = [widget] if is_control(widget) else []
+    for child in getattr(widget, "children", ()):
+        found += controls_of(child)
+    return found
 
 
 class FormulaWidget(W.VBox):
@@ -86,11 +111,15 @@ class FormulaWidget(W.VBox):
         self.result: dict[str, Any] = {}
         self.compute = compute
         self.draw = draw
-        self.panels: list[W.Output] = []
+        self.title = title
+        self.panels: list[W.HTML] = []
         self.figure_box = wrap_box([])
         self.text = W.HTML()
         self._holding = 0
-        for control in controls.values():
+        for name, control in controls.items():
+            if is_control(control) and not str(getattr(control, "description", "")).strip():
+                raise ValueError(f"controls[{name!r}]: expected a description (the control's "
+                                 f"label and accessible name), got none")
             fit_control(control)
         rows = layout_controls if layout_controls is not None else list(controls.values())
         children = ([W.HTML(f"<b>{html.escape(title)}</b>")] if title else [])
@@ -130,6 +159,10 @@ class FormulaWidget(W.VBox):
         self.result = self.compute(**self.values())
         self.redraw()
 
+    #: Whether panels are rendered as images: ``None`` (default) only inside IPython, where
+    #: someone sees them; tests set ``True`` to check the images and their alt text.
+    render_panels: bool | None = None
+
     def redraw(self) -> None:
         """Draw :attr:`result` again: its figures as panels, its text (or error) under them."""
         if self.draw is None:
@@ -138,23 +171,33 @@ class FormulaWidget(W.VBox):
             figures, text = [], pre(str(self.result["error"]))
         else:
             before = set(plt.get_fignums())
-            text = self.draw(self.result, self.values()) or ""
+            # The book's style here, not the reader's defaults: panels follow the page's theme.
+            with mpl.rc_context(plotting.style()):
+                text = self.draw(self.result, self.values()) or ""
             figures = [plt.figure(k) for k in plt.get_fignums() if k not in before]
         self._show(figures)
         self.text.value = text
 
-    def _show(self, figures: list) -> None:
-        from IPython import get_ipython
-        from IPython.display import display
+    def alt(self, fig: Any, index: int, count: int) -> str:
+        """The alt text of panel ``index`` (0-based) of ``count``: the widget's title, the
+        panel's number when there are several, and what the figure shows (see
+        :func:`formulated.plotting.alt_of`)."""
+        where = f", panel {index + 1} of {count}" if count > 1 else ""
+        head = f"{self.title}{where}: " if self.title else ""
+        return head + plotting.alt_of(fig)
 
-        shell = get_ipython()  # None in tests: nothing to display into, figures only closed
+    def _show(self, figures: list) -> None:
+        render = self.render_panels
+        if render is None:
+            from IPython import get_ipython
+
+            render = get_ipython() is not None  # None in tests: figures only closed
         while len(self.panels) < len(figures):
-            self.panels.append(W.Output(layout=W.Layout(max_width="100%", margin="0 8px 0 0")))
-        for out, fig in zip(self.panels, figures):
-            out.clear_output(wait=True)
-            if shell is not None:
-                with out:
-                    display(fig)
+            self.panels.append(W.HTML(layout=W.Layout(max_width="100%", margin="0 8px 0 0")))
+        for k, (panel_, fig) in enumerate(zip(self.panels, figures)):
+            if render:
+                with mpl.rc_context(plotting.style()):
+                    panel_.value = plotting.img_html(fig, self.alt(fig, k, len(figures)))
             # Shown, so closed: otherwise the inline backend would show it again under the cell,
             # and a headless backend (tests) would keep every figure of every slider move.
             plt.close(fig)

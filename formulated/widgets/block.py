@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import examples as ex
 from .. import formulas as f
+from ..plotting import CYCLE, FOREGROUND, set_alt
 from .base import FormulaWidget, panel
 
 __all__ = ["parse_matrix", "format_matrix", "attention_widget", "MASK_TYPES_09",
@@ -75,6 +76,10 @@ def _annotated_heatmap(M: np.ndarray, title: str, xlabel: str, query: int) -> No
     ax.set(xlabel=xlabel, ylabel="query i", xticks=range(M.shape[1]), yticks=range(M.shape[0]))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
+    # The numbers are the message: a reader who cannot see the cells hears them, row by row.
+    rows = "; ".join(f"row {i}: " + ", ".join(f"{x:.3g}" for x in row) for i, row in enumerate(M))
+    set_alt(fig, f"Heat map of {title}, {M.shape[0]} by {M.shape[1]}, {xlabel} across, "
+                 f"query {query} framed. {rows}.")
 
 
 def attention_widget(scale: bool = False) -> FormulaWidget:
@@ -92,7 +97,9 @@ def attention_widget(scale: bool = False) -> FormulaWidget:
         "W_k": W.Text(value=format_matrix(ex.QKV_W_KEY), description="W_k"),
         "W_v": W.Text(value=format_matrix(ex.QKV_W_VALUE), description="W_v"),
         "scale": W.Checkbox(value=scale, description="divide scores by √D"),
-        "query": W.IntSlider(value=0, min=0, max=9, description="query (0-based)"),
+        # one position per row of X: the range follows the inputs (below)
+        "query": W.IntSlider(value=0, min=0, max=len(ex.QKV_INPUTS) - 1,
+                             description="query (0-based)"),
     }
 
     def compute(X: str, W_q: str, W_k: str, W_v: str, scale: bool, query: int) -> dict:
@@ -114,8 +121,20 @@ def attention_widget(scale: bool = False) -> FormulaWidget:
         _annotated_heatmap(r["weights"], "weights = softmax(row)", "key j", r["query"])
         _annotated_heatmap(r["output"], "output = weights V", "column", r["query"])
 
-    return FormulaWidget(controls, compute, draw,
-                         title="Attention on the slides' example: edit and watch")
+    widget = FormulaWidget(controls, compute, draw,
+                           title="Attention on the slides' example: edit and watch")
+
+    def follow_rows(change: dict) -> None:
+        """The query slider runs over the rows of X, 0 … n − 1, whatever X is edited to."""
+        try:
+            rows = parse_matrix(change["new"], "X").shape[0]
+        except ValueError:
+            return  # the error is already shown; keep the range until X parses again
+        with widget.hold():  # lowering max may move the value: one recomputation
+            controls["query"].max = rows - 1
+
+    controls["X"].observe(follow_rows, names="value")
+    return widget
 
 
 #: The masks of the chapter-9 widget, in the order of its menu.
@@ -289,7 +308,7 @@ def gelu_widget(x: float = 1.0) -> FormulaWidget:
     def draw(res: dict, vals: dict) -> None:
         x = res["x"]
         fig, ax1 = panel(3.2)
-        ax1.plot(grid, np.maximum(grid, 0), color="0.7", lw=1, label="ReLU")
+        ax1.plot(grid, np.maximum(grid, 0), color=CYCLE[7], lw=1, label="ReLU")
         for k, style in (("erf", "-"), ("tanh", "--"), ("sigmoid", ":")):
             ax1.plot(grid, curves[k], style, label=f"GELU ({k})")
         ax1.axvline(x, color="crimson", lw=1)
@@ -344,13 +363,13 @@ def layer_norm_widget(values: tuple[float, ...] = (1.0, 2.0, 3.0, 6.0, -2.0)) ->
     def draw(res: dict, vals: dict) -> None:
         fig, ax = panel(3.9)
         j = np.arange(H)
-        ax.bar(j - 0.25, res["x"], 0.25, color="0.6",
+        ax.bar(j - 0.25, res["x"], 0.25, color=CYCLE[7],
                label=f"x: mean {res['mean']:.3f}, var {res['var']:.3f}")
         ax.bar(j, res["z"], 0.25, label=f"normalized: mean {res['z_mean']:.3f}, "
                                         f"var {res['z_var']:.3f}")
         ax.bar(j + 0.25, res["y"], 0.25, label=f"γ·normalized + β: mean {res['y_mean']:.3f}, "
                                                f"var {res['y_var']:.3f}")
-        ax.axhline(0, color="k", lw=0.5)
+        ax.axhline(0, color=FOREGROUND["light"], lw=0.5)
         ax.set_xticks(j, [f"x{k + 1}" for k in j])
         ax.set_title(f"γ = {vals['gamma']:.1f}, β = {vals['beta']:.1f}, "
                      f"ε = {vals['eps']:.0e}", fontsize=10)

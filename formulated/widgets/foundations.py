@@ -7,6 +7,7 @@ import numpy as np
 from ..basics import (add_bias, bptt_gradient_norms, cross_entropy, entropy, gradient_descent,
                       kl_divergence, learning_rate_regime, linear_predict,
                       linear_regression_closed_form, squared_loss, squared_loss_grad)
+from ..plotting import FOREGROUND
 from .base import FormulaWidget, panel
 
 __all__ = ["regression_surface_data", "gradient_descent_widget", "information_widget",
@@ -59,14 +60,15 @@ def gradient_descent_widget(lr: float = 0.01, steps: int = 30,
                     linewidths=0.8)
         P = r["path"]
         ax1.plot(P[:, 0], P[:, 1], "o-", color="C3", ms=3, lw=1)
-        ax1.plot(*r["theta_star"], "k*", ms=12, label="least squares θ*")
+        ax1.plot(*r["theta_star"], "*", color=FOREGROUND["light"], ms=12,
+                 label="least squares θ*")
         ax1.set(xlim=(-2, 4), ylim=(-1, 3.5), xlabel="θ₀", ylabel="θ₁")
         ax1.set_title(f"α = {r['lr']:.4f}  (2/λ_max = {2 / r['lam_max']:.4f})", fontsize=10)
         ax1.legend(loc="lower left", fontsize=8)
         fig.tight_layout()
         fig, ax2 = panel(3.0)
         ax2.semilogy(r["losses"], "o-", color="C3", ms=3)
-        ax2.axhline(loss(r["theta_star"]), color="k", ls=":", label="minimum")
+        ax2.axhline(loss(r["theta_star"]), color=FOREGROUND["light"], ls=":", label="minimum")
         ax2.set(xlabel="step", ylabel="loss L(θ)")
         ax2.set_title(f"{v['rule']}:\n{r['regime']}", fontsize=10)
         ax2.legend(fontsize=8)
@@ -151,7 +153,7 @@ def local_minima_widget(w0: float = 1.5, lr: float = 0.02, steps: int = 60) -> F
     def draw(r: dict, v: dict) -> None:
         fig, ax = panel()
         w = np.linspace(-2.1, 2.1, 300)
-        ax.plot(w, double_well(w), color="0.3")
+        ax.plot(w, double_well(w), color=FOREGROUND["light"])
         ax.plot(r["path"], double_well(r["path"]), "o-", color="C3", ms=3, lw=0.8)
         ax.set(xlabel="w", ylabel="f(w)", ylim=(-5, 6))
         ax.set_title(f"start {v['w0']:+.2f} → w = {r['w_final']:+.3f}\n"

@@ -14,6 +14,7 @@ import numpy as np
 from ..formulas import positional_encoding_sinusoidal
 from ..shapes import random_block_params, trace_gpt_block
 from ..tokenizers import BPETokenizer, initial_symbols, learn_bpe
+from ..plotting import CYCLE
 from .base import FormulaWidget, panel, pre
 
 __all__ = ["shapes_widget", "BPE_CORPORA", "bpe_widget", "sinusoidal_encoding_widget"]
@@ -56,7 +57,7 @@ def shapes_widget(B: int = 2, n: int = 5, H: int = 12, A: int = 3, V: int = 11,
     def draw(res: dict, vals: dict) -> str:
         names = list(res["shapes"])
         fig, ax = panel(5.6)
-        colors = ["tab:orange" if quadratic(res, k) else "tab:blue" for k in names]
+        colors = [CYCLE[1] if quadratic(res, k) else CYCLE[0] for k in names]
         ax.barh(range(len(names)), [res["sizes"][k] for k in names], color=colors)
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.invert_yaxis()
@@ -67,13 +68,18 @@ def shapes_widget(B: int = 2, n: int = 5, H: int = 12, A: int = 3, V: int = 11,
                      f"V={d['V']}", fontsize=9)
         fig.tight_layout()
         cell = "<td style='padding:0 0.6em 0 0'>"  # the widget's 28 px lines are too tall here
+        # The n² rows in bold and marked, in the page's own text colour: a coloured text
+        # cannot reach 4.5:1 on both the light and the dark page.
         rows = "".join(
-            f"<tr{' style=color:#c25400' if quadratic(res, k) else ''}>{cell}{html.escape(k)}</td>"
+            f"<tr{' style=font-weight:bold' if quadratic(res, k) else ''}>{cell}"
+            f"{html.escape(k)}{' ▲' if quadratic(res, k) else ''}</td>"
             f"{cell}{res['letters'][k]}</td>{cell}{res['shapes'][k]}</td>"
             f"<td style='text-align:right'>{res['sizes'][k]:,}</td></tr>" for k in names)
-        return ("<table style='font-size:0.85em; line-height:1.3; border-collapse:collapse'>"
+        return ("<table style='font-size:0.85em; line-height:1.3; border-collapse:collapse; "
+                "color:inherit'>"
                 "<tr><th>tensor</th><th>shape</th><th>here</th><th>entries</th></tr>"
-                f"{rows}</table>")
+                f"{rows}</table><p style='font-size:0.85em; margin:0.2em 0'>"
+                "▲ bold: grows with n²</p>")
 
     return FormulaWidget(controls, compute, draw, title="Shapes through one GPT block")
 

@@ -9,6 +9,7 @@ import ipywidgets as W
 import numpy as np
 
 from ..basics import JointTableModel, TinyAttentionModel, xlnet_log_likelihood
+from ..plotting import CYCLE, FOREGROUND
 from .base import FormulaWidget, panel, pre
 
 __all__ = ["xlnet_order_widget", "sampling_widget", "attention_map_widget", "nucleus_widget",
@@ -164,14 +165,15 @@ def nucleus_widget(logits: Any, labels: list[str], temperature: float = 1.0, top
     def draw(r: dict, v: dict) -> str:
         order = np.argsort(-r["probs"], kind="stable")[:bars]
         fig, ax = panel(2.8)
-        colors = ["tab:blue" if r["kept"][i] else "lightgray" for i in order]
+        colors = [CYCLE[0] if r["kept"][i] else CYCLE[7] for i in order]
         ax.bar(range(len(order)), r["probs"][order], color=colors)
-        ax.plot(range(len(order)), np.cumsum(r["probs"][order]), "k.-", lw=0.8, ms=3)
+        ax.plot(range(len(order)), np.cumsum(r["probs"][order]), ".-", color=FOREGROUND["light"],
+                lw=0.8, ms=3)
         ax.axhline(v["top_p"], color="tab:red", ls="--", lw=0.8)
         ax.set_xticks(range(len(order)), [_labels(labels[i])[0] if labels[i] else "?"
                                           for i in order], fontsize=7)
         ax.set(ylim=(0, 1.02), ylabel="probability / cumulative")
-        ax.set_title(f"kept {int(r['kept'].sum())} of {len(z)} (blue)", fontsize=9)
+        ax.set_title(f"kept {int(r['kept'].sum())} of {len(z)} (blue; grey: cut)", fontsize=9)
         fig.tight_layout()
         return f"mass kept before renormalising: {r['probs'][r['kept']].sum():.3f}"
 
