@@ -44,7 +44,7 @@ MAX_OVERFULL_PT = 10.0
 
 #: Debian packages of the route (``make pdf`` installs them when missing; CI runs as root).
 APT_PACKAGES = ("texlive-xetex", "texlive-latex-extra", "texlive-fonts-recommended", "latexmk",
-                "fonts-freefont-otf", "poppler-utils")
+                "fonts-freefont-otf", "fonts-dejavu-core", "poppler-utils")
 
 _OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)(.*)$", re.M)
 _ERROR = re.compile(r"^! (.*)$", re.M)

@@ -57,6 +57,20 @@ BBM_STY = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of t
 
 APPENDIX_TITLE = "Solutions to the exercises"
 
+#: Within the margins: inline code (test ids such as ``tests/test_x.py::test_a_b``) may break
+#: after ``_`` and ``:`` too (Sphinx already breaks after ``.`` and ``/``); code and outputs use
+#: DejaVu Sans Mono, which has the ``ᵀ`` and ``⊙`` the outputs print (FreeMono lacks them).
+LAYOUT_PREAMBLE = r"""
+% booktools/sphinx_pdf.py: breakable inline code, a monospace font with the outputs' symbols
+\makeatletter
+\let\formulated@underscore\_
+\DeclareRobustCommand{\_}{\ifmmode\formulated@underscore\else
+  \formulated@underscore\discretionary{}{}{}\fi}
+\def\sphinxbreaksafteractivelist{\do\.\do\,\do\;\do\?\do\!\do\/\do\:}
+\makeatother
+\setmonofont{DejaVu Sans Mono}[Scale=MatchLowercase]
+"""
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 _TAG = re.compile(r"<[^>]+>")
@@ -101,8 +115,8 @@ def set_version(app: Sphinx, config: Config) -> None:
     config.formulated_pdf = PDF_NAME if pdf.is_file() else ""
     macros = latex_macros(mathjax_macros(Path(app.srcdir) / "_config.yml"))
     elements = config.latex_elements
-    elements["preamble"] = elements.get("preamble", "") + "\n% The book's macros (_config.yml)\n" \
-        + macros
+    elements["preamble"] = (elements.get("preamble", "") + LAYOUT_PREAMBLE
+                            + "\n% The book's macros (_config.yml)\n" + macros)
 
 
 def _plain(text: str) -> str:
@@ -211,10 +225,30 @@ def write_bbm_stub(app: Sphinx) -> None:
         (Path(app.outdir) / "bbm.sty").write_text(BBM_STY, encoding="utf-8")
 
 
-def solutions_to_appendix(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """In the one LaTeX document, move every solution box to a last appendix chapter."""
+def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In the one LaTeX document: tables wrap their cells (a Markdown table printed by a cell is
+    ``colwidths-auto``, one unbreakable line per cell in LaTeX); a ``{numref}`` of an exercise
+    links sphinx-exercise's label with the number the HTML shows (Sphinx's own ``\\ref`` of it
+    stays undefined); solutions move to the appendix (:func:`solutions_to_appendix`)."""
     if app.builder.format != "latex" or docname != app.config.root_doc:
         return
+    from sphinx_exercise.nodes import exercise_latex_number_reference
+
+    for table in doctree.findall(nodes.table):
+        if "colwidths-auto" in table["classes"]:
+            table["classes"].remove("colwidths-auto")
+    registry = getattr(app.env, "sphinx_exercise_registry", {})
+    for ref in list(doctree.findall(addnodes.number_reference)):
+        target = re.split(r"[#:]", ref.get("refid") or ref.get("refuri", ""))[-1]
+        if target in registry and not isinstance(ref, exercise_latex_number_reference):
+            new = exercise_latex_number_reference(refid=target)
+            new += nodes.Text(ref.astext())
+            ref.replace_self(new)
+    solutions_to_appendix(doctree)
+
+
+def solutions_to_appendix(doctree: nodes.document) -> None:
+    """Move every solution box of the LaTeX document to a last appendix chapter."""
     from sphinx_exercise.nodes import solution_node
 
     found = list(doctree.findall(solution_node))
@@ -255,7 +289,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(WidgetSnapshots)
     app.connect("config-inited", set_version)
     app.connect("builder-inited", write_bbm_stub)
-    app.connect("doctree-resolved", solutions_to_appendix)
+    app.connect("doctree-resolved", latex_fixes)
     app.connect("html-page-context", add_pdf_link, priority=910)
     app.connect("build-finished", copy_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,186 @@
+"""The PDF edition (issue 26): ``make pdf``'s book, read back with poppler's tools.
+
+The PDF is built at most once per test session (``python -m booktools.pdf``, a few minutes;
+under a file lock, so pytest-xdist workers share it), and not at all when
+``_build/pdf/the-formulated-gpt.pdf`` is newer than every input (CI runs ``make pdf`` first).
+Needs TeX Live and poppler-utils (``make tex``); a missing tool fails with that message.
+"""
+from __future__ import annotations
+
+import fcntl
+import re
+import shutil
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from _chapters import ROOT, toc_files
+
+from booktools.pdf import LATEX_DIR, PDF, TEX, log_problems
+
+pytestmark = pytest.mark.slow
+
+#: 329 pages when this test was written; a lost part or a doubled appendix leaves the range.
+PAGES = (280, 420)
+
+INPUTS = [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "booktools" / "pdf.py",
+          ROOT / "booktools" / "sphinx_pdf.py", *sorted((ROOT / "chapters").glob("*.md"))]
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} not found: `make tex` installs TeX Live and poppler-utils",
+                    pytrace=False)
+    return found
+
+
+def fresh() -> bool:
+    """The PDF and its log exist and are newer than every input of the build."""
+    log = TEX.with_suffix(".log")
+    if not (PDF.is_file() and log.is_file()):
+        return False
+    return PDF.stat().st_mtime > max(p.stat().st_mtime for p in INPUTS)
+
+
+@pytest.fixture(scope="session")
+def pdf() -> Path:
+    """The built PDF (built here when missing or older than its inputs)."""
+    for name in ("xelatex", "latexmk", "pdfinfo", "pdftotext", "pdffonts", "pdftoppm"):
+        tool(name)
+    PDF.parent.mkdir(parents=True, exist_ok=True)
+    with open(PDF.parent / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds, the others wait and reuse it
+        if not fresh():
+            result = subprocess.run([sys.executable, "-m", "booktools.pdf"], cwd=ROOT,
+                                    capture_output=True, text=True, timeout=1500)
+            assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return PDF
+
+
+def normal(text: str) -> str:
+    """Text compared as a reader sees it: ligatures split, one blank between words."""
+    text = unicodedata.normalize("NFKC", text).replace("\u00ad", "")
+    return re.sub(r"\s+", " ", text)
+
+
+@pytest.fixture(scope="session")
+def pages(pdf: Path) -> list[str]:
+    """The text of every page (pdftotext, one form feed after each page)."""
+    out = subprocess.run([tool("pdftotext"), "-enc", "UTF-8", str(pdf), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split("\f")[:-1]
+
+
+def chapter_titles() -> dict[str, str]:
+    """The first ``# `` heading of every page of the table of contents, Markdown stripped."""
+    titles = {}
+    for name in toc_files():
+        text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
+        title = re.search(r"^# (.+)$", text, re.M).group(1)
+        titles[name] = re.sub(r"[`*]", "", title).strip()
+    return titles
+
+
+def definition_titles() -> list[tuple[str, str]]:
+    """(chapter, title) of every ``{prf:definition}`` box; math ($...$) left out."""
+    found = []
+    for path in sorted((ROOT / "chapters").glob("*.md")):
+        for title in re.findall(r"^```\{prf:definition\}[ \t]*(.+)$",
+                                path.read_text(encoding="utf-8"), re.M):
+            found.append((path.stem, title.strip()))
+    return found
+
+
+def text_parts(title: str) -> list[str]:
+    """The pieces of a title outside its inline math and Markdown marks."""
+    return [p.strip() for p in re.split(r"\$[^$]*\$", re.sub(r"[`*]", "", title)) if p.strip()]
+
+
+def test_page_count(pdf: Path) -> None:
+    info = subprocess.run([tool("pdfinfo"), str(pdf)], capture_output=True, text=True,
+                          check=True).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    assert PAGES[0] <= pages <= PAGES[1], f"{pages} pages, expected {PAGES}"
+
+
+def test_every_chapter_and_definition_title_is_in_the_text(pages: list[str]) -> None:
+    text = normal(" ".join(pages))
+    missing = [f"chapter {name}: {title!r}" for name, title in chapter_titles().items()
+               if normal(title) not in text]
+    missing += [f"definition in {chapter}: {title!r}" for chapter, title in definition_titles()
+                for part in text_parts(title) if normal(part) not in text]
+    assert not missing, "not in the PDF's text:\n" + "\n".join(missing)
+
+
+def test_no_unresolved_reference(pages: list[str]) -> None:
+    bad = [f"page {i + 1}: ...{p[max(0, p.find('??') - 60):p.find('??') + 20]!r}..."
+           for i, p in enumerate(pages) if "??" in p]
+    assert not bad, "unresolved references ('??'):\n" + "\n".join(bad)
+
+
+def test_log_has_no_error_undefined_reference_or_wide_overfull_box(pdf: Path) -> None:
+    problems = log_problems(TEX.with_suffix(".log").read_text(encoding="utf-8",
+                                                               errors="replace"))
+    assert not problems.messages(), "\n".join(problems.messages()[:40])
+
+
+def test_every_glyph_is_in_its_font(pdf: Path) -> None:
+    """XeLaTeX drops a character its font lacks, with only a log line."""
+    log = TEX.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+    missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
+    assert not missing, f"characters left out of the PDF: {missing}"
+
+
+def test_fonts_embedded(pdf: Path) -> None:
+    rows = subprocess.run([tool("pdffonts"), str(pdf)], capture_output=True, text=True,
+                          check=True).stdout.splitlines()[2:]
+    assert rows, "pdffonts lists no font"
+    # Columns: name, type, encoding, emb, sub, uni, object ID (the name has no blanks).
+    not_embedded = [r for r in rows if r.split()[-5] != "yes"]
+    assert not not_embedded, "fonts not embedded:\n" + "\n".join(not_embedded)
+
+
+def chapter_pages(pages: list[str], title: str, next_title: str) -> range:
+    """Pages of the chapter ``title``: from its opening page to the page before the next
+    chapter's (an opening page is the last page whose text begins with the title's words, the
+    table of contents coming first)."""
+    def opening(t: str) -> int:
+        hits = [i for i, p in enumerate(pages)
+                if normal(t) in normal(" ".join(p.split("\n")[:6]))]
+        assert hits, f"no page opens with {t!r}"
+        return hits[-1] if len(hits) == 1 else next(i for i in hits if i > 5)
+    start = opening(title)
+    return range(start, opening(next_title))
+
+
+@pytest.mark.parametrize("chapter", ["08_attention", "18_train_tiny_gpt"])
+def test_chapter_pages_render(pages: list[str], pdf: Path, chapter: str) -> None:
+    """Chapters 8 and 18 to PNG in _build/pdf/pages/ (to be looked at); none blank."""
+    titles = chapter_titles()
+    names = list(titles)
+    name = f"chapters/{chapter}"
+    span = chapter_pages(pages, titles[name], titles[names[names.index(name) + 1]])
+    assert 3 <= len(span) <= 40, f"{chapter}: pages {span.start + 1}-{span.stop}"
+    out = PDF.parent / "pages"
+    out.mkdir(exist_ok=True)
+    for old in out.glob(f"{chapter}-*.png"):
+        old.unlink()
+    subprocess.run([tool("pdftoppm"), "-png", "-r", "60", "-f", str(span.start + 1), "-l",
+                    str(span.stop), str(pdf), str(out / chapter)], check=True)
+    pngs = sorted(out.glob(f"{chapter}-*.png"))
+    assert len(pngs) == len(span)
+    from matplotlib.image import imread
+
+    blank = [p.name for p in pngs if imread(p).min() > 0.95]  # nothing darker than paper
+    assert not blank, f"blank pages: {blank}"
+
+
+def test_latex_folder_has_the_bbm_stub_and_macros(pdf: Path) -> None:
+    tex = TEX.read_text(encoding="utf-8")
+    assert (LATEX_DIR / "bbm.sty").is_file()
+    assert "\\renewcommand{\\bm}[1]{\\symbfit{#1}}" in tex
+    assert "Solutions to the exercises" in tex
