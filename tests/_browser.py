@@ -102,7 +102,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   // A widget output a reader can operate (a slider, a list, a box, a button), which needs the
   // "static snapshot" note, and one that is complete as drawn (a progress bar), which does not.
   const controlled = views().filter((s) => s.parentElement.querySelector(
-    "input, select, textarea, button, [role=slider]")).length;
+    ".widget-subarea :is(input, select, textarea, button, [role=slider])")).length;
   const box = (el) => el.getBoundingClientRect();
   const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
   const label = (el) => (el.closest("section[id]") || {}).id || "";

@@ -231,3 +231,45 @@ def test_code_cells_show_88_columns_on_a_laptop(site: str) -> None:
     finally:
         driver.quit()
     assert len(columns) == 5 and min(columns) >= 88, columns
+
+
+def test_search_snippets_show_formulas_without_tex(site: str) -> None:
+    """Search results quote the found page; a formula there reads as text, not as TeX."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = new_driver(1280)
+    try:
+        driver.get(site + "search.html?q=softmax")
+        WebDriverWait(driver, 60, poll_frequency=0.5).until(lambda d: d.execute_script(
+            "return document.querySelectorAll('#search-results p.context').length >= 3"))
+        snippets = driver.execute_script(
+            "return [...document.querySelectorAll('#search-results p.context')]"
+            ".map((p) => p.textContent)")
+    finally:
+        driver.quit()
+    tex = [s for s in snippets if "\\(" in s or "\\frac" in s or "\\mathbf" in s or "$" in s]
+    assert snippets and tex == [], "search snippets with TeX:\n" + "\n".join(t[:160] for t in tex)
+
+
+def test_live_code_without_a_server_or_repository_says_how_to_go_live(site: str) -> None:
+    """On a static host with the placeholder repository.url, Live Code says in words how to make
+    the page live (``make live``, or set ``repository.url``), not "failed: undefined"."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from booktools.launch import book_home, is_placeholder
+
+    if not is_placeholder(book_home().repository_url):
+        pytest.skip("repository.url is set: Live Code goes to Binder (not reachable in tests)")
+    driver = new_driver(1280)
+    try:
+        driver.get(site + "chapters/11_ffn_gelu.html")
+        driver.find_element(By.CSS_SELECTOR, ".dropdown-launch-buttons > button").click()
+        driver.find_element(By.XPATH, "//button[.//span[contains(., 'Live Code')]]").click()
+        status = WebDriverWait(driver, 30, poll_frequency=0.5).until(lambda d: d.execute_script(
+            "const t = (document.querySelector('.thebe-launch-button') || {}).textContent || '';"
+            "return t.startsWith('Live code failed') ? t : null;"))
+    finally:
+        driver.quit()
+    assert "make live" in status and "repository.url" in status, status
+    assert "undefined" not in status, status

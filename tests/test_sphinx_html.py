@@ -29,3 +29,43 @@ def test_trailing_separator_gets_no_break_and_text_is_kept():
     out = break_long_code(pre("formulated.models.params."))
     assert out == pre("formulated.<wbr>models.<wbr>params.")
     assert out.replace("<wbr>", "") == pre("formulated.models.params.")
+
+
+def test_tidy_page_drops_fontawesome_hides_icons_and_names_by_visible_text():
+    from booktools.sphinx_html import tidy_page
+
+    page = ('<head>\n  <script defer src="../_static/scripts/fontawesome.js?digest=1"></script>\n'
+            '<script src="../_static/doctools.js"></script></head>'
+            '<button class="btn search-button-field search-button__button" title="Search" '
+            'aria-label="Search"><i class="fa-solid fa-magnifying-glass"></i>'
+            '<span>Search</span><kbd>Ctrl</kbd>+<kbd>K</kbd></button>'
+            '<button class="btn search-button" aria-label="Search"><i class="fas fa-x"></i>'
+            '</button><summary aria-label="Toggle hidden content"><p>Show code</p></summary>'
+            '<i class="fa fa-play" aria-hidden="true"></i><i class="italic">word</i>')
+    tidy = tidy_page(page)
+    assert "fontawesome.js" not in tidy and "doctools.js" in tidy
+    assert ('<button class="btn search-button-field search-button__button" title="Search">'
+            in tidy)
+    assert '<button class="btn search-button" aria-label="Search">' in tidy  # icon only: kept
+    assert '<i class="fa-solid fa-magnifying-glass" aria-hidden="true">' in tidy
+    assert '<i class="fas fa-x" aria-hidden="true">' in tidy
+    assert tidy.count("aria-hidden") == 3 and '<i class="italic">word</i>' in tidy
+    assert "<summary><p>Show code</p>" in tidy
+    assert tidy_page(tidy) == tidy
+
+
+def test_live_config_has_no_binder_repository_while_the_url_is_a_placeholder():
+    from types import SimpleNamespace
+
+    from booktools.launch import PLACEHOLDER_REPOSITORY_URLS
+    from booktools.sphinx_html import live_config
+
+    def app(url: str) -> SimpleNamespace:
+        options = {"repository_url": url, "repository_branch": "main",
+                   "launch_buttons": {"binderhub_url": "https://mybinder.org"}}
+        return SimpleNamespace(config=SimpleNamespace(html_theme_options=options))
+
+    placeholder = next(iter(PLACEHOLDER_REPOSITORY_URLS))
+    assert live_config(app(placeholder), "chapters/01_x")["repo"] == ""
+    real = live_config(app("https://github.com/someone/book"), "chapters/01_x")
+    assert real["repo"] == "someone/book" and real["kernelPath"] == "chapters"
