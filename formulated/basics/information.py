@@ -72,7 +72,7 @@ def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
     Definition: def-02-information.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
     """
-    with np.errstate(divide="ignore"):  # -log 0 = inf: the information of the impossible
+    with np.errstate(divide="ignore"):  # -log 0 = inf: an impossible outcome
         return -np.log(p) / np.log(base) + 0.0  # + 0.0 turns −0.0 (for p = 1) into 0.0
 
 

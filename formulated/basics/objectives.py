@@ -55,7 +55,8 @@ def sequence_log_likelihood(cond_probs: np.ndarray, ids: np.ndarray) -> float:
     """
     n = len(ids)
     with np.errstate(divide="ignore"):  # log 0 = -inf: a token the model ruled out
-        return float(np.sum(np.log(cond_probs[np.arange(n), ids])))  # Σ_j log P(x_j | …)
+        # Σ_j log P(x_j | context_j)
+        return float(np.sum(np.log(cond_probs[np.arange(n), ids])))
 
 
 class JointTableModel:

@@ -39,7 +39,8 @@ from .params import (BIAS_FIELDS, BERTParams, Block, Config, GPTParams, RoBERTaP
 __all__ = [
     "mask_sparse_banded", "gpt3_masks", "default_window",
     "multi_head_self_attention_biased", "block_post_ln", "block_pre_ln",
-    "gpt_probabilities", "gpt", "gpt2_probabilities", "gpt2", "gpt3_probabilities", "gpt3",
+    "gpt_probabilities", "gpt", "decoder_pre_ln", "gpt2_probabilities", "gpt2",
+    "gpt3_probabilities", "gpt3",
     "bert_input", "roberta_input", "bert_probabilities", "bert",
     "roberta_probabilities", "roberta",
 ]
@@ -335,6 +336,34 @@ def _gpt3_args(x: Any, params: Any, *, window: Any = None, gelu: Any = "sigmoid"
     return ids, params, w, gelu, eps
 
 
+def _decoder_args(X: Any, params: Any, masks: Any, *, gelu: Any = "sigmoid",
+                  eps: Any = 1e-5) -> tuple:
+    if not isinstance(params, GPTParams) or params.gamma_f is None or params.beta_f is None:
+        raise TypeError(f"params: expected GPTParams with the final LayerNorm (gamma_f, "
+                        f"beta_f), got {type(params).__name__}")
+    masks = list(masks)
+    if len(masks) != len(params.blocks):
+        raise ValueError(f"masks: expected one mask per layer (L={len(params.blocks)}), "
+                         f"got {len(masks)}")
+    return X, params, masks, gelu, eps
+
+
+@checked(_decoder_args)
+def decoder_pre_ln(X: np.ndarray, params: GPTParams, masks: list[np.ndarray], *,
+                   gelu: str = "sigmoid", eps: float = 1e-5) -> np.ndarray:
+    """GPT-2's layers and de-embedding, from the input ``X_0 (n, H)`` to
+    ``Y = Softmax(LayerNorm_f(X_L) W_eᵀ)`` ``(n, V)``: pre-LN layer ``l`` uses
+    ``masks[l]`` (GPT-2: all autoregressive; GPT-3: dense and banded in turn).
+
+    Definition: def-14-gpt2.
+    Checked by: tests/test_models.py::test_parity_with_transformers
+    """
+    for blk, mask in zip(params.blocks, masks):
+        X = block_pre_ln(X, blk, mask, gelu=gelu, eps=eps)
+    X = layer_norm(X, params.gamma_f, params.beta_f, eps)  # the final LayerNorm
+    return softmax(X @ params.W_e.T)  # (n, V)
+
+
 @checked(_gpt2_args)
 def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
                        eps: float = 1e-5) -> np.ndarray:
@@ -347,11 +376,8 @@ def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     """
     def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
-        mask = mask_autoregressive(len(seq))
-        for blk in params.blocks:
-            X = block_pre_ln(X, blk, mask, gelu=gelu, eps=eps)
-        X = layer_norm(X, params.gamma_f, params.beta_f, eps)  # the final LayerNorm
-        return softmax(X @ params.W_e.T)
+        masks = [mask_autoregressive(len(seq))] * len(params.blocks)  # all causal
+        return decoder_pre_ln(X, params, masks, gelu=gelu, eps=eps)
 
     return _batched(one, x)
 
@@ -378,10 +404,7 @@ def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
     def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         masks = gpt3_masks(len(seq), len(params.blocks), window)  # dense, banded, ...
-        for blk, mask in zip(params.blocks, masks):
-            X = block_pre_ln(X, blk, mask, gelu=gelu, eps=eps)
-        X = layer_norm(X, params.gamma_f, params.beta_f, eps)  # the final LayerNorm
-        return softmax(X @ params.W_e.T)
+        return decoder_pre_ln(X, params, masks, gelu=gelu, eps=eps)
 
     return _batched(one, x)
 
