@@ -50,8 +50,11 @@ def export_weights(run_dir: str | os.PathLike, out: str | os.PathLike, command: 
     # Written next to ``out`` and renamed over it: an interrupted export never leaves the
     # shipped file half-written (the script that makes it replaces it on purpose).
     tmp = Path(out).with_name(Path(out).name + ".tmp")
-    torch.save(info, tmp)
-    os.replace(tmp, out)
+    try:
+        torch.save(info, tmp)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
     return info
 
 

@@ -629,3 +629,65 @@ def test_bad_input_is_refused(row: Row, bad: Bad, ctx: Ctx) -> None:
     e = caught.value
     assert isinstance(e, errors), f"{type(e).__name__}: {e}"
     assert _names(str(e), bad.arg, value), f"{type(e).__name__} without {bad.arg!r}: {e}"
+
+
+# -- nothing lost: the public writers refuse to overwrite, or replace atomically ---------------
+
+def _snapshot(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file()}
+
+
+WRITERS = {
+    "train over a run": (lambda c: TR.train(None, c.run_dir, progress=False, max_steps=3),
+                         lambda c: c.run_dir, FileExistsError, "out_dir"),
+    "save_tiny_gpt2 over a checkpoint": (lambda c: PR.save_tiny_gpt2(c.tiny_dir, seed=5),
+                                         lambda c: c.tiny_dir, FileExistsError, "directory"),
+    "save_tiny_gpt2 over a file": (lambda c: PR.save_tiny_gpt2(c.file), lambda c: c.file.parent,
+                                   NotADirectoryError, "directory"),
+    "export_weights into a directory": (
+        lambda c: AN.export_weights(c.run_dir, c.folder), lambda c: c.folder.parent,
+        IsADirectoryError,
+        "out"),
+}
+
+
+@pytest.mark.parametrize("case", WRITERS)
+def test_writer_refuses_and_loses_nothing(case: str, ctx: Ctx) -> None:
+    write, where, error, arg = WRITERS[case]
+    where(ctx)                                   # build what is to be protected first
+    before = _snapshot(where(ctx))
+    with pytest.raises(error, match=rf"{arg}: "):
+        write(ctx)
+    assert _snapshot(where(ctx)) == before
+
+
+def test_export_weights_replaces_its_file_atomically(ctx: Ctx) -> None:
+    """Regenerating the shipped file replaces it on purpose: by a rename, so no half-written
+    file and no temporary file is left; the result loads."""
+    out = ctx.fresh("weights") / "w.pth"
+    out.parent.mkdir()
+    out.write_bytes(b"an older export")
+    AN.export_weights(ctx.run_dir, out)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["w.pth"]
+    model, tok, info = AN.load_shakespeare_gpt(out)
+    assert info["step"] == 2 and tok.vocab_size == model.cfg.V
+
+
+def test_interrupted_export_keeps_the_old_file(ctx: Ctx, monkeypatch) -> None:
+    """A crash while writing (here: torch.save writes half a file, then Ctrl-C) leaves the
+    previous export as it was and no temporary file."""
+    run_dir = ctx.run_dir                        # trained before torch.save is replaced
+    out = ctx.fresh("weights") / "w.pth"
+    out.parent.mkdir()
+    out.write_bytes(b"an older export")
+
+    def crash(obj: Any, f: Any, *args: Any, **kwargs: Any) -> None:
+        Path(f).write_bytes(b"half a file")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(torch, "save", crash)
+    with pytest.raises(KeyboardInterrupt):
+        AN.export_weights(run_dir, out)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["w.pth"]
+    assert out.read_bytes() == b"an older export"
