@@ -4,6 +4,8 @@
 #   make lab    open the chapters as notebooks in JupyterLab
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
+#   make student-book  the book without solutions (_build/student/html); make notebooks STUDENT=1
+#   make answer-keys   one instructor's key per chapter (_build/answer_keys/<chapter>.html)
 #   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf (TeX Live; no re-execution)
 #   make dist   the offline copy: a zip of the HTML book (opens from file://) and the PDF
 #   make clean  remove build outputs (keeps .venv)
@@ -18,7 +20,8 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test browser lab live clean distclean env bench assignments pdf dist tex
+.PHONY: book test browser lab live clean distclean env bench assignments pdf dist tex \
+        student-book answer-keys
 
 env: $(STAMP)
 
@@ -89,8 +92,15 @@ lab: $(STAMP)
 	$(BIN)/python -m booktools.lab $(LAB_ARGS)
 
 # The chapters as .ipynb for Colab (chapters/notebooks/); tests/test_notebooks.py checks they are current.
+# STUDENT=1: without solutions, into _build/student/notebooks (for a course's own repository).
 notebooks: $(STAMP)
-	$(BIN)/python -m booktools.notebooks
+	$(BIN)/python -m booktools.notebooks $(if $(STUDENT),--student)
+
+# The student edition: the book without solutions in _build/student/html, from the execution
+# cache of `make book` (only chapters missing from it run; booktools/student.py).
+student-book: $(STAMP)
+	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools.student
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/train_cpu.py

@@ -16,6 +16,9 @@ The chapter's Markdown cells are converted to plain Markdown (:func:`booktools.p
 Colab renders neither MyST directives (definition boxes, exercises, solutions, admonitions,
 ``{formulated-source}``) nor roles (``{doc}``, ``{prf:ref}``, …).  Code cells are kept as they are.
 
+``make notebooks STUDENT=1`` (``--student``) writes a course's notebooks without solutions to
+``_build/student/notebooks`` (:mod:`booktools.student`), for the course's own repository.
+
 The notebooks are committed (Colab reads them from GitHub) and ``tests/test_notebooks.py`` fails
 when one is out of date: run ``make notebooks`` after editing a chapter.  The book's build
 ignores the folder (``_config.yml`` ``exclude_patterns``).
@@ -32,12 +35,17 @@ import nbformat
 from booktools.lab import math_macros
 from booktools.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
 from booktools.plain_markdown import chapter_titles, label_texts, to_plain
+from booktools.student import strip_solutions
 
 __all__ = ["CHAPTER_GLOB", "BOOTSTRAP_TAG", "chapters", "bootstrap_source", "intro_source",
-           "image_base", "colab_notebook", "notebook_text", "write_all", "out_of_date", "main"]
+           "image_base", "colab_notebook", "STUDENT_DIR", "notebook_text", "write_all",
+           "out_of_date", "main"]
 
 #: The chapters that get a Colab notebook: the numbered ones (the appendices run no code).
 CHAPTER_GLOB = "[0-9][0-9]_*.md"
+
+#: Where ``make notebooks STUDENT=1`` writes the notebooks without solutions.
+STUDENT_DIR = Path("_build") / "student" / "notebooks"
 
 #: Tag of the set-up cell (tests find it by this tag).
 BOOTSTRAP_TAG = "colab-setup"
@@ -103,10 +111,15 @@ def image_base(home: BookHome) -> str:
     return "../"
 
 
-def colab_notebook(source: Path, home: BookHome, macros: dict[str, str]) -> nbformat.NotebookNode:
+def colab_notebook(source: Path, home: BookHome, macros: dict[str, str],
+                   student: bool = False) -> nbformat.NotebookNode:
     """The Colab notebook of one chapter: set-up cells, then the chapter's cells, no outputs,
-    the Markdown cells as plain Markdown (:func:`~booktools.plain_markdown.to_plain`)."""
-    nb = jupytext.read(source)
+    the Markdown cells as plain Markdown (:func:`~booktools.plain_markdown.to_plain`);
+    ``student``: without the solutions (:func:`booktools.student.strip_solutions`)."""
+    if student:
+        nb = jupytext.reads(strip_solutions(source.read_text(encoding="utf-8")), fmt="md:myst")
+    else:
+        nb = jupytext.read(source)
     titles, labels = chapter_titles(source.parent), label_texts(source.parent)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -126,9 +139,9 @@ def colab_notebook(source: Path, home: BookHome, macros: dict[str, str]) -> nbfo
 
 
 def notebook_text(source: Path, home: BookHome | None = None,
-                  macros: dict[str, str] | None = None) -> str:
-    """The exact text of ``source``'s Colab notebook file."""
-    nb = colab_notebook(source, home or book_home(), macros or math_macros())
+                  macros: dict[str, str] | None = None, student: bool = False) -> str:
+    """The exact text of ``source``'s Colab notebook file (``student``: without solutions)."""
+    nb = colab_notebook(source, home or book_home(), macros or math_macros(), student)
     nbformat.validate(nb)
     return nbformat.writes(nb) + "\n"
 
@@ -150,14 +163,17 @@ def out_of_date(root: Path = ROOT) -> list[str]:
     return stale
 
 
-def write_all(root: Path = ROOT) -> list[Path]:
-    """(Re)write every chapter's notebook, delete those of removed chapters; the files written."""
+def write_all(root: Path = ROOT, student: bool = False) -> list[Path]:
+    """(Re)write every chapter's notebook, delete those of removed chapters; the files written.
+    ``student``: the notebooks without solutions, in ``_build/student/notebooks`` (a course
+    publishes these; the repository's ``chapters/notebooks`` keep the solutions)."""
     home, macros = book_home(root / "_config.yml"), math_macros(root / "_config.yml")
-    out = root / NOTEBOOKS_DIR
+    out = root / (STUDENT_DIR if student else NOTEBOOKS_DIR)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for source in chapters(root):
-        path, text = target(source, root), notebook_text(source, home, macros)
+        path = out / source.with_suffix(".ipynb").name
+        text = notebook_text(source, home, macros, student)
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             written.append(path)
@@ -169,8 +185,13 @@ def write_all(root: Path = ROOT) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m booktools.notebooks [--check]``: write the notebooks, or only check."""
+    """``python -m booktools.notebooks [--check | --student]``: write the notebooks (with
+    ``--student`` those without solutions, :data:`STUDENT_DIR`), or only check."""
     argv = sys.argv[1:] if argv is None else argv
+    if "--student" in argv:
+        for path in write_all(student=True):
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
     if "--check" in argv:
         stale = out_of_date()
         for name in stale:

@@ -9,13 +9,14 @@ teaching.py the answer to ex-11-2.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from _chapters import ROOT
-from booktools import teaching
+from booktools import notebooks, student, teaching
 from booktools.exercises import SPECS
 
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -29,14 +30,24 @@ ALLOWED = {
 }
 
 
+def published() -> str:
+    """What the book shows outside its solutions (prose, chapter code), whitespace collapsed."""
+    return re.sub(r"\s+", " ", "\n".join(
+        v for ch in CHAPTERS for k, v in teaching._segments(ch.read_text(encoding="utf-8"))
+        if k in ("md", "code")))
+
+
 def hidden_lines() -> set[str]:
-    """The distinctive code lines of every hidden test (imports and short lines excepted)."""
+    """The distinctive code lines of every hidden test (imports, short lines and lines the
+    chapters show, such as chapter 14's parameter count, excepted)."""
+    shown = published()
     out = set()
     for spec in SPECS.values():
         for test in spec.hidden:
             for line in test.splitlines():
                 s = re.sub(r"\s+", " ", line).strip()
-                if len(s) >= 30 and not s.startswith(("import ", "from ", "#")):
+                if len(s) >= 30 and not s.startswith(("import ", "from ", "#")) \
+                        and s not in shown:
                     out.add(s)
     return out
 
@@ -71,16 +82,14 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
         renamed.append(copy)
     # what the book prints outside its solutions (prose, chapter code) is published anyway:
     # GPT-2's V * H = 38597376 in chapter 16's text, a generic np.indices line
-    published = re.sub(r"\s+", " ", "\n".join(
-        v for ch in CHAPTERS for k, v in teaching._segments(ch.read_text(encoding="utf-8"))
-        if k in ("md", "code")))
-    numbers = teaching._numbers(published)
+    shown = published()
+    numbers = teaching._numbers(shown)
 
     def unpublished(entry: str) -> bool:
         m = re.search(r": (number|code) '?(.+?)'? of ", entry)
         if m and m[2] in ALLOWED:
             return False
-        return not m or (m[2] not in numbers if m[1] == "number" else m[2] not in published)
+        return not m or (m[2] not in numbers if m[1] == "number" else m[2] not in shown)
     found = secrets_in(files) + [f for f in teaching.leaks(renamed, CHAPTERS) if unpublished(f)]
     assert not found, "\n".join(found[:40])
 
@@ -94,3 +103,92 @@ def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
     doc = tmp_path / "00_teaching.py"
     doc.write_text('"""a rounding of it (``0.16997`` of ``0.169971``)."""\n')
     assert teaching.leaks([doc], CHAPTERS)
+
+
+# ------------------------------------------------------------------ the student edition
+#: Chapters whose student pages are built for the test (a {solution} box, gated solutions with
+#: code cells and outputs: ex-15-4's count prints); the whole book takes minutes.
+STUDENT_CHAPTERS = ["11_ffn_gelu", "15_bert_roberta"]
+
+
+def _scan_texts(texts: dict[str, str], tmp) -> list[str]:
+    """Hidden-test lines and solution fingerprints in ``texts`` (chapter stem -> text)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    files = []
+    for stem, text in texts.items():
+        f = tmp / f"{stem}.txt"  # leaks() reads the chapter from the file name
+        f.write_text(text, encoding="utf-8")
+        files.append(f)
+    return secrets_in(files) + teaching.leaks(files, CHAPTERS)
+
+
+@pytest.fixture(scope="module")
+def student_pages(tmp_path_factory):
+    """The student HTML of :data:`STUDENT_CHAPTERS` (and the intro) from the execution cache."""
+    tmp = tmp_path_factory.mktemp("student")
+    toc = tmp / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: chapters/intro\nparts:\n  - caption: Chapters\n"
+                   "    numbered: true\n    chapters:\n"
+                   + "".join(f"      - file: chapters/{c}\n" for c in STUDENT_CHAPTERS))
+    # not strict: the pages link to chapters this partial build leaves out
+    student.build_html(tmp / "html", tmp / "doctrees", toc=toc, strict=False)
+    return tmp / "html"
+
+
+def test_the_student_book_shows_no_solution(student_pages, tmp_path):
+    texts = {c: student.page_text((student_pages / "chapters" / f"{c}.html").read_text())
+             for c in STUDENT_CHAPTERS}
+    assert re.search(r"Exercise \d+\.2", texts["11_ffn_gelu"]), "the exercises stay"
+    assert not any("Solution to" in t for t in texts.values())
+    found = _scan_texts(texts, tmp_path / "scan")
+    assert not found, "\n".join(found[:40])
+    page = (student_pages / "chapters" / "15_bert_roberta.html").read_text()
+    for button in ("download-source-button", "download-notebook-button"):
+        assert button not in page  # the .md and .ipynb hold the solutions
+    assert not (student_pages / "_sources").exists()
+
+
+def test_the_full_book_shows_solutions_the_scan_finds(tmp_path):
+    """The same scan on the book `make book` built (solutions folded, present) finds them."""
+    html = ROOT / "_build" / "html" / "chapters"
+    if not (html / f"{STUDENT_CHAPTERS[0]}.html").is_file():
+        pytest.skip("the full book is not built (make book)")
+    texts = {c: student.page_text((html / f"{c}.html").read_text()) for c in STUDENT_CHAPTERS}
+    found = _scan_texts(texts, tmp_path / "scan")
+    assert any("bert_count = " in f for f in found), found[:5]  # ex-15-4's solution code
+    assert any("0.169971" in f for f in found), found[:5]  # ex-11-2's answer
+
+
+def test_student_colab_notebooks_hold_no_solution(tmp_path):
+    """``make notebooks STUDENT=1`` of every chapter: no hidden test, no solution; the
+    repository's Colab notebooks (with solutions) fail the same scan."""
+    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
+    (tmp_path / "chapters").mkdir()
+    for ch in CHAPTERS:
+        shutil.copy(ch, tmp_path / "chapters" / ch.name)
+    written = notebooks.write_all(tmp_path, student=True)
+    assert [p.stem for p in written] == [c.stem for c in CHAPTERS]
+    assert all(p.parent == tmp_path / notebooks.STUDENT_DIR for p in written)
+    found = secrets_in(written) + teaching.leaks(written, CHAPTERS)
+    assert not found, "\n".join(found[:40])
+    for p in written:  # every exercise is still there, no solution heading is
+        text = p.read_text(encoding="utf-8")
+        assert "Solution to Exercise" not in text, p.name
+        stem = p.stem
+        labels = [e.label for e in teaching.exercises((ROOT / "chapters" / f"{stem}.md")
+                                                      .read_text(encoding="utf-8"))]
+        assert text.count("**Exercise ") >= len(labels), p.name
+    full = sorted((ROOT / notebooks.NOTEBOOKS_DIR).glob("*.ipynb"))
+    assert teaching.leaks(full, CHAPTERS), "the scan must find the solutions of the full ones"
+
+
+def test_strip_solutions_keeps_exercises_and_drops_every_solution():
+    text = (ROOT / "chapters" / "15_bert_roberta.md").read_text(encoding="utf-8")
+    stripped = student.strip_solutions(text)
+    assert "bert_count = " in text and "bert_count = " not in stripped
+    for directive in ("{solution}", "{solution-start}", "{solution-end}"):
+        assert directive in text and directive not in stripped
+    assert stripped.count("{exercise}") == text.count("{exercise}")
+    assert stripped.count("{code-cell}") == text.count("{code-cell}") - 2  # ex-15-2, ex-15-4
+    with pytest.raises(ValueError, match="never ended"):
+        student.strip_solutions("```{solution-start} ex-1\n```\ntext\n")
