@@ -30,13 +30,16 @@ from typing import Any
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
-__all__ = ["FOREGROUND", "GRID", "CYCLE", "style", "use", "svg", "img_html", "set_alt",
+__all__ = ["FOREGROUND", "INK", "GRID", "CYCLE", "style", "use", "svg", "img_html", "set_alt",
            "alt_of", "describe", "contrast_ratio"]
 
 #: Light and dark values of each themed colour.  The light value is also the placeholder that
 #: the figure is drawn with (matplotlib needs a real colour); :func:`svg` replaces it.  Light
 #: text is the theme's own text colour; dark text likewise.
 FOREGROUND = {"light": "#222832", "dark": "#ced6dd"}
+#: The colour of text and axes for a line or marker drawn "in ink" (instead of ``"k"``, which
+#: would stay black on the dark page): the light placeholder, themed by :func:`svg`.
+INK = FOREGROUND["light"]
 GRID = {"light": "#d5d9dd", "dark": "#3b4046"}
 #: Legend boxes: opaque page colour, so lines behind a legend do not show through its text.
 BACKGROUND = {"light": "#fffffe", "dark": "#121212"}
@@ -160,9 +163,11 @@ def use() -> None:
 
     Called once at the top of a chapter; running it again changes nothing.
     """
-    # pyplot first: importing it in a notebook activates the inline backend, which sets its own
-    # rcParams and figure formats; ours must come after.
-    import matplotlib.pyplot  # noqa: F401
+    # Activate the backend now: in a notebook, the inline backend sets its own rcParams and
+    # figure formats (PNG) when it is first used, which would undo ours.
+    import matplotlib.pyplot as plt
+
+    plt.switch_backend(mpl.get_backend())
 
     mpl.rcParams.update(style())
     try:
