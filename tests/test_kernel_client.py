@@ -101,3 +101,30 @@ def test_an_executed_notebook_keeps_every_output_when_its_kernel_is_killed():
                                   "time.sleep(0.05)\nprint('last')")])
     NotebookClient(nb, timeout=60, kernel_name="python3").execute()
     assert "".join(o["text"] for o in nb.cells[1].outputs) == "0\n1\n2\nlast\n"
+
+
+# A kernel started the book's way (nbclient, as Myst-NB and booktools.prebuild start them, with
+# this module installed), in a process of its own so that the kernel's stderr can be read; the
+# cell reports whether the kernel holds a CurveZMQ key (its sockets are then encrypted).
+KERNEL_RUN = """
+import nbformat
+from nbclient import NotebookClient
+from booktools import kernel_client
+kernel_client.install()
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+    "from ipykernel.kernelapp import IPKernelApp\\n"
+    "print('curve', IPKernelApp.instance().curve_secretkey is not None, 6 * 7)")])
+NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+print(nb.cells[0].outputs[0]["text"], end="")
+"""
+
+
+def test_a_kernel_started_the_books_way_is_encrypted_and_does_not_warn():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", KERNEL_RUN], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "without encryption" not in run.stderr, run.stderr
+    assert run.stdout == "curve True 42\n"
