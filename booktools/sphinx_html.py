@@ -24,7 +24,12 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
   has finished): no Font Awesome script (1.5 MB on every page; the theme's stylesheet already
   draws the same icons with its webfont), icons hidden from screen readers, and the search
   buttons named by their visible text ("Search Ctrl+K", WCAG 2.5.3 "label in name") instead of
-  an ``aria-label`` that leaves the shortcut out.
+  an ``aria-label`` that leaves the shortcut out.  The search index (``searchindex.js``, 0.15 MB,
+  with ``searchtools.js`` and ``language_data.js``) only on the search page: the theme loads it
+  on every page for its search-as-you-type, which is off (``search_as_you_type = false``; the
+  search box opens ``search.html``, which loads the index itself).  The one icon of Font
+  Awesome's brands font (the GitHub mark of the source-repository menu, which cost every page the
+  0.12 MB font) becomes the solid font's code-branch icon.
 * **Live code without a repository** says how to make the page live: the page config carries no
   Binder repository while ``repository.url`` is a placeholder (:mod:`booktools.launch`).
 """
@@ -46,6 +51,8 @@ HIDDEN_SOURCE_TAGS = frozenset({"remove-input", "remove-cell", "hide-input"})
 #: Files under ``_static`` that every page loads (``chapters/_static_assets`` is the static path).
 LIVE_JS = "live/formulated-live.js"
 LIVE_CSS = "live/formulated-live.css"
+#: Figures and widget panels follow the page theme in dark mode (formulated/plotting.py).
+FIGURES_CSS = "live/figures-theme.css"
 
 
 def disconnect_sphinx_thebe(app: Sphinx) -> None:
@@ -146,15 +153,31 @@ _SEARCH_BUTTON = re.compile(
     r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="Search"')
 
 
+# The theme's search scripts, loaded on every page for search-as-you-type; with that off, only
+# the search page (which has its own copies of these tags) uses them.
+_SEARCH_SCRIPTS = re.compile(r'[ \t]*<script src="[^"]*(?:_static/searchtools\.js|'
+                             r'_static/language_data\.js|searchindex\.js)"></script>\n?')
+_NO_SEARCH_AS_YOU_TYPE = "DOCUMENTATION_OPTIONS.search_as_you_type = false;"
+_SEARCH_PAGE = "DOCUMENTATION_OPTIONS.pagename = 'search';"
+# The brands webfont's only icon on the pages; the solid font, loaded anyway, has this one.
+_BRAND_ICON = '<i class="fab fa-github"'
+_SOLID_ICON = '<i class="fa-solid fa-code-branch"'
+
+
 # sphinx-togglebutton names each folded cell "Toggle hidden content" although it shows
 # "Show code cell source": the visible text is the better name (WCAG 2.5.3).
 _TOGGLE_SUMMARY = re.compile(r'(<summary[^>]*?) aria-label="Toggle hidden content"')
 
 
 def tidy_page(html: str) -> str:
-    """``html`` without the Font Awesome script, with ``aria-hidden`` icons, and search buttons
-    and folded cells named by their visible text; applying it twice changes nothing."""
+    """``html`` without the Font Awesome script, without the search scripts unless it is the
+    search page or searches as you type, without the brands font's icon, with ``aria-hidden``
+    icons, and search buttons and folded cells named by their visible text; applying it twice
+    changes nothing."""
     html = _FONTAWESOME_JS.sub("", html)
+    if _NO_SEARCH_AS_YOU_TYPE in html and _SEARCH_PAGE not in html:
+        html = _SEARCH_SCRIPTS.sub("", html)
+    html = html.replace(_BRAND_ICON, _SOLID_ICON)
     html = _ICON.sub(r'<i class="\1" aria-hidden="true"', html)
     html = _TOGGLE_SUMMARY.sub(r"\1", html)
     return _SEARCH_BUTTON.sub(r"\1", html)
@@ -180,4 +203,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", tidy_pages)
     app.add_js_file(LIVE_JS, priority=200)
     app.add_css_file(LIVE_CSS)
+    app.add_css_file(FIGURES_CSS)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -69,3 +69,22 @@ def test_live_config_has_no_binder_repository_while_the_url_is_a_placeholder():
     assert live_config(app(placeholder), "chapters/01_x")["repo"] == ""
     real = live_config(app("https://github.com/someone/book"), "chapters/01_x")
     assert real["repo"] == "someone/book" and real["kernelPath"] == "chapters"
+
+
+def test_tidy_page_keeps_the_search_index_on_the_search_page_only():
+    from booktools.sphinx_html import tidy_page
+
+    scripts = ('    <script src="../_static/searchtools.js"></script>\n'
+               '    <script src="../_static/language_data.js"></script>\n'
+               '    <script src="../searchindex.js"></script>\n')
+    off = "<script>DOCUMENTATION_OPTIONS.search_as_you_type = false;</script>\n"
+    chapter = ("<script>DOCUMENTATION_OPTIONS.pagename = 'chapters/08_attention';</script>\n"
+               + off + scripts + '<i class="fab fa-github"></i>')
+    tidy = tidy_page(chapter)
+    assert "search" not in tidy.replace("search_as_you_type", "")
+    assert '<i class="fa-solid fa-code-branch" aria-hidden="true"></i>' in tidy
+    assert "fab" not in tidy and tidy_page(tidy) == tidy
+    search = "<script>DOCUMENTATION_OPTIONS.pagename = 'search';</script>\n" + off + scripts
+    assert scripts in tidy_page(search)
+    as_you_type = chapter.replace("= false", "= true")       # the theme's live search needs them
+    assert scripts in tidy_page(as_you_type)
