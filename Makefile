@@ -1,5 +1,5 @@
 # The Formulated GPT — one entry point for readers, authors and CI.
-#   make book   build the executed HTML book into _build/html (creates .venv the first time)
+#   make book   build the executed HTML book into _build/html, Korean in _build/html/ko (creates .venv the first time)
 #   make test   run the unit tests and execute every chapter
 #   make lab    open the chapters as notebooks in JupyterLab
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
@@ -8,6 +8,7 @@
 #   make answer-keys   one instructor's key per chapter (_build/answer_keys/<chapter>.html)
 #   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf (TeX Live; no re-execution)
 #   make dist   the offline copy: a zip of the HTML book (opens from file://) and the PDF
+#   make po     update the Korean catalogues locales/ko/LC_MESSAGES from the English (also: make translations)
 #   make clean  remove build outputs (keeps .venv)
 
 PYTHON ?= python3
@@ -21,7 +22,7 @@ export PYTHONHASHSEED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: book test browser lab live clean distclean env bench assignments pdf dist tex \
-        student-book answer-keys
+        student-book answer-keys po translations
 
 env: $(STAMP)
 
@@ -39,6 +40,7 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 book: $(STAMP)
 	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
+	$(BIN)/python -m booktools.i18n build   # the Korean book, _build/html/ko, from the same cache
 	$(BIN)/python tests/check_build.py
 	@echo "Open _build/html/index.html"
 
@@ -101,6 +103,14 @@ notebooks: $(STAMP)
 student-book: $(STAMP)
 	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
 	$(BIN)/python -m booktools.student
+
+# The Korean catalogues (booktools/i18n.py): message templates from the chapters (execution cache
+# of `make book`, so Markdown printed by cells is included), merged into locales/ko/LC_MESSAGES:
+# new messages empty, changed ones #, fuzzy with the previous English. CONTRIBUTING.md: Translating.
+po: $(STAMP)
+	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools.i18n po
+translations: po
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/train_cpu.py

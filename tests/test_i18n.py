@@ -1,0 +1,263 @@
+"""The Korean edition (issue 25): catalogues complete and faithful, glossary kept, the Korean
+build warning-free, the language switch on every page of both books.
+
+The catalogues are ``locales/ko/LC_MESSAGES/<page>.po`` (``make po`` updates them from the
+English; booktools/i18n.py).  ``test_every_message_translated`` fails until the translators
+have finished: it lists what is left per catalogue.
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+from _chapters import ROOT, toc_files
+from booktools import i18n
+from booktools.sphinx_i18n import switch_href
+
+CATALOGUES = sorted(i18n.CATALOGUES.rglob("*.po"))
+HTML = ROOT / "_build" / "html"
+
+
+def _name(po: Path) -> str:
+    return po.relative_to(i18n.CATALOGUES).with_suffix("").as_posix()
+
+
+def _messages(po: Path) -> list:
+    with po.open("rb") as f:
+        return [m for m in read_po(f, locale=i18n.LANGUAGE) if m.id]
+
+
+def test_one_catalogue_per_page() -> None:
+    """Every page of the table of contents has its catalogue (``make po`` writes them)."""
+    names = {_name(po) for po in CATALOGUES}
+    assert [p for p in toc_files() if p not in names] == [], "run `make po`"
+
+
+# -- (a) complete -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=_name)
+def test_every_message_translated(po: Path) -> None:
+    """No message untranslated, none fuzzy (a fuzzy one is shown in English by Sphinx)."""
+    msgs = _messages(po)
+    todo = [m.id[:60] for m in msgs if not m.string]
+    fuzzy = [m.id[:60] for m in msgs if m.fuzzy]
+    assert not todo and not fuzzy, (f"{_name(po)}: {len(todo)} of {len(msgs)} untranslated, "
+                                    f"{len(fuzzy)} fuzzy; first: {(todo + fuzzy)[:3]}")
+
+
+# -- (b) faithful: math, roles, labels, numbers and code unchanged ---------------------------
+
+def _po_with(tmp_path: Path, pairs: list[tuple[str, str]]) -> Path:
+    """A small PO file on disk, written as the pipeline writes the real ones."""
+    cat = Catalog(locale="ko")
+    for msgid, msgstr in pairs:
+        cat.add(msgid, msgstr)
+    path = tmp_path / "synthetic.po"
+    with path.open("wb") as f:
+        write_po(f, cat, width=0)
+    return path
+
+
+def _faithfulness(po: Path) -> list[str]:
+    return [f"{_name(po) if po.is_relative_to(i18n.CATALOGUES) else po.name}: {m.id[:50]!r}: {p}"
+            for m in _messages(po) if m.string and not m.fuzzy
+            for p in i18n.message_problems(m.id, m.string)]
+
+
+ENGLISH = ("By {prf:ref}`def-08-attention`, the {doc}`errata appendix <appendix_b_errata>` "
+           "and {numref}`fig-mask`, $\\text{softmax}(z)_i$ sums to 1 over 50,257 tokens "
+           "(`n_vocab`), {math}`V` of them.")
+KOREAN = ("{prf:ref}`def-08-attention`와 {doc}`정오표 부록 <appendix_b_errata>`, "
+          "{numref}`fig-mask`에 따르면 $\\text{softmax}(z)_i$의 합은 50,257개 토큰"
+          "(`n_vocab`), 즉 {math}`V`개에 대해 1이다.")
+
+
+@pytest.mark.parametrize("wrong, expected", [
+    (KOREAN.replace("50,257", "50,256"), "number missing or changed: ['50,257']"),
+    (KOREAN.replace("{prf:ref}`def-08-attention`와 ", ""), "role differs"),
+    (KOREAN.replace("appendix_b_errata", "appendix_a_notation"), "role differs"),
+    (KOREAN.replace("(z)_i", "(z)_j"), "math differs"),
+    (KOREAN.replace("`n_vocab`", "n_vocab"), "code differs"),
+])
+def test_faithfulness_check_fails_on_a_changed_message(tmp_path: Path, wrong: str,
+                                                       expected: str) -> None:
+    """The check passes the faithful translation (whose link title is Korean) and names what
+    a wrong one changed: a number, a dropped {prf:ref}, a link target, math, code."""
+    assert _faithfulness(_po_with(tmp_path, [(ENGLISH, KOREAN)])) == []
+    problems = _faithfulness(_po_with(tmp_path, [(ENGLISH, wrong)]))
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=_name)
+def test_translations_keep_math_roles_numbers_and_code(po: Path) -> None:
+    assert _faithfulness(po) == []
+
+
+# -- (c) glossary -----------------------------------------------------------------------------
+
+def test_glossary_one_korean_term_per_english_term(tmp_path: Path) -> None:
+    terms = i18n.load_glossary()
+    assert terms["transformer"] == "트랜스포머" and terms["pre-trained"] == "사전 훈련"
+    for text, error in [("decoder: 디코더\ndecoder: 복호기\n", "listed twice"),
+                        ("decoder: 디코더\nencoder: 디코더\n", "translates both"),
+                        ("decoder: 디코더, 복호기\n", "one Korean term")]:
+        bad = tmp_path / "glossary.yml"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=error):
+            i18n.load_glossary(bad)
+
+
+def test_glossary_check_fails_on_a_second_translation() -> None:
+    terms = i18n.load_glossary()
+    english = "Gradient descent trains the decoder's weights (`model.decoder`, $W$)."
+    assert i18n.glossary_problems(english, "경사 하강법이 디코더의 가중치를 훈련한다.", terms) == []
+    assert i18n.glossary_problems(english, "경사 하강법이 복호기의 가중치를 훈련한다.", terms) \
+        == ["'decoder' is not translated as '디코더'"]
+    assert i18n.glossary_problems(english, "기울기 하강이 디코더의 가중치를 훈련한다.", terms) \
+        == ["'gradient descent' is not translated as '경사 하강법'"]
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=_name)
+def test_translations_use_the_glossary(po: Path) -> None:
+    terms = i18n.load_glossary()
+    wrong = [f"{m.id[:50]!r}: {p}" for m in _messages(po) if m.string and not m.fuzzy
+             for p in i18n.glossary_problems(m.id, m.string, terms)]
+    assert wrong == []
+
+
+# -- update keeps translations and marks changed messages -------------------------------------
+
+def test_update_marks_a_changed_message_fuzzy_with_the_previous_english(tmp_path: Path) -> None:
+    """What a translator sees after the English changed: the old translation kept, marked
+    ``#, fuzzy``, with the previous English as ``#| msgid``; a new message empty."""
+    pots, pos = tmp_path / "pot", tmp_path / "po"
+    (pots / "chapters").mkdir(parents=True)
+
+    def template(*ids: str) -> None:
+        cat = Catalog()
+        for msgid in ids:
+            cat.add(msgid)
+        with (pots / "chapters" / "x.pot").open("wb") as f:
+            write_po(f, cat)
+
+    template("The decoder masks the future.", "Exercises")
+    assert i18n.update_catalogues(pots, pos) == {"chapters/x": "new"}
+    po = pos / "chapters" / "x.po"
+    text = po.read_text(encoding="utf-8").replace(
+        'msgid "The decoder masks the future."\nmsgstr ""',
+        'msgid "The decoder masks the future."\nmsgstr "디코더는 미래를 가린다."')
+    po.write_text(text, encoding="utf-8")
+    template("The decoder masks every future token.", "Exercises", "Solutions")
+    assert i18n.update_catalogues(pots, pos) == {"chapters/x": "updated"}
+    text = po.read_text(encoding="utf-8")
+    assert ('#, fuzzy\n#| msgid "The decoder masks the future."\n'
+            'msgid "The decoder masks every future token."\nmsgstr "디코더는 미래를 가린다."'
+            in text), text
+    assert 'msgid "Solutions"\nmsgstr ""' in text
+
+
+# -- (d) the Korean book builds warning-free; (e) language switch both ways ------------------
+
+@pytest.fixture(scope="module")
+def korean_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Korean book at _build/html/ko, built from a fresh environment (every page read, so
+    every warning shows) with ``-n -W``, from the execution cache of ``make book``."""
+    if not (HTML / "chapters" / "intro.html").is_file():
+        pytest.fail("no English book at _build/html: run `make book` first", pytrace=False)
+    try:
+        i18n.build_html(doctrees=tmp_path_factory.mktemp("doctrees-ko"))
+    except SystemExit as exc:
+        pytest.fail(f"the Korean build is not warning-free: {exc}", pytrace=False)
+    return i18n.KO_HTML
+
+
+@pytest.mark.slow
+def test_korean_build_is_warning_free(korean_book: Path) -> None:
+    assert (korean_book / "chapters" / "intro.html").is_file()
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lang: str | None = None
+        self.switch: list[dict[str, str | None]] = []
+        self.css: list[str] = []
+        self._in_switch = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "html":
+            self.lang = a.get("lang")
+        elif tag == "nav" and "formulated-lang-switch" in (a.get("class") or ""):
+            self._in_switch = True
+        elif tag == "a" and self._in_switch:
+            self.switch.append(a)
+        elif tag == "link" and a.get("rel") == "stylesheet":
+            self.css.append(a.get("href") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "nav":
+            self._in_switch = False
+
+
+def _page(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", toc_files())
+def test_language_switch_both_ways(korean_book: Path, name: str) -> None:
+    """The English page links to the same page under ko/, the Korean page back; both exist;
+    the Korean page says lang="ko" and loads the Korean typography, the English one not."""
+    for page_path, lang, other in [(HTML / f"{name}.html", "en", korean_book / f"{name}.html"),
+                                   (korean_book / f"{name}.html", "ko", HTML / f"{name}.html")]:
+        page = _page(page_path)
+        assert page.lang == lang, f"{page_path}: <html lang={page.lang!r}>"
+        assert len(page.switch) == 1, f"{page_path}: {len(page.switch)} language switches"
+        link = page.switch[0]
+        target = (page_path.parent / str(link["href"])).resolve()
+        assert target == other.resolve() and target.is_file(), (page_path, link["href"])
+        assert link["hreflang"] == ("ko" if lang == "en" else "en")
+        assert any(h.endswith("i18n/ko.css") for h in page.css) == (lang == "ko")
+
+
+@pytest.mark.parametrize("bad", ["", "/chapters/intro", "chapters\\intro"])
+def test_switch_href_refuses_a_bad_pagename(bad: str) -> None:
+    with pytest.raises(ValueError, match="pagename"):
+        switch_href(bad, "en")
+
+
+def test_switch_href() -> None:
+    assert switch_href("chapters/intro", "en") == "../ko/chapters/intro.html"
+    assert switch_href("chapters/intro", "ko") == "../../chapters/intro.html"
+    assert switch_href("index", None) == "ko/index.html"
+    assert switch_href("index", "ko") == "../index.html"
+    # resolving each link from its page lands on the same page in the other book
+    for name in ("index", "chapters/intro"):
+        en = PurePosixPath(name + ".html")
+        ko = PurePosixPath("ko") / en
+        assert _norm(en.parent / switch_href(name, "en")) == str(ko)
+        assert _norm(ko.parent / switch_href(name, "ko")) == str(en)
+
+
+def _norm(p: PurePosixPath) -> str:
+    parts: list[str] = []
+    for part in p.parts:
+        if part == "..":
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+def test_korean_stylesheet_breaks_lines_between_words() -> None:
+    css = (ROOT / "chapters" / "_static_assets" / "i18n" / "ko.css").read_text(encoding="utf-8")
+    assert re.search(r"word-break:\s*keep-all", css)
+    assert "Noto Sans CJK KR" in css and "http" not in css  # installed fonts, no CDN
