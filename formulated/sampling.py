@@ -34,7 +34,7 @@ def _is_torch(z: Any) -> bool:
     return isinstance(z, torch.Tensor)
 
 
-def _check_logits(z: Any, name: str = "logits") -> Any:
+def _check_logits(z: Any, name: str = "z") -> Any:
     """A real array/tensor of at least one logit on the last axis, without NaN; NumPy
     input is converted to float64."""
     if _is_torch(z):
@@ -66,6 +66,34 @@ def _temperature_args(z: Any, temperature: Any) -> tuple[Any, float]:
     return z, T
 
 
+def _check_k(k: Any, name: str = "k") -> int:
+    return check_int(k, name, 1, "an integer >= 1")
+
+
+def _check_p(p: Any, name: str = "p") -> float:
+    p = check_real_type(p, name, "a number in (0, 1]")
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"{name}: expected a probability mass in (0, 1], got {p!r}")
+    return p
+
+
+def _top_k_args(z: Any, k: Any) -> tuple[Any, int]:
+    return _check_logits(z), _check_k(k)
+
+
+def _top_p_args(z: Any, p: Any) -> tuple[Any, float]:
+    return _check_logits(z), _check_p(p)
+
+
+def _filter_args(z: Any, temperature: Any, top_k: Any, top_p: Any
+                 ) -> tuple[Any, float, int | None, float | None]:
+    """The checks of :func:`filter_logits` and :func:`sampling_distribution`, whose
+    messages name ``top_k`` and ``top_p`` (the masks' own name ``k`` and ``p``)."""
+    z, T = _temperature_args(z, temperature)
+    return (z, T, None if top_k is None else _check_k(top_k, "top_k"),
+            None if top_p is None else _check_p(top_p, "top_p"))
+
+
 @checked(_temperature_args)
 def apply_temperature(z: Any, temperature: float) -> Any:
     """``z / T`` for a temperature ``T > 0``: ``(..., V) -> (..., V)``.
@@ -76,6 +104,7 @@ def apply_temperature(z: Any, temperature: float) -> Any:
     return z / temperature  # (..., V)
 
 
+@checked(_top_k_args)
 def top_k_mask(z: Any, k: int) -> Any:
     """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean
     ``(..., V)``.
@@ -85,8 +114,6 @@ def top_k_mask(z: Any, k: int) -> Any:
     Definition: def-19-top-k.
     Checked by: tests/test_sampling.py::test_top_k_matches_transformers
     """
-    z = _check_logits(z)
-    k = check_int(k, "top_k", 1, "an integer >= 1")
     V = z.shape[-1]
     if k >= V:
         return z == z  # all True (NaN was rejected)
@@ -98,6 +125,7 @@ def top_k_mask(z: Any, k: int) -> Any:
     return z >= kth
 
 
+@checked(_top_p_args)
 def top_p_mask(z: Any, p: float) -> Any:
     """Which logits the nucleus of mass ``p`` keeps, a boolean ``(..., V)``.
 
@@ -110,10 +138,6 @@ def top_p_mask(z: Any, p: float) -> Any:
     Definition: def-19-top-p.
     Checked by: tests/test_sampling.py::test_top_p_matches_transformers
     """
-    z = _check_logits(z)
-    p = check_real_type(p, "top_p", "a number in (0, 1]")
-    if not 0.0 < p <= 1.0:
-        raise ValueError(f"top_p: expected a probability mass in (0, 1], got {p!r}")
     if _is_torch(z):
         import torch
         if p == 1.0:
@@ -134,6 +158,7 @@ def top_p_mask(z: Any, p: float) -> Any:
     return keep
 
 
+@checked(_filter_args)
 def filter_logits(z: Any, temperature: float = 1.0, top_k: int | None = None,
                   top_p: float | None = None) -> Any:
     """Temperature, then top-k, then top-p: the logits with every removed token at
@@ -157,6 +182,7 @@ def _drop(z: Any, keep: Any) -> Any:
     return np.where(keep, z, -np.inf)
 
 
+@checked(_filter_args)
 def sampling_distribution(z: Any, temperature: float = 1.0, top_k: int | None = None,
                           top_p: float | None = None) -> Any:
     """``softmax(filter_logits(z, T, k, p))``: the distribution the sampler draws from,
@@ -165,7 +191,6 @@ def sampling_distribution(z: Any, temperature: float = 1.0, top_k: int | None = 
     Definitions: def-19-temperature, def-19-top-k, def-19-top-p.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers
     """
-    z = _check_logits(z)
     with np.errstate(over="ignore"):  # (z - max) / tiny T overflows to -inf: intended
         f = filter_logits(_shifted(z), temperature, top_k, top_p)
     if _is_torch(f):

@@ -16,16 +16,17 @@ import numpy as np
 __all__ = ["CharTokenizer"]
 
 
-def _check_chars(chars: Iterable[str]) -> list[str]:
-    """``chars`` as a list of distinct single characters, at least one."""
+def _check_chars(chars: Iterable[str], name: str = "chars") -> list[str]:
+    """``chars`` as a list of distinct single characters, at least one; the messages name
+    ``name`` (``d['itos']`` when the characters come from a saved tokenizer)."""
     chars = list(chars)
     for c in chars:
         if not isinstance(c, str) or len(c) != 1:
-            raise ValueError(f"chars: expected single characters, got {c!r}")
+            raise ValueError(f"{name}: expected single characters, got {c!r}")
     if len(set(chars)) != len(chars):
-        raise ValueError("chars: expected distinct characters, got duplicates")
+        raise ValueError(f"{name}: expected distinct characters, got duplicates")
     if not chars:
-        raise ValueError("chars: expected at least one character, got none")
+        raise ValueError(f"{name}: expected at least one character, got none")
     return chars
 
 
@@ -53,11 +54,13 @@ def _check_known(text: Any, stoi: dict[str, int]) -> None:
                        f"{unknown!r}, the first at position {pos}")
 
 
-def _check_char_dict(d: Any) -> None:
+def _check_char_dict(d: Any) -> list[str]:
+    """The characters of a saved character tokenizer ``d``, with messages naming ``d``."""
     if not isinstance(d, dict) or d.get("kind") != "char" \
             or not isinstance(d.get("itos"), str):
         raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, "
                          f"got {d!r:.80}")
+    return _check_chars(d["itos"], "d['itos']")
 
 
 def _tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str]:
@@ -122,8 +125,7 @@ class CharTokenizer:
 
     @classmethod
     def from_dict(cls, d: dict) -> "CharTokenizer":
-        _check_char_dict(d)
-        return cls(list(d["itos"]))
+        return cls(_check_char_dict(d))
 
 
 # == Byte-pair encoding (chapter 6) ============================================================

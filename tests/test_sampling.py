@@ -102,20 +102,26 @@ def test_distribution_is_normalised_and_zero_outside():
 
 
 def test_bad_input_names_the_argument():
+    """Each message starts with the name of the parameter the caller passed: ``z``, ``k``,
+    ``p`` in the masks (the book's notation), ``top_k``, ``top_p`` in the chain."""
     z = np.zeros(5)
-    with pytest.raises(ValueError, match="temperature"):
+    with pytest.raises(ValueError, match="^temperature: "):
         apply_temperature(z, 0.0)
-    with pytest.raises(TypeError, match="top_k"):
+    with pytest.raises(TypeError, match="^k: expected an integer >= 1"):
         top_k_mask(z, 2.0)
-    with pytest.raises(ValueError, match="top_k"):
+    with pytest.raises(ValueError, match="^k: expected an integer >= 1"):
         top_k_mask(z, 0)
-    with pytest.raises(ValueError, match="top_p"):
+    with pytest.raises(ValueError, match=r"^p: expected a probability mass in \(0, 1\]"):
         top_p_mask(z, 1.5)
-    with pytest.raises(ValueError, match="top_p"):
+    with pytest.raises(ValueError, match="^p: "):
         top_p_mask(z, 0.0)
-    with pytest.raises(ValueError, match="logits"):
+    with pytest.raises(ValueError, match="^top_k: expected an integer >= 1"):
+        sampling_distribution(z, top_k=0)
+    with pytest.raises(ValueError, match="^top_p: "):
+        filter_logits(z, top_p=float("nan"))
+    with pytest.raises(ValueError, match="^z: expected no NaN"):
         sampling_distribution(np.array([1.0, np.nan]))
-    with pytest.raises(ValueError, match="logits"):
+    with pytest.raises(ValueError, match=r"^z: expected shape \(\.\.\., V\) with V >= 1"):
         sampling_distribution(np.zeros(0))
-    with pytest.raises(TypeError, match="logits"):
+    with pytest.raises(TypeError, match="^z: expected real numbers"):
         sampling_distribution(np.array(["a", "b"]))
