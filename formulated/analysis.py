@@ -66,6 +66,7 @@ def load_shakespeare_gpt(path: str | os.PathLike = CHECKPOINT) -> tuple[GPT, Any
     """
     from .models.trainable import GPTConfig
     from .tokenizers import CharTokenizer
+    from .training.checkpoint import load_torch_file
 
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path: expected the checkpoint file (str or os.PathLike), got "
@@ -74,14 +75,11 @@ def load_shakespeare_gpt(path: str | os.PathLike = CHECKPOINT) -> tuple[GPT, Any
     if p.is_dir():
         raise IsADirectoryError(f"path: expected the checkpoint file, got {str(p)!r}, which "
                                 f"is a directory")
-    if not p.is_file():
-        raise FileNotFoundError(f"path: expected the checkpoint file, got {str(p)!r}, which "
-                                f"does not exist")
-    try:
-        ck = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
-        raise ValueError(f"path: {str(p)!r} is not a readable torch file (corrupt or "
-                         f"truncated: {type(e).__name__}: {str(e)[:120]})") from e
+    ck = load_torch_file(
+        p, lambda: FileNotFoundError(f"path: expected the checkpoint file, got {str(p)!r}, "
+                                     f"which does not exist"),
+        lambda e: ValueError(f"path: {str(p)!r} is not a readable torch file (corrupt or "
+                             f"truncated: {type(e).__name__}: {str(e)[:120]})"))
     keys = {"model", "model_config", "tokenizer"}
     if not isinstance(ck, dict) or not keys <= set(ck):
         got = sorted(ck) if isinstance(ck, dict) else type(ck).__name__

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -19,8 +19,8 @@ from .config import MODEL_FIELDS, RESUMABLE, TrainConfig
 from .runtime import resolve_device
 
 __all__ = ["CheckpointError", "CKPT_NAME", "CKPT_FORMAT", "CKPT_VERSION", "save_atomic",
-           "read_checkpoint", "checkpoint_model", "check_resume_state", "check_compatible",
-           "load_checkpoint", "rng_state", "set_rng_state"]
+           "load_torch_file", "read_checkpoint", "checkpoint_model", "check_resume_state",
+           "check_compatible", "load_checkpoint", "rng_state", "set_rng_state"]
 
 CKPT_NAME = "ckpt.pt"
 CKPT_FORMAT = "formulated-gpt-checkpoint"
@@ -46,16 +46,28 @@ def save_atomic(obj: dict, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def load_torch_file(path: Path, missing: Callable[[], Exception],
+                    unreadable: Callable[[Exception], Exception]) -> Any:
+    """What ``torch.load`` reads from the file ``path`` onto the CPU, tensors and plain data
+    only (``weights_only``: a file cannot run code).  No file at ``path`` raises
+    ``missing()``, a file torch cannot read ``unreadable(e)``: the caller's own error,
+    which names its argument (:func:`read_checkpoint`,
+    :func:`formulated.analysis.load_shakespeare_gpt`)."""
+    if not path.is_file():
+        raise missing()
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises RuntimeError, EOFError, UnpicklingError, ...
+        raise unreadable(e) from e
+
+
 def read_checkpoint(path: Path) -> dict:
     """The checkpoint dict at ``path``: ours, of a readable version, with every entry present."""
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint: expected a file at {str(path)!r}, found none "
-                              f"(start without resume to create it)")
-    try:
-        ck = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises RuntimeError, EOFError, UnpicklingError, ...
-        raise CheckpointError(f"checkpoint: {str(path)!r} is truncated or corrupt and cannot be "
-                              f"read ({type(e).__name__}: {str(e)[:120]})") from e
+    ck = load_torch_file(
+        path, lambda: CheckpointError(f"checkpoint: expected a file at {str(path)!r}, found "
+                                      f"none (start without resume to create it)"),
+        lambda e: CheckpointError(f"checkpoint: {str(path)!r} is truncated or corrupt and "
+                                  f"cannot be read ({type(e).__name__}: {str(e)[:120]})"))
     if not isinstance(ck, dict) or ck.get("format") != CKPT_FORMAT:
         raise CheckpointError(f"checkpoint: {str(path)!r} is not a checkpoint of "
                               f"formulated.training (no {CKPT_FORMAT!r} marker)")
