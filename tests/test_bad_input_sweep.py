@@ -54,8 +54,6 @@ NAN = float("nan")
 PATH_ERRORS = (FileNotFoundError, NotADirectoryError, IsADirectoryError)
 VALUE_ERRORS = (ValueError, TypeError)
 
-HELPER_2 = "owned by helper 2 (training/*)"
-
 
 class Ctx:
     """The small objects the valid calls need, built once per test session on first use."""

@@ -12,7 +12,7 @@ import torch
 
 from formulated.models.trainable import GPT, GPTConfig
 from formulated.training import PRESETS, TrainConfig, make_config, train, with_overrides
-from formulated.training.cli import parse_overrides
+from formulated.training.cli import parse_overrides, parse_value
 from formulated.training.config import MODEL_FIELDS
 from formulated.training.optim import make_optimizers
 
@@ -97,9 +97,13 @@ def test_key_value_overrides_are_typed_like_the_fields():
     assert [type(got[k]) for k in ("lr", "L", "eps")] == [float, int, float]
     with pytest.raises(ValueError, match="lr: expected float, got 'abc'"):
         parse_overrides(["lr=abc"])
-    with pytest.raises(ValueError, match="argument: unknown field 'foo'"):
+    with pytest.raises(ValueError, match="argv: expected key=value with a key among .*'foo=1'"):
         parse_overrides(["foo=1"])
-    with pytest.raises(ValueError, match="argument: expected key=value"):
+    with pytest.raises(ValueError, match="name: expected a field .*; got 'foo'"):
+        parse_value("foo", "1")
+    with pytest.raises(ValueError, match="argv: expected key=value items"):
         parse_overrides(["lr"])
+    with pytest.raises(TypeError, match="argv: expected a list of 'key=value' strings"):
+        parse_overrides("lr=1e-3")            # a lone string, not read letter by letter
     make_config("book", **parse_overrides(["eps=1e-6", "B=8"]))  # accepted by the config
 

@@ -38,7 +38,8 @@ def parse_value(name: str, text: str) -> Any:
     """``text`` as the type of field ``name`` (``"None"`` for the optional ``F``)."""
     types = override_types()
     if name not in types:
-        raise ValueError(f"argument: unknown field {name!r}; expected one of {sorted(types)}")
+        raise ValueError(f"name: expected a field of TrainConfig or of its model, one of "
+                         f"{sorted(types)}; got {name!r}")
     if name == "F" and text == "None":
         return None
     try:
@@ -49,12 +50,19 @@ def parse_value(name: str, text: str) -> Any:
 
 def parse_overrides(argv: list[str]) -> dict[str, Any]:
     """``["lr=1e-3", "max_steps=500"]`` -> ``{"lr": 0.001, "max_steps": 500}`` (typed)."""
+    # A lone string is iterable too, and would be read one character at a time.
+    if isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)):
+        raise TypeError(f"argv: expected a list of 'key=value' strings, got {argv!r} "
+                        f"({type(argv).__name__})")
     out: dict[str, Any] = {}
     for a in argv:
-        if "=" not in a:
-            raise ValueError(f"argument: expected key=value (a field of TrainConfig or of its "
-                             f"model), got {a!r}")
+        if not isinstance(a, str) or "=" not in a:
+            raise ValueError(f"argv: expected key=value items (a field of TrainConfig or of "
+                             f"its model), got {a!r}")
         k, v = a.split("=", 1)
+        if k not in override_types():
+            raise ValueError(f"argv: expected key=value with a key among "
+                             f"{sorted(override_types())}, got {a!r}")
         out[k] = parse_value(k, v)
     return out
 

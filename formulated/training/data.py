@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from .._checks import check_int
+from .._checks import check_int, check_real_type
 from ..data import tiny_shakespeare_path
 from ..tokenizers import CharTokenizer
 
@@ -22,6 +22,14 @@ def load_data(path: str | os.PathLike | None = None, val_fraction: float = 0.1
 
     Returns ``(tokenizer, train_ids, val_ids)``, the ids as int64 tensors on the CPU.
     """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a path to a text file (str or os.PathLike) or None, "
+                        f"got {path!r} ({type(path).__name__})")
+    vf = check_real_type(val_fraction, "val_fraction", "a number in [0, 1)")
+    # 'not 0 <= vf < 1' is also True for NaN, which int() below could not convert.
+    if not 0.0 <= vf < 1.0:
+        raise ValueError(f"val_fraction: expected a number in [0, 1) (the share of the text "
+                         f"kept for validation), got {vf}")
     p = Path(path) if path is not None else tiny_shakespeare_path()
     if not p.is_file():
         what = "a directory" if p.is_dir() else "which does not exist"
@@ -34,7 +42,7 @@ def load_data(path: str | os.PathLike | None = None, val_fraction: float = 0.1
                          ) from e
     tok = CharTokenizer.from_text(text)
     ids = torch.tensor(tok.encode(text), dtype=torch.long)
-    n_train = int(len(ids) * (1.0 - val_fraction))
+    n_train = int(len(ids) * (1.0 - vf))
     return tok, ids[:n_train], ids[n_train:]
 
 
@@ -50,6 +58,8 @@ def val_windows(ids: torch.Tensor, n_ctx: int) -> tuple[torch.Tensor, torch.Tens
     if ids.dim() != 1 or len(ids) < 2:
         raise ValueError(f"ids: expected a 1-D tensor of at least 2 token ids, got shape "
                          f"{tuple(ids.shape)}")
+    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
+        raise TypeError(f"ids: expected integer token ids, got dtype {ids.dtype}")
     m = len(ids) - 1
     W = -(-m // n_ctx)
     X = torch.zeros(W * n_ctx, dtype=torch.long)
