@@ -98,7 +98,7 @@ def bpe_merges_problem(word_counts: dict[str, int], merges: list[tuple[str, str]
     """
     words = {tuple(w[:-1]) + (w[-1] + end_of_word,): c for w, c in word_counts.items()}
     for step, pair in enumerate(merges, 1):
-        counts: dict[tuple[str, str], int] = {}
+        counts = {}  # (a, b) -> count; no annotation: otter assign cannot parse one in a test
         for symbols, c in words.items():
             for a, b in zip(symbols, symbols[1:]):
                 counts[(a, b)] = counts.get((a, b), 0) + c

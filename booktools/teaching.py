@@ -100,6 +100,19 @@ def _label(lines: list[str], start: int, end: int) -> str:
                      "expected one so that its solution and answer cell can refer to it")
 
 
+def _cell_code(body: list[str]) -> str:
+    """A ``{code-cell}``'s code without its options: ``:tags: [...]`` lines or a YAML block
+    between ``---`` lines (``mystnb: image: alt: ...``), which MyST reads and Python cannot."""
+    if body and body[0].strip() == "---":
+        end = next((k for k in range(1, len(body)) if body[k].strip() == "---"), None)
+        if end is None:
+            raise ValueError("text: a code cell's option block (---) is never closed")
+        body = body[end + 1:]
+    while body and re.match(r"^:[\w-]+:", body[0]):
+        body = body[1:]
+    return "\n".join(body).strip()
+
+
 def _segments(text: str) -> list[tuple[str, str | Exercise]]:
     """The chapter as ``("md", text)``, ``("code", source)`` and ``("exercise", Exercise)``.
 
@@ -156,7 +169,7 @@ def _segments(text: str) -> list[tuple[str, str | Exercise]]:
             pending[open_sol]["code"] = list(sol_code)
             open_sol, sol_md[:], sol_code[:] = None, [], []
         elif name == "code-cell":
-            src = "\n".join(ln for ln in lines[i + 1:e] if not ln.startswith(":tags:")).strip()
+            src = _cell_code(lines[i + 1:e])
             if open_sol:
                 sol_code.append(src)
             else:
@@ -188,14 +201,42 @@ def _raw(source: str):
     return nbformat.v4.new_raw_cell(source)
 
 
-def _question_cells(ex: Exercise, spec: Spec) -> list:
-    """The otter-assign cells of one exercise: prompt, answer/solution, tests."""
+@dataclass(frozen=True)
+class _Plain:
+    """Converts a chapter's MyST Markdown to what JupyterLab and Jupyter render without the book
+    (:func:`booktools.plain_markdown.to_plain`): no directive (``{formulated-source}``,
+    definitions, admonitions), and references as text ("Exercise 9.1"): in a student
+    notebook the exercises are plain cells, so a ``{ref}`` to one would be a dead link."""
+
+    titles: dict[str, str]
+    labels: dict[str, str]
+    image_base: str = ""
+
+    def __call__(self, text: str) -> str:
+        from booktools.plain_markdown import to_plain
+
+        return to_plain(text, self.titles, self.labels, self.image_base)
+
+    @classmethod
+    def of(cls, chapter: Path) -> "_Plain":
+        from booktools.plain_markdown import chapter_titles, label_texts
+
+        # a figure is looked up from the notebook's folder (<out>/<stem>/student/): an absolute
+        # path to the chapters would not travel with the notebook, so it stays relative
+        return cls(chapter_titles(chapter.parent), label_texts(chapter.parent))
+
+
+def _question_cells(ex: Exercise, spec: Spec, plain: _Plain | None = None) -> list:
+    """The otter-assign cells of one exercise: prompt, answer/solution, tests; ``plain``
+    converts its Markdown (default: cross-reference roles as text only)."""
     import nbformat
 
     v4 = nbformat.v4
+    convert = plain or plain_markdown
     tag = {"auto": "", "written": " (written answer, graded by hand)",
            "open": " (open-ended, not graded)"}[spec.kind]
-    prompt = v4.new_markdown_cell(f"**Exercise {ex.label}**{tag}\n\n{plain_markdown(ex.prompt)}")
+    title = plain.labels.get(ex.label, ex.label) if plain else f"Exercise {ex.label}"
+    prompt = v4.new_markdown_cell(f"**{title}** (`{ex.label}`){tag}\n\n{convert(ex.prompt)}")
     if spec.kind == "open":
         return [prompt, v4.new_code_cell(f"# Exercise {ex.label} (open-ended): your work here")]
     config = {"name": ex.label, "manual": spec.kind == "written", "points": spec.points}
@@ -203,7 +244,7 @@ def _question_cells(ex: Exercise, spec: Spec) -> list:
                                                     for k, v in config.items())), prompt]
     if spec.kind == "written":
         rubric = ("**Rubric.** " + spec.rubric + "\n\n" if spec.rubric else "") + \
-                 "**Reference answer.**\n\n" + plain_markdown(ex.solution_text) + \
+                 "**Reference answer.**\n\n" + convert(ex.solution_text) + \
                  "".join(f"\n\n```python\n{c}\n```" for c in ex.solution_code)
         cells += [_raw("# BEGIN SOLUTION"), v4.new_markdown_cell(rubric), _raw("# END SOLUTION")]
     else:
@@ -301,13 +342,14 @@ def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None):
         raise KeyError(f"{path.name}: exercises {missing} have no entry in "
                        "booktools.exercises.SPECS (expected their kind and tests)")
     _check_names_survive(path.name, segments, specs)
+    plain = _Plain.of(path)
     for kind, value in segments:
         if kind == "md":
-            cells.append(v4.new_markdown_cell(value))
+            cells.append(v4.new_markdown_cell(plain(value)))
         elif kind == "code":
             cells.append(v4.new_code_cell(value))
         else:
-            cells += _question_cells(value, specs[value.label])
+            cells += _question_cells(value, specs[value.label], plain)
     nb.cells = cells
     return nb
 

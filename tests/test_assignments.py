@@ -124,3 +124,25 @@ def test_student_notebook_gives_away_no_solution(stem, tmp_path):
     chapters = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
     found = teaching.leaks([student], chapters)
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_student_markdown_renders_in_lab_without_the_book(stem):
+    """JupyterLab (jupyterlab-myst) knows no ``{formulated-source}`` and, in a notebook whose
+    exercises are plain cells, no target for ``{ref}`ex-..```: the assignment's Markdown holds no
+    directive and no role; a definition's code shows as a ``<details>`` box, a reference to
+    an exercise as its number."""
+    import re
+
+    chapter = ROOT / "chapters" / f"{stem}.md"
+    nb = teaching.master_notebook(chapter)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    directives = re.findall(r"^\s*(?:`{3,}|:{3,})\{([\w:.-]+)\}", markdown, re.M)
+    roles = re.findall(r"\{(?:ref|numref|doc|prf:ref|eq)\}`[^`]+`", markdown)
+    assert not directives and not roles, (directives[:5], roles[:5])
+    text = chapter.read_text(encoding="utf-8")
+    if "{formulated-source}" in text:
+        assert "<details>" in markdown
+    for label in re.findall(r"\{ref\}`(ex-\d\d-\d+)`", text):
+        n, k = re.match(r"ex-(\d\d)-(\d+)", label).groups()
+        assert f"Exercise {int(n)}.{k}" in markdown, label
