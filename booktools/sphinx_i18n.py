@@ -10,13 +10,13 @@
 * **Korean typography** (``_static/i18n/ko.css``) on Korean pages only; the switch's style
   (``_static/i18n/switch.css``) on all.
 * The page language (``<html lang>``) is Sphinx's ``language``: ``en`` unless set.
-* MyST-NB writes the files of outputs beside the output folder: for the Korean book (inside the
-  English one) into ``_build/jupyter_execute-ko`` instead of a folder in the English book.
+* MyST-NB writes the executed notebooks and output images beside the output folder, for the
+  Korean book into ``_build/html/jupyter_execute`` (4.5 MB): sphinx-book-theme's launch buttons
+  read the notebooks from exactly that folder (``outdir/../jupyter_execute``), so it stays.
 """
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -77,10 +77,6 @@ def _builder_inited(app: Sphinx) -> None:
     if app.config.language != "ko":
         return
     app.add_css_file(KO_CSS)
-    config = getattr(app.env, "mystnb_config", None)
-    if config is not None:  # after MyST-NB set it beside the output folder
-        folder = Path(app.outdir).parent.parent / "jupyter_execute-ko"
-        app.env.mystnb_config = config.copy(output_folder=str(folder.resolve()))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
