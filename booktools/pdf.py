@@ -97,16 +97,18 @@ def build_pdf() -> Path:
     if missing:
         raise SystemExit(f"pdf: {' and '.join(missing)} not found: apt-get install "
                          + " ".join(APT_PACKAGES) + " (make pdf does this as root)")
-    subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error",
-                    "-file-line-error-", "-silent", TEX.name], cwd=LATEX_DIR, check=False,
-                   stdout=subprocess.DEVNULL)
     built = LATEX_DIR / PDF_NAME
+    built.unlink(missing_ok=True)  # never copy a PDF of an earlier run
+    done = subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error",
+                           "-silent", TEX.name], cwd=LATEX_DIR, check=False,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log = TEX.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     problems = log_problems(log).messages()
     for line in problems:
         print(f"pdf: {line}")
-    if not built.is_file() or _ERROR.search(log):
-        raise SystemExit(f"pdf: XeLaTeX failed; see {TEX.with_suffix('.log')}")
+    if done.returncode or not built.is_file() or _ERROR.search(log):
+        print(done.stdout[-3000:])
+        raise SystemExit(f"pdf: latexmk failed ({done.returncode}); see {TEX.with_suffix('.log')}")
     PDF.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(built, PDF)
     return PDF

@@ -63,9 +63,8 @@ APPENDIX_TITLE = "Solutions to the exercises"
 LAYOUT_PREAMBLE = r"""
 % booktools/sphinx_pdf.py: breakable inline code, a monospace font with the outputs' symbols
 \makeatletter
-\let\formulated@underscore\_
-\DeclareRobustCommand{\_}{\ifmmode\formulated@underscore\else
-  \formulated@underscore\discretionary{}{}{}\fi}
+\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else
+  \textunderscore\discretionary{}{}{}\fi}
 \def\sphinxbreaksafteractivelist{\do\.\do\,\do\;\do\?\do\!\do\/\do\:}
 \makeatother
 \setmonofont{DejaVu Sans Mono}[Scale=MatchLowercase]
@@ -237,6 +236,11 @@ def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for table in doctree.findall(nodes.table):
         if "colwidths-auto" in table["classes"]:
             table["classes"].remove("colwidths-auto")
+        # A long table (over 30 rows) would get one unbreakable line per cell: its columns
+        # wrap at the widths of its column specs instead.
+        rows = sum(len(body) for body in table.findall(nodes.tbody))
+        if rows > 30 and "colwidths-given" not in table["classes"]:
+            table["classes"].append("colwidths-given")
     registry = getattr(app.env, "sphinx_exercise_registry", {})
     for ref in list(doctree.findall(addnodes.number_reference)):
         target = re.split(r"[#:]", ref.get("refid") or ref.get("refuri", ""))[-1]
