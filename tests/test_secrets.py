@@ -67,8 +67,14 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     target = tmp_path / "site"
+    # Installed from a copy: setuptools writes build/ and *.egg-info next to the sources.
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "formulated", src / "formulated",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--no-build-isolation", "--target", str(target), str(ROOT)], check=True,
+                    "--no-build-isolation", "--target", str(target), str(src)], check=True,
                    cwd=tmp_path)
     files = [p for p in target.rglob("*") if p.is_file() and p.suffix in (".py", ".txt",
                                                                           ".json", ".md")]
