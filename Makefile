@@ -123,6 +123,11 @@ assignments: $(STAMP)
 	rm -rf _build/assignments
 	$(BIN)/python -m booktools.teaching chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
 
+# The instructor's answer key of every chapter: _build/answer_keys/<chapter>.html (every
+# solution, rubric, hidden test; booktools/answer_keys.py); KEYS_ARGS=--pdf prints PDFs too.
+answer-keys: $(STAMP)
+	$(BIN)/python -m booktools.answer_keys $(KEYS_ARGS)
+
 clean:
 	rm -rf _build .pytest_cache .hypothesis
 	find . -name __pycache__ -prune -exec rm -rf {} +

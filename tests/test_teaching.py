@@ -4,6 +4,7 @@ These tests need no otter run; tests/test_assignments.py generates and grades fo
 """
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -227,3 +228,39 @@ def test_bpe_check_accepts_any_tie_break_and_rejects_an_incomplete_run():
     assert "still in pieces" in bpe_merges_problem(tie, [("c", "d</w>")])
     assert "most frequent" in bpe_merges_problem({"ab": 3, "cd": 1},
                                                  [("c", "d</w>"), ("a", "b</w>")])
+
+
+def test_every_written_exercise_has_its_own_rubric():
+    """A rubric says what earns the points of this exercise: not the generic default sentence,
+    not another exercise's text, and it accounts for every point ("1 point: ...", "half")."""
+
+    generic = written().rubric
+    rubrics = {label: s.rubric for label, s in SPECS.items() if s.kind == "written"}
+    assert len(rubrics) >= 40
+    assert not [label for label, r in rubrics.items() if r == generic]
+    assert len(set(rubrics.values())) == len(rubrics), "two exercises share a rubric"
+    vague = [label for label, r in rubrics.items()
+             if not re.search(r"\b(?:\d|one|half|full|each)\b.*\bpoints?\b|\bpoints?\b.*\bhalf\b",
+                              r, re.I)]
+    assert not vague, f"rubrics that do not say what earns the points: {vague}"
+
+
+def test_answer_key_holds_every_solution_rubric_and_hidden_test(tmp_path):
+    from booktools import answer_keys
+
+    chapter = ROOT / "chapters" / "09_masks.md"
+    (page,) = answer_keys.write_answer_keys([chapter], tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert (tmp_path / "mathjax" / "tex-chtml.js").is_file()  # offline: no CDN
+    assert "https://" not in text
+    for ex in teaching.exercises(chapter.read_text(encoding="utf-8")):
+        spec = SPECS[ex.label]
+        assert f"id='{ex.label}'" in text
+        for code in ex.solution_code:
+            assert html.escape(code) in text, ex.label
+        if spec.kind == "written":
+            assert html.escape(spec.rubric) in text, ex.label
+        for test in spec.hidden:
+            assert html.escape(test.strip()) in text, ex.label
+    # the formulas reach MathJax intact (Markdown would eat the backslash of \{)
+    assert r"\{1, \dots, n\}" in text
