@@ -12,7 +12,7 @@ its own overrides (:func:`overrides`).
             (``gettext_compact=False``), from the execution cache, so the Markdown that cells
             print (the erratum boxes) and the alt text of figure outputs are messages too.
 ``update``  merges the templates into the PO files with Babel (what ``sphinx-intl update``
-            does): a new message comes in untranslated, a changed one keeps its old translation
+            does), leaving out messages without prose (display math, bare identifiers): a new message comes in untranslated, a changed one keeps its old translation
             marked ``#, fuzzy`` with the previous English as ``#| msgid "…"``, a removed one is
             kept as an obsolete ``#~`` entry.  ``make po`` runs ``pot`` then ``update``.
 ``build``   the Korean HTML book at ``_build/html/ko`` (``language=ko``), ``-n -W`` like the
@@ -40,7 +40,7 @@ from booktools.launch import ROOT
 __all__ = ["LANGUAGE", "LOCALES", "CATALOGUES", "POT_DIR", "KO_HTML", "CACHE", "overrides",
            "build_pot", "update_catalogues", "compile_catalogues", "build_html", "CatalogueStats",
            "catalogue_stats", "kept_spans", "message_problems", "GLOSSARY", "load_glossary",
-           "glossary_problems", "main"]
+           "glossary_problems", "has_prose", "main"]
 
 LANGUAGE = "ko"
 #: The committed translations: ``locales/ko/LC_MESSAGES/<docname>.po``.
@@ -132,6 +132,10 @@ def update_catalogues(pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES) ->
         name = pot.relative_to(pot_dir).with_suffix("").as_posix()
         po = catalogues / f"{name}.po"
         template = _read(pot)
+        for message in list(template):
+            if message.id and not has_prose(message.id):
+                template.delete(message.id)  # display math, a bare identifier: nothing to say
+            message.flags -= {"python-format", "python-brace-format"}  # Babel's guess: noise
         if po.exists():
             catalog = _read(po, LANGUAGE)
             before = po.read_bytes()
@@ -256,6 +260,14 @@ def message_problems(msgid: str, msgstr: str) -> list[str]:
     if missing:
         problems.append(f"number missing or changed: {sorted(missing)}")
     return problems
+
+
+def has_prose(msgid: str) -> bool:
+    """Whether a message has words to translate outside its math, code and link targets (a
+    display formula or a bare identifier has none: it stays out of the catalogue and the Korean
+    page shows it as it is)."""
+    text = _ROLE.sub(lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid)
+    return re.search(r"[A-Za-z]{2,}", _CODE.sub(" ", _MATH.sub(" ", text))) is not None
 
 
 # -- Glossary -------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
   ``<link rel="alternate" hreflang>``.
 * **Korean typography** (``_static/i18n/ko.css``) on Korean pages only; the switch's style
   (``_static/i18n/switch.css``) on all.
+* Display math is no message (:class:`KeepMathBlocks`): it cannot be translated by mistake.
 * The page language (``<html lang>``) is Sphinx's ``language``: ``en`` unless set.
 * MyST-NB writes the executed notebooks and output images beside the output folder, for the
   Korean book into ``_build/html/jupyter_execute`` (4.5 MB): sphinx-book-theme's launch buttons
@@ -19,9 +20,11 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 
-__all__ = ["LANGUAGES", "SUBDIR", "KO_CSS", "SWITCH_CSS", "other_language", "switch_href", "switch_html",
+__all__ = ["KeepMathBlocks", "LANGUAGES", "SUBDIR", "KO_CSS", "SWITCH_CSS", "other_language", "switch_href", "switch_html",
            "setup"]
 
 #: The two editions: language code -> the switch's text, in that language.
@@ -79,7 +82,19 @@ def _builder_inited(app: Sphinx) -> None:
     app.add_css_file(KO_CSS)
 
 
+class KeepMathBlocks(SphinxTransform):
+    """Display math is the same in both books: not a message to translate (Sphinx would
+    extract a ``$$`` block's TeX as one)."""
+
+    default_priority = 10  # before Sphinx's Locale transform (20) and any extraction
+
+    def apply(self, **kwargs: Any) -> None:
+        for node in self.document.findall(nodes.math_block):
+            node["translatable"] = False
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_transform(KeepMathBlocks)
     app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("html-page-context", _page_context, priority=950)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
