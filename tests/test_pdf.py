@@ -64,6 +64,7 @@ def pdf() -> Path:
 def normal(text: str) -> str:
     """Text compared as a reader sees it: ligatures split, one blank between words."""
     text = unicodedata.normalize("NFKC", text).replace("\u00ad", "")
+    text = text.translate(str.maketrans("\u201c\u201d\u2018\u2019", "\"\"''"))  # TeX's quotes
     return re.sub(r"\s+", " ", text)
 
 
@@ -145,16 +146,16 @@ def test_fonts_embedded(pdf: Path) -> None:
 
 
 def chapter_pages(pages: list[str], title: str, next_title: str) -> range:
-    """Pages of the chapter ``title``: from its opening page to the page before the next
-    chapter's (an opening page is the last page whose text begins with the title's words, the
-    table of contents coming first)."""
+    """Pages of the chapter ``title``: from its opening page (which begins "CHAPTER", the
+    number in words, the title in capitals) to the page before the next chapter's."""
     def opening(t: str) -> int:
-        hits = [i for i, p in enumerate(pages)
-                if normal(t) in normal(" ".join(p.split("\n")[:6]))]
-        assert hits, f"no page opens with {t!r}"
-        return hits[-1] if len(hits) == 1 else next(i for i in hits if i > 5)
-    start = opening(title)
-    return range(start, opening(next_title))
+        for i, page in enumerate(pages):
+            lines = [line.strip() for line in page.split("\n") if line.strip()]
+            if lines[:1] == ["CHAPTER"] and normal(" ".join(lines[2:5])).upper().startswith(
+                    normal(t).upper()[:30]):
+                return i
+        raise AssertionError(f"no page opens the chapter {t!r}")
+    return range(opening(title), opening(next_title))
 
 
 @pytest.mark.parametrize("chapter", ["08_attention", "18_train_tiny_gpt"])
@@ -184,3 +185,11 @@ def test_latex_folder_has_the_bbm_stub_and_macros(pdf: Path) -> None:
     assert (LATEX_DIR / "bbm.sty").is_file()
     assert "\\renewcommand{\\bm}[1]{\\symbfit{#1}}" in tex
     assert "Solutions to the exercises" in tex
+
+
+def test_figures_and_widgets_are_images_not_reprs(pages: list[str]) -> None:
+    """A figure or widget whose output LaTeX cannot show falls back to its Python repr."""
+    text = normal(" ".join(pages))
+    reprs = re.findall(r"<Figure size [^>]*>|FormulaWidget\(children=", text)
+    assert not reprs, f"{len(reprs)} figures/widgets printed as text, e.g. {reprs[:3]}"
+    assert "Snapshot of the interactive widget" in text
