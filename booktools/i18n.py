@@ -210,6 +210,9 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
 _ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<body>[^`]*)`")
 _CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
+_EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
+_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 
@@ -244,6 +247,22 @@ def kept_spans(text: str) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in found.items()}
 
 
+def _stuck_emphasis(text: str) -> list[tuple[str, str]]:
+    """Closing ``*``/``**`` runs that Markdown cannot close: after punctuation and before
+    Hangul (``**위젯(widget)**으로``).  Runs alternate open/close per delimiter kind."""
+    text = _CODE.sub("``", _MATH.sub("$$", text))
+    opened: dict[str, bool] = {}
+    stuck = []
+    for m in _EMPHASIS.finditer(text):
+        run = m[1]
+        closing = opened.get(run, False)
+        opened[run] = not closing
+        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        if closing and _PUNCT.match(before) and _HANGUL.match(after):
+            stuck.append((run, text[max(0, m.start() - 12):m.end() + 3]))
+    return stuck
+
+
 def message_problems(msgid: str, msgstr: str) -> list[str]:
     """What a translation changed that it must keep: every math span, role, inline code (same
     multiset) and every number of ``msgid`` (at least as often: Korean may add a numeral, as
@@ -256,6 +275,10 @@ def message_problems(msgid: str, msgstr: str) -> list[str]:
             added = [x for x in got[kind] if got[kind].count(x) > want[kind].count(x)]
             problems.append(f"{kind} differs: missing {sorted(set(lost))}, "
                             f"not in the English {sorted(set(added))}")
+    # CommonMark closes ** or * only if it follows a letter or precedes a space/punctuation:
+    # "**위젯(widget)**으로" shows its asterisks; "**위젯**(widget)으로" is bold.
+    problems += [f"emphasis not closed (punctuation before {run!r}, Hangul after it): "
+                 f"...{where}..." for run, where in _stuck_emphasis(msgstr)]
     missing = [n for n in set(want["number"]) if got["number"].count(n) < want["number"].count(n)]
     if missing:
         problems.append(f"number missing or changed: {sorted(missing)}")

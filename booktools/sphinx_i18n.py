@@ -9,6 +9,7 @@
   ``<link rel="alternate" hreflang>``.
 * **Korean typography** (``_static/i18n/ko.css``) on Korean pages only; the switch's style
   (``_static/i18n/switch.css``) on all.
+* The part captions of the sidebar are translated (:class:`TranslateTocCaptions`).
 * Display math is no message (:class:`KeepMathBlocks`): it cannot be translated by mistake.
 * The page language (``<html lang>``) is Sphinx's ``language``: ``en`` unless set.
 * MyST-NB writes the executed notebooks and output images beside the output folder, for the
@@ -18,13 +19,14 @@
 from __future__ import annotations
 
 import html
+import os
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
-__all__ = ["KeepMathBlocks", "LANGUAGES", "SUBDIR", "KO_CSS", "SWITCH_CSS", "other_language", "switch_href", "switch_html",
+__all__ = ["KeepMathBlocks", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS", "SWITCH_CSS", "other_language", "switch_href", "switch_html",
            "setup"]
 
 #: The two editions: language code -> the switch's text, in that language.
@@ -93,8 +95,35 @@ class KeepMathBlocks(SphinxTransform):
             node["translatable"] = False
 
 
+class TranslateTocCaptions(SphinxTransform):
+    """The part captions of ``_toc.yml`` ("Foundations", …) in the page's language.
+
+    sphinx-external-toc inserts the toctrees (its transform, priority 100) after Sphinx's
+    Locale transform (20) has translated the page, so their captions would stay English in the
+    sidebar; here they are looked up in the page's catalogue the way Locale does."""
+
+    default_priority = 101
+
+    def apply(self, **kwargs: Any) -> None:
+        if self.config.language in (None, "en") or self.app.builder.name == "gettext":
+            return
+        from sphinx import addnodes
+        from sphinx.locale import init as init_locale
+        from sphinx.util.i18n import docname_to_domain
+
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        dirs = [os.path.join(self.env.srcdir, d) for d in self.config.locale_dirs]
+        catalog, found = init_locale(dirs, self.config.language, domain)
+        if not found:
+            return
+        for node in self.document.findall(addnodes.toctree):
+            if node.get("caption"):
+                node["caption"] = catalog.gettext(node["caption"])
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(KeepMathBlocks)
+    app.add_transform(TranslateTocCaptions)
     app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("html-page-context", _page_context, priority=950)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -93,6 +93,16 @@ def test_faithfulness_check_fails_on_a_changed_message(tmp_path: Path, wrong: st
     assert len(problems) == 1 and expected in problems[0], problems
 
 
+def test_faithfulness_check_fails_on_bold_that_markdown_cannot_close(tmp_path: Path) -> None:
+    """"**위젯(widget)**으로" shows its asterisks (a closing ** after punctuation and before
+    Hangul is no closer in CommonMark; seen in the first Korean intro); "**위젯**(widget)으로"
+    and "(**정의**)" are bold."""
+    english = "a **figure or widget** and a **definition**"
+    assert _faithfulness(_po_with(tmp_path, [(english, "**위젯**(widget)과 (**정의**)")])) == []
+    problems = _faithfulness(_po_with(tmp_path, [(english, "**위젯(widget)**과 (**정의**)")]))
+    assert len(problems) == 1 and "emphasis not closed" in problems[0], problems
+
+
 @pytest.mark.parametrize("po", CATALOGUES, ids=_name)
 def test_translations_keep_math_roles_numbers_and_code(po: Path) -> None:
     assert _faithfulness(po) == []
