@@ -19,10 +19,16 @@ environment (``sys.prefix``), so that every way of starting JupyterLab there beh
     chapter is opened and removed again when it is saved;
   - **gated solutions folded.**  jupyterlab-myst folds a ``{solution-start}`` … ``{solution-end}``
     solution's text, not the code cells in between; the manager collapses those
-    (:func:`fold_solutions`; a click on the cell's collapser opens one);
+    (:func:`fold_solutions`; a click on the cell's collapser opens one).  Running such a cell
+    would show its output again; :mod:`booktools.lab_kernel`, loaded in the kernels
+    (``etc/ipython/ipython_kernel_config.json``), puts that output in a closed box;
   - **saving keeps the chapter's text stable.**  A running kernel adds ``language_info`` to the
     notebook, and jupytext would then rewrite every ``{code-cell} python3`` as ``ipython3``; the
-    manager drops it before saving.  (The header keeps its two keys through
+    manager drops it before saving, and writes back each code cell's option block as the
+    chapter had it (:func:`keep_option_blocks`);
+  - **opening is not an edit.**  The notebook gets the kernel's own ``kernelspec`` and
+    ``language_info`` (:func:`match_kernel`), which Lab would otherwise write when the kernel
+    starts, marking the chapter modified; the chapter's ``kernelspec`` is restored on save.  (The header keeps its two keys through
     ``[tool.jupytext] notebook_metadata_filter`` in ``pyproject.toml``.)
 
 Finally ``jupyter lab`` starts in the repository, with ``--allow-root`` when run as root (a
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -41,11 +48,13 @@ import yaml
 from traitlets import Unicode
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 
+from booktools.lab_kernel import FOLD_MARK
 from booktools.sphinx_source import BLOCK, markdown_box
 
 __all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "FOLD_MARK",
            "math_macros", "macro_cell", "add_macro_cell", "fold_solutions", "show_sources",
-           "SOURCE_MARK", "prepare_for_save",
+           "SOURCE_MARK", "prepare_for_save", "KERNEL_CONFIG", "KERNEL_MARK", "match_kernel",
+           "keep_option_blocks",
            "BookContentsManager", "install", "lab_command", "main"]
 
 #: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
@@ -65,6 +74,12 @@ SETTINGS_OVERRIDES: dict[str, dict[str, Any]] = {
     # No "fetch Jupyter news?" prompt over the chapter, and no request to the internet.
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                     "checkForUpdates": False},
+}
+
+#: IPython kernel configuration that the project ships: :mod:`booktools.lab_kernel` keeps a
+#: folded solution's output in a closed box when the cell runs.
+KERNEL_CONFIG: dict[str, Any] = {
+    "InteractiveShellApp": {"extensions": ["booktools.lab_kernel"]},
 }
 
 #: Jupyter server configuration that the project ships.
@@ -117,8 +132,6 @@ def add_macro_cell(notebook: dict[str, Any], macros: dict[str, str] | None = Non
     cells.insert(0, macro_cell(math_macros() if macros is None else macros))
 
 
-#: Metadata key on the code cells of a gated solution that the notebook view folds.
-FOLD_MARK = "formulated-folded"
 
 
 def fold_solutions(notebook: dict[str, Any]) -> int:
@@ -201,8 +214,61 @@ def prepare_for_save(notebook: dict[str, Any]) -> None:
             if not jupyter:
                 metadata.pop("jupyter", None)
     metadata = notebook.get("metadata", {})
+    original = metadata.pop(KERNEL_MARK, None)
+    if original is not None:
+        metadata["kernelspec"] = original
     if "default_lexer" in metadata.get("jupytext", {}):
         metadata.pop("language_info", None)
+
+
+#: Notebook metadata key: the chapter's own ``kernelspec``, restored on save.
+KERNEL_MARK = "formulated-kernelspec"
+
+
+def match_kernel(notebook: dict[str, Any]) -> None:
+    """Give ``notebook`` the ``kernelspec`` and ``language_info`` that JupyterLab writes when
+    its kernel starts (the installed kernel's display name, ipykernel's language info): Lab
+    skips a value equal to the one there, while a different one (the chapter says "Python 3",
+    the kernel "Python 3 (ipykernel)") marked every chapter modified as soon as it opened.
+    The chapter's own ``kernelspec`` is kept under :data:`KERNEL_MARK` for the save."""
+    metadata = notebook.setdefault("metadata", {})
+    spec = metadata.get("kernelspec") or {}
+    try:
+        from ipykernel.ipkernel import IPythonKernel
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        installed = KernelSpecManager().get_kernel_spec(spec.get("name", "python3"))
+    except Exception:  # noqa: BLE001 - no such kernel: Lab will ask for one anyway
+        return
+    metadata.setdefault(KERNEL_MARK, dict(spec))
+    metadata["kernelspec"] = {"name": spec.get("name", "python3"),
+                              "display_name": installed.display_name,
+                              "language": installed.language}
+    if installed.language == "python":
+        metadata["language_info"] = dict(IPythonKernel.language_info)
+
+
+#: A code cell's option block in a MyST chapter: the fence line, ``---``, YAML, ``---``.
+_OPTION_BLOCK = re.compile(r"^(?P<fence>`{3,}\{code-cell\}[^\n]*\n)---\n(?P<yaml>.*?)^---$",
+                           re.M | re.S)
+
+
+def keep_option_blocks(before: str, after: str) -> str:
+    """``after`` (a chapter as jupytext saved it) with each code cell's option block written as
+    in ``before`` where its content is unchanged: jupytext dumps the YAML in its own style
+    (a folded ``alt: >-`` becomes one quoted line), which rewrote every figure cell's alt text
+    on a save from Lab."""
+    originals = [(m.group(0), yaml.safe_load(m.group("yaml"))) for m in _OPTION_BLOCK.finditer(
+        before)]
+
+    def restore(match: re.Match) -> str:
+        value = yaml.safe_load(match.group("yaml"))
+        for i, (text, old) in enumerate(originals):
+            if old == value and text.startswith(match.group("fence")):
+                del originals[i]
+                return text
+        return match.group(0)
+    return _OPTION_BLOCK.sub(restore, after)
 
 
 def _is_text_notebook(path: str, model: dict[str, Any]) -> bool:
@@ -229,12 +295,24 @@ class BookContentsManager(AsyncTextFileContentsManager):
                 add_macro_cell(model["content"], macros)
             fold_solutions(model["content"])
             show_sources(model["content"])
+            match_kernel(model["content"])
         return model
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
-        if _is_text_notebook(path, model) and model.get("content"):
-            prepare_for_save(model["content"])
-        return await super().save(model, path)
+        if not (_is_text_notebook(path, model) and model.get("content")):
+            return await super().save(model, path)
+        prepare_for_save(model["content"])
+        file = Path(self.root_dir) / path.strip("/")
+        before = file.read_text(encoding="utf-8") if file.is_file() else ""
+        saved = await super().save(model, path)
+        if before and file.is_file():
+            after = file.read_text(encoding="utf-8")
+            kept = keep_option_blocks(before, after)
+            if kept != after:
+                file.write_text(kept, encoding="utf-8")
+                # the file's new time and size, or Lab would see a change made outside it
+                saved = await self.get(path, content=False)
+        return saved
 
 
 def _merge_json(path: Path, data: dict[str, Any]) -> None:
@@ -250,15 +328,18 @@ def _merge_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def install(prefix: str | Path | None = None) -> list[Path]:
-    """Install :data:`SETTINGS_OVERRIDES` and :data:`SERVER_CONFIG` into ``prefix`` (default:
-    this Python's ``sys.prefix``); returns the two files written."""
+    """Install :data:`SETTINGS_OVERRIDES`, :data:`SERVER_CONFIG` and :data:`KERNEL_CONFIG` into
+    ``prefix`` (default: this Python's ``sys.prefix``); returns the three files written."""
     base = Path(sys.prefix if prefix is None else prefix)
     overrides = base / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     # Not jupyter_server_config.d/: the server reads only extension switches from there.
     server = base / "etc" / "jupyter" / "jupyter_server_config.json"
+    # IPython reads <sys.prefix>/etc/ipython (its ENV_CONFIG_DIRS) in every kernel it starts
+    kernel = base / "etc" / "ipython" / "ipython_kernel_config.json"
     _merge_json(overrides, SETTINGS_OVERRIDES)
     _merge_json(server, SERVER_CONFIG)
-    return [overrides, server]
+    _merge_json(kernel, KERNEL_CONFIG)
+    return [overrides, server, kernel]
 
 
 def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:

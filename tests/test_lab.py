@@ -68,7 +68,9 @@ def test_install_writes_overrides_and_server_config(tmp_path):
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"@jupyterlab/apputils-extension:themes": {"theme": "X"},
                                     "@jupyterlab/notebook-extension:tracker": {"a": 1}}))
-    overrides, server = lab.install(tmp_path)
+    overrides, server, kernel = lab.install(tmp_path)
+    assert json.loads(kernel.read_text())["InteractiveShellApp"]["extensions"] == [
+        "booktools.lab_kernel"]
     data = json.loads(overrides.read_text())
     viewers = data["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
     assert viewers["markdown"] == "Jupytext Notebook"
@@ -268,3 +270,55 @@ def test_gated_solutions_code_cells_are_folded_and_nothing_else():
     assert not any("gelu_widget()" in c.source for c in folded)  # the chapter's own code stays
     lab.prepare_for_save(nb)
     assert not any("jupyter" in c.metadata or lab.FOLD_MARK in c.metadata for c in nb.cells)
+
+
+def _run_in_kernel(kc, code: str, metadata: dict) -> list[dict]:
+    """Execute ``code`` with request ``metadata`` (what JupyterLab sends: the cell's
+    metadata); the iopub outputs (stream, display_data, error) of that request."""
+    msg = kc.session.msg("execute_request", {"code": code, "silent": False,
+                                             "store_history": True, "user_expressions": {},
+                                             "allow_stdin": False, "stop_on_error": True},
+                         metadata=metadata)
+    kc.shell_channel.send(msg)
+    outputs = []
+    while True:
+        reply = kc.get_iopub_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+            continue
+        kind = reply["msg_type"]
+        if kind == "status" and reply["content"]["execution_state"] == "idle":
+            return outputs
+        if kind in ("stream", "display_data", "execute_result", "error"):
+            outputs.append({"type": kind, **reply["content"]})
+
+
+def test_a_folded_solution_prints_into_a_closed_box_and_other_cells_as_usual():
+    """JupyterLab shows a cell's output again when it runs; the kernel extension
+    (booktools.lab_kernel) puts a folded solution's output in a closed <details> box."""
+    from jupyter_client.manager import start_new_kernel
+
+    from booktools import lab_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        _run_in_kernel(kc, "%load_ext booktools.lab_kernel", {})
+        code = ("from IPython.display import HTML, display\nprint('bert_count', 6 * 7)\n"
+                "display(HTML('<b>a table</b>'))")
+        folded = _run_in_kernel(kc, code, {lab.FOLD_MARK: True, "cellId": "x"})
+        plain = _run_in_kernel(kc, "print('chapter', 6 * 7)", {"cellId": "y"})
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert [o["type"] for o in folded] == ["display_data"], folded
+    box = folded[0]["data"]["text/html"]
+    assert box.startswith("<details") and " open" not in box.split(">")[0]
+    assert lab_kernel.SUMMARY in box and "bert_count 42" in box and "<b>a table</b>" in box
+    assert plain == [{"type": "stream", "name": "stdout", "text": "chapter 42\n"}], plain
+
+
+def test_folded_html_escapes_text_and_is_empty_without_output():
+    from booktools import lab_kernel
+
+    assert lab_kernel.folded_html("", "", []) == ""
+    box = lab_kernel.folded_html("a < b\n", "", [{"text/plain": "x & y"}])
+    assert "a &lt; b" in box and "x &amp; y" in box

@@ -25,6 +25,8 @@ from _browser import new_driver
 from _chapters import MYST_HEADER, ROOT
 
 CHAPTER = "chapters/11_ffn_gelu.md"
+#: Exercise 15.4's folded solution prints its count (issue 23: it showed outside its fold).
+FOLD_CHAPTER = "chapters/15_bert_roberta.md"
 #: A scratch page: one macro that only the scratch _config.yml defines, one defined nowhere.
 MACRO_PAGE = "chapters/macro_check.md"
 MACRO_PAGE_TEXT = MYST_HEADER + """
@@ -49,6 +51,7 @@ def lab_url(tmp_path_factory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
     (root / "chapters").mkdir()
     shutil.copy(ROOT / CHAPTER, root / CHAPTER)
+    shutil.copy(ROOT / FOLD_CHAPTER, root / FOLD_CHAPTER)
     # The book's _config.yml plus one macro KaTeX cannot know, for the macro test.
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]["formulatedcheck"] = [
@@ -217,5 +220,54 @@ def test_macros_from_config_yml_render_and_undefined_ones_do_not(lab_url: str) -
         assert state["katex"] == 1, state
         assert [t for t in state["rawTex"] if "formulatedcheck" in t] == [], state["rawTex"]
         assert any("formulatedundefined" in t for t in state["rawTex"]), state
+    finally:
+        driver.quit()
+
+
+def test_opening_does_not_modify_and_run_all_keeps_solution_output_folded(lab_url: str) -> None:
+    """Chapter 15 opens unmodified (the macro cell and folds the view adds are not edits), and
+    after Run All the output of exercise 15.4's folded solution is in a closed box."""
+    driver = new_driver(1280, 1000)
+    try:
+        driver.get(f"{lab_url}/lab/tree/{FOLD_CHAPTER}?reset&token={TOKEN}")
+        _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
+                      "return r && r.markdown > 10 && r.katex > 5 ? r : null;",
+              180, "chapter 15 to open as a rendered notebook")
+        time.sleep(5)  # let every extension finish what it does on opening
+        dirty = driver.execute_script(
+            "const nb = window.jupyterapp.shell.currentWidget;"
+            "return [nb.context.model.dirty, nb.title.className];")
+        diff = None
+        if dirty[0]:  # what differs from the file as the server gave it
+            diff = driver.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                const nb = window.jupyterapp.shell.currentWidget;
+                const mine = nb.context.model.toJSON();
+                fetch('/api/contents/' + nb.context.path + '?content=1&type=notebook', {headers:
+                      {Authorization: 'token ' + '""" + TOKEN + """'}})
+                  .then((r) => r.json()).then((m) => {
+                    const srv = m.content, out = [];
+                    if (JSON.stringify(srv.metadata) !== JSON.stringify(mine.metadata))
+                        out.push(['nbmeta', JSON.stringify(srv.metadata), JSON.stringify(mine.metadata)]);
+                    out.push(['ncells', srv.cells.length, mine.cells.length]);
+                    srv.cells.forEach((c, i) => { const d = mine.cells[i];
+                        const a = JSON.stringify(c), b = JSON.stringify(d);
+                        if (a !== b) out.push([i, a.slice(0, 400), b.slice(0, 400)]); });
+                    done(out.slice(0, 6)); });
+            """)
+        assert dirty[0] is False and "jp-mod-dirty" not in dirty[1], (dirty, diff)
+        driver.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
+        state = _wait(driver, """
+            const nb = window.jupyterapp.shell.currentWidget;
+            if (!nb || nb.sessionContext.kernelDisplayStatus !== 'idle') return null;
+            const code = [...nb.content.widgets].filter((c) => c.model.type === 'code');
+            if (code.some((c) => !c.model.executionCount)) return null;
+            const cell = code.find((c) => c.model.sharedModel.getSource().includes('bert_count ='));
+            const box = cell && cell.node.querySelector('.jp-OutputArea details');
+            return {box: !!box, open: box ? box.open : null,
+                    visible: cell ? cell.node.querySelector('.jp-OutputArea').innerText : ''};
+        """, 540, "all cells of chapter 15 to run")
+        assert state["box"] and state["open"] is False, state
+        assert "ours" not in state["visible"].split("click to show")[0], state
     finally:
         driver.quit()
