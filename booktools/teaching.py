@@ -37,7 +37,8 @@ from booktools.exercises import SPECS, Spec, public_message
 __all__ = ["Exercise", "exercises", "master_notebook", "write_assignment", "write_assignments",
            "solution_fingerprints", "leaks", "kind_counts", "student_notebook_path",
            "autograder_zip_path", "fill_answers", "solutions", "grade", "grade_all",
-           "check_solutions", "init_source"]
+           "check_solutions", "init_source", "package_wheel", "AUTOGRADER_REQUIREMENTS",
+           "GRADESCOPE_SOURCE"]
 
 _OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
 _ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
@@ -271,13 +272,62 @@ def _question_cells(ex: Exercise, spec: Spec, plain: _Plain | None = None) -> li
     return cells
 
 
-def _config_cell(name: str):
+#: What the autograder's environment installs besides otter (Gradescope builds it from the zip:
+#: ``environment.yml``'s pip list).  PyTorch from its CPU index (no CUDA download); the same
+#: versions as the book's CI (``.ci/constraints.txt``), which the tests were checked with.
+#: ``{wheel}`` is the book's package, built from the repository and put in the zip.
+AUTOGRADER_REQUIREMENTS = (
+    "--extra-index-url https://download.pytorch.org/whl/cpu",
+    "torch==2.13.0",
+    "{wheel}",
+    "numpy==2.4.6",
+    "matplotlib==3.11.2",
+    "ipywidgets==8.1.9",
+    "transformers==5.23.0",
+    "tokenizers==0.23.3",
+)
+#: Where Gradescope unpacks the autograder zip; otter puts extra files under ``files/``.
+GRADESCOPE_SOURCE = "/autograder/source"
+
+
+def package_wheel(dest: str | Path) -> Path:
+    """The book's package as a wheel in ``dest`` (built once; reused when it is there)."""
+    import shutil
+    import tempfile
+
+    from formulated import __version__
+
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    found = sorted(dest.glob(f"formulated-{__version__}-*.whl"))
+    if found:
+        return found[-1]
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        # from a copy: setuptools writes build/ and *.egg-info next to the sources
+        src = Path(tmp) / "src"
+        src.mkdir()
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(root / name, src / name)
+        shutil.copytree(root / "formulated", src / "formulated",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                        "--no-build-isolation", "-w", str(dest), str(src)], check=True)
+    (wheel,) = dest.glob(f"formulated-{__version__}-*.whl")
+    return wheel
+
+
+def _config_cell(name: str, wheel: str | None = None):
     # The export cell only writes the zip (run_tests: false). With run_tests, otter re-executes
     # the whole notebook in a second kernel, with no time limit, in a process where the fix of
     # booktools.kernel_client cannot be installed: a missed reply wake-up (a widget cell,
     # a busy machine; 5 stalls in 146 runs, benchmarks/README.md) left the student's export
     # cell waiting for ever.
     # Students see the public tests in the grader.check cells; otter run grades the zip.
+    extra = ""
+    if wheel:  # the autograder zip's environment installs the book (Gradescope)
+        extra = ("\nrequirements: requirements.txt\noverwrite_requirements: false"
+                 f"\nautograder_files:\n  - {json.dumps(wheel)}")
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
 init_cell: true
@@ -290,7 +340,7 @@ export_cell:
   instructions: "Save the notebook, run this cell, and hand in the zip file it writes."
 generate:
   pdf: false
-  zips: false
+  zips: false{extra}
 tests:
   files: false
   ok_format: true"""
@@ -321,9 +371,12 @@ def _check_names_survive(chapter: str, segments: list, specs: dict[str, Spec]) -
                                  "the autograder reads it after the whole notebook has run")
 
 
-def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None):
+def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None,
+                    wheel: str | None = None):
     """The otter-assign master notebook of one chapter (``nbformat`` v4); ``specs`` (label ->
-    :class:`~booktools.exercises.Spec`) defaults to :data:`~booktools.exercises.SPECS`."""
+    :class:`~booktools.exercises.Spec`) defaults to :data:`~booktools.exercises.SPECS`;
+    ``wheel``: the file name of the book's wheel beside the master notebook, with a
+    ``requirements.txt`` (:func:`write_assignment`), for the autograder's environment."""
     import nbformat
 
     path = Path(path)
@@ -334,7 +387,7 @@ def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None):
     nb = v4.new_notebook()
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
                                  "name": "python3"}
-    cells = [_config_cell(path.stem)]
+    cells = [_config_cell(path.stem, wheel)]
     segments = _segments(path.read_text(encoding="utf-8"))
     specs = SPECS if specs is None else specs
     missing = [v.label for k, v in segments if k == "exercise" and v.label not in specs]
@@ -380,9 +433,14 @@ def write_assignment(chapter: str | Path, out: str | Path) -> Path:
     if out.resolve() == chapter.resolve().parent:
         raise ValueError(f"out: expected a folder other than the chapters' own ({out}), "
                          "so that no chapter is overwritten")
-    nb = master_notebook(chapter)
     src = out / "source" / f"{chapter.stem}.ipynb"
     src.parent.mkdir(parents=True, exist_ok=True)
+    # the autograder zip carries the book's package and the versions to install with it
+    wheel = package_wheel(src.parent).name
+    (src.parent / "requirements.txt").write_text("\n".join(
+        line.format(wheel=f"{GRADESCOPE_SOURCE}/files/{wheel}")
+        for line in AUTOGRADER_REQUIREMENTS) + "\n", encoding="utf-8")
+    nb = master_notebook(chapter, wheel=wheel)
     nbformat.write(nb, src)
     dist = out / chapter.stem
     cmd = [str(Path(sys.executable).with_name("otter")), "assign", "--no-run-tests", str(src),
