@@ -10,9 +10,10 @@ its own overrides (:func:`overrides`).
 
 ``pot``     Sphinx's gettext builder writes one template per page to ``_build/gettext``
             (``gettext_compact=False``), from the execution cache, so the Markdown that cells
-            print (the erratum boxes) and the alt text of figure outputs are messages too.
+            print (the errata appendix's list) and the alt text of figure outputs are messages too.
 ``update``  merges the templates into the PO files with Babel (what ``sphinx-intl update``
-            does), leaving out messages without prose (display math, bare identifiers): a new message comes in untranslated, a changed one keeps its old translation
+            does), leaving out messages without prose (display math, bare identifiers):
+            a new message comes in untranslated, a changed one keeps its old translation
             marked ``#, fuzzy`` with the previous English as ``#| msgid "…"``, a removed one is
             kept as an obsolete ``#~`` entry.  ``make po`` runs ``pot`` then ``update``.
 ``build``   the Korean HTML book at ``_build/html/ko`` (``language=ko``), ``-n -W`` like the

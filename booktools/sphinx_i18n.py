@@ -26,7 +26,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
-__all__ = ["KeepMathBlocks", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS", "SWITCH_CSS", "other_language", "switch_href", "switch_html",
+__all__ = ["KeepMathBlocks", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS",
+           "SWITCH_CSS", "other_language", "switch_href", "switch_html",
            "setup"]
 
 #: The two editions: language code -> the switch's text, in that language.
