@@ -4,7 +4,7 @@
   tags wcag2a, wcag2aa, wcag21a and wcag21aa, at 1280 px and at 390 px, in the theme's light
   and dark modes: no violation of impact serious or critical;
 * every content image (figures, widget snapshots) has an alt text that says something: not
-  empty, not a path or a file name;
+  empty, not a path or a file name; in dark mode none sits on the theme's light slab;
 * every widget control (slider, list, text box, checkbox, button) has an accessible name;
 * math stays readable to assistive technology (MathJax's assistive MathML);
 * page weight: what a reader's browser loads on opening a page (every resource, uncompressed)
@@ -65,6 +65,7 @@ return {
                      img.getAttribute("aria-hidden") !== "true")
     .map((img) => ({alt: img.getAttribute("alt"), src: (img.getAttribute("src") || "").slice(0, 80),
                     widget: !!img.closest(".jupyter-widgets, .widget-subarea"),
+                    background: getComputedStyle(img).backgroundColor,
                     section: section(img)})),
   controls: [...article.querySelectorAll(
       ".jupyter-widgets input, .jupyter-widgets select, .jupyter-widgets textarea, " +
@@ -160,6 +161,22 @@ def test_every_content_image_has_meaningful_alt(audit: Any, page: str) -> None:
     assert bad == [], f"{page}: images without a meaningful alt text\n" + "\n".join(
         f"  §{i['section']}{' (widget)' if i['widget'] else ''}: {why} [{i['src']}]"
         for i, why in bad)
+
+
+#: A computed background that lets the page show through.
+TRANSPARENT = ("transparent", "rgba(0, 0, 0, 0)")
+
+
+@pytest.mark.parametrize("page", PAGE_CASES)
+def test_dark_mode_puts_no_figure_on_a_light_slab(audit: Any, page: str) -> None:
+    """Figures and widget panels are drawn to follow the theme (formulated/plotting.py); the
+    theme's own dark-mode rule for images (a light background: for images drawn for a white
+    page) must not apply to them, or their light text and axes vanish on it."""
+    images = audit(page, WIDTHS[0], "dark")["images"]
+    bad = [i for i in images if i["background"] not in TRANSPARENT]
+    assert bad == [], f"{page}: images on a slab in dark mode\n" + "\n".join(
+        f"  §{i['section']}{' (widget)' if i['widget'] else ''}: background {i['background']} "
+        f"[{i['src']}]" for i in bad)
 
 
 @pytest.mark.parametrize("page", PAGE_CASES)
