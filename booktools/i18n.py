@@ -112,6 +112,8 @@ def _write(path: Path, catalog: Any) -> None:
     from babel.messages.pofile import write_po
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    for message in catalog:  # Babel guesses these from braces, which here are LaTeX: noise
+        message.flags -= {"python-format", "python-brace-format"}
     tmp = path.with_suffix(".po.tmp")
     with tmp.open("wb") as f:
         # width 0: one line per message (a translator edits whole messages, diffs stay small)
@@ -136,7 +138,6 @@ def update_catalogues(pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES) ->
         for message in list(template):
             if message.id and not has_prose(message.id):
                 template.delete(message.id)  # display math, a bare identifier: nothing to say
-            message.flags -= {"python-format", "python-brace-format"}  # Babel's guess: noise
         if po.exists():
             catalog = _read(po, LANGUAGE)
             before = po.read_bytes()
