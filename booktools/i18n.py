@@ -212,6 +212,10 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
 _ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<body>[^`]*)`")
 _CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
+#: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
+_IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
+                    r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])")
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
 _PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -220,7 +224,8 @@ _TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 def kept_spans(text: str) -> dict[str, list[str]]:
     """The spans of a message a translation must keep: ``math``, ``role`` (``{name}`target```
-    for a role with a title), ``code`` (inline code), and ``number`` (digits outside those).
+    for a role with a title), ``code`` (inline code, and dotted or snake_case names outside
+    backticks), and ``number`` (digits outside those).
     Each list sorted, so two messages compare whatever their word order."""
     found: dict[str, list[str]] = {"math": [], "role": [], "code": [], "number": []}
 
@@ -245,6 +250,7 @@ def kept_spans(text: str) -> dict[str, list[str]]:
         return " "
 
     rest = _CODE.sub(code, rest)
+    rest = _IDENT.sub(code, rest)  # a dotted or snake_case name outside backticks
     found["number"] = _NUMBER.findall(rest)
     return {k: sorted(v) for k, v in found.items()}
 
@@ -292,7 +298,8 @@ def has_prose(msgid: str) -> bool:
     display formula or a bare identifier has none: it stays out of the catalogue and the Korean
     page shows it as it is)."""
     text = _ROLE.sub(lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid)
-    return re.search(r"[A-Za-z]{2,}", _CODE.sub(" ", _MATH.sub(" ", text))) is not None
+    return re.search(r"[A-Za-z]{2,}",
+                     _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))) is not None
 
 
 # -- Glossary -------------------------------------------------------------------------------------
@@ -342,7 +349,9 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
     first, so "gradient descent" is not also "gradient") whose Korean term ``msgstr`` lacks."""
     text = _ROLE.sub(lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ",
                      msgid)
-    text = _CODE.sub(" ", _MATH.sub(" ", text))
+    text = _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
+    # a source's English title quoted as it is ("Weights and embeddings") is no term use
+    text = _QUOTED.sub(lambda m: " " if (m[1] or m[2]) in msgstr else m[0], text)
     problems = []
     for spelling in sorted(glossary, key=len, reverse=True):
         pattern = _term_pattern(spelling)
