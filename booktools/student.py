@@ -144,7 +144,6 @@ def build_html(out: Path = HTML_DIR, doctrees: Path = DOCTREES, cache: Path = CA
                        CONFIG_NAME: True, "nb_execution_cache_path": str(cache),
                        "nitpicky": strict, "html_copy_source": False,
                        "html_show_sourcelink": False,
-                       "formulated_pdf": "",  # the PDF has a solutions appendix
                        "latex_individualpages": False},  # jupyter-book requires the key
         doctreedir=doctrees, builder="html", warningiserror=strict, keep_going=True)
     if result:
@@ -165,8 +164,17 @@ def _no_source_download(app: Sphinx, pagename: str, templatename: str,
                                                           "download-source-button")]
 
 
+def _no_pdf(app: Sphinx, config: Any) -> None:
+    """No "Download PDF" and no PDF copied beside the student pages: the PDF has a solutions
+    appendix.  (:mod:`booktools.sphinx_pdf` sets ``formulated_pdf`` when the PDF exists, at
+    ``config-inited``; this runs after it.)"""
+    if getattr(config, CONFIG_NAME, False):
+        config.formulated_pdf = ""
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value(CONFIG_NAME, False, "env", [bool])
+    app.connect("config-inited", _no_pdf, priority=900)
     app.add_transform(RemoveSolutions)
     app.connect("html-page-context", _no_source_download, priority=920)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

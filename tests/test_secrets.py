@@ -152,6 +152,8 @@ def test_the_student_book_shows_no_solution(student_pages, tmp_path):
     for button in ("download-source-button", "download-notebook-button"):
         assert button not in page  # the .md and .ipynb hold the solutions
     assert not (student_pages / "_sources").exists()
+    # nor the PDF, whose appendix holds every solution
+    assert "download-book-pdf-button" not in page and not list(student_pages.glob("*.pdf"))
 
 
 def test_the_full_book_shows_solutions_the_scan_finds(tmp_path):
