@@ -110,6 +110,10 @@ def start_jupyter(port: int, token: str, origin: str, root_dir: Path,
     # Kernels draw figures with the inline backend; an inherited MPLBACKEND (Agg in the test
     # suite, or a reader's shell) would make every widget's figure silently vanish.
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    # Its kernels inherit this: a chapter may take a shortcut when live (chapter 18 loads the
+    # book preset's shipped run instead of training it again, unless the reader asks to).
+    from formulated.training.shipped import LIVE_ENV  # imports torch: only when starting
+    env[LIVE_ENV] = "1"
     with open(log, "wb") as sink:  # a file, not a pipe: an unread pipe would block the server
         return subprocess.Popen(command, cwd=root_dir, env=env, start_new_session=True,
                                 stdout=sink, stderr=subprocess.STDOUT)

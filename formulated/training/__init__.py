@@ -20,6 +20,8 @@ Modules, one concern each:
 * :mod:`.runtime` — device, processes, precision, Ctrl-C;
 * :mod:`.loop` — :func:`train`, its step :func:`train_step`, and :func:`evaluate`;
 * :mod:`.plot` — :func:`plot_losses`;
+* :mod:`.shipped` — the ``book`` preset's run shipped with the book (:func:`load_run`), read
+  on the live pages of ``make live`` (:func:`is_live`);
 * :mod:`.cli` — the command line and the ``key=value`` overrides of the benchmarks.
 
 Sampling is a method of the model: ``model.sample(tokenizer, prompt, n, temperature, top_k)``.
@@ -31,8 +33,9 @@ from .data import load_data, val_windows
 from .loop import TrainResult, evaluate, train, train_step
 from .plot import plot_losses
 from .runtime import resolve_device
+from .shipped import BOOK_RUN, is_live, load_run
 
 __all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "TrainResult", "CheckpointError",
            "make_config", "with_overrides", "train", "train_step", "evaluate", "load_data",
            "val_windows", "load_checkpoint", "plot_losses", "resolve_device", "main",
-           "parse_overrides"]
+           "parse_overrides", "BOOK_RUN", "is_live", "load_run"]

@@ -234,15 +234,37 @@
     loadCss(STATIC + "thebe/thebe.css");
     await loadScript(STATIC + "thebe/index.js");
     installHubShim();
-    var cells = prepareCells();
+    prepareCells(); // marks the cells that Thebe runs
     var live = false;
+    var running = false;
     window.thebe.on("status", function (_name, data) {
-      if (!data || !data.status) return;
+      // While the cells run, the kernel's own "ready"/"idle" would hide how far they got.
+      if (!data || !data.status || running) return;
       setStatus((live ? "Live: " : "") + setup.where + ": " + data.status);
     });
     var connection = await window.thebe.bootstrap(setup.options);
-    setStatus("Running the " + cells + " cells of this page\u2026");
-    await connection.notebook.executeAll();
+    // All cells are sent at once (as Thebe's executeAll does; the kernel queues them), and
+    // the button counts the replies: "Running cell k of n" until the last one is back.
+    var todo = connection.notebook.cells || [];
+    var done = 0;
+    var progress = function () {
+      setStatus("Running cell " + Math.min(done + 1, todo.length) + " of " + todo.length +
+                " (" + setup.where + ")\u2026");
+    };
+    running = true;
+    progress();
+    todo.forEach(function (cell) { cell.setAsBusy(); });
+    try {
+      await Promise.all(todo.map(function (cell) {
+        return cell.execute(cell.source).then(function (reply) {
+          done += 1;
+          progress();
+          return reply;
+        });
+      }));
+    } finally {
+      running = false;
+    }
     live = true;
     removeStaticNotes();
     document.body.classList.add("formulated-live");
