@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from formulated.training import (BOOK_RUN, CheckpointError, evaluate, is_live, load_data,
-                                 load_run, make_config)
-from formulated.training.shipped import LIVE_ENV
+from formulated.training import (CheckpointError, evaluate, is_live, load_data, load_run,
+                                 make_config)
+from formulated.training.shipped import BOOK_RUN, LIVE_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "18_train_tiny_gpt.md"

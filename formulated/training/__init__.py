@@ -33,9 +33,9 @@ from .data import load_data, val_windows
 from .loop import TrainResult, evaluate, train, train_step
 from .plot import plot_losses
 from .runtime import resolve_device
-from .shipped import BOOK_RUN, is_live, load_run
+from .shipped import is_live, load_run
 
 __all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "TrainResult", "CheckpointError",
            "make_config", "with_overrides", "train", "train_step", "evaluate", "load_data",
            "val_windows", "load_checkpoint", "plot_losses", "resolve_device", "main",
-           "parse_overrides", "BOOK_RUN", "is_live", "load_run"]
+           "parse_overrides", "is_live", "load_run"]
