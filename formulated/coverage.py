@@ -149,7 +149,9 @@ def coverage_by_chapter() -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in COVERAGE:
         if c.sections:
-            cells = ["; ".join(c.sections.get(k, ())) or "—" for k in SOURCE_TITLES]
+            # A "|" inside a section name (P(x_i | x_1 … x_n)) would end the table cell.
+            cells = ["; ".join(c.sections.get(k, ())).replace("|", "\\|") or "—"
+                     for k in SOURCE_TITLES]
         else:
             cells = [f"*{c.note}*"] + [""] * (len(SOURCE_TITLES) - 1)
         lines.append("| " + " | ".join([f"{{doc}}`{c.doc}`"] + cells) + " |")

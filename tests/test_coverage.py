@@ -77,3 +77,13 @@ def test_items_once_untreated_are_registered_with_their_chapter(item):
     source, section = item
     chapters = [c.chapter for c in COVERAGE if section in c.sections.get(source, ())]
     assert chapters == [TREATED[item]], (item, chapters)
+
+
+def test_every_table_row_has_one_cell_per_column():
+    """A "|" inside a section name is escaped: otherwise it ends its cell and the rest of the row
+    shifts (chapter 13's "rows P(x_i | x_1 … x_n)" was cut there)."""
+    import re
+    rows = coverage_by_chapter().splitlines()
+    widths = {len(re.split(r"(?<!\\)\|", row)) for row in rows}
+    assert len(widths) == 1, widths
+    assert r"P(x_i \| x_1" in coverage_by_chapter()
