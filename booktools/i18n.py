@@ -20,6 +20,9 @@ its own overrides (:func:`overrides`).
             English one, from the same execution cache (``_build/.jupyter_cache``): a chapter is
             never executed for the Korean book (``make book`` fills the cache first).  The PO
             files are compiled into ``_build/i18n/locales`` (no ``.mo`` in the repository).
+``outputs`` the catalogues of what cells print, ``locales/ko/LC_MESSAGES/outputs/<page>.po``:
+            printed lines, widget labels and figure texts with words, values as ``{0}``
+            placeholders, from the executed notebooks of the cache (no chapter runs).
 ``stats``   messages, translated, fuzzy and English words left, per catalogue.
 
 :mod:`booktools.sphinx_i18n` (a Sphinx extension listed in ``_config.yml``) adds the language
@@ -41,7 +44,10 @@ from booktools.launch import ROOT
 __all__ = ["LANGUAGE", "LOCALES", "CATALOGUES", "POT_DIR", "KO_HTML", "CACHE", "overrides",
            "build_pot", "update_catalogues", "compile_catalogues", "build_html", "CatalogueStats",
            "catalogue_stats", "kept_spans", "message_problems", "GLOSSARY", "load_glossary",
-           "glossary_problems", "has_prose", "main"]
+           "glossary_problems", "has_prose", "OUTPUTS", "output_template", "output_fill",
+           "placeholders", "translate_output", "translate_clauses", "html_fragments",
+           "svg_fragments", "widget_fragments", "notebook_fragments", "executed_notebooks",
+           "update_output_catalogues", "output_table", "main"]
 
 LANGUAGE = "ko"
 #: The committed translations: ``locales/ko/LC_MESSAGES/<docname>.po``.
@@ -362,10 +368,233 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
     return problems
 
 
+
+# -- Outputs: printed lines, widget labels, figure text (locales/ko/LC_MESSAGES/outputs/) ------
+#
+# What cells print is no Sphinx message: a separate catalogue per page, ``outputs/<page>.po``,
+# holds the English fragments with words (one printed line, one widget label, one sentence of
+# a panel's alt text, one text of a figure), extracted from the executed notebooks of the
+# execution cache.  Values become placeholders (``max |ours - torch| = {0}``), so one message
+# serves every value and the Korean build (booktools/sphinx_i18n.py) puts the printed values
+# back unchanged.  ``python -m booktools.i18n outputs`` (part of ``make po``) updates them.
+
+OUTPUTS = CATALOGUES / "outputs"
+_NUM = r"[-+]?(?:\d+(?:[.,]\d+)*\.?|\.\d+)(?:[eE][-+]?\d+)?%?"
+#: One printed value: a number, a run of numbers separated by ", " or spaces (a list), or a
+#: bracketed array of numbers.  Not inside a name (``q_1``, ``W2``, ``float32``).  Spaces
+#: that align a value (``D =    16``) go with it, so aligned lines share one message.
+_VALUE = re.compile(
+    r"(?:(?<= ) +)?(?<![\w.])(?:\[[-+\d.,eE\s\[\]]*\d[-+\d.,eE\s\[\]]*\]|"
+    + _NUM + r"(?:,\s?" + _NUM + r")*)(?![\w])")
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+)\}")
+#: Widget-state keys whose strings are labels (a text box's value is data, not a label).
+WIDGET_KEYS = ("description", "tooltip", "_options_labels", "button_style_label")
+HTML_WIDGETS = ("HTMLModel", "LabelModel", "HTMLMathModel")
+#: A sentence or clause of an alt text or HTML text: split after ". " or "; ".
+_CLAUSE = re.compile(r"(?<=[.;])\s+(?=\S)")
+_TAG = re.compile(r"<[^>]*>")
+ALT_ATTR = re.compile(r'(\salt=")([^"]*)(")')
+SVG_DATA = re.compile(r"(data:image/svg\+xml;base64,)([A-Za-z0-9+/=]+)")
+#: A figure's text: ``<text>`` (svg.fonttype none) or the comment before its glyphs (path).
+SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]+)(</text>)")
+_SVG_COMMENT = re.compile(r'<g id="text_\d+">\s*<!-- (.*?) -->')
+
+
+def output_template(text: str) -> tuple[str, list[str]]:
+    """``text`` with its values replaced by ``{0}``, ``{1}``, … (literal braces doubled), and
+    the values in order: ``"max |d| = 1.5e-07"`` -> ``("max |d| = {0}", ["1.5e-07"])``."""
+    values: list[str] = []
+
+    def value(m: re.Match[str]) -> str:
+        values.append(m.group(0))
+        return "\0%d\0" % (len(values) - 1)
+
+    held = _VALUE.sub(value, text).replace("{", "{{").replace("}", "}}")
+    return re.sub(r"\0(\d+)\0", r"{\1}", held), values
+
+
+def output_fill(translation: str, values: list[str]) -> str:
+    """The translation of a template with the printed values put back in their places."""
+    def put(m: re.Match[str]) -> str:
+        if m.group(1) is None:
+            return m.group(0)[0]
+        index = int(m.group(1))
+        if index >= len(values):
+            raise ValueError(f"translation: placeholder {{{index}}} but only {len(values)} "
+                             f"values in the output; got {translation!r}")
+        return values[index]
+
+    return _PLACEHOLDER.sub(put, translation)
+
+
+def placeholders(text: str) -> list[str]:
+    """The placeholders of a template or its translation, sorted (``{{`` not counted)."""
+    return sorted(m.group(0) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None)
+
+
+def _wordy(text: str) -> bool:
+    """Whether a fragment has words: two letters in a row outside code-like names."""
+    return re.search(r"[A-Za-z]{2,}", _IDENT.sub(" ", _CODE.sub(" ", text))) is not None
+
+
+def translate_output(text: str, table: dict[str, str]) -> str:
+    """``text`` (one printed line or label) in the table's language, leading and trailing
+    spaces and every value kept; unchanged when the table has no translation for it."""
+    core = text.strip()
+    if not core or not _wordy(core):
+        return text
+    msgid, values = output_template(core)
+    translation = table.get(msgid)
+    if not translation:
+        return text
+    start = text.index(core[0])
+    return text[:start] + output_fill(translation, values) + text[start + len(core):]
+
+
+def translate_clauses(text: str, table: dict[str, str]) -> str:
+    """An alt text or HTML text, sentence by sentence (:data:`_CLAUSE`)."""
+    parts = _CLAUSE.split(text)
+    seps = _CLAUSE.findall(text)
+    out = [translate_output(p, table) for p in parts]
+    return "".join(p + (seps[i] if i < len(seps) else "") for i, p in enumerate(out))
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE.split(text) if _wordy(c)]
+
+
+def html_fragments(html_text: str) -> list[str]:
+    """The texts of an HTML fragment (a widget's HTML, a panel ``<img>``): alt texts and text
+    between tags, unescaped, in clauses; the figures inside (base64 SVG) too."""
+    import base64
+    import html as html_mod
+
+    found: list[str] = []
+    for m in ALT_ATTR.finditer(html_text):
+        found += _clauses(html_mod.unescape(m.group(2)))
+    for m in SVG_DATA.finditer(html_text):
+        found += svg_fragments(base64.b64decode(m.group(2)).decode("utf-8", "replace"))
+    text = SVG_DATA.sub("", html_text)
+    for piece in _TAG.split(text):
+        found += _clauses(html_mod.unescape(piece))
+    return found
+
+
+def svg_fragments(svg_text: str) -> list[str]:
+    """The texts of a figure with words (tick labels are numbers: not messages)."""
+    import html as html_mod
+
+    texts = [html_mod.unescape(m.group(2)) for m in SVG_TEXT.finditer(svg_text)]
+    texts += [html_mod.unescape(m.group(1)) for m in _SVG_COMMENT.finditer(svg_text)]
+    return [t.strip() for t in texts if _wordy(t) and "$" not in t]
+
+
+def widget_fragments(state: dict[str, Any]) -> list[str]:
+    """Labels of a notebook's widget state (``metadata.widgets``): descriptions, options,
+    tooltips, and the texts of HTML and label widgets (their panels' alt text and figures)."""
+    found: list[str] = []
+    models = state.get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for model in models.values():
+        values = model.get("state", {})
+        for key in WIDGET_KEYS:
+            value = values.get(key)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str) and _wordy(item):
+                    found.append(item.strip())
+        if model.get("model_name") in HTML_WIDGETS and isinstance(values.get("value"), str):
+            found += html_fragments(values["value"])
+    return found
+
+
+def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
+    """(msgid, where) for every fragment of an executed notebook with words, first occurrence
+    first: printed lines (``stream``), figure texts (``svg``), widget labels (``widget``)."""
+    seen: dict[str, str] = {}
+
+    def add(fragment: str, where: str) -> None:
+        msgid = output_template(fragment.strip())[0]
+        if msgid and _wordy(msgid):
+            seen.setdefault(msgid, where)
+
+    for index, cell in enumerate(nb.get("cells", [])):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+                for line in (text if isinstance(text, str) else "".join(text)).splitlines():
+                    if _wordy(line):
+                        add(line, f"cell {index}: printed")
+            data = output.get("data", {})
+            if "image/svg+xml" in data:
+                svg_text = data["image/svg+xml"]
+                svg_text = svg_text if isinstance(svg_text, str) else "".join(svg_text)
+                for fragment in svg_fragments(svg_text):
+                    add(fragment, f"cell {index}: figure")
+            if "text/html" in data and "image/svg+xml;base64" in str(data["text/html"]):
+                for fragment in html_fragments(str(data["text/html"])):
+                    add(fragment, f"cell {index}: figure")
+    for fragment in widget_fragments(nb.get("metadata", {}).get("widgets", {})):
+        add(fragment, "widget")
+    return list(seen.items())
+
+
+def executed_notebooks(root: Path = ROOT, cache: Path = CACHE) -> dict[str, Any]:
+    """docname -> the newest executed notebook of that page in the execution cache."""
+    from jupyter_cache import get_cache
+
+    store = get_cache(str(cache))
+    newest: dict[str, Any] = {}
+    for record in store.list_cache_records():
+        path = Path(record.uri)
+        if not path.is_relative_to(root):
+            continue
+        name = path.relative_to(root).with_suffix("").as_posix()
+        if name not in newest or record.created > newest[name].created:
+            newest[name] = record
+    return {name: store.get_cache_bundle(rec.pk).nb for name, rec in sorted(newest.items())}
+
+
+def update_output_catalogues(outputs: Path = OUTPUTS, root: Path = ROOT,
+                             cache: Path = CACHE) -> dict[str, str]:
+    """Merge the fragments of every executed page into ``outputs/<page>.po`` (as
+    :func:`update_catalogues` does: translations kept, changed ones fuzzy, removed obsolete)."""
+    from babel.messages.catalog import Catalog
+
+    report: dict[str, str] = {}
+    for name, nb in executed_notebooks(root, cache).items():
+        fragments = notebook_fragments(nb)
+        po = outputs / f"{name}.po"
+        if not fragments and not po.exists():
+            continue
+        template = Catalog(domain=name, project="The Formulated GPT")
+        for msgid, where in fragments:
+            template.add(msgid, auto_comments=[where])
+        if po.exists():
+            catalog = _read(po, LANGUAGE)
+            before = po.read_bytes()
+            catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
+            _write(po, catalog)
+            report[name] = "updated" if po.read_bytes() != before else "unchanged"
+        else:
+            catalog = Catalog(locale=LANGUAGE, domain=name, project=template.project,
+                              fuzzy=False)
+            catalog.update(template, no_fuzzy_matching=True)
+            _write(po, catalog)
+            report[name] = "new"
+    return report
+
+
+def output_table(po: Path) -> dict[str, str]:
+    """msgid -> translation of one outputs catalogue (fuzzy and empty ones left out)."""
+    if not po.is_file():
+        return {}
+    return {m.id: m.string for m in _read(po, LANGUAGE)
+            if m.id and m.string and not m.fuzzy}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("pot", "update", "po", "build", "stats"),
-                        help="po = pot then update")
+    parser.add_argument("step", choices=("pot", "update", "outputs", "po", "build", "stats"),
+                        help="po = pot, update and outputs")
     args = parser.parse_args(argv)
     start = time.monotonic()
     if args.step in ("pot", "po"):
@@ -375,6 +604,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, what in update_catalogues().items():
             if what != "unchanged":
                 print(f"i18n: {what:9} {CATALOGUES.relative_to(ROOT)}/{name}.po")
+    if args.step in ("outputs", "po"):
+        for name, what in update_output_catalogues().items():
+            if what != "unchanged":
+                print(f"i18n: {what:9} {OUTPUTS.relative_to(ROOT)}/{name}.po")
     if args.step == "build":
         index = build_html()
         print(f"i18n: {index.relative_to(ROOT)} in {time.monotonic() - start:.0f} s")

@@ -12,23 +12,39 @@
 * The part captions of the sidebar are translated (:class:`TranslateTocCaptions`).
 * Display math is no message (:class:`KeepMathBlocks`): it cannot be translated by mistake.
 * The page language (``<html lang>``) is Sphinx's ``language``: ``en`` unless set.
+* **Outputs in the page's language** (Korean book only, :func:`translate_outputs`, after the
+  build): printed lines, widget labels and panels' alt text (the widget state), and the texts
+  of figures follow ``locales/ko/LC_MESSAGES/outputs/<page>.po`` (booktools/i18n.py); the
+  printed values are put back unchanged, nothing runs again.  The interface strings that
+  booktools, the theme and MyST-NB leave in English are translated by :data:`UI_KO`.
+* **Korean search** (:class:`SearchKorean`): a word is indexed and searched without its
+  particle (트랜스포머의 -> 트랜스포머); English words are stemmed as in the English book.
 * MyST-NB writes the executed notebooks and output images beside the output folder, for the
   Korean book into ``_build/html/jupyter_execute`` (4.5 MB): sphinx-book-theme's launch buttons
   read the notebooks from exactly that folder (``outdir/../jupyter_execute``), so it stays.
 """
 from __future__ import annotations
 
+import base64
 import html
+import json
 import os
-from typing import Any
+import re
+from collections import ChainMap
+from pathlib import Path
+from typing import Any, Mapping
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.search.en import SearchEnglish
 from sphinx.transforms import SphinxTransform
 
+from booktools import i18n
+
 __all__ = ["KeepMathBlocks", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS",
-           "SWITCH_CSS", "other_language", "switch_href", "switch_html",
-           "setup"]
+           "SWITCH_CSS", "other_language", "switch_href", "switch_html", "UI_KO",
+           "translate_page", "translate_svg", "translate_outputs", "korean_stem",
+           "SearchKorean", "setup"]
 
 #: The two editions: language code -> the switch's text, in that language.
 LANGUAGES = {"en": "English", "ko": "한국어"}
@@ -122,9 +138,221 @@ class TranslateTocCaptions(SphinxTransform):
                 node["caption"] = catalog.gettext(node["caption"])
 
 
+# -- Outputs and interface strings in the page's language (Korean book) -------------------------
+
+#: Interface strings left in English by booktools (sphinx_pdf's menu entry), the theme (its
+#: launch button) and MyST-NB (folded cells), as they appear in the written HTML.
+UI_KO: dict[str, str] = {
+    ">Download PDF<": ">PDF 내려받기<",
+    '"Download PDF"': '"PDF 내려받기"',
+    '"The whole book as one PDF"': '"책 전체를 PDF 하나로"',
+    ">Live Code<": ">라이브 코드<",
+    '"Live Code"': '"라이브 코드"',
+    ">Show code cell source<": ">코드 셀 소스 보기<",
+    ">Hide code cell source<": ">코드 셀 소스 숨기기<",
+    ">Show code cell outputs<": ">코드 셀 출력 보기<",
+    ">Hide code cell outputs<": ">코드 셀 출력 숨기기<",
+    ">Show code cell content<": ">코드 셀 내용 보기<",
+    ">Hide code cell content<": ">코드 셀 내용 숨기기<",
+}
+
+_STREAM = re.compile(r'(<div class="output stream[^"]*"><div class="highlight"><pre>'
+                     r'(?:<span></span>)?)(.*?)(</pre>)', re.S)
+_WIDGET_STATE = re.compile(r'(<script type="application/vnd\.jupyter\.widget-state\+json">)'
+                           r'(.*?)(</script>)', re.S)
+_SVG_IMG = re.compile(r'<img [^>]*src="((?:\.\./)*_images/[^"]+\.svg)"')
+# A text of a figure drawn as glyphs (svg.fonttype path): the comment names the text, the
+# group places it (translate, maybe rotate, then the glyphs' scale), the <use>s draw it.
+_GLYPHS = re.compile(
+    r'(<g id="text_\d+">\s*<!-- )(?P<text>.*?)( -->\s*)<g (?:style="(?P<style>[^"]*)" )?'
+    r'transform="(?P<place>translate\([^)]*\)(?: rotate\([^)]*\))?) scale\((?P<scale>[\d.]+) '
+    r'-[\d.]+\)">(?P<body>(?:(?!</g>).)*?)</g>', re.S)
+_USE = re.compile(r'<use xlink:href="#[^"]+"(?: transform="translate\(([\d.]+)(?: [-\d.]+)?\)")?'
+                  r'/>\s*')
+_SVG_FONT = "'DejaVu Sans', 'Noto Sans CJK KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif"
+_PYGMENTS_ESCAPE = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+
+
+def _escape_pre(text: str) -> str:
+    """Escaped as Pygments escapes a highlighted output line."""
+    return "".join(_PYGMENTS_ESCAPE.get(c, c) for c in text)
+
+
+def translate_svg(svg: str, table: Mapping[str, str]) -> str:
+    """A figure with its texts translated: ``<text>`` contents, or a glyph-drawn text replaced
+    by a ``<text>`` in the same place, size and colour (centred on the English text's middle;
+    left-aligned in a legend)."""
+    svg = i18n.SVG_TEXT.sub(lambda m: m.group(1) + html.escape(i18n.translate_output(
+        html.unescape(m.group(2)), table), quote=False) + m.group(3), svg)
+    legends = [m.start() for m in re.finditer(r'<g id="legend_\d+">', svg)]
+    others = [m.start() for m in re.finditer(r'<g id="(?:axes_|matplotlib\.axis_)\d+">', svg)]
+
+    def glyphs(m: re.Match[str]) -> str:
+        english = html.unescape(m["text"])
+        korean = i18n.translate_output(english, table)
+        if korean == english:
+            return m.group(0)
+        scale = float(m["scale"])
+        uses = _USE.findall(m["body"])
+        width = (float(uses[-1] or 0) if uses else 0.0) + 60.0  # + about one glyph's advance
+        in_legend = max([p for p in legends if p < m.start()], default=-1) > \
+            max([p for p in others if p < m.start()], default=-1)
+        x, anchor = (0.0, "start") if in_legend else (width * scale / 2, "middle")
+        style = (m["style"] + "; ") if m["style"] else ""
+        defs = "".join(re.findall(r"<defs>.*?</defs>", m["body"], re.S))  # later texts use them
+        return (f'{m.group(1)}{m["text"]}{m.group(3)}{defs}<text x="{x:.3f}" y="0" '
+                f'transform="{m["place"]}" style="{style}font-size: {scale * 100:.4g}px; '
+                f'font-family: {_SVG_FONT}; text-anchor: {anchor}">'
+                f'{html.escape(korean, quote=False)}</text>')
+
+    return _GLYPHS.sub(glyphs, svg)
+
+
+def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
+    """A widget's HTML: alt texts and texts between tags by clauses, figures inside too."""
+    value = i18n.ALT_ATTR.sub(lambda m: m.group(1) + html.escape(i18n.translate_clauses(
+        html.unescape(m.group(2)), table)) + m.group(3), value)
+    value = i18n.SVG_DATA.sub(lambda m: m.group(1) + base64.b64encode(translate_svg(
+        base64.b64decode(m.group(2)).decode("utf-8"), table).encode()).decode(), value)
+    parts = re.split(r"(<[^>]*>)", value)
+    return "".join(p if p.startswith("<") or not p.strip() else
+                   html.escape(i18n.translate_clauses(html.unescape(p), table), quote=False)
+                   for p in parts)
+
+
+def _translate_state(state: dict[str, Any], table: Mapping[str, str]) -> None:
+    for model in state.get("state", {}).values():
+        values = model.get("state", {})
+        for key in i18n.WIDGET_KEYS:
+            if isinstance(values.get(key), str):
+                values[key] = i18n.translate_output(values[key], table)
+            elif isinstance(values.get(key), list):
+                values[key] = [i18n.translate_output(v, table) if isinstance(v, str) else v
+                               for v in values[key]]
+        if model.get("model_name") in i18n.HTML_WIDGETS and isinstance(values.get("value"),
+                                                                         str):
+            values["value"] = _translate_html_value(values["value"], table)
+
+
+def translate_page(page: str, table: Mapping[str, str]) -> str:
+    """A written Korean page with its printed lines and widget state translated by ``table``
+    (from :func:`booktools.i18n.output_table`) and the interface strings by :data:`UI_KO`;
+    a line without a translation stays as it is (applying it twice changes nothing)."""
+    def stream(m: re.Match[str]) -> str:
+        lines = m.group(2).split("\n")
+        out = []
+        for line in lines:
+            english = html.unescape(line)
+            korean = i18n.translate_output(english, table)
+            out.append(line if korean == english else _escape_pre(korean))
+        return m.group(1) + "\n".join(out) + m.group(3)
+
+    def widgets(m: re.Match[str]) -> str:
+        state = json.loads(m.group(2))
+        _translate_state(state, table)
+        # as MyST-NB writes it: "</" escaped so the JSON cannot close its script element
+        return m.group(1) + json.dumps(state, ensure_ascii=False).replace("</", "<\\/") + m.group(3)
+
+    page = _STREAM.sub(stream, page)
+    page = _WIDGET_STATE.sub(widgets, page)
+    for english, korean in UI_KO.items():
+        page = page.replace(english, korean)
+    return page
+
+
+def _tables(catalogues: Path) -> dict[str, dict[str, str]]:
+    return {po.relative_to(catalogues).with_suffix("").as_posix(): i18n.output_table(po)
+            for po in sorted(catalogues.rglob("*.po"))}
+
+
+def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
+    """After the Korean build: every page through :func:`translate_page` and the figures it
+    shows through :func:`translate_svg`, with the page's outputs catalogue first and the
+    other pages' next (the same line printed on two pages is translated once)."""
+    if exception is not None or app.builder.format != "html" or app.config.language != "ko":
+        return
+    catalogues = Path(app.srcdir) / "locales" / "ko" / "LC_MESSAGES" / "outputs"
+    tables = _tables(catalogues)
+    every: dict[str, str] = {}
+    for table in tables.values():
+        for msgid, msgstr in table.items():
+            every.setdefault(msgid, msgstr)
+    outdir = Path(app.outdir)
+    for docname in sorted(app.env.found_docs):
+        path = outdir / f"{docname}.html"
+        if not path.is_file():
+            continue
+        table = ChainMap(tables.get(docname, {}), every)
+        text = path.read_text(encoding="utf-8")
+        done = translate_page(text, table)
+        if done != text:
+            path.write_text(done, encoding="utf-8")
+        for src in _SVG_IMG.findall(done):
+            image = (path.parent / src).resolve()
+            if image.is_file():
+                svg = image.read_text(encoding="utf-8")
+                korean = translate_svg(svg, table)
+                if korean != svg:
+                    image.write_text(korean, encoding="utf-8")
+
+
+# -- Korean search --------------------------------------------------------------------------------
+
+#: Particles (조사) that follow a noun, longest first: 트랜스포머의, 어텐션에서, 토큰으로.
+PARTICLES = ("에서는", "에서도", "으로는", "에게서", "에서", "으로", "에는", "에도", "까지",
+             "부터", "처럼", "보다", "이나", "은", "는", "이", "가", "을", "를", "의", "에",
+             "로", "와", "과", "도", "만")
+_HANGUL_WORD = re.compile(r"^[\uac00-\ud7a3]+$")
+
+
+def korean_stem(word: str) -> str:
+    """A Hangul word without its trailing particle, if at least two syllables are left
+    (트랜스포머의 -> 트랜스포머, 가중치를 -> 가중치; 모델 and 이 stay)."""
+    if _HANGUL_WORD.match(word):
+        for particle in PARTICLES:
+            if word.endswith(particle) and len(word) - len(particle) >= 2:
+                return word[:-len(particle)]
+    return word
+
+
+_JS_KOREAN = """
+var PorterStemmer = Stemmer;
+Stemmer = function () {
+  var porter = new PorterStemmer();
+  var particles = %s;
+  this.stemWord = function (w) {
+    if (/^[\\uac00-\\ud7a3]+$/.test(w)) {
+      for (var i = 0; i < particles.length; i++) {
+        var p = particles[i];
+        if (w.length - p.length >= 2 && w.slice(-p.length) === p) return w.slice(0, -p.length);
+      }
+      return w;
+    }
+    return porter.stemWord(w);
+  };
+};
+""" % json.dumps(PARTICLES, ensure_ascii=False)
+
+
+class SearchKorean(SearchEnglish):
+    """Sphinx has no Korean search language: Hangul words are indexed and searched without
+    their particle (:func:`korean_stem`, and the same rule in the page's JavaScript), other
+    words as in English."""
+
+    lang = "ko"
+    language_name = "Korean"
+    js_stemmer_code = SearchEnglish.js_stemmer_code + _JS_KOREAN
+
+    def stem(self, word: str) -> str:
+        word = word.lower()
+        return korean_stem(word) if _HANGUL_WORD.match(word) else super().stem(word)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(KeepMathBlocks)
     app.add_transform(TranslateTocCaptions)
     app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("html-page-context", _page_context, priority=950)
+    app.connect("build-finished", translate_outputs)
+    app.add_search_language(SearchKorean)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
