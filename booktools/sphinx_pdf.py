@@ -13,10 +13,19 @@ For the LaTeX builder (``make pdf``, :mod:`booktools.pdf`):
 * **A ``bbm.sty`` of one line** in the LaTeX folder: sphinx-jupyterbook-latex's class loads
   ``bbm`` (blackboard digits), which Debian ships only in the 500 MB ``texlive-fonts-extra``;
   the book never writes ``\\mathbbm``, so it maps to ``\\mathbb``.
+* **Figures as PDF.** The chapters' figures are SVG (:mod:`formulated.plotting`), which LaTeX
+  cannot include: MyST-NB is told to pick ``image/svg+xml`` for LaTeX too (after
+  ``application/pdf``, before ``image/png``), and :class:`SvgToPdf` converts each SVG with
+  ``rsvg-convert`` (Debian's ``librsvg2-bin``) after fixing its light colours in
+  (:func:`formulated.plotting.light_svg`).  Vector figures, sharp at any zoom; the HTML book
+  and the notebooks are unchanged.
 * **Widget snapshots as figures.** A widget output shows in the HTML book as its saved state;
-  in LaTeX it would print its Python repr.  Instead, its figure panels (the PNGs in the state of
-  its ``Output`` children) become one figure, whose caption is the widget's title and the
-  settings of its controls, followed by the text the widget printed.
+  in LaTeX it would print its Python repr.  Instead, its figure panels (the SVG ``<img>`` of its
+  ``HTML`` children, PNGs of its ``Output`` children) become one figure, whose caption is the
+  widget's title and the settings of its controls, followed by the text the widget printed.
+* **Appendices lettered.** The chapters of the table of contents' unnumbered part (the
+  appendices; the HTML book numbers none of them) follow LaTeX's ``\appendix``: A, B, ...,
+  as the chapters call them, instead of chapters 20, 21, ...
 * **Solutions in an appendix.** Every ``{solution}`` box leaves its chapter and goes, in
   order, to a last appendix, "Solutions to the exercises", each under its exercise's number.
 
@@ -35,6 +44,7 @@ import html
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +53,9 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.transforms.post_transforms.images import ImageConverter
 
 #: Relative to the repository root: where ``make pdf`` writes the book and its name in the HTML.
 PDF_NAME = "the-formulated-gpt.pdf"
@@ -57,22 +69,78 @@ BBM_STY = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of t
 
 APPENDIX_TITLE = "Solutions to the exercises"
 
-#: Within the margins: inline code (test ids such as ``tests/test_x.py::test_a_b``) may break
-#: after ``_`` and ``:`` too (Sphinx already breaks after ``.`` and ``/``); code and outputs use
-#: DejaVu Sans Mono, which has the ``ᵀ`` and ``⊙`` the outputs print (FreeMono lacks them).
+#: Wide tables in small type (:func:`fit_table`): (least number of columns, type size,
+#: ``\\tymax`` in pt: a column's natural width counts up to that when ``tabulary`` shares the
+#: line, so a column of sentences cannot starve one of formulas).  The values are those
+#: for which appendix A's notation tables and the errata fit (tests/test_pdf.py).
+WIDE_TABLES = ((9, "\\scriptsize", 80), (6, "\\footnotesize", 100))
+#: A table of more rows is a ``longtable`` (:func:`fit_table`), set in ``\\footnotesize``.
+LONG_TABLE_ROWS = 30
+#: Small type in tables: the gap on either side of a column and a column's least width (pt).
+TABCOLSEP_PT = 3
+MIN_COLUMN_PT = 45
+#: Characters of monospace text on a line of the text width in small (footnotesize) type,
+#: less the gaps of a four-column table (:func:`column_widths`).
+SMALL_LINE_CHARS = 90
+#: Where a line of a table cell may break: after a blank, or after these in code.
+_BREAK = re.compile(r"\s+|(?<=[.,;:/(\[_])")
+
+#: Within the margins: inline code (test ids such as ``tests/test_x.py::test_a_b``, signatures
+#: such as ``f(x: Optional[Sequence[int]])``) may break after ``_``, ``:``, ``(`` and ``[``
+#: too (Sphinx already breaks after ``.`` and ``/``); code and outputs use DejaVu Sans Mono,
+#: which has the ``ᵀ`` and ``⊙`` the outputs print (FreeMono lacks them).
 LAYOUT_PREAMBLE = r"""
 % booktools/sphinx_pdf.py: breakable inline code, a monospace font with the outputs' symbols
 \makeatletter
 \DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else
   \textunderscore\discretionary{}{}{}\fi}
-\def\sphinxbreaksafteractivelist{\do\.\do\,\do\;\do\?\do\!\do\/\do\:}
+\def\sphinxbreaksafteractivelist{\do\.\do\,\do\;\do\?\do\!\do\/\do\:\do\(\do\[}
+% the tallest an image may be, here (a widget's panels share one figure on one page)
+\newcommand{\formulatedimagemaxheight}[1]{\spx@image@maxheight=#1\relax}
 \makeatother
 \setmonofont{DejaVu Sans Mono}[Scale=MatchLowercase]
 """
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: The part of a page's text height that the panels of a widget's figure may fill together.
+WIDGET_FIGURE_HEIGHT = 0.8
 _MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 _TAG = re.compile(r"<[^>]+>")
+_IMG_DATA = re.compile(r'<img\b[^>]*\bsrc="data:(image/(?:svg\+xml|png));base64,([^"]+)"')
+
+#: MyST-NB's choice of output for LaTeX: SVG after PDF and before PNG (its default list has
+#: no SVG: a figure would print its repr); :class:`SvgToPdf` converts it.
+LATEX_SVG_PRIORITY = ("latex", "image/svg+xml", 15)
+SVG_TOOL = "rsvg-convert"
+
+
+def svg_to_pdf(svg: str, dest: Path) -> None:
+    """Write the SVG document ``svg`` as a PDF to ``dest``, its themed colours fixed to the
+    light ones (:func:`formulated.plotting.light_svg`), with ``rsvg-convert``."""
+    from formulated.plotting import light_svg
+
+    tool = shutil.which(SVG_TOOL)
+    if tool is None:
+        raise ExtensionError(f"{SVG_TOOL} not found: the PDF's figures are SVG; apt-get install "
+                             "librsvg2-bin (make tex does this as root)")
+    done = subprocess.run([tool, "--format=pdf", f"--output={dest}"], check=False,
+                          input=light_svg(svg).encode(), capture_output=True)
+    if done.returncode or not dest.is_file():
+        raise ExtensionError(f"{SVG_TOOL} could not convert an SVG to {dest}: "
+                             f"{done.stderr.decode(errors='replace').strip()}")
+
+
+class SvgToPdf(ImageConverter):
+    """The chapters' SVG figures as PDF for LaTeX (:func:`svg_to_pdf`)."""
+
+    conversion_rules = [("image/svg+xml", "application/pdf")]
+
+    def is_available(self) -> bool:
+        return True  # a missing tool is an error of its own (svg_to_pdf), not a lost figure
+
+    def convert(self, _from: str, _to: str) -> bool:
+        svg_to_pdf(Path(_from).read_text(encoding="utf-8"), Path(_to))
+        return True
 
 
 def mathjax_macros(config_yml: Path) -> dict[str, Any]:
@@ -112,6 +180,9 @@ def set_version(app: Sphinx, config: Config) -> None:
     theme["extra_footer"] = str(theme.get("extra_footer", "") or "") + footer
     pdf = Path(app.srcdir) / PDF_PATH
     config.formulated_pdf = PDF_NAME if pdf.is_file() else ""
+    overrides = [tuple(o) for o in config.nb_mime_priority_overrides]
+    if LATEX_SVG_PRIORITY not in overrides:
+        config.nb_mime_priority_overrides = [*overrides, LATEX_SVG_PRIORITY]
     macros = latex_macros(mathjax_macros(Path(app.srcdir) / "_config.yml"))
     elements = config.latex_elements
     elements["preamble"] = (elements.get("preamble", "") + LAYOUT_PREAMBLE
@@ -140,17 +211,27 @@ def _walk(states: dict[str, Any], model_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def widget_snapshot(states: dict[str, Any], model_id: str) -> tuple[list[bytes], str, str]:
-    """A widget's figure panels (PNG bytes), its caption and the text it shows under them."""
-    pngs: list[bytes] = []
+def widget_snapshot(states: dict[str, Any], model_id: str
+                    ) -> tuple[list[tuple[str, bytes]], str, str]:
+    """A widget's figure panels in order, as (mime type, bytes): the ``<img>`` data of its
+    ``HTML`` children (:func:`formulated.plotting.img_html`) and the images of its ``Output``
+    children (SVG or PNG); its caption; the text it shows under them."""
+    images: list[tuple[str, bytes]] = []
     title, settings, texts = "", [], []
     for model in _walk(states, model_id):
         name, state = model.get("model_name", ""), model.get("state", {})
         if name == "OutputModel":
             for output in state.get("outputs", []):
                 data = output.get("data", {})
-                if "image/png" in data:
-                    pngs.append(base64.b64decode(data["image/png"]))
+                for mime in ("image/svg+xml", "image/png"):
+                    if mime in data:
+                        raw = data[mime]
+                        images.append((mime, raw.encode() if mime == "image/svg+xml"
+                                       else base64.b64decode(raw)))
+                        break
+        elif name == "HTMLModel" and _IMG_DATA.search(state.get("value") or ""):
+            images += [(mime, base64.b64decode(data))
+                       for mime, data in _IMG_DATA.findall(state["value"])]
         elif name == "HTMLModel" and state.get("value"):
             text = _plain(state["value"])
             if not title and state["value"].lstrip().startswith("<b>"):
@@ -168,7 +249,7 @@ def widget_snapshot(states: dict[str, Any], model_id: str) -> tuple[list[bytes],
                             f"{shown if len(shown) <= 40 else shown[:39] + '…'}")
     caption = (title + ". " if title else "") + "Snapshot of the interactive widget"
     caption += (" at " + "; ".join(settings) + "." if settings else ".")
-    return pngs, caption, "\n".join(texts)
+    return images, caption, "\n".join(texts)
 
 
 class WidgetSnapshots(SphinxPostTransform):
@@ -192,13 +273,22 @@ class WidgetSnapshots(SphinxPostTransform):
             if not views:
                 continue
             found = re.search(r'"model_id":\s*"([0-9a-f]+)"', views[0].astext())
-            pngs, caption, text = widget_snapshot(states, found.group(1) if found else "")
-            if not pngs:  # a widget without a figure: keep what myst-nb shows
+            images, caption, text = widget_snapshot(states, found.group(1) if found else "")
+            if not images:  # a widget without a figure: keep what myst-nb shows
                 continue
             figure = nodes.figure(align="center")
-            for png in pngs:
-                name = f"widget-{hashlib.sha1(png).hexdigest()[:16]}.png"
-                (outdir / name).write_bytes(png)
+            # The panels stack: together, with the caption, they fit one page.
+            figure += nodes.raw("", "\\formulatedimagemaxheight{%.2f\\textheight}\n"
+                                % (WIDGET_FIGURE_HEIGHT / len(images)), format="latex")
+            for mime, data in images:
+                stem = f"widget-{hashlib.sha1(data).hexdigest()[:16]}"
+                if mime == "image/svg+xml":
+                    name = stem + ".pdf"
+                    if not (outdir / name).is_file():  # the same bytes, the same PDF
+                        svg_to_pdf(data.decode("utf-8"), outdir / name)
+                else:
+                    name = stem + ".png"
+                    (outdir / name).write_bytes(data)
                 figure += nodes.image(uri=name, candidates={"*": name})
             figure += nodes.caption(caption, caption)
             new: list[nodes.Node] = [figure]
@@ -225,22 +315,16 @@ def write_bbm_stub(app: Sphinx) -> None:
 
 
 def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """In the one LaTeX document: tables wrap their cells (a Markdown table printed by a cell is
-    ``colwidths-auto``, one unbreakable line per cell in LaTeX); a ``{numref}`` of an exercise
+    """In the one LaTeX document: tables fit the page (:func:`fit_table`); a ``{numref}`` of an
+    exercise
     links sphinx-exercise's label with the number the HTML shows (Sphinx's own ``\\ref`` of it
     stays undefined); solutions move to the appendix (:func:`solutions_to_appendix`)."""
     if app.builder.format != "latex" or docname != app.config.root_doc:
         return
     from sphinx_exercise.nodes import exercise_latex_number_reference
 
-    for table in doctree.findall(nodes.table):
-        if "colwidths-auto" in table["classes"]:
-            table["classes"].remove("colwidths-auto")
-        # A long table (over 30 rows) would get one unbreakable line per cell: its columns
-        # wrap at the widths of its column specs instead.
-        rows = sum(len(body) for body in table.findall(nodes.tbody))
-        if rows > 30 and "colwidths-given" not in table["classes"]:
-            table["classes"].append("colwidths-given")
+    for table in list(doctree.findall(nodes.table)):
+        fit_table(table)
     registry = getattr(app.env, "sphinx_exercise_registry", {})
     for ref in list(doctree.findall(addnodes.number_reference)):
         target = re.split(r"[#:]", ref.get("refid") or ref.get("refuri", ""))[-1]
@@ -248,7 +332,96 @@ def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             new = exercise_latex_number_reference(refid=target)
             new += nodes.Text(ref.astext())
             ref.replace_self(new)
+    letter_appendices(doctree, set(app.env.toc_secnumbers), set(app.env.found_docs))
     solutions_to_appendix(doctree)
+
+
+def fit_table(table: nodes.table) -> None:
+    """Make ``table`` fit the text width in LaTeX.
+
+    * Its cells wrap: a Markdown table printed by a cell is ``colwidths-auto``, one unbreakable
+      line per cell in LaTeX; without that class Sphinx uses ``tabulary``.
+    * A long table (over :data:`LONG_TABLE_ROWS` rows, a ``longtable``, which has no automatic
+      widths) gets column widths from what its columns hold (:func:`column_widths`).
+    * A wide table (:data:`WIDE_TABLES`: the notation tables of appendix A, the errata) and a
+      long one are set in small type with narrow gaps, every column at least
+      :data:`MIN_COLUMN_PT` wide, and a formula that lists symbols
+      (``\\mathbf{W}_1, \\mathbf{b}_1``) may break after its commas (:func:`split_math_lists`).
+    """
+    if "colwidths-auto" in table["classes"]:
+        table["classes"].remove("colwidths-auto")
+    rows = sum(len(body) for body in table.findall(nodes.tbody))
+    long = rows > LONG_TABLE_ROWS and "colwidths-given" not in table["classes"]
+    if long:
+        table["classes"].append("colwidths-given")
+        for colspec, width in zip(table.findall(nodes.colspec), column_widths(table)):
+            colspec["colwidth"] = width
+    columns = max((group["cols"] for group in table.findall(nodes.tgroup)), default=0)
+    wide = [(size, tymax) for least, size, tymax in WIDE_TABLES if columns >= least]
+    if long or wide:
+        size, tymax = wide[0] if wide else ("\\footnotesize", 0)
+        split_math_lists(table)
+        parent, at = table.parent, table.parent.index(table)
+        parent.insert(at + 1, nodes.raw("", "\\endgroup\n", format="latex"))
+        parent.insert(at, nodes.raw(
+            "", f"\\begingroup{size}\\setlength{{\\tabcolsep}}{{{TABCOLSEP_PT}pt}}"
+            f"\\setlength{{\\tymin}}{{{MIN_COLUMN_PT}pt}}"
+            + (f"\\setlength{{\\tymax}}{{{tymax}pt}}" if tymax else "") + "\n",
+            format="latex"))
+
+
+def split_math_lists(table: nodes.table) -> None:
+    """Each inline formula of ``table`` that lists items at its top level (``a, b``: a comma
+    outside braces, parentheses and brackets) becomes one formula per item, joined by ", " in
+    text, where a line may break (TeX never breaks a formula at a comma)."""
+    for math in list(table.findall(nodes.math)):
+        items, depth, last = [], 0, 0
+        text = math.astext()
+        for i, char in enumerate(text):
+            depth += (char in "{([") - (char in "})]")
+            if char == "," and depth == 0:
+                items.append(text[last:i].strip())
+                last = i + 1
+        if not items:
+            continue
+        items.append(text[last:].strip())
+        new: list[nodes.Node] = []
+        for item in items:
+            new += [nodes.math(item, item), nodes.Text(", ")]
+        math.replace_self(new[:-1])
+
+
+def column_widths(table: nodes.table, line: int = SMALL_LINE_CHARS) -> list[int]:
+    """Widths in percent for the columns of ``table`` on a line of ``line`` characters: each
+    column first gets its longest word (text between the places where a line may break: blanks,
+    and in code after ``. , ; : / ( [ _``) and one more character; what is left of the line
+    goes to the columns whose mean cell is longer than that, in proportion to the excess."""
+    cells: list[list[str]] = []
+    for row in table.findall(nodes.row):
+        for i, entry in enumerate(c for c in row.children if isinstance(c, nodes.entry)):
+            while len(cells) <= i:
+                cells.append([])
+            cells[i].append(entry.astext())
+    need = [1 + max((len(w) for c in col for w in _BREAK.split(c)), default=1) for col in cells]
+    excess = [max(sum(map(len, col)) / len(col) - n, 0.0) for col, n in zip(cells, need)]
+    left = max(line - sum(need), 0)
+    chars = [n + (left * e / sum(excess) if sum(excess) else 0) for n, e in zip(need, excess)]
+    return [max(1, round(100 * c / sum(chars))) for c in chars]
+
+
+def letter_appendices(doctree: nodes.document, numbered: set[str], docs: set[str]) -> None:
+    """``\\appendix`` before the first chapter whose document (one of ``docs``) has no section
+    number (the unnumbered part after the numbered ones): from there on LaTeX letters the
+    chapters.  (sphinx-jupyterbook-latex wraps each part in a ``start_of_file`` too, named by
+    the part's caption, not a document.)"""
+    seen_numbered = False
+    for start in doctree.findall(addnodes.start_of_file):
+        if start["docname"] in numbered:
+            seen_numbered = True
+        elif seen_numbered and start["docname"] in docs:
+            start.parent.insert(start.parent.index(start),
+                                nodes.raw("", "\\appendix\n", format="latex"))
+            return
 
 
 def solutions_to_appendix(doctree: nodes.document) -> None:
@@ -291,6 +464,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register the config value and the hooks (the page hook after the theme's, at 500)."""
     app.add_config_value("formulated_pdf", "", "html")
     app.add_post_transform(WidgetSnapshots)
+    app.add_post_transform(SvgToPdf)
     app.connect("config-inited", set_version)
     app.connect("builder-inited", write_bbm_stub)
     app.connect("doctree-resolved", latex_fixes)

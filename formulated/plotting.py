@@ -15,7 +15,8 @@ A figure is saved as SVG with a transparent background.  Its colours come from t
 
 :func:`use` applies the style and makes IPython show every figure as such an SVG;
 :func:`svg` renders one figure; :func:`img_html` wraps it in an ``<img>`` with alt text (the
-widgets' panels).  :func:`describe` writes an alt text from what a figure shows (titles, axis
+widgets' panels); :func:`light_svg` fixes the light colours in (print, the PDF edition).
+:func:`describe` writes an alt text from what a figure shows (titles, axis
 labels, legend), for panels whose code gives none (:func:`set_alt`).
 """
 from __future__ import annotations
@@ -30,8 +31,8 @@ from typing import Any
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
-__all__ = ["FOREGROUND", "INK", "GRID", "CYCLE", "style", "use", "svg", "img_html", "set_alt",
-           "alt_of", "describe", "contrast_ratio"]
+__all__ = ["FOREGROUND", "INK", "GRID", "CYCLE", "style", "use", "svg", "light_svg", "img_html",
+           "set_alt", "alt_of", "describe", "contrast_ratio"]
 
 #: Light and dark values of each themed colour.  The light value is also the placeholder that
 #: the figure is drawn with (matplotlib needs a real colour); :func:`svg` replaces it.  Light
@@ -102,6 +103,18 @@ def svg(fig: Figure) -> str:
                       rf"\1: var(--{name}, {values['light']})", text, flags=re.IGNORECASE)
     return re.sub(r"(<svg\b[^>]*>)", lambda m: f"{m.group(1)}\n<style>{_STYLE_SHEET}</style>",
                   text, count=1)
+
+
+_THEMED_VAR = re.compile(r"var\(--(?:%s), (#[0-9a-fA-F]{6})\)" % "|".join(_THEMED))
+
+
+def light_svg(text: str) -> str:
+    """An SVG of :func:`svg` with its light colours fixed in: every ``var(--<name>, <light>)``
+    becomes ``<light>`` and the theme's style sheet goes.  For renderers without CSS variables
+    (``rsvg-convert``, which turns the figures into PDF for the book's PDF edition), and for
+    paper, which is light.  Any other SVG comes back unchanged."""
+    text = text.replace(f"\n<style>{_STYLE_SHEET}</style>", "", 1)
+    return _THEMED_VAR.sub(r"\1", text)
 
 
 _ALTS: weakref.WeakKeyDictionary[Figure, str] = weakref.WeakKeyDictionary()

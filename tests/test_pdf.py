@@ -27,6 +27,7 @@ pytestmark = pytest.mark.slow
 PAGES = (280, 420)
 
 INPUTS = [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "booktools" / "pdf.py",
+          ROOT / "formulated" / "plotting.py",
           ROOT / "booktools" / "sphinx_pdf.py", *sorted((ROOT / "chapters").glob("*.md"))]
 
 
