@@ -20,7 +20,7 @@ its own overrides (:func:`overrides`).
             English one, from the same execution cache (``_build/.jupyter_cache``): a chapter is
             never executed for the Korean book (``make book`` fills the cache first).  The PO
             files are compiled into ``_build/i18n/locales`` (no ``.mo`` in the repository).
-``outputs`` the catalogues of what cells print, ``locales/ko/LC_MESSAGES/outputs/<page>.po``:
+``outputs`` the catalogues of what cells print, ``locales/ko/outputs/<page>.po``:
             printed lines, widget labels and figure texts with words, values as ``{0}``
             placeholders, from the executed notebooks of the cache (no chapter runs).
 ``stats``   messages, translated, fuzzy and English words left, per catalogue.
@@ -369,7 +369,7 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
 
 
 
-# -- Outputs: printed lines, widget labels, figure text (locales/ko/LC_MESSAGES/outputs/) ------
+# -- Outputs: printed lines, widget labels, figure text (locales/ko/outputs/) ------
 #
 # What cells print is no Sphinx message: a separate catalogue per page, ``outputs/<page>.po``,
 # holds the English fragments with words (one printed line, one widget label, one sentence of
@@ -378,7 +378,8 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
 # serves every value and the Korean build (booktools/sphinx_i18n.py) puts the printed values
 # back unchanged.  ``python -m booktools.i18n outputs`` (part of ``make po``) updates them.
 
-OUTPUTS = CATALOGUES / "outputs"
+#: Outside LC_MESSAGES: no Sphinx catalogue (the build reads them itself), not chapter prose.
+OUTPUTS = LOCALES / LANGUAGE / "outputs"
 _NUM = r"[-+]?(?:\d+(?:[.,]\d+)*\.?|\.\d+)(?:[eE][-+]?\d+)?%?"
 #: One printed value: a number, a run of numbers separated by ", " or spaces (a list), or a
 #: bracketed array of numbers.  Not inside a name (``q_1``, ``W2``, ``float32``).  Spaces

@@ -14,7 +14,7 @@
 * The page language (``<html lang>``) is Sphinx's ``language``: ``en`` unless set.
 * **Outputs in the page's language** (Korean book only, :func:`translate_outputs`, after the
   build): printed lines, widget labels and panels' alt text (the widget state), and the texts
-  of figures follow ``locales/ko/LC_MESSAGES/outputs/<page>.po`` (booktools/i18n.py); the
+  of figures follow ``locales/ko/outputs/<page>.po`` (booktools/i18n.py); the
   printed values are put back unchanged, nothing runs again.  The interface strings that
   booktools, the theme and MyST-NB leave in English are translated by :data:`UI_KO`.
 * **Korean search** (:class:`SearchKorean`): a word is indexed and searched without its
@@ -271,7 +271,7 @@ def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
     other pages' next (the same line printed on two pages is translated once)."""
     if exception is not None or app.builder.format != "html" or app.config.language != "ko":
         return
-    catalogues = Path(app.srcdir) / "locales" / "ko" / "LC_MESSAGES" / "outputs"
+    catalogues = Path(app.srcdir) / i18n.OUTPUTS.relative_to(i18n.ROOT)
     tables = _tables(catalogues)
     every: dict[str, str] = {}
     for table in tables.values():

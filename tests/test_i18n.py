@@ -271,3 +271,85 @@ def test_korean_stylesheet_breaks_lines_between_words() -> None:
     css = (ROOT / "chapters" / "_static_assets" / "i18n" / "ko.css").read_text(encoding="utf-8")
     assert re.search(r"word-break:\s*keep-all", css)
     assert "Noto Sans CJK KR" in css and "http" not in css  # installed fonts, no CDN
+
+
+# -- Outputs (printed lines, widget labels, figure texts): locales/ko/LC_MESSAGES/outputs/ -----
+
+OUTPUT_CATALOGUES = sorted(i18n.OUTPUTS.rglob("*.po"))
+
+
+def _output_name(po: Path) -> str:
+    return po.relative_to(i18n.OUTPUTS).with_suffix("").as_posix()
+
+
+@pytest.mark.parametrize("po", OUTPUT_CATALOGUES, ids=_output_name)
+def test_every_output_message_translated(po: Path) -> None:
+    """No printed line, widget label or figure text left in English or fuzzy (a model's
+    sample or a code repr is "translated" as itself)."""
+    msgs = _messages(po)
+    todo = [m.id[:60] for m in msgs if not m.string or m.fuzzy]
+    assert not todo, f"{_output_name(po)}: {len(todo)} of {len(msgs)} to do; first: {todo[:3]}"
+
+
+@pytest.mark.parametrize("po", OUTPUT_CATALOGUES, ids=_output_name)
+def test_output_translations_keep_placeholders(po: Path) -> None:
+    """Each ``{n}`` of an output message (a printed value) is in its translation, no other:
+    the Korean line shows the same numbers."""
+    wrong = [f"{m.id[:60]!r}: {m.string[:60]!r}" for m in _messages(po) if m.string
+             and i18n.placeholders(m.id) != i18n.placeholders(m.string)]
+    assert wrong == []
+
+
+def test_output_placeholder_check_fails_on_a_dropped_value() -> None:
+    msgid, values = i18n.output_template("beta =    1: weights [0.2 0.5]  output 26.3582")
+    assert (msgid, values) == ("beta = {0}: weights {1}  output {2}",
+                               ["   1", "[0.2 0.5]", "26.3582"])
+    assert i18n.placeholders("beta = {0}: 가중치 {1}  출력 {2}") == i18n.placeholders(msgid)
+    assert i18n.placeholders("beta = {0}: 가중치 {1}  출력") != i18n.placeholders(msgid)
+    assert i18n.output_fill("beta = {0}: 가중치 {1}  출력 {2}", values) \
+        == "beta =    1: 가중치 [0.2 0.5]  출력 26.3582"
+    with pytest.raises(ValueError, match="placeholder"):
+        i18n.output_fill("{3}", values)
+
+
+def _stream_lines(page: Path) -> list[str]:
+    import html
+
+    text = page.read_text(encoding="utf-8")
+    blocks = re.findall(r'<div class="output stream[^"]*"><div class="highlight"><pre>'
+                        r'(?:<span></span>)?(.*?)</pre>', text, re.S)
+    return [html.unescape(line) for block in blocks for line in block.split("\n")]
+
+
+def _numbers(line: str) -> list[str]:
+    return re.findall(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?", line)
+
+
+def test_korean_page_prints_korean_lines_with_the_same_numbers() -> None:
+    """Chapter 8 in the built books: every printed line is the catalogue's translation of the
+    English line with the same values, and the lines with words are Korean."""
+    name = "chapters/08_attention"
+    en, ko = HTML / f"{name}.html", i18n.KO_HTML / f"{name}.html"
+    if not (en.is_file() and ko.is_file()):
+        pytest.fail("no books at _build/html: run `make book` first", pytrace=False)
+    table = i18n.output_table(i18n.OUTPUTS / f"{name}.po")
+    english, korean = _stream_lines(en), _stream_lines(ko)
+    assert len(english) == len(korean) > 20
+    for e, k in zip(english, korean):
+        assert k == i18n.translate_output(e, table), (e, k)
+        assert _numbers(k) == _numbers(e), (e, k)
+    assert "beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582" in korean
+    assert sum(1 for k in korean if re.search("[\uac00-\ud7a3]", k)) >= 15
+
+
+def test_korean_search_strips_particles() -> None:
+    """트랜스포머의 is found by 트랜스포머 (Sphinx has no Korean search language); the page's
+    JavaScript stemmer strips the same particles."""
+    from booktools.sphinx_i18n import PARTICLES, SearchKorean
+
+    search = SearchKorean({})
+    assert search.stem("트랜스포머의") == "트랜스포머"
+    assert search.stem("어텐션에서") == "어텐션" and search.stem("가중치를") == "가중치"
+    assert search.stem("모델") == "모델" and search.stem("이") == "이"  # no stem left: kept
+    assert search.stem("Transformers") == "transform"  # English as in the English book
+    assert all(f'"{p}"' in search.js_stemmer_code for p in PARTICLES)
