@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/compare_cpu.py                  # both runs, then the comparison
     .venv/bin/python benchmarks/compare_cpu.py --b lr=4e-3      # (b) with overrides of the preset
     .venv/bin/python benchmarks/compare_cpu.py --steps 0.25     # a quick proxy: both runs at 1/4
+    .venv/bin/python benchmarks/compare_cpu.py --seeds 0 1 2    # each seed (a) then (b); a table
 
 (a) trains *our* model (the book's GPT-2 block) with the hyper-parameters of nanoGPT's README
 command for CPUs, exactly: ``python train.py config/train_shakespeare_char.py --device=cpu
@@ -97,7 +98,8 @@ def first_at_or_below(curve: list[dict], target: float) -> dict | None:
     return next((c for c in curve if c["val"] <= target), None)
 
 
-def report(a: dict, b: dict) -> None:
+def report(a: dict, b: dict) -> dict:
+    """Print both curves and the comparison; return the figures of one row of the table."""
     for name, r in (("(a) nanoGPT README CPU setting", a), ("(b) cpu preset", b)):
         print(f"{name}: {r['n_params']:,} parameters, {r['threads']} threads, "
               f"{r['tokens_per_s']:,.0f} tokens/s")
@@ -109,15 +111,32 @@ def report(a: dict, b: dict) -> None:
         print(f"  end: val {r['final_val']:.4f}, {r['train']:.1f} s without evaluations, "
               f"{r['wall']:.1f} s with them")
     hit = first_at_or_below(b["curve"], TARGET)
+    row = dict(a_final=a["final_val"], b_final=b["final_val"], a_train=a["train"],
+               b_steps=b["curve"][-1]["step"], hit=hit)
     if hit is None:
         print(f"(b) never reached val <= {TARGET}: ratio undefined (> {b['train'] / a['train']:.2f})")
-        return
-    print(f"(b) first at val <= {TARGET}: step {hit['step']} (val {hit['val']:.4f})")
+        return row
+    row.update(ratio=hit["train"] / a["train"], ratio_wall=hit["wall"] / a["wall"])
+    print(f"(b) first at val <= {TARGET}: step {hit['step']} of {row['b_steps']} "
+          f"({hit['step'] / row['b_steps']:.0%} of its steps; val {hit['val']:.4f})")
     print(f"ratio = time for (b) to reach {TARGET} / total time of (a) = "
           f"{hit['train']:.1f} / {a['train']:.1f} = {hit['train'] / a['train']:.2f}  "
           f"(evaluations counted: {hit['wall']:.1f} / {a['wall']:.1f} = "
           f"{hit['wall'] / a['wall']:.2f})")
     print(f"final val: (a) {a['final_val']:.4f}, (b) {b['final_val']:.4f}")
+    return row
+
+
+def table(rows: dict[int, dict]) -> None:
+    """One line per seed: the figures the `cpu` preset's targets are stated in (issue 27)."""
+    print(f"\nseed | (a) final | (b) first <= {TARGET}: step (share of steps) / time ratio "
+          f"(with evals) | (b) final")
+    for seed, r in rows.items():
+        hit = r["hit"]
+        got = ("never" if hit is None else
+               f"{hit['step']} ({hit['step'] / r['b_steps']:.0%}) / {r['ratio']:.2f} "
+               f"({r['ratio_wall']:.2f})")
+        print(f"{seed:4d} | {r['a_final']:.4f} | {got} | {r['b_final']:.4f}")
 
 
 def main(argv: list[str]) -> int:
@@ -127,13 +146,23 @@ def main(argv: list[str]) -> int:
     p.add_argument("--b", nargs="*", default=[], metavar="KEY=VALUE", help="overrides of (b)")
     p.add_argument("--steps", type=float, default=1.0,
                    help="fraction of both runs' steps (a shorter proxy; 1 = the real runs)")
+    p.add_argument("--seeds", type=int, nargs="*", default=None, metavar="SEED",
+                   help="run the comparison once per seed (both settings; seed=SEED added to "
+                        "the overrides of each) and end with a table")
     args = p.parse_args(argv)
     if args.child:
         child(args.child, args.a if args.child == "a" else args.b, args.steps)
         return 0
-    a = run_child("a", args.a, args.steps)
-    b = run_child("b", args.b, args.steps)
-    report(a, b)
+    rows = {}
+    for seed in args.seeds if args.seeds else [None]:
+        extra = [] if seed is None else [f"seed={seed}"]
+        if seed is not None:
+            print(f"=== seed {seed} ===", flush=True)
+        a = run_child("a", args.a + extra, args.steps)
+        b = run_child("b", args.b + extra, args.steps)
+        rows[seed] = report(a, b)
+    if args.seeds:
+        table(rows)
     return 0
 
 
