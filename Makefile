@@ -70,9 +70,10 @@ _build/html/index.html:
 
 # Debian's TeX Live for `make pdf` (installed once per machine; CI runs as root).
 TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk \
-                fonts-freefont-otf fonts-dejavu-core poppler-utils
+                fonts-freefont-otf fonts-dejavu-core poppler-utils librsvg2-bin
 tex:
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
+	  && command -v rsvg-convert >/dev/null \
 	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(TEX_PACKAGES); }
 
 # The PDF from the chapters `make book` executed (only chapters missing from the cache run).

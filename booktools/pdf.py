@@ -8,8 +8,8 @@ Jupyter Book 1's LaTeX route with Debian's TeX Live (XeLaTeX, ``latexmk``):
 2. Sphinx's LaTeX builder writes ``_build/latex/the-formulated-gpt.tex`` (``-n -W``: a warning
    fails the build, as for the HTML book). Its doctrees go to ``_build/.doctrees-latex``, so
    the HTML and LaTeX builds never invalidate each other's environment.
-   :mod:`booktools.sphinx_pdf` adds the book's macros, the ``bbm`` stub and the solutions
-   appendix.
+   :mod:`booktools.sphinx_pdf` adds the book's macros, the ``bbm`` stub, the figures as PDF
+   (``rsvg-convert``), the widgets' snapshots, lettered appendices and the solutions appendix.
 3. ``latexmk`` (XeLaTeX, as many runs as the cross-references need) makes the PDF, copied to
    ``_build/pdf/the-formulated-gpt.pdf``; then the log is checked (:func:`log_problems`): no
    LaTeX error, no undefined reference, no overfull box wider than :data:`MAX_OVERFULL_PT`.
@@ -44,7 +44,7 @@ MAX_OVERFULL_PT = 10.0
 
 #: Debian packages of the route (``make pdf`` installs them when missing; CI runs as root).
 APT_PACKAGES = ("texlive-xetex", "texlive-latex-extra", "texlive-fonts-recommended", "latexmk",
-                "fonts-freefont-otf", "fonts-dejavu-core", "poppler-utils")
+                "fonts-freefont-otf", "fonts-dejavu-core", "poppler-utils", "librsvg2-bin")
 
 _OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)(.*)$", re.M)
 _ERROR = re.compile(r"^! (.*)$", re.M)

@@ -23,7 +23,8 @@ from booktools.pdf import LATEX_DIR, PDF, TEX, log_problems
 
 pytestmark = pytest.mark.slow
 
-#: 329 pages when this test was written; a lost part or a doubled appendix leaves the range.
+#: 341 pages (329 before the figures were images); a lost part or a doubled appendix leaves
+#: the range.
 PAGES = (280, 420)
 
 INPUTS = [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "booktools" / "pdf.py",
@@ -50,7 +51,8 @@ def fresh() -> bool:
 @pytest.fixture(scope="session")
 def pdf() -> Path:
     """The built PDF (built here when missing or older than its inputs)."""
-    for name in ("xelatex", "latexmk", "pdfinfo", "pdftotext", "pdffonts", "pdftoppm"):
+    for name in ("xelatex", "latexmk", "rsvg-convert", "pdfinfo", "pdftotext", "pdffonts",
+                 "pdftoppm"):
         tool(name)
     PDF.parent.mkdir(parents=True, exist_ok=True)
     with open(PDF.parent / ".build.lock", "w") as lock:
@@ -194,3 +196,30 @@ def test_figures_and_widgets_are_images_not_reprs(pages: list[str]) -> None:
     reprs = re.findall(r"<Figure size [^>]*>|FormulaWidget\(children=", text)
     assert not reprs, f"{len(reprs)} figures/widgets printed as text, e.g. {reprs[:3]}"
     assert "Snapshot of the interactive widget" in text
+
+
+def test_appendices_are_lettered(pages: list[str]) -> None:
+    """The appendices open as "APPENDIX A" ... in the order of the table of contents, the
+    solutions last; no chapter is numbered after 19."""
+    titles = [t for name, t in chapter_titles().items() if "/appendix_" in name]
+    titles.append("Solutions to the exercises")
+    openings = []
+    for page in pages:
+        lines = [line.strip() for line in page.split("\n") if line.strip()]
+        if lines[:1] == ["APPENDIX"]:
+            openings.append((lines[1], normal(" ".join(lines[2:5])).upper()))
+    assert [letter for letter, _ in openings] == [chr(ord("A") + i) for i in range(len(titles))]
+    for (letter, text), title in zip(openings, titles):
+        assert text.startswith(normal(title).upper()[:25]), (letter, text, title)
+
+
+def test_every_figure_output_is_an_included_image(pdf: Path) -> None:
+    """The chapters' figures (SVG, converted to PDF) and the widgets' panels are images in
+    the LaTeX source, each file present."""
+    tex = TEX.read_text(encoding="utf-8")
+    included = re.findall(r"\\sphinxincludegraphics(?:\[[^\]]*\])?\{\{([^}]*)\}(\.\w+)\}", tex)
+    figures = [n for n, ext in included if ext == ".pdf" and not n.startswith("widget-")]
+    panels = [n for n, ext in included if n.startswith("widget-")]
+    assert len(figures) >= 38 and len(panels) >= 18, (len(figures), len(panels))
+    missing = [n + e for n, e in included if not (LATEX_DIR / (n + e)).is_file()]
+    assert not missing, missing

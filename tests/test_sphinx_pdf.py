@@ -1,0 +1,109 @@
+"""The PDF edition's LaTeX fixes (booktools/sphinx_pdf.py) on small documents, without TeX.
+
+The whole PDF is checked in tests/test_pdf.py (slow); these pin the pieces: figures' light
+colours for print, widget panels found in a widget's state, appendices lettered, tables that fit.
+"""
+from __future__ import annotations
+
+import base64
+import re
+
+import matplotlib.pyplot as plt
+from docutils import nodes
+from sphinx import addnodes
+
+from booktools.sphinx_pdf import (column_widths, letter_appendices, split_math_lists,
+                                  widget_snapshot)
+from formulated import plotting
+
+
+def test_light_svg_fixes_every_themed_colour_to_its_light_value() -> None:
+    with plt.rc_context(plotting.style()):
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.plot([0, 1], [1, 0], label="a")
+        ax.grid(True)
+        ax.legend()
+        themed = plotting.svg(fig)
+        plt.close(fig)
+    light = plotting.light_svg(themed)
+    assert "var(" not in light and "prefers-color-scheme" not in light
+    sheet = re.search(r"<style>svg\{.*?</style>", themed, re.S).group(0)  # the theme's
+    # Each themed property now carries the light colour it stood for, one for one; the
+    # style sheet, which named each light colour once more, is gone.
+    for name, values in (("fg", plotting.FOREGROUND), ("grid", plotting.GRID)):
+        assert themed.count(f"var(--{name}, {values['light']})") > 0
+        assert light.count(values["light"]) == (themed.count(values["light"])
+                                                - sheet.count(values["light"])), name
+    # An SVG without the theme comes back as it was.
+    plain = '<svg xmlns="http://www.w3.org/2000/svg"><path style="fill: #123456"/></svg>'
+    assert plotting.light_svg(plain) == plain
+
+
+def test_widget_snapshot_finds_svg_panels_of_html_children_in_order() -> None:
+    svg1, svg2 = b"<svg>1</svg>", b"<svg>2</svg>"
+
+    def img(data: bytes) -> str:
+        return f'<img alt="x" src="data:image/svg+xml;base64,{base64.b64encode(data).decode()}">'
+
+    states = {
+        "a0": {"model_name": "VBoxModel", "state": {"children": [  # ids are hex, as Jupyter's
+            "IPY_MODEL_b1", "IPY_MODEL_c2", "IPY_MODEL_d3", "IPY_MODEL_e4"]}},
+        "b1": {"model_name": "HTMLModel", "state": {"value": "<b>Masks</b>"}},
+        "c2": {"model_name": "FloatSliderModel", "state": {"description": "T", "value": 0.5}},
+        "d3": {"model_name": "HTMLModel", "state": {"value": img(svg1)}},
+        "e4": {"model_name": "HTMLModel", "state": {"value": img(svg2)}},
+    }
+    images, caption, text = widget_snapshot(states, "a0")
+    assert images == [("image/svg+xml", svg1), ("image/svg+xml", svg2)]
+    assert caption == "Masks. Snapshot of the interactive widget at T = 0.5."
+    assert text == ""  # a panel's <img> is no text under the figure
+
+
+def test_appendix_starts_at_the_first_unnumbered_document_not_at_a_part() -> None:
+    doc = nodes.document(None, None)
+    for name in ("Foundations", "ch1", "Appendices", "app_a", "app_b"):
+        doc += addnodes.start_of_file(docname=name)
+    letter_appendices(doc, numbered={"ch1"}, docs={"ch1", "app_a", "app_b"})
+    order = [c["docname"] if isinstance(c, addnodes.start_of_file) else c.astext()
+             for c in doc.children]
+    assert order == ["Foundations", "ch1", "Appendices", "\\appendix\n", "app_a", "app_b"]
+
+
+def table(*rows: tuple[str, ...]) -> nodes.table:
+    group = nodes.tgroup(cols=len(rows[0]))
+    group += [nodes.colspec(colwidth=1) for _ in rows[0]]
+    body = nodes.tbody()
+    for cells in rows:
+        row = nodes.row()
+        for cell in cells:
+            entry = nodes.entry()
+            entry += nodes.paragraph(cell, cell)
+            row += entry
+        body += row
+    group += body
+    out = nodes.table()
+    out += group
+    return out
+
+
+def test_split_math_lists_breaks_only_at_top_level_commas() -> None:
+    t = table(("",))
+    para = t.next_node(nodes.paragraph)
+    para += [nodes.math("", r"\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}_1"),
+             nodes.Text(" and "), nodes.math("", r"f(a, b)")]
+    split_math_lists(t)
+    maths = [m.astext() for m in t.findall(nodes.math)]
+    assert maths == [r"\mathbf{W}^{FF,(\ell)}_1", r"\mathbf{b}_1", "f(a, b)"]
+    assert para.astext() == r"\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}_1 and f(a, b)"
+
+
+def test_column_widths_give_each_column_its_longest_word_then_share_by_length() -> None:
+    long_text = "a summary of several words that runs on " * 3
+    t = table(*[("formulated.formulas", "f", "g(x: Optional[Sequence[int]])", long_text)] * 3)
+    widths = column_widths(t, line=100)
+    assert abs(sum(widths) - 100) <= 2
+    # "formulated." (11 characters + 1) on a 100-character line: at least 12 %.
+    assert widths[0] >= 12
+    assert widths[1] == 2  # "f" and one character
+    assert widths[3] > widths[2] > widths[0]  # the rest follows the mean length
+    assert re.fullmatch(r"\d+", "".join(map(str, widths)))
