@@ -89,6 +89,7 @@ _BREAK = re.compile(r"\s+|(?<=[.,;:/(\[_])")
 #: such as ``f(x: Optional[Sequence[int]])``) may break after ``_``, ``:``, ``(`` and ``[``
 #: too (Sphinx already breaks after ``.`` and ``/``); code and outputs use DejaVu Sans Mono,
 #: which has the ``ᵀ`` and ``⊙`` the outputs print (FreeMono lacks them).
+#: A box's title (Sphinx sets it in one ``\makebox`` line) wraps in a ``\parbox``.
 LAYOUT_PREAMBLE = r"""
 % booktools/sphinx_pdf.py: breakable inline code, a monospace font with the outputs' symbols
 \makeatletter
@@ -98,6 +99,11 @@ LAYOUT_PREAMBLE = r"""
 % the tallest an image may be, here (a widget's panels share one figure on one page)
 \newcommand{\formulatedimagemaxheight}[1]{\spx@image@maxheight=#1\relax}
 \makeatother
+% a box's title wraps (a Code: box names several functions) instead of running off the page
+\usepackage{etoolbox}
+\newcommand{\formulatedtitlebox}[1]{\parbox[t]{\linewidth}{\raggedright#1}}
+\patchcmd{\sphinxdotitlerowwithicon}{\makebox[\linewidth][l]}{\formulatedtitlebox}{}
+  {\PackageError{formulated}{Sphinx's title row of boxes changed: titles cannot wrap}{}}
 \setmonofont{DejaVu Sans Mono}[Scale=MatchLowercase]
 """
 
