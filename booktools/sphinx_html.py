@@ -147,10 +147,11 @@ def set_default_mode(app: Sphinx) -> None:
 _FONTAWESOME_JS = re.compile(r'[ \t]*<script [^>]*src="[^"]*/fontawesome\.js[^"]*"></script>\n?')
 # An icon element (no text of its own) that does not yet say it is decorative.
 _ICON = re.compile(r'<i class="((?:[^"]*\s)?fa[bsr]?[ -][^"]*)"(?![^>]*aria-hidden)')
-# The search buttons show "Search" and a shortcut (Ctrl+K); their aria-label ("Search") leaves
-# the shortcut out, so the name a voice user says does not match what is shown.
+# The search buttons show "Search" and a shortcut (Ctrl+K); their aria-label ("Search", in the
+# Korean book "검색") leaves the shortcut out, so the name a voice user says does not match what
+# is shown.
 _SEARCH_BUTTON = re.compile(
-    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="Search"')
+    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="[^"]*"')
 
 
 # The theme's search scripts, loaded on every page for search-as-you-type; with that off, only

@@ -1,11 +1,17 @@
-"""Helpers of the browser tests (tests/test_browser.py): Debian's Chromium via selenium, a static
-server for the built book, and one measurement of a page in the browser.
+"""Helpers of the browser tests (tests/test_browser.py, tests/test_a11y.py): Debian's Chromium
+via selenium, a static server for the built book, and one measurement of a page in the browser.
+
+Both books are checked: the English pages and the Korean ones under ``ko/`` (issue 25). Each
+page is loaded once per (width, colour mode) and test process (:func:`audit`): the layout
+measurement, axe's audit and the page's images and controls come from that one load, and
+both test modules read them.
 
 The book must be built first (``make book``; CI runs it before ``make test``). ``BOOK_HTML`` may
 point the tests at another build folder.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import http.server
 import os
@@ -71,9 +77,30 @@ def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
 
-def pages() -> list[str]:
-    """Every page of the table of contents, as paths relative to the HTML root."""
-    return [f"{name}.html" for name in toc_files()]
+#: The two books: the English one at the root of the build, the Korean one under ``ko/``.
+LANGUAGES = ("en", "ko")
+
+
+def pages(language: str = "en") -> list[str]:
+    """Every page of the table of contents in the book of ``language``, as paths relative to
+    the HTML root (``chapters/intro.html``, ``ko/chapters/intro.html``)."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language: expected one of {LANGUAGES}, got {language!r}")
+    prefix = "" if language == "en" else f"{language}/"
+    return [f"{prefix}{name}.html" for name in toc_files()]
+
+
+def language_of(page: str) -> str:
+    """The book a page path of :func:`pages` belongs to."""
+    first = page.split("/", 1)[0]
+    return first if first in LANGUAGES[1:] else "en"
+
+
+def page_id(page: str, *rest: object) -> str:
+    """A short test id: ``08_attention-1280``, ``ko-08_attention-1280`` for the Korean page."""
+    name = page.rsplit("/", 1)[-1][:-5]
+    lang = language_of(page)
+    return "-".join(([lang] if lang != "en" else []) + [name] + [str(r) for r in rest])
 
 
 # The measurement, in the page: waits for MathJax and the widget snapshots, then reports.
@@ -107,11 +134,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
   const label = (el) => (el.closest("section[id]") || {}).id || "";
   await sleep(300);  // the page's own fitting of display math runs on load
-  const report = {innerWidth: window.innerWidth,
+  const report = {innerWidth: window.innerWidth, lang: document.documentElement.lang,
     shrunk: document.querySelectorAll('mjx-container[data-formulated-fit]').length,
     pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
     math: [], tables: [], widgets: [], notes: document.querySelectorAll(
       ".formulated-static-note").length, views: views().length, controlled: controlled,
+    noteTexts: [...new Set([...document.querySelectorAll(".formulated-static-note")]
+      .map((n) => n.textContent.trim()))],
     weight: weight,
     unrendered: views().filter((s) => !rendered(s)).length};
   // Content cut off at the right edge of the article (the theme clips it instead of scrolling
@@ -155,7 +184,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     report.tables.push({need: Math.round(need), have: have, scrolls: scrolls(parent),
       bordered: parseFloat(style.borderLeftWidth) > 0 && style.borderLeftStyle !== "none",
       hinted: !!hint && hint.classList.contains("formulated-scroll-hint") &&
-        hint.offsetWidth > 0 && /scroll/i.test(hint.textContent),
+        hint.offsetWidth > 0 && !!hint.textContent.trim(),
+      hint: hint && hint.classList.contains("formulated-scroll-hint") ? hint.textContent : "",
+      label: parent.getAttribute("aria-label") || "",
       keyboard: parent.tabIndex === 0 && parent.getAttribute("role") === "region" &&
         !!(parent.getAttribute("aria-label") || "").trim(),
       section: label(t)});
@@ -182,6 +213,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     const hidden = !lab;
     report.widgets.push({cls: w.className, text: text, hidden: hidden,
       truncated: lab ? lab.scrollWidth > lab.clientWidth + 1 : false, section: label(w)});
+  }
+  // Code and printed output that the reader must scroll sideways to read (88 columns,
+  // tests/test_columns.py; a Korean line is wider than its characters).
+  report.scrollingPre = [];
+  for (const pre of article.querySelectorAll("div.cell pre")) {
+    if (pre.offsetWidth === 0 || pre.scrollWidth <= pre.clientWidth + 1) continue;
+    const lines = pre.textContent.split("\n");
+    report.scrollingPre.push({need: pre.scrollWidth, have: pre.clientWidth, section: label(pre),
+      output: !!pre.closest(".cell_output"),
+      line: lines.reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 100)});
   }
   // Inline code that wraps: the text on each side of every line break that falls inside a word
   // (no blank between the last character of one line and the first of the next), e.g.
@@ -219,12 +260,15 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 @dataclass
 class PageReport:
-    """What one page looks like at one width."""
+    """What one page looks like at one width (and, from :func:`audit`, what axe and a screen
+    reader find on it)."""
 
     page: str
     width: int
     data: dict[str, Any]
     console: list[str] = field(default_factory=list)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    content: dict[str, Any] = field(default_factory=dict)
 
 
 def measure(driver: Any, url: str, page: str, width: int) -> PageReport:
@@ -295,3 +339,98 @@ def page_weight(driver: Any) -> dict[str, Any]:
     """Bytes (uncompressed bodies: the page and every resource it requested so far) and requests
     of the page loaded in ``driver``, from the Resource Timing API."""
     return driver.execute_script(WEIGHT_JS)
+
+
+# Run in the page after the measurement of tests/_browser.py (widgets rendered): the images a
+# reader should be told about, and the widget controls with the name a screen reader announces.
+CONTENT_JS = r"""
+const article = document.querySelector("article") || document.body;
+const text = (id) => ((document.getElementById(id) || {}).textContent || "").trim();
+const name = (el) => {
+  const labelledby = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
+  if (labelledby.length) return labelledby.map(text).join(" ").trim();
+  if ((el.getAttribute("aria-label") || "").trim()) return el.getAttribute("aria-label").trim();
+  if (el.id) {
+    const label = document.querySelector(`label[for="${CSS.escape(el.id)}"]`);
+    if (label && label.textContent.trim()) return label.textContent.trim();
+  }
+  const wrapping = el.closest("label");
+  if (wrapping && wrapping.textContent.trim()) return wrapping.textContent.trim();
+  if (el.tagName === "BUTTON" && el.textContent.trim()) return el.textContent.trim();
+  return (el.getAttribute("title") || "").trim();
+};
+const section = (el) => (el.closest("section[id]") || {}).id || "";
+return {
+  images: [...article.querySelectorAll("img")]
+    .filter((img) => img.getAttribute("role") !== "presentation" &&
+                     img.getAttribute("aria-hidden") !== "true")
+    .map((img) => ({alt: img.getAttribute("alt"), src: (img.getAttribute("src") || "").slice(0, 80),
+                    widget: !!img.closest(".jupyter-widgets, .widget-subarea"),
+                    background: getComputedStyle(img).backgroundColor,
+                    section: section(img)})),
+  controls: [...article.querySelectorAll(
+      ".jupyter-widgets input, .jupyter-widgets select, .jupyter-widgets textarea, " +
+      ".jupyter-widgets button, .jupyter-widgets [role=slider]")]
+    .filter((el) => el.type !== "hidden" && el.getClientRects().length > 0)
+    .map((el) => ({tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || el.type || "",
+                   name: name(el), section: section(el)})),
+  math: document.querySelectorAll("mjx-container").length,
+  assistiveMath: document.querySelectorAll("mjx-container mjx-assistive-mml math").length,
+};
+"""
+
+
+# ---- one load per (page, width, mode), shared by the test modules of a process ------------------
+
+class _Browsers:
+    """The built book served over http on 127.0.0.1 (as readers get it, not file://) and one
+    Chromium per width, for the whole test process; closed when it ends."""
+
+    def __init__(self) -> None:
+        self.httpd, self.url = serve(require_book())
+        self.drivers: dict[int, Any] = {}
+        self.modes: dict[int, str] = {}
+        self.cache: dict[tuple[str, int, str], PageReport] = {}
+        atexit.register(self.close)
+
+    def driver(self, width: int, mode: str) -> Any:
+        if width not in self.drivers:
+            self.drivers[width] = new_driver(width)
+            no_cache(self.drivers[width])  # every page as on a first visit: its full weight
+        if self.modes.get(width) != mode:
+            set_mode(self.drivers[width], self.url, mode)
+            self.modes[width] = mode
+        return self.drivers[width]
+
+    def close(self) -> None:
+        for driver in self.drivers.values():
+            driver.quit()
+        self.drivers.clear()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@functools.cache
+def browsers() -> _Browsers:
+    """The process's :class:`_Browsers` (started on first use)."""
+    return _Browsers()
+
+
+def audit(page: str, width: int, mode: str = "light") -> PageReport:
+    """``page`` (a path of :func:`pages`) loaded once per ``width`` and colour ``mode`` in this
+    process: :func:`measure`'s report, axe's violations (:func:`axe_violations`) and the page's
+    images and widget controls (:data:`CONTENT_JS`)."""
+    if mode not in MODES:
+        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+    b = browsers()
+    key = (page, width, mode)
+    if key not in b.cache:
+        driver = b.driver(width, mode)
+        report = measure(driver, b.url + page, page, width)
+        assert "error" not in report.data, report.data
+        theme = driver.execute_script("return document.documentElement.dataset.theme")
+        assert theme == mode, f"{page}: the theme is in {theme!r} mode, not {mode!r}"
+        report.violations = axe_violations(driver)
+        report.content = driver.execute_script(CONTENT_JS)
+        b.cache[key] = report
+    return b.cache[key]

@@ -10,8 +10,12 @@
 * page weight: what a reader's browser loads on opening a page (every resource, uncompressed)
   is at most :data:`MAX_PAGE_BYTES`, the median over the pages at most :data:`MEDIAN_PAGE_BYTES`.
 
-One browser per width and pytest worker; each page is loaded once per width and mode. Needs the
-built book (``make book``) and Chromium with its driver (``make test`` installs them).
+Every page of both books: the English one in light and dark mode, the Korean one (``ko/``,
+issue 25) in light mode only (its pages have the same theme, figures and widgets; dark mode
+would double its time). One browser per width and pytest worker; each page is loaded once per
+width and mode, and that load also gives tests/test_browser.py its measurement
+(``_browser.audit``). Needs the built book (``make book``) and Chromium with its driver
+(``make test`` installs them).
 """
 from __future__ import annotations
 
@@ -21,10 +25,12 @@ from typing import Any
 
 import pytest
 
-from _browser import (AXE_VERSION, MODES, WIDTHS, axe_violations, measure, new_driver, no_cache,
-                      pages, require_book, serve, set_mode)
+from _browser import (AXE_VERSION, LANGUAGES, MODES, WIDTHS, audit as load, language_of,
+                      page_id, pages)
 
-PAGES = pages()
+PAGES = [page for language in LANGUAGES for page in pages(language)]
+#: The colour modes each book is audited in (the Korean book: light; see above).
+BOOK_MODES = {"en": MODES, "ko": ("light",)}
 #: The targets of issue 22 for a page as opened (the widget runtime loads later, on demand).
 MAX_PAGE_BYTES = 4_000_000
 MEDIAN_PAGE_BYTES = 2_500_000
@@ -33,87 +39,23 @@ FAILING_IMPACTS = ("serious", "critical")
 
 
 @pytest.fixture(scope="module")
-def site() -> Any:
-    httpd, url = serve(require_book())
-    yield url
-    httpd.shutdown()
-    httpd.server_close()
-
-
-# Run in the page after the measurement of tests/_browser.py (widgets rendered): the images a
-# reader should be told about, and the widget controls with the name a screen reader announces.
-CONTENT_JS = r"""
-const article = document.querySelector("article") || document.body;
-const text = (id) => ((document.getElementById(id) || {}).textContent || "").trim();
-const name = (el) => {
-  const labelledby = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
-  if (labelledby.length) return labelledby.map(text).join(" ").trim();
-  if ((el.getAttribute("aria-label") || "").trim()) return el.getAttribute("aria-label").trim();
-  if (el.id) {
-    const label = document.querySelector(`label[for="${CSS.escape(el.id)}"]`);
-    if (label && label.textContent.trim()) return label.textContent.trim();
-  }
-  const wrapping = el.closest("label");
-  if (wrapping && wrapping.textContent.trim()) return wrapping.textContent.trim();
-  if (el.tagName === "BUTTON" && el.textContent.trim()) return el.textContent.trim();
-  return (el.getAttribute("title") || "").trim();
-};
-const section = (el) => (el.closest("section[id]") || {}).id || "";
-return {
-  images: [...article.querySelectorAll("img")]
-    .filter((img) => img.getAttribute("role") !== "presentation" &&
-                     img.getAttribute("aria-hidden") !== "true")
-    .map((img) => ({alt: img.getAttribute("alt"), src: (img.getAttribute("src") || "").slice(0, 80),
-                    widget: !!img.closest(".jupyter-widgets, .widget-subarea"),
-                    background: getComputedStyle(img).backgroundColor,
-                    section: section(img)})),
-  controls: [...article.querySelectorAll(
-      ".jupyter-widgets input, .jupyter-widgets select, .jupyter-widgets textarea, " +
-      ".jupyter-widgets button, .jupyter-widgets [role=slider]")]
-    .filter((el) => el.type !== "hidden" && el.getClientRects().length > 0)
-    .map((el) => ({tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || el.type || "",
-                   name: name(el), section: section(el)})),
-  math: document.querySelectorAll("mjx-container").length,
-  assistiveMath: document.querySelectorAll("mjx-container mjx-assistive-mml math").length,
-};
-"""
-
-
-@pytest.fixture(scope="module")
-def audit(site: str) -> Any:
-    """Load each page once per (width, mode), lazily: axe's violations, the images and widget
-    controls of the page, and its weight (from tests/_browser.py's measurement)."""
-    drivers: dict[int, Any] = {}
-    modes: dict[int, str] = {}
-    cache: dict[tuple[str, int, str], dict[str, Any]] = {}
-
+def audit() -> Any:
+    """Each page once per (width, mode), lazily (``_browser.audit``): axe's violations, the
+    images and widget controls of the page (``_browser.CONTENT_JS``), and its weight."""
     def get(page: str, width: int, mode: str) -> dict[str, Any]:
-        if (page, width, mode) not in cache:
-            if width not in drivers:
-                drivers[width] = new_driver(width)
-                no_cache(drivers[width])  # every page as on a first visit: its full weight
-            driver = drivers[width]
-            if modes.get(width) != mode:
-                set_mode(driver, site, mode)
-                modes[width] = mode
-            report = measure(driver, site + page, page, width)
-            assert "error" not in report.data, report.data
-            theme = driver.execute_script("return document.documentElement.dataset.theme")
-            assert theme == mode, f"{page}: the theme is in {theme!r} mode, not {mode!r}"
-            cache[page, width, mode] = {"violations": axe_violations(driver),
-                                        "weight": report.data["weight"],
-                                        **driver.execute_script(CONTENT_JS)}
-        return cache[page, width, mode]
+        report = load(page, width, mode)
+        return {"violations": report.violations, "weight": report.data["weight"],
+                **report.content}
 
-    yield get
-    for driver in drivers.values():
-        driver.quit()
+    return get
 
 
 # Width outermost, then mode, then page: a worker switches browser and mode rarely.
-CASES = [pytest.param(page, width, mode, id=f"{page.rsplit('/', 1)[-1][:-5]}-{width}-{mode}")
-         for width in WIDTHS for mode in MODES for page in PAGES]
-PAGE_CASES = [pytest.param(page, id=page.rsplit("/", 1)[-1][:-5]) for page in PAGES]
+CASES = [pytest.param(page, width, mode, id=page_id(page, width, mode))
+         for width in WIDTHS for mode in MODES for page in PAGES
+         if mode in BOOK_MODES[language_of(page)]]
+PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in PAGES]
+EN_PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in pages("en")]
 
 
 def format_violations(violations: list[dict[str, Any]]) -> str:
@@ -167,7 +109,7 @@ def test_every_content_image_has_meaningful_alt(audit: Any, page: str) -> None:
 TRANSPARENT = ("transparent", "rgba(0, 0, 0, 0)")
 
 
-@pytest.mark.parametrize("page", PAGE_CASES)
+@pytest.mark.parametrize("page", EN_PAGE_CASES)
 def test_dark_mode_puts_no_figure_on_a_light_slab(audit: Any, page: str) -> None:
     """Figures and widget panels are drawn to follow the theme (formulated/plotting.py); the
     theme's own dark-mode rule for images (a light background: for images drawn for a white
@@ -203,9 +145,10 @@ def test_page_weight_under_the_limit(audit: Any, page: str) -> None:
         f"(limit {MAX_PAGE_BYTES / 1e6:.1f} MB)")
 
 
-def test_median_page_weight(audit: Any) -> None:
-    weights = [audit(page, WIDTHS[0], MODES[0])["weight"]["bytes"] for page in PAGES]
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_median_page_weight(audit: Any, language: str) -> None:
+    weights = [audit(page, WIDTHS[0], MODES[0])["weight"]["bytes"] for page in pages(language)]
     median = statistics.median(weights)
     assert median <= MEDIAN_PAGE_BYTES, (
-        f"median page {median / 1e6:.2f} MB (limit {MEDIAN_PAGE_BYTES / 1e6:.1f} MB); max "
+        f"{language}: median page {median / 1e6:.2f} MB (limit {MEDIAN_PAGE_BYTES / 1e6:.1f} MB); max "
         f"{max(weights) / 1e6:.2f} MB")

@@ -1,8 +1,10 @@
 """The rendered book in Debian's headless Chromium (issue 13), at 1280 px and at 390 px.
 
-For every page of the table of contents: no clipped display math, no table or page overflow,
-no console errors or failed requests, every widget labelled, a note on every static widget,
-inline code wrapped at its separators only.
+For every page of the table of contents, in English and in Korean (``ko/``, issue 25): no
+clipped display math, no table or page overflow, no console errors or failed requests, every
+widget labelled, a note on every static widget, inline code wrapped at its separators only, at
+1280 px no printed output to scroll sideways; the words the page's script writes (the static
+note, the wide-table hint) in the page's language.
 And once: ``make live``'s servers (:class:`booktools.live.LiveBook`), live code on
 chapter 11, the GELU slider moved, the plot redrawn.
 
@@ -16,40 +18,29 @@ from typing import Any
 
 import pytest
 
-from _browser import WIDTHS, PageReport, measure, new_driver, pages, require_book, serve
+from _browser import (LANGUAGES, WIDTHS, PageReport, audit, browsers, language_of, new_driver,
+                      page_id, pages, require_book)
 
-PAGES = pages()
+PAGES = [page for language in LANGUAGES for page in pages(language)]
 
 
 @pytest.fixture(scope="module")
-def site() -> Any:
+def site() -> str:
     """The built book over http on 127.0.0.1 (as readers get it, not file://)."""
-    httpd, url = serve(require_book())
-    yield url
-    httpd.shutdown()
-    httpd.server_close()
+    return browsers().url
 
 
 @pytest.fixture(scope="module")
-def reports(site: str) -> Any:
-    """Measure each page once per width, lazily; the tests below read the same report."""
-    drivers: dict[int, Any] = {}
-    cache: dict[tuple[str, int], PageReport] = {}
-
+def reports() -> Any:
+    """Each page measured once per width (in light mode; tests/test_a11y.py's axe audit comes
+    from the same load), lazily; the tests below read the same report."""
     def get(page: str, width: int) -> PageReport:
-        if (page, width) not in cache:
-            if width not in drivers:
-                drivers[width] = new_driver(width)
-            cache[page, width] = measure(drivers[width], site + page, page, width)
-            assert "error" not in cache[page, width].data, cache[page, width].data
-        return cache[page, width]
+        return audit(page, width, "light")
 
-    yield get
-    for driver in drivers.values():
-        driver.quit()
+    return get
 
 
-CASES = [pytest.param(page, width, id=f"{page.rsplit('/', 1)[-1][:-5]}-{width}")
+CASES = [pytest.param(page, width, id=page_id(page, width))
          for width in WIDTHS for page in PAGES]
 
 
@@ -111,9 +102,66 @@ def test_every_widget_rendered_labelled_and_noted(reports: Any, page: str, width
         f"(of {data['views']}) but {data['notes']} static note(s)")
 
 
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_printed_output_does_not_scroll_sideways_on_a_laptop(reports: Any, page: str,
+                                                             width: int) -> None:
+    """At 1280 px every printed output shows whole: 88 columns fit (tests/test_columns.py), and
+    a Korean line, whose Hangul is wider than a Latin letter, must fit in its box too."""
+    if width < 1000:
+        pytest.skip("on a phone an output box scrolls sideways")
+    bad = [b for b in reports(page, width).data["scrollingPre"] if b["output"]]
+    assert bad == [], f"{page} at {width}px: output to scroll sideways\n" + "\n".join(
+        f"  §{b['section']}: {b['need']}px in {b['have']}px: {b['line']!r}" for b in bad)
+
+
+#: What the page's script (formulated-live.js) writes, in each language: the wide-table hint,
+#: the wide table's accessible name, the start of the note on a static widget.
+SCRIPT_WORDS = {
+    "en": ("Wide table: scroll sideways \u2192", "wide table, scrolls sideways",
+           "Static snapshot (the controls do not recompute)."),
+    "ko": ("넓은 표: 옆으로 스크롤 \u2192", "넓은 표, 옆으로 스크롤됨",
+           "멈춘 스냅숏(컨트롤을 움직여도 다시 계산하지 않음)."),
+}
+
+
+@pytest.mark.parametrize(("page", "width"), CASES)
+def test_page_script_writes_in_the_page_language(reports: Any, page: str, width: int) -> None:
+    """``<html lang>`` names the book's language, and the hint over a wide table, the table's
+    name and the note under a static widget are in it (formulated-live.js reads the lang)."""
+    data = reports(page, width).data
+    language = language_of(page)
+    hint, name, note = SCRIPT_WORDS[language]
+    assert data["lang"] == language, f"{page}: <html lang={data['lang']!r}>"
+    wrong = [f"hint {t['hint']!r}, name {t['label']!r}" for t in data["tables"]
+             if t["hint"] != hint or not t["label"].endswith(name)]
+    wrong += [f"note {n[:70]!r}" for n in data["noteTexts"] if not n.startswith(note)]
+    assert wrong == [], f"{page} at {width}px: not in {language!r}\n" + "\n".join(wrong)
+
+
+def test_script_words_are_the_page_script_s(site: str) -> None:
+    """The expected words above are what formulated-live.js writes: its tr() on an English and
+    on a Korean page (guards the test above against a stale copy of the texts)."""
+    driver = new_driver(1280)
+    try:
+        for language in LANGUAGES:
+            driver.get(site + pages(language)[0])
+            hint, name, _ = SCRIPT_WORDS[language]
+            got = driver.execute_script(
+                "return [formulatedTr('Wide table: scroll sideways \u2192'),"
+                " formulatedTr('wide table, scrolls sideways'),"
+                " formulatedTr('Running cell {0} of {1} ({2})\u2026', [3, 7, 'Binder'])]")
+            running = {"en": "Running cell 3 of 7 (Binder)\u2026",
+                       "ko": "셀 3/7 실행 중 (Binder)\u2026"}[language]
+            assert got == [hint, name, running], (language, got)
+    finally:
+        driver.quit()
+
+
 #: Where inline code may break inside a word: after a separator that has a <wbr>
-#: (booktools.sphinx_html.break_long_code) or where the line-breaking rules allow one.
-BREAKS_AFTER = tuple("._/:-)")
+#: (booktools.sphinx_html.break_long_code) or where the line-breaking rules allow one; after
+#: a keyword argument's "=" (``figsize=|(width, height)``: Chromium breaks there when the call
+#: starts a line of a narrow column, as in appendix E's Korean table at 390 px).
+BREAKS_AFTER = tuple("._/:-)=")
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)

@@ -17,6 +17,8 @@
  * 5. Accessibility of what the page draws: slider handles named by their widget's description,
  *    tables wider than their column marked as scrollable (a keyboard-focusable region with a
  *    visible "scroll" hint), search-result snippets with formulas as plain text, not TeX.
+ * The words this script writes into the page follow the page's language (<html lang>): English,
+ * or Korean from the table KO (the Korean edition, issue 25).
  */
 (function () {
   "use strict";
@@ -26,6 +28,45 @@
   var NOTE_CLASS = "formulated-static-note";
   // The only request Thebe's widget manager makes to a CDN (for third-party widget modules).
   var REQUIREJS_CDN = "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js";
+
+  /* ---- 0. the page's language ------------------------------------------------------------- */
+  // English text -> Korean; {0}, {1}... are values put in by tr(). An English text missing here
+  // stays English on a Korean page.
+  var KO = {};
+  [
+    ["<strong>Static snapshot</strong> (the controls do not recompute). To make it live: {0} " +
+     "menu above \u2192 <em>Live Code</em>, or download or launch the notebook.",
+     "<strong>멈춘 스냅숏</strong>(컨트롤을 움직여도 다시 계산하지 않음). 라이브로 만들려면: " +
+     "위의 {0} 메뉴 \u2192 <em>라이브 코드</em>, 또는 노트북을 내려받거나 실행한다."],
+    ["Loading Thebe\u2026", "Thebe 불러오는 중\u2026"],
+    ["local Jupyter server", "로컬 Jupyter 서버"],
+    ["Binder", "Binder"],
+    ["Live: ", "라이브: "],
+    ["Running cell {0} of {1} ({2})\u2026", "셀 {0}/{1} 실행 중 ({2})\u2026"],
+    ["Live: {0}: the cells ran; the widgets are connected",
+     "라이브: {0}: 셀을 모두 실행했고 위젯이 커널에 연결됨"],
+    ["Live code failed: {0}", "라이브 코드 실패: {0}"],
+    ["this page has no Jupyter server to run on. To make it live, run `make live` in the " +
+     "book's repository and open the page it prints, or set repository.url in _config.yml " +
+     "to the book's public GitHub repository (for Binder) and rebuild the book.",
+     "이 페이지에는 실행할 Jupyter 서버가 없다. 라이브로 만들려면 책의 저장소에서 " +
+     "`make live`를 실행하고 그것이 출력하는 페이지를 열거나, _config.yml의 repository.url을 " +
+     "책의 공개 GitHub 저장소로 설정(Binder용)하고 책을 다시 빌드한다."],
+    ["slider", "슬라이더"],
+    ["wide table, scrolls sideways", "넓은 표, 옆으로 스크롤됨"],
+    ["Wide table: scroll sideways \u2192", "넓은 표: 옆으로 스크롤 \u2192"],
+  ].forEach(function (pair) { KO[pair[0]] = pair[1]; });
+  var LANGUAGE = (document.documentElement.lang || "en").toLowerCase().split("-")[0];
+
+  // `english` in the page's language, with {i} replaced by values[i].
+  function tr(english, values) {
+    var text = (LANGUAGE === "ko" && Object.prototype.hasOwnProperty.call(KO, english))
+      ? KO[english] : english;
+    return text.replace(/\{(\d+)\}/g, function (m, i) {
+      return values && i < values.length ? String(values[i]) : m;
+    });
+  }
+  window.formulatedTr = tr; // for the tests
 
   /* ---- 1. MathJax.Hub.Queue -> MathJax 3 -------------------------------------------------- */
   function typeset(element) {
@@ -128,10 +169,10 @@
       var note = document.createElement("p");
       note.className = NOTE_CLASS;
       note.setAttribute("role", "note");
-      note.innerHTML =
-        "<strong>Static snapshot</strong> (the controls do not recompute). To make it live: " +
-        "<i class=\"fas fa-rocket\"></i> menu above \u2192 <em>Live Code</em>, " +
-        "or download or launch the notebook.";
+      note.innerHTML = tr(
+        "<strong>Static snapshot</strong> (the controls do not recompute). To make it live: {0} " +
+        "menu above \u2192 <em>Live Code</em>, or download or launch the notebook.",
+        ["<i class=\"fas fa-rocket\"></i>"]);
       output.parentElement.insertBefore(note, output);
     });
   }
@@ -212,24 +253,24 @@
       options.serverSettings = {
         baseUrl: local.baseUrl, wsUrl: local.wsUrl, token: local.token, appendToken: true,
       };
-      return { options: options, where: "local Jupyter server" };
+      return { options: options, where: tr("local Jupyter server") };
     }
     if (!page.repo) {
-      throw new Error(
+      throw new Error(tr(
         "this page has no Jupyter server to run on. To make it live, run `make live` in the " +
         "book's repository and open the page it prints, or set repository.url in _config.yml " +
-        "to the book's public GitHub repository (for Binder) and rebuild the book.");
+        "to the book's public GitHub repository (for Binder) and rebuild the book."));
     }
     options.useBinder = true;
     options.binderOptions = {
       repo: page.repo, ref: page.ref, binderUrl: page.binderUrl, repoProvider: "github",
     };
-    return { options: options, where: "Binder" };
+    return { options: options, where: tr("Binder") };
   }
 
   async function goLive() {
     var setup = thebeOptions(); // first: it says when there is nowhere to run the cells
-    setStatus("Loading Thebe\u2026");
+    setStatus(tr("Loading Thebe\u2026"));
     redirectRequireJs();
     loadCss(STATIC + "thebe/thebe.css");
     await loadScript(STATIC + "thebe/index.js");
@@ -240,7 +281,7 @@
     window.thebe.on("status", function (_name, data) {
       // While the cells run, the kernel's own "ready"/"idle" would hide how far they got.
       if (!data || !data.status || running) return;
-      setStatus((live ? "Live: " : "") + setup.where + ": " + data.status);
+      setStatus((live ? tr("Live: ") : "") + setup.where + ": " + data.status);
     });
     var connection = await window.thebe.bootstrap(setup.options);
     // All cells are sent at once (as Thebe's executeAll does; the kernel queues them), and
@@ -248,8 +289,8 @@
     var todo = connection.notebook.cells || [];
     var done = 0;
     var progress = function () {
-      setStatus("Running cell " + Math.min(done + 1, todo.length) + " of " + todo.length +
-                " (" + setup.where + ")\u2026");
+      setStatus(tr("Running cell {0} of {1} ({2})\u2026",
+                   [Math.min(done + 1, todo.length), todo.length, setup.where]));
     };
     running = true;
     progress();
@@ -268,7 +309,7 @@
     live = true;
     removeStaticNotes();
     document.body.classList.add("formulated-live");
-    setStatus("Live: " + setup.where + ": the cells ran; the widgets are connected");
+    setStatus(tr("Live: {0}: the cells ran; the widgets are connected", [setup.where]));
     return connection;
   }
 
@@ -278,7 +319,7 @@
     if (!started) {
       started = goLive().catch(function (err) {
         started = null;
-        setStatus("Live code failed: " + ((err && err.message) || String(err)));
+        setStatus(tr("Live code failed: {0}", [(err && err.message) || String(err)]));
         console.warn("[formulated] live code failed", err);
       });
     }
@@ -328,7 +369,7 @@
       var widget = handle.closest(".widget-slider, .jupyter-widgets");
       var label = widget && widget.querySelector(".widget-label");
       var text = label ? label.textContent.replace(/\u200b/g, "").trim() : "";
-      handle.setAttribute("aria-label", text || "slider");
+      handle.setAttribute("aria-label", text || tr("slider"));
     });
   }
 
@@ -357,12 +398,12 @@
         box.setAttribute("role", "region");
         var caption = table.querySelector("caption");
         box.setAttribute("aria-label", (caption ? caption.textContent.trim() + ": " : "") +
-                         "wide table, scrolls sideways");
+                         tr("wide table, scrolls sideways"));
         if (!hasHint) {
           hint = document.createElement("p");
           hint.className = HINT_CLASS;
           hint.setAttribute("aria-hidden", "true"); // the region's name says it
-          hint.textContent = "Wide table: scroll sideways \u2192";
+          hint.textContent = tr("Wide table: scroll sideways \u2192");
           box.parentElement.insertBefore(hint, box);
         }
       } else if (box.classList.contains("formulated-scrolls")) {
