@@ -6,7 +6,7 @@
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
 #   make student-book  the book without solutions (_build/student/html); make notebooks STUDENT=1
 #   make answer-keys   one instructor's key per chapter (_build/answer_keys/<chapter>.html)
-#   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf (TeX Live; no re-execution)
+#   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf and -ko.pdf (TeX Live; no re-execution)
 #   make dist   the offline copy: a zip of the HTML book (opens from file://) and the PDF
 #   make po     update the Korean catalogues locales/ko/LC_MESSAGES from the English (also: make translations)
 #   make clean  remove build outputs (keeps .venv)
@@ -69,11 +69,14 @@ _build/html/index.html:
 	$(MAKE) book
 
 # Debian's TeX Live for `make pdf` (installed once per machine; CI runs as root).
+# texlive-lang-cjk (xeCJK) and fonts-noto-cjk: the Korean PDF's Hangul.
 TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk \
-                fonts-freefont-otf fonts-dejavu-core poppler-utils librsvg2-bin
+                fonts-freefont-otf fonts-dejavu-core poppler-utils librsvg2-bin \
+                texlive-lang-cjk fonts-noto-cjk
 tex:
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
-	  && command -v rsvg-convert >/dev/null \
+	  && command -v rsvg-convert >/dev/null && kpsewhich xeCJK.sty >/dev/null \
+	  && fc-list | grep -q "Noto Serif CJK KR" \
 	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(TEX_PACKAGES); }
 
 # The PDF from the chapters `make book` executed (only chapters missing from the cache run).

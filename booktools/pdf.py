@@ -14,8 +14,17 @@ Jupyter Book 1's LaTeX route with Debian's TeX Live (XeLaTeX, ``latexmk``):
    ``_build/pdf/the-formulated-gpt.pdf``; then the log is checked (:func:`log_problems`): no
    LaTeX error, no undefined reference, no overfull box wider than :data:`MAX_OVERFULL_PT`.
 
-``python -m booktools.pdf [--tex-only]`` (``--tex-only`` stops after step 2, to iterate on the
-``.tex`` with ``latexmk`` in ``_build/latex``).
+**The Korean edition** (``_build/pdf/the-formulated-gpt-ko.pdf``) is the same route with
+:mod:`booktools.i18n`'s settings (``language=ko``, the catalogues compiled into
+``_build/i18n/locales``), from the same execution cache (nothing runs again), in
+``_build/latex-ko`` with its own doctrees; :func:`booktools.sphinx_pdf.korean_latex` sets
+Hangul with xeCJK and the Noto CJK fonts (Debian's ``texlive-lang-cjk``, ``fonts-noto-cjk``).
+What cells print stays English in it (the Korean HTML book translates outputs after its build,
+:mod:`booktools.sphinx_i18n`; the LaTeX route has no such step yet).
+
+``python -m booktools.pdf [--language en|ko|all] [--tex-only]`` (``all``, the default, builds
+both; ``--tex-only`` stops after step 2, to iterate on the ``.tex`` with ``latexmk`` in
+``_build/latex``).
 """
 from __future__ import annotations
 
@@ -29,22 +38,44 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from booktools.launch import ROOT
-from booktools.sphinx_pdf import PDF_NAME, PDF_PATH
+from booktools.sphinx_pdf import PDF_NAME, PDF_NAMES, PDF_PATH
 
-__all__ = ["LATEX_DIR", "PDF", "TEX", "MAX_OVERFULL_PT", "LogProblems", "log_problems",
-           "build_tex", "build_pdf", "main"]
+__all__ = ["LATEX_DIR", "PDF", "TEX", "KO_LATEX_DIR", "KO_PDF", "KO_TEX", "Edition", "EDITIONS",
+           "MAX_OVERFULL_PT", "LogProblems", "log_problems", "build_tex", "build_pdf", "main"]
 
-LATEX_DIR = ROOT / "_build" / "latex"
-TEX = LATEX_DIR / "the-formulated-gpt.tex"
-PDF = ROOT / PDF_PATH
-DOCTREES = ROOT / "_build" / ".doctrees-latex"
+
+@dataclass(frozen=True)
+class Edition:
+    """Where one language's LaTeX build writes: its folder, doctrees and the final PDF
+    (the ``.tex`` is always ``the-formulated-gpt.tex``: jupyter-book sets the name from
+    ``_config.yml`` after any override)."""
+
+    language: str
+    latex_dir: Path
+    doctrees: Path
+    pdf: Path
+
+    @property
+    def tex(self) -> Path:
+        return self.latex_dir / "the-formulated-gpt.tex"
+
+
+EDITIONS = {
+    "en": Edition("en", ROOT / "_build" / "latex", ROOT / "_build" / ".doctrees-latex",
+                  ROOT / PDF_PATH),
+    "ko": Edition("ko", ROOT / "_build" / "latex-ko", ROOT / "_build" / ".doctrees-latex-ko",
+                  ROOT / PDF_PATH.parent / PDF_NAMES["ko"]),
+}
+LATEX_DIR, TEX, PDF = EDITIONS["en"].latex_dir, EDITIONS["en"].tex, EDITIONS["en"].pdf
+KO_LATEX_DIR, KO_TEX, KO_PDF = EDITIONS["ko"].latex_dir, EDITIONS["ko"].tex, EDITIONS["ko"].pdf
 
 #: An overfull box wider than this is a line that runs into the margin visibly.
 MAX_OVERFULL_PT = 10.0
 
 #: Debian packages of the route (``make pdf`` installs them when missing; CI runs as root).
 APT_PACKAGES = ("texlive-xetex", "texlive-latex-extra", "texlive-fonts-recommended", "latexmk",
-                "fonts-freefont-otf", "fonts-dejavu-core", "poppler-utils", "librsvg2-bin")
+                "fonts-freefont-otf", "fonts-dejavu-core", "poppler-utils", "librsvg2-bin",
+                "texlive-lang-cjk", "fonts-noto-cjk")
 
 _OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)(.*)$", re.M)
 _ERROR = re.compile(r"^! (.*)$", re.M)
@@ -78,51 +109,63 @@ def log_problems(log: str, max_overfull_pt: float = MAX_OVERFULL_PT) -> LogProbl
                   if float(pt) > max_overfull_pt])
 
 
-def build_tex() -> None:
-    """Sphinx's LaTeX builder on the book, from the execution cache, warnings as errors."""
+def build_tex(edition: Edition = EDITIONS["en"]) -> None:
+    """Sphinx's LaTeX builder on the book, from the execution cache, warnings as errors; for
+    Korean with the Korean HTML book's settings (:func:`booktools.i18n.overrides`)."""
     from jupyter_book.sphinx import build_sphinx
 
+    conf = {"external_toc_path": (ROOT / "_toc.yml").as_posix(),
+            "latex_individualpages": False, "nitpicky": True}
+    if edition.language != "en":
+        from booktools import i18n
+
+        i18n.compile_catalogues()
+        conf = i18n.overrides("latex")
     result = build_sphinx(
-        ROOT, LATEX_DIR, noconfig=True, path_config=str(ROOT / "_config.yml"),
-        confoverrides={"external_toc_path": (ROOT / "_toc.yml").as_posix(),
-                       "latex_individualpages": False, "nitpicky": True},
-        doctreedir=DOCTREES, builder="latex", warningiserror=True, keep_going=True)
+        ROOT, edition.latex_dir, noconfig=True, path_config=str(ROOT / "_config.yml"),
+        confoverrides=conf, doctreedir=edition.doctrees, builder="latex",
+        warningiserror=True, keep_going=True)
     if result:
         raise SystemExit(f"pdf: the LaTeX build failed ({result!r}); see the messages above")
 
 
-def build_pdf() -> Path:
-    """``latexmk`` in the LaTeX folder; the PDF copied to :data:`PDF`; the log checked."""
+def build_pdf(edition: Edition = EDITIONS["en"]) -> Path:
+    """``latexmk`` in the edition's LaTeX folder; the PDF copied to ``edition.pdf``; the log
+    checked."""
     missing = [tool for tool in ("xelatex", "latexmk") if shutil.which(tool) is None]
     if missing:
         raise SystemExit(f"pdf: {' and '.join(missing)} not found: apt-get install "
                          + " ".join(APT_PACKAGES) + " (make pdf does this as root)")
-    built = LATEX_DIR / PDF_NAME
+    tex = edition.tex
+    built = edition.latex_dir / PDF_NAME
     built.unlink(missing_ok=True)  # never copy a PDF of an earlier run
     done = subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error",
-                           "-silent", TEX.name], cwd=LATEX_DIR, check=False,
+                           "-silent", tex.name], cwd=edition.latex_dir, check=False,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log = TEX.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+    log = tex.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     problems = log_problems(log).messages()
     for line in problems:
         print(f"pdf: {line}")
     if done.returncode or not built.is_file() or _ERROR.search(log):
         print(done.stdout[-3000:])
-        raise SystemExit(f"pdf: latexmk failed ({done.returncode}); see {TEX.with_suffix('.log')}")
-    PDF.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(built, PDF)
-    return PDF
+        raise SystemExit(f"pdf: latexmk failed ({done.returncode}); see {tex.with_suffix('.log')}")
+    edition.pdf.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(built, edition.pdf)
+    return edition.pdf
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--language", choices=(*EDITIONS, "all"), default="all",
+                        help="the edition to build (default: all)")
     parser.add_argument("--tex-only", action="store_true", help="stop after the .tex")
     args = parser.parse_args(argv)
-    start = time.monotonic()
-    build_tex()
-    if not args.tex_only:
-        pdf = build_pdf()
-        print(f"pdf: {pdf.relative_to(ROOT)} in {time.monotonic() - start:.0f} s")
+    for language in EDITIONS if args.language == "all" else [args.language]:
+        start = time.monotonic()
+        build_tex(EDITIONS[language])
+        if not args.tex_only:
+            pdf = build_pdf(EDITIONS[language])
+            print(f"pdf: {pdf.relative_to(ROOT)} in {time.monotonic() - start:.0f} s")
     return 0
 
 

@@ -60,6 +60,55 @@ from sphinx.transforms.post_transforms.images import ImageConverter
 #: Relative to the repository root: where ``make pdf`` writes the book and its name in the HTML.
 PDF_NAME = "the-formulated-gpt.pdf"
 PDF_PATH = Path("_build") / "pdf" / PDF_NAME
+#: The Korean edition's PDF (``language=ko``, :mod:`booktools.i18n`'s catalogues), beside it.
+PDF_NAMES = {"en": PDF_NAME, "ko": "the-formulated-gpt-ko.pdf"}
+
+#: Korean in XeLaTeX: xeCJK sets Hangul in the Noto CJK fonts (Debian's ``fonts-noto-cjk``), the
+#: Latin text, math and code stay in the English edition's fonts.  No language package:
+#: polyglossia's ``korean`` wants one Hangul font for all text, Latin too, and babel has no
+#: Korean for XeLaTeX; the captions are Korean here (:data:`KOREAN_PREAMBLE`).
+#: ``\xeCJKVerbAddon`` keeps code's columns (no extra space between Hangul and Latin in a
+#: ``Verbatim``).  fncychap's headings spell the number in English words ("CHAPTER ONE"):
+#: a Korean chapter opens "제 1 장" / "부록 A" instead.
+KOREAN_LATEX = {
+    "babel": "",
+    "polyglossia": "",
+    "fncychap": "",
+    "fontenc": ("\\usepackage{fontspec}\n"
+                "\\defaultfontfeatures[\\rmfamily,\\sffamily,\\ttfamily]{}\n"
+                "\\usepackage{xeCJK}\n"
+                "\\setCJKmainfont{Noto Serif CJK KR}\n"
+                "\\setCJKsansfont{Noto Sans CJK KR}\n"
+                "\\setCJKmonofont{Noto Sans Mono CJK KR}\n"
+                # Korean puts blanks between words (xeCJK drops them, as Chinese has none)
+                "\\xeCJKsetup{CJKspace=true}\n"
+                # and Western punctuation (dashes, quotes, ellipsis) in the Latin font: as
+                # wide as in English, not full-width (a table's narrow column would overflow)
+                '\\xeCJKDeclareCharClass{Default}{"2013, "2014, "2018, "2019, "201C, "201D,'
+                ' "2026}\n'),
+    "fvset": "\\fvset{fontsize=\\small,formatcom=\\xeCJKVerbAddon}",
+}
+
+#: The Korean captions and chapter heading.  sphinx-jupyterbook-latex's preamble adds to
+#: ``\captionsenglish`` with babel's ``\addto``: both are given a harmless meaning.
+KOREAN_PREAMBLE = r"""
+% booktools/sphinx_pdf.py: the Korean edition
+\makeatletter
+\providecommand{\addto}[2]{}
+\providecommand{\captionsenglish}{}
+\renewcommand{\contentsname}{차례}
+\renewcommand{\chaptername}{장}
+\renewcommand{\appendixname}{부록}
+\renewcommand{\figurename}{그림}
+\renewcommand{\tablename}{표}
+\newcommand{\formulatedchapterlabel}{제~\thechapter~장}
+\g@addto@macro\appendix{\gdef\formulatedchapterlabel{부록~\thechapter}}
+\renewcommand{\@makechapterhead}[1]{\vspace*{40\p@}{\parindent\z@\raggedright\normalfont
+  \ifnum\c@secnumdepth>\m@ne
+    {\huge\bfseries\formulatedchapterlabel\par}\nobreak\vskip 16\p@\fi
+  \interlinepenalty\@M{\Huge\bfseries #1\par}\nobreak\vskip 32\p@}}
+\makeatother
+"""
 
 #: MathJax commands with a different spelling under XeLaTeX + unicode-math.
 LATEX_SPELLING = {"\\boldsymbol": "\\symbfit"}
@@ -68,6 +117,8 @@ BBM_STY = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of t
            "\\newcommand{\\mathbbm}[1]{\\mathbb{#1}}\n")
 
 APPENDIX_TITLE = "Solutions to the exercises"
+#: Its title in the Korean edition.
+APPENDIX_TITLES = {"en": APPENDIX_TITLE, "ko": "연습문제 해답"}
 
 #: Wide tables in small type (:func:`fit_table`): (least number of columns, type size,
 #: ``\\tymax`` in pt: a column's natural width counts up to that when ``tabulary`` shares the
@@ -184,15 +235,32 @@ def set_version(app: Sphinx, config: Config) -> None:
     theme = config.html_theme_options
     footer = f'<p class="formulated-version">Version {formulated.__version__}</p>'
     theme["extra_footer"] = str(theme.get("extra_footer", "") or "") + footer
-    pdf = Path(app.srcdir) / PDF_PATH
-    config.formulated_pdf = PDF_NAME if pdf.is_file() else ""
+    # The Korean pages link the Korean PDF when it exists, else the English one.
+    names = [PDF_NAMES["ko"], PDF_NAME] if config.language == "ko" else [PDF_NAME]
+    found = [n for n in names if (Path(app.srcdir) / PDF_PATH.parent / n).is_file()]
+    config.formulated_pdf = found[0] if found else ""
     overrides = [tuple(o) for o in config.nb_mime_priority_overrides]
     if LATEX_SVG_PRIORITY not in overrides:
         config.nb_mime_priority_overrides = [*overrides, LATEX_SVG_PRIORITY]
     macros = latex_macros(mathjax_macros(Path(app.srcdir) / "_config.yml"))
     elements = config.latex_elements
+    if config.language == "ko":
+        korean_latex(elements)
     elements["preamble"] = (elements.get("preamble", "") + LAYOUT_PREAMBLE
                             + "\n% The book's macros (_config.yml)\n" + macros)
+
+
+def korean_latex(elements: dict[str, str]) -> None:
+    """``latex_elements`` of the Korean edition (:data:`KOREAN_LATEX`).  Sphinx's LaTeX builder
+    takes its language name from docutils' table, which has no Korean (a warning, so an
+    error under ``-W``); polyglossia's name for it, ``korean``, is added to Sphinx's copy."""
+    from sphinx.builders.latex.util import ExtBabel
+
+    if "ko" not in ExtBabel.language_codes:
+        ExtBabel.language_codes = {**ExtBabel.language_codes, "ko": "korean"}
+    for key, value in KOREAN_LATEX.items():
+        elements.setdefault(key, value)
+    elements["preamble"] = elements.get("preamble", "") + KOREAN_PREAMBLE
 
 
 def _plain(text: str) -> str:
@@ -339,7 +407,7 @@ def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             new += nodes.Text(ref.astext())
             ref.replace_self(new)
     letter_appendices(doctree, set(app.env.toc_secnumbers), set(app.env.found_docs))
-    solutions_to_appendix(doctree)
+    solutions_to_appendix(doctree, APPENDIX_TITLES.get(app.config.language, APPENDIX_TITLE))
 
 
 def fit_table(table: nodes.table) -> None:
@@ -430,15 +498,15 @@ def letter_appendices(doctree: nodes.document, numbered: set[str], docs: set[str
             return
 
 
-def solutions_to_appendix(doctree: nodes.document) -> None:
-    """Move every solution box of the LaTeX document to a last appendix chapter."""
+def solutions_to_appendix(doctree: nodes.document, title: str = APPENDIX_TITLE) -> None:
+    """Move every solution box of the LaTeX document to a last appendix chapter, ``title``."""
     from sphinx_exercise.nodes import solution_node
 
     found = list(doctree.findall(solution_node))
     if not found:
         return
     section = nodes.section(ids=["formulated-solutions"], names=["formulated-solutions"])
-    section += nodes.title(APPENDIX_TITLE, APPENDIX_TITLE)
+    section += nodes.title(title, title)
     for node in found:
         node.parent.remove(node)
         section += node
@@ -463,7 +531,8 @@ def add_pdf_link(app: Sphinx, pagename: str, templatename: str, context: dict[st
 def copy_pdf(app: Sphinx, exception: Exception | None) -> None:
     """The PDF next to the HTML pages, so that the link works (also from ``file://``)."""
     if exception is None and app.builder.format == "html" and app.config.formulated_pdf:
-        shutil.copyfile(Path(app.srcdir) / PDF_PATH, Path(app.outdir) / PDF_NAME)
+        name = app.config.formulated_pdf
+        shutil.copyfile(Path(app.srcdir) / PDF_PATH.parent / name, Path(app.outdir) / name)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

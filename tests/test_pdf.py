@@ -4,6 +4,8 @@ The PDF is built at most once per test session (``python -m booktools.pdf``, a f
 under a file lock, so pytest-xdist workers share it), and not at all when
 ``_build/pdf/the-formulated-gpt.pdf`` is newer than every input (CI runs ``make pdf`` first).
 Needs TeX Live and poppler-utils (``make tex``); a missing tool fails with that message.
+The Korean PDF (``_build/pdf/the-formulated-gpt-ko.pdf``) likewise, once, when older than the
+chapters, the build code or the Korean catalogues (``python -m booktools.pdf --language ko``).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import pytest
 
 from _chapters import ROOT, toc_files
 
-from booktools.pdf import LATEX_DIR, PDF, TEX, log_problems
+from booktools.pdf import KO_PDF, KO_TEX, LATEX_DIR, PDF, TEX, log_problems
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +60,8 @@ def pdf() -> Path:
     with open(PDF.parent / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds, the others wait and reuse it
         if not fresh():
-            result = subprocess.run([sys.executable, "-m", "booktools.pdf"], cwd=ROOT,
+            result = subprocess.run([sys.executable, "-m", "booktools.pdf", "--language", "en"],
+                                    cwd=ROOT,
                                     capture_output=True, text=True, timeout=1500)
             assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return PDF
@@ -223,3 +226,112 @@ def test_every_figure_output_is_an_included_image(pdf: Path) -> None:
     assert len(figures) >= 38 and len(panels) >= 18, (len(figures), len(panels))
     missing = [n + e for n, e in included if not (LATEX_DIR / (n + e)).is_file()]
     assert not missing, missing
+
+
+# -- The Korean edition (_build/pdf/the-formulated-gpt-ko.pdf) ---------------------------------
+
+KO_INPUTS = [*INPUTS, ROOT / "booktools" / "i18n.py",
+             *sorted((ROOT / "locales" / "ko" / "LC_MESSAGES").rglob("*.po"))]
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+@pytest.fixture(scope="session")
+def ko_pdf() -> Path:
+    """The Korean PDF (``python -m booktools.pdf --language ko`` when missing or older than its
+    inputs: the chapters, the build code and the Korean catalogues)."""
+    for name in ("xelatex", "latexmk", "pdftotext", "pdffonts", "pdftoppm"):
+        tool(name)
+    KO_PDF.parent.mkdir(parents=True, exist_ok=True)
+    with open(KO_PDF.parent / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        log = KO_TEX.with_suffix(".log")
+        if not (KO_PDF.is_file() and log.is_file()
+                and KO_PDF.stat().st_mtime > max(p.stat().st_mtime for p in KO_INPUTS)):
+            result = subprocess.run([sys.executable, "-m", "booktools.pdf", "--language", "ko"],
+                                    cwd=ROOT, capture_output=True, text=True, timeout=1500)
+            assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return KO_PDF
+
+
+@pytest.fixture(scope="session")
+def ko_pages(ko_pdf: Path) -> list[str]:
+    out = subprocess.run([tool("pdftotext"), "-enc", "UTF-8", str(ko_pdf), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split("\f")[:-1]
+
+
+def korean_chapter_titles() -> dict[str, str]:
+    """docname -> the Korean title of every page of the table of contents, from its catalogue
+    (``msgstr`` of the message that is the page's ``# `` heading), Markdown stripped."""
+    from babel.messages.pofile import read_po
+
+    titles = {}
+    for name in toc_files():
+        heading = re.search(r"^# (.+)$", (ROOT / f"{name}.md").read_text(encoding="utf-8"),
+                            re.M).group(1).strip()
+        po = ROOT / "locales" / "ko" / "LC_MESSAGES" / f"{name}.po"
+        with po.open("rb") as f:
+            message = read_po(f).get(heading)
+        assert message is not None and message.string and not message.fuzzy, \
+            f"{po.name}: no Korean for the title {heading!r}"
+        titles[name] = re.sub(r"[`*]", "", message.string).strip()
+    return titles
+
+
+def squeezed(text: str) -> str:
+    """Text without blanks (pdftotext's spacing of Hangul next to Latin varies)."""
+    return re.sub(r"\s+", "", normal(text))
+
+
+def ko_titles_missing(pages: list[str], titles: dict[str, str]) -> list[str]:
+    """The titles (Hangul ones) that no page's text holds."""
+    text = squeezed(" ".join(pages))
+    return [f"{name}: {title!r}" for name, title in titles.items()
+            if HANGUL.search(title) and squeezed(title) not in text]
+
+
+def test_korean_pdf_has_every_korean_chapter_title(ko_pages: list[str]) -> None:
+    titles = korean_chapter_titles()
+    assert sum(bool(HANGUL.search(t)) for t in titles.values()) >= 20, titles
+    missing = ko_titles_missing(ko_pages, titles)
+    assert not missing, "Korean titles not in the Korean PDF:\n" + "\n".join(missing)
+    # the words keep their blanks (xeCJK drops blanks between Hangul unless told otherwise)
+    assert "데이터로부터 학습" in titles["chapters/01_learning_from_data"]
+    assert any("데이터로부터 학습" in normal(p) for p in ko_pages)
+
+
+def test_korean_pdf_has_no_unresolved_reference_or_error(ko_pages: list[str]) -> None:
+    bad = [f"page {i + 1}" for i, p in enumerate(ko_pages) if "??" in p]
+    assert not bad, "unresolved references ('??') on " + ", ".join(bad)
+    log = KO_TEX.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+    problems = log_problems(log)
+    assert not problems.errors and not problems.undefined, problems.messages()[:20]
+    missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
+    assert not missing, f"characters left out of the Korean PDF: {missing}"
+
+
+def test_korean_pdf_fonts_embedded_hangul_in_noto_cjk(ko_pdf: Path) -> None:
+    rows = subprocess.run([tool("pdffonts"), str(ko_pdf)], capture_output=True, text=True,
+                          check=True).stdout.splitlines()[2:]
+    not_embedded = [r for r in rows if r.split()[-5] != "yes"]
+    assert rows and not not_embedded, "fonts not embedded:\n" + "\n".join(not_embedded)
+    assert any("NotoSerifCJKkr" in r.replace("-", "") or "NotoSerifCJK" in r for r in rows), \
+        "no Noto Serif CJK font: Hangul is not set in the Korean font\n" + "\n".join(rows)
+
+
+def test_korean_chapter_8_opening_page_renders(ko_pages: list[str], ko_pdf: Path) -> None:
+    """Chapter 8's first page, "제 8 장" and its Korean title, to PNG in _build/pdf/pages/
+    (to be looked at); not blank."""
+    title = squeezed(korean_chapter_titles()["chapters/08_attention"])
+    opening = [i for i, p in enumerate(ko_pages)
+               if squeezed(p).startswith("제8장" + title)]
+    assert len(opening) == 1, f"pages opening chapter 8 ({title!r}): {opening}"
+    out = KO_PDF.parent / "pages"
+    out.mkdir(exist_ok=True)
+    stem = out / "ko-08_attention"
+    page = str(opening[0] + 1)
+    subprocess.run([tool("pdftoppm"), "-png", "-r", "80", "-f", page, "-l", page,
+                    "-singlefile", str(ko_pdf), str(stem)], check=True)
+    from matplotlib.image import imread
+
+    assert imread(stem.with_suffix(".png")).min() < 0.5, "chapter 8's first page is blank"

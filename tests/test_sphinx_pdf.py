@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import base64
 import re
+import shutil
+from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 from docutils import nodes
 from sphinx import addnodes
 
-from booktools.sphinx_pdf import (column_widths, letter_appendices, split_math_lists,
-                                  widget_snapshot)
+from _chapters import ROOT
+
+from booktools.sphinx_pdf import (PDF_NAME, PDF_NAMES, column_widths, letter_appendices,
+                                  set_version, split_math_lists, widget_snapshot)
 from formulated import plotting
 
 
@@ -107,3 +111,31 @@ def test_column_widths_give_each_column_its_longest_word_then_share_by_length() 
     assert widths[1] == 2  # "f" and one character
     assert widths[3] > widths[2] > widths[0]  # the rest follows the mean length
     assert re.fullmatch(r"\d+", "".join(map(str, widths)))
+
+
+def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(tmp_path):
+    """The Korean HTML links the Korean PDF when it exists (else the English one, else none);
+    the Korean LaTeX loads xeCJK with Noto CJK and no language package; English is as before."""
+    shutil.copyfile(ROOT / "_config.yml", tmp_path / "_config.yml")
+    pdfs = tmp_path / "_build" / "pdf"
+    pdfs.mkdir(parents=True)
+
+    def configured(language: str | None) -> SimpleNamespace:
+        config = SimpleNamespace(language=language, html_theme_options={}, latex_elements={},
+                                 nb_mime_priority_overrides=[])
+        set_version(SimpleNamespace(srcdir=str(tmp_path)), config)
+        return config
+
+    assert configured("ko").formulated_pdf == ""
+    (pdfs / PDF_NAME).write_bytes(b"%PDF-1.5")
+    assert configured("ko").formulated_pdf == PDF_NAME
+    (pdfs / PDF_NAMES["ko"]).write_bytes(b"%PDF-1.5")
+    assert configured("ko").formulated_pdf == PDF_NAMES["ko"]
+    assert configured("en").formulated_pdf == PDF_NAME
+    korean = configured("ko").latex_elements
+    assert "\\usepackage{xeCJK}" in korean["fontenc"]
+    assert "Noto Serif CJK KR" in korean["fontenc"] and "CJKspace=true" in korean["fontenc"]
+    assert korean["babel"] == korean["polyglossia"] == ""
+    assert "\\renewcommand{\\contentsname}{차례}" in korean["preamble"]
+    english = configured("en").latex_elements
+    assert "fontenc" not in english and "차례" not in english["preamble"]
