@@ -144,14 +144,20 @@ def objective_start_is_wrong(start: int) -> bool:
     with no row of Y (j − 1 < 1: GPT outputs no distribution for x₁) is wrong."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers.utils import logging as hf_logging
 
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(vocab_size=11, n_positions=8, n_embd=8, n_layer=1,
                                        n_head=2, bos_token_id=0, eos_token_id=0)).double().eval()
     x = torch.tensor([[3, 1, 4, 1, 5]])
     n = x.shape[1]
-    with torch.no_grad():
-        out = model(x, labels=x)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()   # its one-time notice on the config's loss_type is noise here
+    try:
+        with torch.no_grad():
+            out = model(x, labels=x)
+    finally:
+        hf_logging.set_verbosity(verbosity)
     Y = torch.softmax(out.logits[0], -1)                   # row i (1-based): P(x_{i+1} | x_≤i)
     total = 0.0
     for j in range(start, n + 1):
