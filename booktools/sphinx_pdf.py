@@ -81,11 +81,7 @@ KOREAN_LATEX = {
                 "\\setCJKsansfont{Noto Sans CJK KR}\n"
                 "\\setCJKmonofont{Noto Sans Mono CJK KR}\n"
                 # Korean puts blanks between words (xeCJK drops them, as Chinese has none)
-                "\\xeCJKsetup{CJKspace=true}\n"
-                # and Western punctuation (dashes, quotes, ellipsis) in the Latin font: as
-                # wide as in English, not full-width (a table's narrow column would overflow)
-                '\\xeCJKDeclareCharClass{Default}{"2013, "2014, "2018, "2019, "201C, "201D,'
-                ' "2026}\n'),
+                "\\xeCJKsetup{CJKspace=true}\n"),
     "fvset": "\\fvset{fontsize=\\small,formatcom=\\xeCJKVerbAddon}",
 }
 
