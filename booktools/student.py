@@ -137,7 +137,11 @@ def build_html(out: Path = HTML_DIR, doctrees: Path = DOCTREES, cache: Path = CA
     execution cache ``cache``; ``toc`` (default ``root/_toc.yml``) may list fewer chapters (a
     test), and ``strict`` is ``-n -W`` as for ``make book``.  Returns the index page."""
     from jupyter_book.sphinx import build_sphinx
+    from sphinx import locale
 
+    # Sphinx keeps the message catalogues it loaded in a process-wide table and only adds to
+    # them: after a Korean build in the same process, this English one said "연습문제".
+    locale.translators.clear()
     result = build_sphinx(
         root, out, noconfig=True, path_config=str(root / "_config.yml"),
         confoverrides={"external_toc_path": Path(toc or root / "_toc.yml").as_posix(),
