@@ -127,6 +127,24 @@ def _write(path: Path, catalog: Any) -> None:
     tmp.replace(path)  # an interrupted update leaves the previous catalogue whole
 
 
+
+def _merge(po: Path, template: Any, name: str) -> str:
+    """Bring catalogue ``po`` up to date with ``template`` (Babel's update: a changed message
+    keeps its old translation, marked fuzzy); ``"new"``, ``"updated"`` or ``"unchanged"``."""
+    from babel.messages.catalog import Catalog
+
+    if po.exists():
+        catalog = _read(po, LANGUAGE)
+        before = po.read_bytes()
+        catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
+        _write(po, catalog)
+        return "updated" if po.read_bytes() != before else "unchanged"
+    catalog = Catalog(locale=LANGUAGE, domain=name, project=template.project,
+                      version=template.version, fuzzy=False)
+    catalog.update(template, no_fuzzy_matching=True)
+    _write(po, catalog)
+    return "new"
+
 def update_catalogues(pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES) -> dict[str, str]:
     """Merge every template into its PO file (created when missing); return what happened to
     each catalogue ("new", "updated", "unchanged").  Catalogues of pages no longer built are
@@ -144,18 +162,7 @@ def update_catalogues(pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES) ->
         for message in list(template):
             if message.id and not has_prose(message.id):
                 template.delete(message.id)  # display math, a bare identifier: nothing to say
-        if po.exists():
-            catalog = _read(po, LANGUAGE)
-            before = po.read_bytes()
-            catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
-            _write(po, catalog)
-            report[name] = "updated" if po.read_bytes() != before else "unchanged"
-        else:
-            catalog = Catalog(locale=LANGUAGE, domain=name, project=template.project,
-                              version=template.version, fuzzy=False)
-            catalog.update(template, no_fuzzy_matching=True)
-            _write(po, catalog)
-            report[name] = "new"
+        report[name] = _merge(po, template, name)
     return report
 
 
@@ -569,18 +576,7 @@ def update_output_catalogues(outputs: Path = OUTPUTS, root: Path = ROOT,
         template = Catalog(domain=name, project="The Formulated GPT")
         for msgid, where in fragments:
             template.add(msgid, auto_comments=[where])
-        if po.exists():
-            catalog = _read(po, LANGUAGE)
-            before = po.read_bytes()
-            catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
-            _write(po, catalog)
-            report[name] = "updated" if po.read_bytes() != before else "unchanged"
-        else:
-            catalog = Catalog(locale=LANGUAGE, domain=name, project=template.project,
-                              fuzzy=False)
-            catalog.update(template, no_fuzzy_matching=True)
-            _write(po, catalog)
-            report[name] = "new"
+        report[name] = _merge(po, template, name)
     return report
 
 
