@@ -466,3 +466,53 @@ def test_plot_losses_draws_train_and_val(tmp_path):
     ax = plot_losses(res)
     assert len(ax.lines) >= 2
     plt.close("all")
+
+
+def _two_group_adamw(model: torch.nn.Module, cls: type, **kw) -> torch.optim.Optimizer:
+    return cls([{"params": [model.weight], "weight_decay": 0.1},
+                {"params": [model.bias], "weight_decay": 0.0}], lr=1e-2, betas=(0.9, 0.99), **kw)
+
+
+def test_adamw_is_torch_fused_adamw_bit_for_bit():
+    """The loop's AdamW (formulated.training.optim.AdamW, which spares a GPU run the import of
+    torch._dynamo) against PyTorch's ``AdamW(fused=True)``, the reference: the same weights
+    bit for bit after six scheduled steps with weight decay on one group only, and the state
+    of each loads into the other and continues identically."""
+    from formulated.training.optim import AdamW
+
+    torch.manual_seed(0)
+    ours, ref = torch.nn.Linear(6, 4), torch.nn.Linear(6, 4)
+    ref.load_state_dict(ours.state_dict())
+    opts = [_two_group_adamw(ours, AdamW), _two_group_adamw(ref, torch.optim.AdamW, fused=True)]
+    scheds = [torch.optim.lr_scheduler.LambdaLR(o, lambda s: 1.0 / (s + 1)) for o in opts]
+    for step in range(6):
+        x = torch.randn(5, 6)
+        for model, opt, sched in zip((ours, ref), opts, scheds):
+            model(x).pow(2).sum().backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            sched.step()
+        if step == 2:  # swap the states: each continues from the other's
+            a, b = opts[0].state_dict(), opts[1].state_dict()
+            opts[0].load_state_dict(b)
+            opts[1].load_state_dict(a)
+    for p, q in zip(ours.parameters(), ref.parameters()):
+        assert torch.equal(p, q)
+    assert not torch.equal(ours.weight, torch.nn.Linear(6, 4).weight)  # it did move
+
+
+def test_a_training_run_never_imports_torch_dynamo(tmp_path):
+    """torch.optim's methods import torch._dynamo (seconds at a GPU run's start); a whole run
+    (steps, evaluations, a checkpoint, a resumed run) does without it.  In a fresh process,
+    since other tests import it."""
+    code = ("import sys\n"
+            "from formulated.training import train\n"
+            f"kw = dict(L=1, A=2, H=16, n_ctx=16, B=4, eval_interval=3, device='cpu', "
+            f"progress=False)\n"
+            f"train('book', {str(tmp_path)!r}, max_steps=6, **kw)\n"
+            f"train(None, {str(tmp_path)!r}, resume=True, max_steps=8, progress=False)\n"
+            "print(sorted(m for m in sys.modules if m.startswith('torch._dynamo'))[:3])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -136,3 +136,4 @@ def test_cuda_run_gives_set_device_an_indexed_device(monkeypatch, device, index)
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
     assert seen == [torch.device("cuda", index)]
     assert stopped.value.args[0] == torch.device("cuda", index)
+

@@ -15,7 +15,7 @@ import torch
 from ..models.trainable import GPT
 from .config import TrainConfig
 
-__all__ = ["lr_lambda", "make_optimizers"]
+__all__ = ["lr_lambda", "make_optimizers", "AdamW"]
 
 
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
@@ -38,15 +38,81 @@ def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
     return f
 
 
-def _adamw(groups: list[dict], cfg: TrainConfig, device: torch.device) -> torch.optim.AdamW:
+def _undecorated(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A method of ``torch.optim.Optimizer`` without the wrapper that imports ``torch._dynamo``
+    on first use (``functools.wraps`` keeps the plain function as ``__wrapped__``)."""
+    return getattr(method, "__wrapped__", method)
+
+
+class AdamW(torch.optim.Optimizer):
+    """AdamW in PyTorch's fused kernel, without importing ``torch._dynamo``.
+
+    Per parameter ``theta`` with gradient ``g`` at step ``t`` (1-based), rate ``eta``:
+    ``m <- b1 m + (1 - b1) g``, ``v <- b2 v + (1 - b2) g^2``, then
+    ``theta <- theta (1 - eta lambda) - eta (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)``.
+
+    The update is ``torch.optim.AdamW(fused=True)``'s, kernel and state alike (``step``,
+    ``exp_avg``, ``exp_avg_sq``): checkpoints of either load into the other.  It exists for
+    the start-up of a GPU run: ``torch.optim``'s own methods import ``torch._dynamo`` on first
+    use, which took about as long as importing torch on the benchmark's H100
+    (benchmarks/README.md); these call the same code undecorated.
+
+    Definition: def-18-step (the AdamW update).
+    Checked by: tests/test_train.py::test_adamw_is_torch_fused_adamw_bit_for_bit
+    """
+
+    def __init__(self, params: Any, lr: float, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.01) -> None:
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=False, maximize=False, foreach=None,
+                                      capturable=False, differentiable=False, fused=True))
+
+    @torch.no_grad()
+    def step(self, closure: None = None) -> None:
+        """One update of every parameter that has a gradient (one kernel per group)."""
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            state = [self._state(p) for p in params]
+            steps = [s["step"] for s in state]
+            torch._foreach_add_(steps, 1)                           # t <- t + 1
+            b1, b2 = group["betas"]
+            torch._fused_adamw_(params, [p.grad for p in params],
+                                [s["exp_avg"] for s in state], [s["exp_avg_sq"] for s in state],
+                                [], steps, amsgrad=False, lr=group["lr"], beta1=b1, beta2=b2,
+                                weight_decay=group["weight_decay"], eps=group["eps"],
+                                maximize=False, grad_scale=None, found_inf=None)
+
+    def _state(self, p: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The moments of ``p`` (zeros at first) and its step count, as torch's AdamW keeps
+        them for the fused kernel (a float32 scalar on ``p``'s device)."""
+        s = self.state[p]
+        if not s:
+            s["step"] = torch.zeros((), dtype=torch.float32, device=p.device)
+            s["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            s["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        return s
+
+    # torch.optim's bookkeeping, minus the import of torch._dynamo.
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        _undecorated(torch.optim.Optimizer.add_param_group)(self, param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        _undecorated(torch.optim.Optimizer.zero_grad)(self, set_to_none)
+
+    def state_dict(self) -> dict[str, Any]:
+        return _undecorated(torch.optim.Optimizer.state_dict)(self)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        _undecorated(torch.optim.Optimizer.load_state_dict)(self, state_dict)
+
+
+def _adamw(groups: list[dict], cfg: TrainConfig, device: torch.device) -> torch.optim.Optimizer:
+    """:class:`AdamW` where PyTorch has the fused kernel for ``device`` (CUDA, and the CPU
+    since PyTorch 2.4), else ``torch.optim.AdamW``."""
     kw: dict[str, Any] = dict(lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
-    if device.type in ("cuda", "cpu"):
-        kw["fused"] = True  # one kernel for the whole update
-    try:
-        return torch.optim.AdamW(groups, **kw)
-    except (RuntimeError, TypeError):
-        kw.pop("fused", None)
-        return torch.optim.AdamW(groups, **kw)
+    if device.type in ("cuda", "cpu") and hasattr(torch, "_fused_adamw_"):
+        return AdamW(groups, **kw)
+    return torch.optim.AdamW(groups, **kw)
 
 
 def make_optimizers(model: GPT, cfg: TrainConfig, device: torch.device
