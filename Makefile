@@ -5,7 +5,7 @@
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
 #   make student-book  the book without solutions (_build/student/html); make notebooks STUDENT=1
-#   make answer-keys   one instructor's key per chapter (_build/answer_keys/<chapter>.html)
+#   make answer-keys   one instructor's key per chapter (_build/answer_keys/<chapter>.html; KEYS_ARGS=--pdf: and .pdf)
 #   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf and -ko.pdf (TeX Live; no re-execution)
 #   make dist   the offline copy: a zip of the HTML book (opens from file://) and the PDF
 #   make po     update the Korean catalogues locales/ko/LC_MESSAGES from the English (also: make translations)
@@ -128,8 +128,11 @@ assignments: $(STAMP)
 	$(BIN)/python -m booktools.teaching chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
 
 # The instructor's answer key of every chapter: _build/answer_keys/<chapter>.html (every
-# solution, rubric, hidden test; booktools/answer_keys.py); KEYS_ARGS=--pdf prints PDFs too.
-answer-keys: $(STAMP)
+# solution, rubric, hidden test; booktools/answer_keys.py). KEYS_ARGS=--pdf: <chapter>.pdf too,
+# by the book's LaTeX route (TeX Live, as make pdf), with what each solution printed (the
+# execution cache, filled first as for make pdf).
+answer-keys: $(STAMP) $(if $(findstring --pdf,$(KEYS_ARGS)),tex)
+	$(if $(findstring --pdf,$(KEYS_ARGS)),$(BIN)/python -m booktools.prebuild --jobs $(JOBS))
 	$(BIN)/python -m booktools.answer_keys $(KEYS_ARGS)
 
 clean:

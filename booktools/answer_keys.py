@@ -1,4 +1,4 @@
-"""The instructor's answer key of every chapter: ``make answer-keys`` (issue 23).
+"""The instructor's answer key of every chapter: ``make answer-keys`` (issues 23 and 26).
 
 ``python -m booktools.answer_keys [chapters/NN_name.md ...] [--out DIR] [--pdf]`` writes
 ``_build/answer_keys/<chapter>.html`` for every numbered chapter: for each exercise, in order,
@@ -8,9 +8,18 @@ open-ended, and its points), the prompt, the rubric of a written answer, the ref
 The page is self-contained and offline: the formulas are typeset by the MathJax copy of
 ``sphinx-mathjax-offline`` (copied once to ``<out>/mathjax``), with the book's macros.
 
-``--pdf`` also prints each page to ``<chapter>.pdf`` with Debian's Chromium (``make test``
-installs it), headless.  These files are for instructors only: they hold every hidden test and
-answer.
+``--pdf`` also writes ``<chapter>.pdf``, one PDF per chapter (an instructor grades and hands
+a key to a teaching assistant chapter by chapter, as the assignments come), by the book's own
+PDF route (:mod:`booktools.pdf`): Jupyter Book 1's LaTeX builder with the book's
+``_config.yml`` and :mod:`booktools.sphinx_pdf` (its preamble: the math macros, the ``bbm``
+stub, the fonts, breakable inline code), then XeLaTeX through ``latexmk``.  The keys are
+written as MyST Markdown (:func:`answer_key_markdown`: the same content as the page, and under
+each solution's code what it printed, from the execution cache of ``make book``) into
+``<out>/latex/src`` and built there with Jupyter Book's ``latex_individualpages`` (one
+``.tex`` per page); each log is checked like the book's (no LaTeX error, no undefined
+reference, no overfull box wider than :data:`booktools.pdf.MAX_OVERFULL_PT`).
+
+These files are for instructors only: they hold every hidden test and answer.
 """
 from __future__ import annotations
 
@@ -19,9 +28,9 @@ import html
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from booktools.exercises import SPECS
 from booktools.launch import ROOT
@@ -29,7 +38,8 @@ from booktools.lab import math_macros
 from booktools.plain_markdown import chapter_titles, label_texts, to_plain
 from booktools.teaching import exercises
 
-__all__ = ["OUT", "KIND_TEXT", "answer_key_html", "write_answer_keys", "mathjax_dir", "main"]
+__all__ = ["OUT", "KIND_TEXT", "answer_key_html", "write_answer_keys", "mathjax_dir",
+           "solution_outputs", "answer_key_markdown", "latex_sources", "build_pdfs", "main"]
 
 OUT = ROOT / "_build" / "answer_keys"
 KIND_TEXT = {"auto": "autograded (otter)", "written": "written answer, graded by hand",
@@ -88,9 +98,7 @@ def answer_key_html(chapter: str | Path) -> str:
              f"<script>window.MathJax = {json.dumps(config)};</script>"
              "<script defer src='mathjax/tex-chtml.js'></script></head><body>",
              f"<h1>Answer key: {html.escape(title)}</h1>",
-             "<p class='meta'>For instructors only: every reference answer, rubric and hidden "
-             "test of the chapter's exercises. Written answers are graded by hand "
-             "(appendix C).</p>"]
+             f"<p class='meta'>{INSTRUCTORS_ONLY}</p>"]
     total = {"auto": 0, "written": 0}
     for ex in exercises(chapter.read_text(encoding="utf-8")):
         spec = SPECS[ex.label]
@@ -121,7 +129,8 @@ def answer_key_html(chapter: str | Path) -> str:
 
 
 def write_answer_keys(chapters: list[Path], out: Path = OUT, pdf: bool = False) -> list[Path]:
-    """One answer key per chapter in ``out`` (and its PDF with ``pdf``); the files written."""
+    """One answer key per chapter in ``out`` (and its PDF with ``pdf``: :func:`build_pdfs`);
+    the files written."""
     out.mkdir(parents=True, exist_ok=True)
     if not (out / "mathjax" / "tex-chtml.js").is_file():
         shutil.copytree(mathjax_dir(), out / "mathjax", dirs_exist_ok=True)
@@ -130,29 +139,177 @@ def write_answer_keys(chapters: list[Path], out: Path = OUT, pdf: bool = False) 
         page = out / f"{Path(chapter).stem}.html"
         page.write_text(answer_key_html(chapter), encoding="utf-8")
         written.append(page)
-        if pdf:
-            written.append(print_pdf(page))
+    if pdf:
+        written += build_pdfs(chapters, out)
     return written
 
 
-def print_pdf(page: Path) -> Path:
-    """``page`` printed to PDF by headless Chromium (after MathJax has typeset it)."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        raise SystemExit("answer-keys --pdf: Chromium not found (apt-get install chromium)")
-    target = page.with_suffix(".pdf")
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                    "--virtual-time-budget=20000", "--no-pdf-header-footer",
-                    f"--print-to-pdf={target}", page.resolve().as_uri()], check=True,
-                   capture_output=True, timeout=300)
-    return target
+# -- The PDF: MyST Markdown through the book's LaTeX route ----------------------------------------
+
+#: The page's sentences, shared by the PDF.
+INSTRUCTORS_ONLY = ("For instructors only: every reference answer, rubric and hidden test of the "
+                    "chapter's exercises. Written answers are graded by hand (appendix C).")
+#: The answer keys' LaTeX document: a title block instead of a title page and no table of
+#: contents (a key is a few pages; its exercises are the PDF's bookmarks), sections not
+#: numbered (their titles carry the exercises' numbers), printed on one side.
+LATEX_ELEMENTS = {
+    "maketitle": r"""\makeatletter
+\hypersetup{pdfauthor={\@author}, pdftitle={\@title}}
+\begin{flushleft}{\sffamily\bfseries\Huge\@title\par}\medskip
+{\large The Formulated GPT, version %s\par}\end{flushleft}
+\makeatother""",
+    "tableofcontents": "",
+    "extraclassoptions": "openany,oneside",
+    "preamble": "\\setcounter{secnumdepth}{-1}\n",
+}
+#: The root page of the answer keys' Sphinx project (not printed: each key has its own .tex).
+INDEX_DOC = "index"
+
+
+def _escaped(text: str) -> str:
+    """Plain text as Markdown that shows it as it is (every ASCII punctuation escaped)."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
+def _fenced(code: str, info: str) -> str:
+    """``code`` in a fence longer than any run of backticks it holds."""
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+    return f"{fence}{info}\n{code.rstrip()}\n{fence}"
+
+
+def _executed_notebooks() -> dict[str, Any]:
+    """The executed chapters of the execution cache (none before ``make book``)."""
+    from booktools.i18n import CACHE, executed_notebooks
+
+    return executed_notebooks() if CACHE.is_dir() else {}
+
+
+def solution_outputs(chapter: str | Path, notebooks: dict[str, Any] | None = None
+                     ) -> dict[str, str]:
+    """What each code cell of the chapter printed in its executed notebook of the execution
+    cache (``make book``): source (stripped) -> its stream outputs, joined; ``{}`` when the
+    cache has no such chapter (the key then shows the code only)."""
+    if notebooks is None:
+        notebooks = _executed_notebooks()
+    nb = notebooks.get(f"chapters/{Path(chapter).stem}")
+    if nb is None:
+        return {}
+    printed = {}
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        text = "".join("".join(o["text"]) if isinstance(o.get("text"), list) else o["text"]
+                       for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+        if text.strip():
+            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            printed[source.strip()] = text.rstrip()
+    return printed
+
+
+def answer_key_markdown(chapter: str | Path, outputs: dict[str, str] | None = None) -> str:
+    """The answer key of one chapter as MyST Markdown for the book's LaTeX route: what
+    :func:`answer_key_html` shows (prompts and solution text as plain Markdown with their
+    math, references as text), and under each solution's code what it printed
+    (``outputs``, :func:`solution_outputs`)."""
+    chapter = Path(chapter)
+    titles, labels = chapter_titles(chapter.parent), label_texts(chapter.parent)
+    outputs = outputs or {}
+    title = titles.get(chapter.stem, chapter.stem)
+    body: list[str] = []
+    total = {"auto": 0, "written": 0}
+    for ex in exercises(chapter.read_text(encoding="utf-8")):
+        spec = SPECS[ex.label]
+        total[spec.kind] = total.get(spec.kind, 0) + spec.points
+        name = labels.get(ex.label, ex.label)
+        body.append(f"({ex.label})=\n## {_escaped(name)} `{ex.label}`")
+        body.append("*" + _escaped(KIND_TEXT[spec.kind]
+                                   + (f", {spec.points} points" if spec.points else "")) + "*")
+        body.append(to_plain(ex.prompt, titles, labels, ""))
+        if spec.kind == "written":
+            body.append(f"**Rubric.** {_escaped(spec.rubric)}")
+        body.append("**Reference answer.**" + ("" if ex.solution_text or ex.solution_code
+                                               else " (none in the chapter)"))
+        if ex.solution_text:
+            body.append(to_plain(ex.solution_text, titles, labels, ""))
+        for code in ex.solution_code:
+            body.append(_fenced(code, "python"))
+            if outputs.get(code.strip()):
+                body += ["*Output:*", _fenced(outputs[code.strip()], "text")]
+        if spec.kind == "auto":
+            body.append(f"**Defines** {_escaped(', '.join(spec.names))}. **Public tests** "
+                        "(students run them with `grader.check`):")
+            body += [_fenced(t.strip(), "python") for t in spec.public]
+            body.append("**Hidden tests** (the autograder only):")
+            body += [_fenced(t.strip(), "python") for t in spec.hidden]
+    head = [f"# Answer key: {_escaped(title)}", _escaped(INSTRUCTORS_ONLY),
+            f"Points: {total['auto']} autograded, {total['written']} written."]
+    return "\n\n".join(head + body) + "\n"
+
+
+def latex_sources(chapters: list[Path], src: Path) -> list[str]:
+    """The answer keys' Sphinx project in ``src``: one page per chapter
+    (:func:`answer_key_markdown`, with the printed outputs of the execution cache), an index
+    and a ``_toc.yml``; the pages' names.  Pages of chapters not asked for are removed."""
+    import yaml
+
+    src.mkdir(parents=True, exist_ok=True)
+    notebooks = _executed_notebooks()
+    names = []
+    for chapter in chapters:
+        stem = Path(chapter).stem
+        if f"chapters/{stem}" not in notebooks:
+            print(f"answer-keys: no executed {stem} in the cache (make book): its key shows "
+                  "the solutions' code without their output")
+        text = answer_key_markdown(chapter, solution_outputs(chapter, notebooks))
+        page = src / f"{stem}.md"
+        if not page.is_file() or page.read_text(encoding="utf-8") != text:
+            page.write_text(text, encoding="utf-8")  # unchanged pages are not read again
+        names.append(page.stem)
+    for old in src.glob("*.md"):
+        if old.stem not in (*names, INDEX_DOC):
+            old.unlink()
+    (src / f"{INDEX_DOC}.md").write_text("# Answer keys\n", encoding="utf-8")
+    toc = {"format": "jb-article", "root": INDEX_DOC, "sections": [{"file": n} for n in names]}
+    (src / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
+    return names
+
+
+def build_pdfs(chapters: list[Path], out: Path = OUT) -> list[Path]:
+    """Each chapter's answer key as ``<out>/<chapter>.pdf`` by the book's LaTeX route
+    (:func:`booktools.pdf.sphinx_latex`, then :func:`booktools.pdf.latexmk`).  Stops on a
+    LaTeX error or a log problem (:func:`booktools.pdf.log_problems`)."""
+    import formulated
+    from booktools import pdf
+
+    pdf.check_tools()
+    latex = out / "latex"
+    names = latex_sources(chapters, latex / "src")
+    conf = {"external_toc_path": (latex / "src" / "_toc.yml").as_posix(),
+            "latex_individualpages": True, "nitpicky": True, "nb_execution_mode": "off",
+            "latex_elements": {**LATEX_ELEMENTS,
+                               "maketitle": LATEX_ELEMENTS["maketitle"] % formulated.__version__},
+            # the book's HTML assets lie beside its chapters, not here (no HTML is written)
+            "html_static_path": [], "html_favicon": None}
+    pdf.sphinx_latex(latex / "src", latex, latex / ".doctrees", conf)
+    written, problems = [], []
+    for name in names:
+        built = pdf.latexmk(latex / f"{name}.tex")
+        log = built.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+        problems += [f"{name}: {p}" for p in pdf.log_problems(log).messages()]
+        target = out / f"{name}.pdf"
+        shutil.copyfile(built, target)
+        written.append(target)
+    if problems:
+        raise SystemExit("answer-keys: " + "\n".join(problems))
+    return written
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", help="chapters (default: every numbered one)")
     parser.add_argument("--out", default=str(OUT), help="folder for the keys")
-    parser.add_argument("--pdf", action="store_true", help="also print each key to PDF")
+    parser.add_argument("--pdf", action="store_true",
+                        help="also each key as a PDF, by the book's LaTeX route (TeX Live)")
     args = parser.parse_args(argv)
     chapters = [Path(c) for c in args.chapters] or sorted(
         (ROOT / "chapters").glob("[0-9][0-9]_*.md"))

@@ -19,8 +19,13 @@ Jupyter Book 1's LaTeX route with Debian's TeX Live (XeLaTeX, ``latexmk``):
 ``_build/i18n/locales``), from the same execution cache (nothing runs again), in
 ``_build/latex-ko`` with its own doctrees; :func:`booktools.sphinx_pdf.korean_latex` sets
 Hangul with xeCJK and the Noto CJK fonts (Debian's ``texlive-lang-cjk``, ``fonts-noto-cjk``).
-What cells print stays English in it (the Korean HTML book translates outputs after its build,
-:mod:`booktools.sphinx_i18n`; the LaTeX route has no such step yet).
+What cells print, the widgets' labels and the figures' texts are Korean in it as in the Korean
+HTML book: the same outputs catalogues (``locales/ko/outputs``) and functions
+(:mod:`booktools.sphinx_i18n`), applied to the LaTeX document.
+
+The instructors' answer keys (``make answer-keys KEYS_ARGS=--pdf``,
+:mod:`booktools.answer_keys`) take the same route: :func:`sphinx_latex`, :func:`latexmk` and
+:func:`log_problems`.
 
 ``python -m booktools.pdf [--language en|ko|all] [--tex-only]`` (``all``, the default, builds
 both; ``--tex-only`` stops after step 2, to iterate on the ``.tex`` with ``latexmk`` in
@@ -38,10 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from booktools.launch import ROOT
-from booktools.sphinx_pdf import PDF_NAME, PDF_NAMES, PDF_PATH
+from booktools.sphinx_pdf import PDF_NAMES, PDF_PATH
 
 __all__ = ["LATEX_DIR", "PDF", "TEX", "KO_LATEX_DIR", "KO_PDF", "KO_TEX", "Edition", "EDITIONS",
-           "MAX_OVERFULL_PT", "LogProblems", "log_problems", "build_tex", "build_pdf", "main"]
+           "MAX_OVERFULL_PT", "LogProblems", "log_problems", "sphinx_latex", "build_tex",
+           "check_tools", "latexmk", "build_pdf", "main"]
 
 
 @dataclass(frozen=True)
@@ -109,11 +115,23 @@ def log_problems(log: str, max_overfull_pt: float = MAX_OVERFULL_PT) -> LogProbl
                   if float(pt) > max_overfull_pt])
 
 
+def sphinx_latex(srcdir: Path, outdir: Path, doctrees: Path, conf: dict,
+                 path_config: Path = ROOT / "_config.yml") -> None:
+    """Sphinx's LaTeX builder through Jupyter Book 1 (``_config.yml`` and ``conf`` on top),
+    warnings as errors: the one place the book, its Korean edition and the answer keys
+    (:mod:`booktools.answer_keys`) write their ``.tex``."""
+    from jupyter_book.sphinx import build_sphinx
+
+    result = build_sphinx(
+        srcdir, outdir, noconfig=True, path_config=str(path_config), confoverrides=conf,
+        doctreedir=doctrees, builder="latex", warningiserror=True, keep_going=True)
+    if result:
+        raise SystemExit(f"pdf: the LaTeX build failed ({result!r}); see the messages above")
+
+
 def build_tex(edition: Edition = EDITIONS["en"]) -> None:
     """Sphinx's LaTeX builder on the book, from the execution cache, warnings as errors; for
     Korean with the Korean HTML book's settings (:func:`booktools.i18n.overrides`)."""
-    from jupyter_book.sphinx import build_sphinx
-
     conf = {"external_toc_path": (ROOT / "_toc.yml").as_posix(),
             "latex_individualpages": False, "nitpicky": True}
     if edition.language != "en":
@@ -121,34 +139,40 @@ def build_tex(edition: Edition = EDITIONS["en"]) -> None:
 
         i18n.compile_catalogues()
         conf = i18n.overrides("latex")
-    result = build_sphinx(
-        ROOT, edition.latex_dir, noconfig=True, path_config=str(ROOT / "_config.yml"),
-        confoverrides=conf, doctreedir=edition.doctrees, builder="latex",
-        warningiserror=True, keep_going=True)
-    if result:
-        raise SystemExit(f"pdf: the LaTeX build failed ({result!r}); see the messages above")
+    sphinx_latex(ROOT, edition.latex_dir, edition.doctrees, conf)
+
+
+def check_tools() -> None:
+    """Stop with the packages to install when XeLaTeX or ``latexmk`` is missing."""
+    missing = [tool for tool in ("xelatex", "latexmk") if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"pdf: {' and '.join(missing)} not found: apt-get install "
+                         + " ".join(APT_PACKAGES) + " (make pdf does this as root)")
+
+
+def latexmk(tex: Path) -> Path:
+    """``latexmk -xelatex`` on ``tex`` in its folder (as many runs as the cross-references
+    need); the problems of its log printed (:func:`log_problems`); the PDF it wrote.  A LaTeX
+    error or a missing PDF stops with the log's path."""
+    check_tools()
+    built = tex.with_suffix(".pdf")
+    built.unlink(missing_ok=True)  # never copy a PDF of an earlier run
+    done = subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error",
+                           "-silent", tex.name], cwd=tex.parent, check=False,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = tex.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+    for line in log_problems(log).messages():
+        print(f"pdf: {tex.name}: {line}")
+    if done.returncode or not built.is_file() or _ERROR.search(log):
+        print(done.stdout[-3000:])
+        raise SystemExit(f"pdf: latexmk failed ({done.returncode}); see {tex.with_suffix('.log')}")
+    return built
 
 
 def build_pdf(edition: Edition = EDITIONS["en"]) -> Path:
     """``latexmk`` in the edition's LaTeX folder; the PDF copied to ``edition.pdf``; the log
     checked."""
-    missing = [tool for tool in ("xelatex", "latexmk") if shutil.which(tool) is None]
-    if missing:
-        raise SystemExit(f"pdf: {' and '.join(missing)} not found: apt-get install "
-                         + " ".join(APT_PACKAGES) + " (make pdf does this as root)")
-    tex = edition.tex
-    built = edition.latex_dir / PDF_NAME
-    built.unlink(missing_ok=True)  # never copy a PDF of an earlier run
-    done = subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error",
-                           "-silent", tex.name], cwd=edition.latex_dir, check=False,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log = tex.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
-    problems = log_problems(log).messages()
-    for line in problems:
-        print(f"pdf: {line}")
-    if done.returncode or not built.is_file() or _ERROR.search(log):
-        print(done.stdout[-3000:])
-        raise SystemExit(f"pdf: latexmk failed ({done.returncode}); see {tex.with_suffix('.log')}")
+    built = latexmk(edition.tex)
     edition.pdf.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(built, edition.pdf)
     return edition.pdf

@@ -17,6 +17,10 @@
   of figures follow ``locales/ko/outputs/<page>.po`` (booktools/i18n.py); the
   printed values are put back unchanged, nothing runs again.  The interface strings that
   booktools, the theme and MyST-NB leave in English are translated by :data:`UI_KO`.
+  **The Korean PDF** too, with the same catalogues and functions on the LaTeX builder's
+  document: printed lines (:class:`TranslatePrinted`), and the widgets' snapshots and the
+  figures where :mod:`booktools.sphinx_pdf` makes them (:func:`translate_widget_state`,
+  :func:`translate_svg`); :func:`output_table` is the one lookup of a page's translations.
 * **Korean search** (:class:`SearchKorean`): a word is indexed and searched without its
   particle (트랜스포머의 -> 트랜스포머); English words are stemmed as in the English book.
 * MyST-NB writes the executed notebooks and output images beside the output folder, for the
@@ -38,12 +42,14 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.search.en import SearchEnglish
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
 
 __all__ = ["KeepMathBlocks", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS",
            "SWITCH_CSS", "other_language", "switch_href", "switch_html", "UI_KO",
-           "translate_page", "translate_svg", "translate_outputs", "korean_stem",
+           "translate_page", "translate_svg", "translate_printed", "translate_widget_state",
+           "output_table", "docname_of", "translate_outputs", "TranslatePrinted", "korean_stem",
            "SearchKorean", "setup"]
 
 #: The two editions: language code -> the switch's text, in that language.
@@ -220,7 +226,15 @@ def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
                    for p in parts)
 
 
-def _translate_state(state: dict[str, Any], table: Mapping[str, str]) -> None:
+def translate_printed(text: str, table: Mapping[str, str]) -> str:
+    """What a cell printed, line by line (:func:`booktools.i18n.translate_output`: a line
+    without a translation stays as it is, the values are kept)."""
+    return "\n".join(i18n.translate_output(line, table) for line in text.split("\n"))
+
+
+def translate_widget_state(state: dict[str, Any], table: Mapping[str, str]) -> None:
+    """A notebook's widget state (``{"state": {model id: model}}``) translated in place: labels,
+    options, tooltips, and the texts, alt texts and figures of HTML widgets."""
     for model in state.get("state", {}).values():
         values = model.get("state", {})
         for key in i18n.WIDGET_KEYS:
@@ -240,16 +254,14 @@ def translate_page(page: str, table: Mapping[str, str]) -> str:
     a line without a translation stays as it is (applying it twice changes nothing)."""
     def stream(m: re.Match[str]) -> str:
         lines = m.group(2).split("\n")
-        out = []
-        for line in lines:
-            english = html.unescape(line)
-            korean = i18n.translate_output(english, table)
-            out.append(line if korean == english else _escape_pre(korean))
+        english = [html.unescape(line) for line in lines]
+        korean = translate_printed("\n".join(english), table).split("\n")
+        out = [line if k == e else _escape_pre(k) for line, e, k in zip(lines, english, korean)]
         return m.group(1) + "\n".join(out) + m.group(3)
 
     def widgets(m: re.Match[str]) -> str:
         state = json.loads(m.group(2))
-        _translate_state(state, table)
+        translate_widget_state(state, table)
         # as MyST-NB writes it: "</" escaped so the JSON cannot close its script element
         return m.group(1) + json.dumps(state, ensure_ascii=False).replace("</", "<\\/") + m.group(3)
 
@@ -265,24 +277,51 @@ def _tables(catalogues: Path) -> dict[str, dict[str, str]]:
             for po in sorted(catalogues.rglob("*.po"))}
 
 
+def output_table(app: Sphinx, docname: str) -> Mapping[str, str] | None:
+    """The outputs table of page ``docname`` in the build's language: the page's catalogue
+    first, the other pages' next (the same line printed on two pages is translated once);
+    ``None`` for a build whose language has no outputs catalogues (the English books).  Read
+    once per build."""
+    if app.config.language != i18n.LANGUAGE:
+        return None
+    cached = getattr(app, "_formulated_output_tables", None)
+    if cached is None:
+        catalogues = Path(app.srcdir) / i18n.OUTPUTS.relative_to(i18n.ROOT)
+        tables = _tables(catalogues)
+        every: dict[str, str] = {}
+        for table in tables.values():
+            for msgid, msgstr in table.items():
+                every.setdefault(msgid, msgstr)
+        cached = app._formulated_output_tables = (tables, every)  # type: ignore[attr-defined]
+    tables, every = cached
+    return ChainMap(tables.get(docname, {}), every)
+
+
+def docname_of(node: nodes.Node, root_doc: str) -> str:
+    """The page a node of the LaTeX builder's one document came from: the ``start_of_file``
+    around it (the root page's own nodes have none)."""
+    from sphinx import addnodes
+
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, addnodes.start_of_file):
+            return parent["docname"]
+        parent = parent.parent
+    return root_doc
+
+
 def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
-    """After the Korean build: every page through :func:`translate_page` and the figures it
-    shows through :func:`translate_svg`, with the page's outputs catalogue first and the
-    other pages' next (the same line printed on two pages is translated once)."""
-    if exception is not None or app.builder.format != "html" or app.config.language != "ko":
+    """After the Korean HTML build: every page through :func:`translate_page` and the figures
+    it shows through :func:`translate_svg`, with the page's :func:`output_table`."""
+    if exception is not None or app.builder.format != "html" \
+            or output_table(app, app.config.root_doc) is None:
         return
-    catalogues = Path(app.srcdir) / i18n.OUTPUTS.relative_to(i18n.ROOT)
-    tables = _tables(catalogues)
-    every: dict[str, str] = {}
-    for table in tables.values():
-        for msgid, msgstr in table.items():
-            every.setdefault(msgid, msgstr)
     outdir = Path(app.outdir)
     for docname in sorted(app.env.found_docs):
         path = outdir / f"{docname}.html"
-        if not path.is_file():
+        table = output_table(app, docname)
+        if table is None or not path.is_file():
             continue
-        table = ChainMap(tables.get(docname, {}), every)
         text = path.read_text(encoding="utf-8")
         done = translate_page(text, table)
         if done != text:
@@ -294,6 +333,29 @@ def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
                 korean = translate_svg(svg, table)
                 if korean != svg:
                     image.write_text(korean, encoding="utf-8")
+
+
+class TranslatePrinted(SphinxPostTransform):
+    """The Korean PDF (LaTeX builder): what cells printed, as in the Korean HTML book
+    (:func:`translate_printed` with the page's :func:`output_table`).  The widgets' snapshots
+    and the figures are translated where :mod:`booktools.sphinx_pdf` makes them (its
+    ``WidgetSnapshots`` and ``SvgToPdf``), with the same functions."""
+
+    default_priority = 2
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        if output_table(self.app, self.config.root_doc) is None:
+            return
+        for block in list(self.document.findall(nodes.literal_block)):
+            if not {"output", "stream"} <= set(block["classes"]):
+                continue
+            table = output_table(self.app, docname_of(block, self.config.root_doc))
+            english = block.astext()
+            korean = translate_printed(english, table or {})
+            if korean != english:
+                block.rawsource = korean  # Sphinx highlights a block whose text is its source
+                block[:] = [nodes.Text(korean)]
 
 
 # -- Korean search --------------------------------------------------------------------------------
@@ -354,5 +416,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("html-page-context", _page_context, priority=950)
     app.connect("build-finished", translate_outputs)
+    app.add_post_transform(TranslatePrinted)
     app.add_search_language(SearchKorean)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -28,6 +28,11 @@ For the LaTeX builder (``make pdf``, :mod:`booktools.pdf`):
   as the chapters call them, instead of chapters 20, 21, ...
 * **Solutions in an appendix.** Every ``{solution}`` box leaves its chapter and goes, in
   order, to a last appendix, "Solutions to the exercises", each under its exercise's number.
+* **The Korean edition** (``language=ko``): xeCJK and Korean captions (:func:`korean_latex`);
+  the widgets' snapshots and the figures with their Korean texts (the page's outputs
+  catalogue, :func:`booktools.sphinx_i18n.output_table`), a snapshot's caption in Korean
+  (:data:`WIDGET_CAPTIONS`); in a table a line may break between Hangul and a bracket
+  (:func:`break_before_brackets`).
 
 For the HTML builder:
 
@@ -46,9 +51,8 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-import yaml
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -119,8 +123,11 @@ APPENDIX_TITLES = {"en": APPENDIX_TITLE, "ko": "연습문제 해답"}
 #: Wide tables in small type (:func:`fit_table`): (least number of columns, type size,
 #: ``\\tymax`` in pt: a column's natural width counts up to that when ``tabulary`` shares the
 #: line, so a column of sentences cannot starve one of formulas).  The values are those
-#: for which appendix A's notation tables and the errata fit (tests/test_pdf.py).
-WIDE_TABLES = ((9, "\\scriptsize", 80), (6, "\\footnotesize", 100))
+#: for which appendix A's notation tables and the errata fit (tests/test_pdf.py).  Five
+#: columns keep the text's size ("") with the narrow gaps and the cap: appendix F's
+#: concordance, whose Korean sentences are narrower than the English and left 15 pt too
+#: little for "(EDTransformer)" in theirs.
+WIDE_TABLES = ((9, "\\scriptsize", 80), (6, "\\footnotesize", 100), (5, "", 100))
 #: A table of more rows is a ``longtable`` (:func:`fit_table`), set in ``\\footnotesize``.
 LONG_TABLE_ROWS = 30
 #: Small type in tables: the gap on either side of a column and a column's least width (pt).
@@ -152,6 +159,10 @@ LAYOUT_PREAMBLE = r"""
 \patchcmd{\sphinxdotitlerowwithicon}{\makebox[\linewidth][l]}{\formulatedtitlebox}{}
   {\PackageError{formulated}{Sphinx's title row of boxes changed: titles cannot wrap}{}}
 \setmonofont{DejaVu Sans Mono}[Scale=MatchLowercase]
+% the math fonts' definition files are read before the first code block: the mark of a wrapped
+% code line is a formula, and a .fd file read among a Verbatim's active characters is an error
+% (an answer key whose first formula is that mark stopped on rsfs's)
+\AtBeginDocument{\sbox0{$x$}}
 """
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -167,10 +178,17 @@ LATEX_SVG_PRIORITY = ("latex", "image/svg+xml", 15)
 SVG_TOOL = "rsvg-convert"
 
 
-def svg_to_pdf(svg: str, dest: Path) -> None:
+def svg_to_pdf(svg: str, dest: Path, table: Mapping[str, str] | None = None) -> None:
     """Write the SVG document ``svg`` as a PDF to ``dest``, its themed colours fixed to the
-    light ones (:func:`formulated.plotting.light_svg`), with ``rsvg-convert``."""
+    light ones (:func:`formulated.plotting.light_svg`), with ``rsvg-convert``; its texts
+    translated by ``table`` first (:func:`booktools.sphinx_i18n.translate_svg`, the Korean
+    edition)."""
     from formulated.plotting import light_svg
+
+    if table is not None:
+        from booktools.sphinx_i18n import translate_svg
+
+        svg = translate_svg(svg, table)
 
     tool = shutil.which(SVG_TOOL)
     if tool is None:
@@ -184,27 +202,35 @@ def svg_to_pdf(svg: str, dest: Path) -> None:
 
 
 class SvgToPdf(ImageConverter):
-    """The chapters' SVG figures as PDF for LaTeX (:func:`svg_to_pdf`)."""
+    """The chapters' SVG figures as PDF for LaTeX (:func:`svg_to_pdf`), their texts in the
+    edition's language (the outputs catalogue of the page the figure is on)."""
 
     conversion_rules = [("image/svg+xml", "application/pdf")]
+    _table: Mapping[str, str] | None = None
 
     def is_available(self) -> bool:
         return True  # a missing tool is an error of its own (svg_to_pdf), not a lost figure
 
+    def handle(self, node: nodes.image) -> None:
+        from booktools.sphinx_i18n import docname_of, output_table
+
+        self._table = output_table(self.app, docname_of(node, self.config.root_doc))
+        super().handle(node)
+
     def convert(self, _from: str, _to: str) -> bool:
-        svg_to_pdf(Path(_from).read_text(encoding="utf-8"), Path(_to))
+        svg_to_pdf(Path(_from).read_text(encoding="utf-8"), Path(_to), self._table)
         return True
 
 
-def mathjax_macros(config_yml: Path) -> dict[str, Any]:
-    """``sphinx.config.mathjax3_config.tex.macros`` of ``config_yml`` (name -> body or
-    [body, number of arguments])."""
-    data = yaml.safe_load(config_yml.read_text(encoding="utf-8"))
+def mathjax_macros(mathjax3_config: dict[str, Any] | None) -> dict[str, Any]:
+    """``tex.macros`` of the Sphinx config value ``mathjax3_config`` (``_config.yml``'s
+    ``sphinx.config.mathjax3_config``, which Jupyter Book passes on): name -> body or
+    [body, number of arguments]."""
     try:
-        return dict(data["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"])
+        return dict(mathjax3_config["tex"]["macros"])  # type: ignore[index]
     except (KeyError, TypeError) as err:
-        raise ValueError(f"{config_yml}: expected sphinx.config.mathjax3_config.tex.macros, "
-                         f"missing {err}") from None
+        raise ValueError(f"mathjax3_config: expected tex.macros (sphinx.config.mathjax3_config "
+                         f"of _config.yml), missing {err}") from None
 
 
 def latex_macros(macros: dict[str, Any]) -> str:
@@ -238,7 +264,7 @@ def set_version(app: Sphinx, config: Config) -> None:
     overrides = [tuple(o) for o in config.nb_mime_priority_overrides]
     if LATEX_SVG_PRIORITY not in overrides:
         config.nb_mime_priority_overrides = [*overrides, LATEX_SVG_PRIORITY]
-    macros = latex_macros(mathjax_macros(Path(app.srcdir) / "_config.yml"))
+    macros = latex_macros(mathjax_macros(getattr(config, "mathjax3_config", None)))
     elements = config.latex_elements
     if config.language == "ko":
         korean_latex(elements)
@@ -281,11 +307,17 @@ def _walk(states: dict[str, Any], model_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def widget_snapshot(states: dict[str, Any], model_id: str
+#: A widget snapshot's caption, by language: what it is, and what comes before its settings.
+WIDGET_CAPTIONS = {"en": ("Snapshot of the interactive widget", " at "),
+                   "ko": ("대화형 위젯의 스냅숏", ": ")}
+
+
+def widget_snapshot(states: dict[str, Any], model_id: str, language: str | None = "en"
                     ) -> tuple[list[tuple[str, bytes]], str, str]:
     """A widget's figure panels in order, as (mime type, bytes): the ``<img>`` data of its
     ``HTML`` children (:func:`formulated.plotting.img_html`) and the images of its ``Output``
-    children (SVG or PNG); its caption; the text it shows under them."""
+    children (SVG or PNG); its caption (in ``language``: :data:`WIDGET_CAPTIONS`); the text it
+    shows under them."""
     images: list[tuple[str, bytes]] = []
     title, settings, texts = "", [], []
     for model in _walk(states, model_id):
@@ -317,8 +349,9 @@ def widget_snapshot(states: dict[str, Any], model_id: str
             shown = str(value)
             settings.append(f"{_plain(state['description']) or name[:-5]} = "
                             f"{shown if len(shown) <= 40 else shown[:39] + '…'}")
-    caption = (title + ". " if title else "") + "Snapshot of the interactive widget"
-    caption += (" at " + "; ".join(settings) + "." if settings else ".")
+    what, before = WIDGET_CAPTIONS.get(language or "en", WIDGET_CAPTIONS["en"])
+    caption = (title + ". " if title else "") + what
+    caption += (before + "; ".join(settings) + "." if settings else ".")
     return images, caption, "\n".join(texts)
 
 
@@ -330,11 +363,17 @@ class WidgetSnapshots(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
+        from booktools.sphinx_i18n import output_table, translate_widget_state
+
         states: dict[str, Any] = {}
-        for meta in getattr(self.env, "nb_metadata", {}).values():
+        for docname, meta in getattr(self.env, "nb_metadata", {}).items():
             body = meta.get("js_files", {}).get("ipywidgets_state", (None, {}))[1].get("body")
             if body:
-                states.update(json.loads(body)["state"])
+                state = json.loads(body)
+                table = output_table(self.app, docname)  # the Korean edition: its labels
+                if table is not None:
+                    translate_widget_state(state, table)
+                states.update(state["state"])
         outdir = Path(self.app.outdir)
         for bundle in list(self.document.findall(nodes.container)):
             if bundle.get("nb_element") != "mime_bundle":
@@ -343,7 +382,8 @@ class WidgetSnapshots(SphinxPostTransform):
             if not views:
                 continue
             found = re.search(r'"model_id":\s*"([0-9a-f]+)"', views[0].astext())
-            images, caption, text = widget_snapshot(states, found.group(1) if found else "")
+            images, caption, text = widget_snapshot(states, found.group(1) if found else "",
+                                                    self.config.language)
             if not images:  # a widget without a figure: keep what myst-nb shows
                 continue
             figure = nodes.figure(align="center")
@@ -395,6 +435,7 @@ def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
     for table in list(doctree.findall(nodes.table)):
         fit_table(table)
+        break_before_brackets(table)
     registry = getattr(app.env, "sphinx_exercise_registry", {})
     for ref in list(doctree.findall(addnodes.number_reference)):
         target = re.split(r"[#:]", ref.get("refid") or ref.get("refuri", ""))[-1]
@@ -413,8 +454,9 @@ def fit_table(table: nodes.table) -> None:
       line per cell in LaTeX; without that class Sphinx uses ``tabulary``.
     * A long table (over :data:`LONG_TABLE_ROWS` rows, a ``longtable``, which has no automatic
       widths) gets column widths from what its columns hold (:func:`column_widths`).
-    * A wide table (:data:`WIDE_TABLES`: the notation tables of appendix A, the errata) and a
-      long one are set in small type with narrow gaps, every column at least
+    * A wide table (:data:`WIDE_TABLES`: the notation tables of appendix A, the errata, the
+      concordance) and a long one are set in small type (five columns: the text's) with
+      narrow gaps, every column at least
       :data:`MIN_COLUMN_PT` wide, and a formula that lists symbols
       (``\\mathbf{W}_1, \\mathbf{b}_1``) may break after its commas (:func:`split_math_lists`).
     """
@@ -429,7 +471,8 @@ def fit_table(table: nodes.table) -> None:
     columns = max((group["cols"] for group in table.findall(nodes.tgroup)), default=0)
     wide = [(size, tymax) for least, size, tymax in WIDE_TABLES if columns >= least]
     if long or wide:
-        size, tymax = wide[0] if wide else ("\\footnotesize", 0)
+        size, tymax = wide[0] if wide else ("", 0)
+        size = size or ("\\footnotesize" if long else "")
         split_math_lists(table)
         parent, at = table.parent, table.parent.index(table)
         parent.insert(at + 1, nodes.raw("", "\\endgroup\n", format="latex"))
@@ -438,6 +481,29 @@ def fit_table(table: nodes.table) -> None:
             f"\\setlength{{\\tymin}}{{{MIN_COLUMN_PT}pt}}"
             + (f"\\setlength{{\\tymax}}{{{tymax}pt}}" if tymax else "") + "\n",
             format="latex"))
+
+
+#: Hangul followed by an opening bracket: "트랜스포머(EDTransformer)".  XeTeX with xeCJK breaks a
+#: line between two Hangul syllables but not between Hangul and the Latin text after it, so in
+#: a narrow column such a word cannot break and runs into the next (17 pt in appendix F).
+_HANGUL_BRACKET = re.compile(r"(?<=[\uac00-\ud7a3])(?=[(\[])")
+
+
+def break_before_brackets(table: nodes.table) -> None:
+    """In the text of ``table``'s cells (not in code), a line may break between Hangul and an
+    opening bracket after it (``\\allowbreak``): the English is written with a blank there
+    ("transformer (EDTransformer)"), the Korean without ("트랜스포머(EDTransformer)")."""
+    for text in list(table.findall(nodes.Text)):
+        parent = text.parent
+        if isinstance(parent, (nodes.literal, nodes.raw, nodes.math)) \
+                or not _HANGUL_BRACKET.search(text):
+            continue
+        pieces = _HANGUL_BRACKET.split(str(text))
+        new: list[nodes.Node] = []
+        for piece in pieces:
+            new += [nodes.Text(piece), nodes.raw("", "\\allowbreak{}", format="latex")]
+        at = parent.index(text)
+        parent[at:at + 1] = new[:-1]
 
 
 def split_math_lists(table: nodes.table) -> None:

@@ -5,7 +5,8 @@ under a file lock, so pytest-xdist workers share it), and not at all when
 ``_build/pdf/the-formulated-gpt.pdf`` is newer than every input (CI runs ``make pdf`` first).
 Needs TeX Live and poppler-utils (``make tex``); a missing tool fails with that message.
 The Korean PDF (``_build/pdf/the-formulated-gpt-ko.pdf``) likewise, once, when older than the
-chapters, the build code or the Korean catalogues (``python -m booktools.pdf --language ko``).
+chapters, the build code or the Korean catalogues, prose and outputs (``python -m booktools.pdf
+--language ko``).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.slow
 PAGES = (280, 420)
 
 INPUTS = [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "booktools" / "pdf.py",
-          ROOT / "formulated" / "plotting.py",
+          ROOT / "formulated" / "plotting.py", ROOT / "booktools" / "sphinx_i18n.py",
           ROOT / "booktools" / "sphinx_pdf.py", *sorted((ROOT / "chapters").glob("*.md"))]
 
 
@@ -231,7 +232,8 @@ def test_every_figure_output_is_an_included_image(pdf: Path) -> None:
 # -- The Korean edition (_build/pdf/the-formulated-gpt-ko.pdf) ---------------------------------
 
 KO_INPUTS = [*INPUTS, ROOT / "booktools" / "i18n.py",
-             *sorted((ROOT / "locales" / "ko" / "LC_MESSAGES").rglob("*.po"))]
+             *sorted((ROOT / "locales" / "ko" / "LC_MESSAGES").rglob("*.po")),
+             *sorted((ROOT / "locales" / "ko" / "outputs").rglob("*.po"))]
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
@@ -300,12 +302,15 @@ def test_korean_pdf_has_every_korean_chapter_title(ko_pages: list[str]) -> None:
     assert any("데이터로부터 학습" in normal(p) for p in ko_pages)
 
 
-def test_korean_pdf_has_no_unresolved_reference_or_error(ko_pages: list[str]) -> None:
+def test_korean_pdf_has_no_unresolved_reference_error_or_wide_overfull_box(
+        ko_pages: list[str]) -> None:
+    """As for the English PDF: no "??", and a log without LaTeX error, undefined reference or
+    overfull box wider than 10 pt (appendix F's concordance ran 17 pt wide in Korean)."""
     bad = [f"page {i + 1}" for i, p in enumerate(ko_pages) if "??" in p]
     assert not bad, "unresolved references ('??') on " + ", ".join(bad)
     log = KO_TEX.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     problems = log_problems(log)
-    assert not problems.errors and not problems.undefined, problems.messages()[:20]
+    assert not problems.messages(), "\n".join(problems.messages()[:20])
     missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
     assert not missing, f"characters left out of the Korean PDF: {missing}"
 
@@ -335,3 +340,23 @@ def test_korean_chapter_8_opening_page_renders(ko_pages: list[str], ko_pdf: Path
     from matplotlib.image import imread
 
     assert imread(stem.with_suffix(".png")).min() < 0.5, "chapter 8's first page is blank"
+
+
+def test_korean_pdf_prints_outputs_in_korean(ko_pages: list[str]) -> None:
+    """What cells print is Korean, as in the Korean HTML book: a line of chapter 8 is the
+    catalogue's translation (locales/ko/outputs/chapters/08_attention.po), the same values,
+    and its English is gone; widget snapshots are captioned in Korean, figures' texts are
+    Korean."""
+    from booktools import i18n
+
+    table = i18n.output_table(i18n.OUTPUTS / "chapters" / "08_attention.po")
+    english = "beta =    1: weights [0.2119 0.5761 0.2119]  output 26.3582"
+    korean = i18n.translate_output(english, table)
+    assert korean == "beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582"
+    text = squeezed(" ".join(ko_pages))
+    # pdftotext sets the aligned "beta =    1" apart: the line is compared from its value on
+    assert squeezed(korean.split("=", 1)[1]) in text
+    assert squeezed(english.split("=", 1)[1]) not in text
+    assert "대화형위젯의스냅숏" in text and "Snapshotoftheinteractivewidget" not in text
+    # a figure's legend (chapter 1, its catalogue's "a chord below the graph"), drawn Korean
+    assert "그래프아래의현" in text

@@ -11,13 +11,16 @@ import shutil
 from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
+import yaml
 from docutils import nodes
 from sphinx import addnodes
 
 from _chapters import ROOT
 
-from booktools.sphinx_pdf import (PDF_NAME, PDF_NAMES, column_widths, letter_appendices,
-                                  set_version, split_math_lists, widget_snapshot)
+from booktools.sphinx_i18n import TranslatePrinted
+from booktools.sphinx_pdf import (PDF_NAME, PDF_NAMES, break_before_brackets, column_widths,
+                                  letter_appendices, set_version, split_math_lists,
+                                  widget_snapshot)
 from formulated import plotting
 
 
@@ -120,9 +123,12 @@ def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(t
     pdfs = tmp_path / "_build" / "pdf"
     pdfs.mkdir(parents=True)
 
+    mathjax = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"][
+        "mathjax3_config"]
+
     def configured(language: str | None) -> SimpleNamespace:
         config = SimpleNamespace(language=language, html_theme_options={}, latex_elements={},
-                                 nb_mime_priority_overrides=[])
+                                 nb_mime_priority_overrides=[], mathjax3_config=mathjax)
         set_version(SimpleNamespace(srcdir=str(tmp_path)), config)
         return config
 
@@ -139,3 +145,66 @@ def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(t
     assert "\\renewcommand{\\contentsname}{차례}" in korean["preamble"]
     english = configured("en").latex_elements
     assert "fontenc" not in english and "차례" not in english["preamble"]
+    # the book's macros, from _config.yml's mathjax3_config (MathJax's own list)
+    assert "\\renewcommand{\\bm}[1]{\\symbfit{#1}}" in english["preamble"]
+    assert "\\renewcommand{\\R}{\\mathbb{R}}" in english["preamble"]
+
+
+def test_korean_widget_snapshot_caption() -> None:
+    states = {"a0": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_b1",
+                                                                      "IPY_MODEL_c2"]}},
+              "b1": {"model_name": "HTMLModel", "state": {"value": "<b>마스크</b>"}},
+              "c2": {"model_name": "FloatSliderModel", "state": {"description": "T",
+                                                                  "value": 0.5}}}
+    assert widget_snapshot(states, "a0", "ko")[1] == "마스크. 대화형 위젯의 스냅숏: T = 0.5."
+    assert widget_snapshot(states, "a0", "en")[1] == \
+        "마스크. Snapshot of the interactive widget at T = 0.5."
+
+
+def test_a_table_line_may_break_between_hangul_and_a_bracket() -> None:
+    """Appendix F's "트랜스포머(EDTransformer)" ran 17 pt into the next column of the Korean
+    PDF: a break is allowed before the bracket, not in code and not in English."""
+    t = table(("인코더-디코더 트랜스포머(EDTransformer)", "transformer (E)"))
+    code = nodes.paragraph()
+    code += nodes.literal("", "값(x)")
+    t.next_node(nodes.entry).append(code)
+    break_before_brackets(t)
+    first = t.next_node(nodes.paragraph)
+    assert [c.astext() for c in first.children] == [
+        "인코더-디코더 트랜스포머", "\\allowbreak{}", "(EDTransformer)"]
+    assert isinstance(first.children[1], nodes.raw) and first.children[1]["format"] == "latex"
+    assert code.astext() == "값(x)" and len(list(t.findall(nodes.raw))) == 1
+
+
+def _latex_document(language: str, docname: str, text: str) -> nodes.document:
+    """A LaTeX builder's one document, holding page ``docname`` with one printed output, with
+    just enough of Sphinx around it for the post-transforms (``language``, the catalogues)."""
+    from docutils.utils import new_document
+
+    config = SimpleNamespace(language=language, root_doc="chapters/intro")
+    app = SimpleNamespace(config=config, srcdir=str(ROOT))
+    doc = new_document("book")
+    doc.settings.env = SimpleNamespace(app=app, config=config)
+    page = addnodes.start_of_file(docname=docname)
+    section = nodes.section()
+    section += nodes.literal_block(text, text, classes=["output", "stream"])
+    section += nodes.literal_block(text, text, classes=["output", "stderr"])
+    page += section
+    doc += page
+    return doc
+
+
+def test_korean_latex_prints_the_catalogues_translation_of_a_printed_line() -> None:
+    """The Korean PDF: what a cell printed goes through the page's outputs catalogue, as in
+    the Korean HTML book (stdout only, the values kept); English is untouched."""
+    english = "beta =    1: weights [0.2119 0.5761 0.2119]  output 26.3582\nq_1 . k_j = 7   x"
+    korean_doc = _latex_document("ko", "chapters/08_attention", english)
+    TranslatePrinted(korean_doc).run()
+    stdout, stderr = korean_doc.findall(nodes.literal_block)
+    assert stdout.astext() == ("beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582\n"
+                               "q_1 . k_j = 7   x")
+    assert stdout.rawsource == stdout.astext()  # else Sphinx takes it for a parsed literal
+    assert stderr.astext() == english
+    english_doc = _latex_document("en", "chapters/08_attention", english)
+    TranslatePrinted(english_doc).run()
+    assert [b.astext() for b in english_doc.findall(nodes.literal_block)] == [english] * 2
