@@ -503,14 +503,15 @@ def test_adamw_is_torch_fused_adamw_bit_for_bit():
 
 def test_a_training_run_never_imports_torch_dynamo(tmp_path):
     """torch.optim's methods import torch._dynamo (seconds at a GPU run's start); a whole run
-    (steps, evaluations, a checkpoint, a resumed run) does without it.  In a fresh process,
-    since other tests import it."""
+    (steps, evaluations, a checkpoint, a resumed run, a run with Muon) does without it.  In a
+    fresh process, since other tests import it."""
     code = ("import sys\n"
             "from formulated.training import train\n"
             f"kw = dict(L=1, A=2, H=16, n_ctx=16, B=4, eval_interval=3, device='cpu', "
             f"progress=False)\n"
             f"train('book', {str(tmp_path)!r}, max_steps=6, **kw)\n"
             f"train(None, {str(tmp_path)!r}, resume=True, max_steps=8, progress=False)\n"
+            "train('book', None, optimizer='muon', max_steps=4, **kw)\n"
             "print(sorted(m for m in sys.modules if m.startswith('torch._dynamo'))[:3])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], timeout=300)

@@ -15,7 +15,7 @@ import torch
 from ..models.trainable import GPT
 from .config import TrainConfig
 
-__all__ = ["lr_lambda", "make_optimizers", "AdamW"]
+__all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon"]
 
 
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
@@ -44,7 +44,26 @@ def _undecorated(method: Callable[..., Any]) -> Callable[..., Any]:
     return getattr(method, "__wrapped__", method)
 
 
-class AdamW(torch.optim.Optimizer):
+class _WithoutDynamo:
+    """torch.optim's bookkeeping (parameter groups, gradients to zero, state to save and load)
+    without importing ``torch._dynamo``: its methods are wrapped so that the compiler skips
+    them, and the wrapper imports the compiler on first use, which took about as long as
+    importing torch at a GPU run's start (benchmarks/README.md)."""
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        _undecorated(torch.optim.Optimizer.add_param_group)(self, param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        _undecorated(torch.optim.Optimizer.zero_grad)(self, set_to_none)
+
+    def state_dict(self) -> dict[str, Any]:
+        return _undecorated(torch.optim.Optimizer.state_dict)(self)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        _undecorated(torch.optim.Optimizer.load_state_dict)(self, state_dict)
+
+
+class AdamW(_WithoutDynamo, torch.optim.Optimizer):
     """AdamW in PyTorch's fused kernel, without importing ``torch._dynamo``.
 
     Per parameter ``theta`` with gradient ``g`` at step ``t`` (1-based), rate ``eta``:
@@ -53,9 +72,7 @@ class AdamW(torch.optim.Optimizer):
 
     The update is ``torch.optim.AdamW(fused=True)``'s, kernel and state alike (``step``,
     ``exp_avg``, ``exp_avg_sq``): checkpoints of either load into the other.  It exists for
-    the start-up of a GPU run: ``torch.optim``'s own methods import ``torch._dynamo`` on first
-    use, which took about as long as importing torch on the benchmark's H100
-    (benchmarks/README.md); these call the same code undecorated.
+    the start-up of a run (see :class:`_WithoutDynamo`).
 
     Definition: def-18-step (the AdamW update).
     Checked by: tests/test_train.py::test_adamw_is_torch_fused_adamw_bit_for_bit
@@ -92,18 +109,13 @@ class AdamW(torch.optim.Optimizer):
             s["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
         return s
 
-    # torch.optim's bookkeeping, minus the import of torch._dynamo.
-    def add_param_group(self, param_group: dict[str, Any]) -> None:
-        _undecorated(torch.optim.Optimizer.add_param_group)(self, param_group)
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        _undecorated(torch.optim.Optimizer.zero_grad)(self, set_to_none)
-
-    def state_dict(self) -> dict[str, Any]:
-        return _undecorated(torch.optim.Optimizer.state_dict)(self)
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        _undecorated(torch.optim.Optimizer.load_state_dict)(self, state_dict)
+if hasattr(torch.optim, "Muon"):  # PyTorch 2.9 and later
+    class Muon(_WithoutDynamo, torch.optim.Muon):
+        """``torch.optim.Muon``, unchanged, without importing ``torch._dynamo`` (its update
+        calls no compiler; only the bookkeeping of :class:`_WithoutDynamo` did)."""
+else:
+    Muon = None
 
 
 def _adamw(groups: list[dict], cfg: TrainConfig, device: torch.device) -> torch.optim.Optimizer:
@@ -131,5 +143,8 @@ def make_optimizers(model: GPT, cfg: TrainConfig, device: torch.device
               {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0}]
     opts: list[torch.optim.Optimizer] = [_adamw(groups, cfg, device)]
     if muon:
-        opts.append(torch.optim.Muon(muon, lr=cfg.muon_lr, weight_decay=cfg.weight_decay))
+        if Muon is None:
+            raise ValueError(f"optimizer: 'muon' needs PyTorch 2.9 or later (torch.optim.Muon); "
+                             f"this is {torch.__version__}: use optimizer='adamw'")
+        opts.append(Muon(muon, lr=cfg.muon_lr, weight_decay=cfg.weight_decay))
     return opts
