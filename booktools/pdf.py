@@ -12,7 +12,8 @@ Jupyter Book 1's LaTeX route with Debian's TeX Live (XeLaTeX, ``latexmk``):
    (``rsvg-convert``), the widgets' snapshots, lettered appendices and the solutions appendix.
 3. ``latexmk`` (XeLaTeX, as many runs as the cross-references need) makes the PDF, copied to
    ``_build/pdf/the-formulated-gpt.pdf``; then the log is checked (:func:`log_problems`): no
-   LaTeX error, no undefined reference, no overfull box wider than :data:`MAX_OVERFULL_PT`.
+   LaTeX error, no undefined reference, no overfull box wider than :data:`MAX_OVERFULL_PT`,
+   nothing run off a page's foot (a table taller than the page).
 
 **The Korean edition** (``_build/pdf/the-formulated-gpt-ko.pdf``) is the same route with
 :mod:`booktools.i18n`'s settings (``language=ko``, the catalogues compiled into
@@ -84,6 +85,10 @@ APT_PACKAGES = ("texlive-xetex", "texlive-latex-extra", "texlive-fonts-recommend
                 "texlive-lang-cjk", "fonts-noto-cjk")
 
 _OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)(.*)$", re.M)
+#: What the page builder could not fit on a page (a ``tabulary`` taller than the page): it runs
+#: off the page's foot, which no overfull hbox reports.
+_OFF_PAGE = re.compile(r"^Overfull \\vbox \((\d+(?:\.\d+)?)pt too high\) has occurred while "
+                       r"\\output is active", re.M)
 _ERROR = re.compile(r"^! (.*)$", re.M)
 _UNDEFINED = re.compile(r"LaTeX Warning: (?:Reference|Citation|Hyper reference) `([^']*)' "
                         r"on page (\d+) undefined")
@@ -96,23 +101,28 @@ class LogProblems:
     errors: list[str]
     undefined: list[str]
     overfull: list[tuple[float, str]]
+    off_page: list[float]
 
     def messages(self) -> list[str]:
         """One line per problem, for a build's output or a test's failure."""
         return ([f"LaTeX error: {e}" for e in self.errors]
                 + [f"undefined reference: {u}" for u in self.undefined]
                 + [f"overfull box {pt:.1f}pt > {MAX_OVERFULL_PT}pt{where}"
-                   for pt, where in self.overfull])
+                   for pt, where in self.overfull]
+                + [f"{pt:.1f}pt of a page's content run off its foot (a table or box taller "
+                   f"than the page)" for pt in self.off_page])
 
 
 def log_problems(log: str, max_overfull_pt: float = MAX_OVERFULL_PT) -> LogProblems:
-    """Errors (``! ...`` lines), undefined references and overfull boxes wider than
-    ``max_overfull_pt`` in the text of a (Xe)LaTeX log."""
+    """Errors (``! ...`` lines), undefined references, overfull boxes wider than
+    ``max_overfull_pt`` and page content taller than the page by more than that, in the text
+    of a (Xe)LaTeX log."""
     return LogProblems(
         errors=_ERROR.findall(log),
         undefined=sorted({f"{name} (page {page})" for name, page in _UNDEFINED.findall(log)}),
         overfull=[(float(pt), where) for pt, where in _OVERFULL.findall(log)
-                  if float(pt) > max_overfull_pt])
+                  if float(pt) > max_overfull_pt],
+        off_page=[float(pt) for pt in _OFF_PAGE.findall(log) if float(pt) > max_overfull_pt])
 
 
 def sphinx_latex(srcdir: Path, outdir: Path, doctrees: Path, conf: dict,

@@ -130,6 +130,11 @@ APPENDIX_TITLES = {"en": APPENDIX_TITLE, "ko": "연습문제 해답"}
 WIDE_TABLES = ((9, "\\scriptsize", 80), (6, "\\footnotesize", 100), (5, "", 100))
 #: A table of more rows is a ``longtable`` (:func:`fit_table`), set in ``\\footnotesize``.
 LONG_TABLE_ROWS = 30
+#: ... and one of five columns or more with more rows than this: its cells wrap into many
+#: lines, and a ``tabulary`` taller than a page runs off it (appendix D's coverage table lost
+#: 590 pt below the page, appendix F's concordance 240 pt; the Korean appendix A's largest
+#: notation table 170 pt).
+LONG_WIDE_TABLE_ROWS = 12
 #: Small type in tables: the gap on either side of a column and a column's least width (pt).
 TABCOLSEP_PT = 3
 MIN_COLUMN_PT = 45
@@ -452,7 +457,8 @@ def fit_table(table: nodes.table) -> None:
 
     * Its cells wrap: a Markdown table printed by a cell is ``colwidths-auto``, one unbreakable
       line per cell in LaTeX; without that class Sphinx uses ``tabulary``.
-    * A long table (over :data:`LONG_TABLE_ROWS` rows, a ``longtable``, which has no automatic
+    * A long table (over :data:`LONG_TABLE_ROWS` rows, or :data:`LONG_WIDE_TABLE_ROWS` with
+      five columns or more: a ``longtable``, which breaks across pages and has no automatic
       widths) gets column widths from what its columns hold (:func:`column_widths`).
     * A wide table (:data:`WIDE_TABLES`: the notation tables of appendix A, the errata, the
       concordance) and a long one are set in small type (five columns: the text's) with
@@ -463,12 +469,13 @@ def fit_table(table: nodes.table) -> None:
     if "colwidths-auto" in table["classes"]:
         table["classes"].remove("colwidths-auto")
     rows = sum(len(body) for body in table.findall(nodes.tbody))
-    long = rows > LONG_TABLE_ROWS and "colwidths-given" not in table["classes"]
+    columns = max((group["cols"] for group in table.findall(nodes.tgroup)), default=0)
+    most = LONG_WIDE_TABLE_ROWS if columns >= WIDE_TABLES[-1][0] else LONG_TABLE_ROWS
+    long = rows > most and "colwidths-given" not in table["classes"]
     if long:
-        table["classes"].append("colwidths-given")
+        table["classes"] += ["colwidths-given", "longtable"]  # Sphinx's own rule: > 30 rows
         for colspec, width in zip(table.findall(nodes.colspec), column_widths(table)):
             colspec["colwidth"] = width
-    columns = max((group["cols"] for group in table.findall(nodes.tgroup)), default=0)
     wide = [(size, tymax) for least, size, tymax in WIDE_TABLES if columns >= least]
     if long or wide:
         size, tymax = wide[0] if wide else ("", 0)

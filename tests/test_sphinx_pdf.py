@@ -17,8 +17,10 @@ from sphinx import addnodes
 
 from _chapters import ROOT
 
+from booktools.pdf import log_problems
 from booktools.sphinx_i18n import TranslatePrinted
-from booktools.sphinx_pdf import (PDF_NAME, PDF_NAMES, break_before_brackets, column_widths,
+from booktools.sphinx_pdf import (LONG_WIDE_TABLE_ROWS, PDF_NAME, PDF_NAMES,
+                                  break_before_brackets, column_widths, fit_table,
                                   letter_appendices, set_version, split_math_lists,
                                   widget_snapshot)
 from formulated import plotting
@@ -208,3 +210,32 @@ def test_korean_latex_prints_the_catalogues_translation_of_a_printed_line() -> N
     english_doc = _latex_document("en", "chapters/08_attention", english)
     TranslatePrinted(english_doc).run()
     assert [b.astext() for b in english_doc.findall(nodes.literal_block)] == [english] * 2
+
+
+def test_a_wide_table_of_many_rows_is_a_longtable_and_a_narrow_one_is_not() -> None:
+    """A tabulary cannot break across pages: appendix D's six-column coverage table (26 rows)
+    ran 590 pt off its page, appendix F's five-column concordance (17 rows) 240 pt."""
+    def fitted(*rows: tuple[str, ...]) -> nodes.table:
+        page = nodes.section()  # fit_table puts its type size around the table
+        page += table(*rows)
+        fit_table(page[0])
+        return page.next_node(nodes.table)
+
+    wide = fitted(*[("a", "b", "c", "d", "e")] * (LONG_WIDE_TABLE_ROWS + 1))
+    assert {"longtable", "colwidths-given"} <= set(wide["classes"])
+    assert [c["colwidth"] for c in wide.findall(nodes.colspec)] == [20] * 5
+    narrow = fitted(*[("a", "b", "c", "d")] * (LONG_WIDE_TABLE_ROWS + 1))
+    assert "longtable" not in narrow["classes"]
+    few = fitted(*[("a", "b", "c", "d", "e")] * LONG_WIDE_TABLE_ROWS)
+    assert "longtable" not in few["classes"]
+
+
+def test_log_problems_reads_content_run_off_a_page() -> None:
+    log = ("Overfull \\vbox (242.11995pt too high) has occurred while \\output is active []\n"
+           "Overfull \\vbox (4.5pt too high) has occurred while \\output is active []\n"
+           "Overfull \\vbox (38.5pt too high) detected at line 13672\n"
+           "Overfull \\hbox (17.1305pt too wide) in paragraph at lines 24234--24234\n")
+    problems = log_problems(log)
+    assert problems.off_page == [242.11995]
+    assert [pt for pt, _ in problems.overfull] == [17.1305]
+    assert len(problems.messages()) == 2
