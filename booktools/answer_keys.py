@@ -162,6 +162,8 @@ LATEX_ELEMENTS = {
     "extraclassoptions": "openany,oneside",
     "preamble": "\\setcounter{secnumdepth}{-1}\n",
 }
+#: Before a line that announces code ("Output:"): a new page unless its first lines fit too.
+KEEP_WITH_NEXT = "```{raw} latex\n\\needspace{6\\baselineskip}\n```"
 #: The root page of the answer keys' Sphinx project (not printed: each key has its own .tex).
 INDEX_DOC = "index"
 
@@ -234,12 +236,13 @@ def answer_key_markdown(chapter: str | Path, outputs: dict[str, str] | None = No
         for code in ex.solution_code:
             body.append(_fenced(code, "python"))
             if outputs.get(code.strip()):
-                body += ["*Output:*", _fenced(outputs[code.strip()], "text")]
+                body += [KEEP_WITH_NEXT, "*Output:*", _fenced(outputs[code.strip()], "text")]
         if spec.kind == "auto":
+            body.append(KEEP_WITH_NEXT)
             body.append(f"**Defines** {_escaped(', '.join(spec.names))}. **Public tests** "
                         "(students run them with `grader.check`):")
             body += [_fenced(t.strip(), "python") for t in spec.public]
-            body.append("**Hidden tests** (the autograder only):")
+            body += [KEEP_WITH_NEXT, "**Hidden tests** (the autograder only):"]
             body += [_fenced(t.strip(), "python") for t in spec.hidden]
     head = [f"# Answer key: {_escaped(title)}", _escaped(INSTRUCTORS_ONLY),
             f"Points: {total['auto']} autograded, {total['written']} written."]
