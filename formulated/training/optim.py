@@ -78,8 +78,8 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
     Checked by: tests/test_train.py::test_adamw_is_torch_fused_adamw_bit_for_bit
     """
 
-    def __init__(self, params: Any, lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.01) -> None:
+    def __init__(self, params: Any, lr: float, betas: tuple[float, float], eps: float = 1e-8,
+                 weight_decay: float = 0.0) -> None:
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=False, maximize=False, foreach=None,
                                       capturable=False, differentiable=False, fused=True))
