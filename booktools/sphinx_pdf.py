@@ -51,7 +51,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from docutils import nodes
 from sphinx import addnodes
@@ -604,6 +604,38 @@ def copy_pdf(app: Sphinx, exception: Exception | None) -> None:
         shutil.copyfile(Path(app.srcdir) / PDF_PATH.parent / name, Path(app.outdir) / name)
 
 
+def proof_title_in_language(depart: Callable[[Any, nodes.Element], None]
+                            ) -> Callable[[Any, nodes.Element], None]:
+    """sphinx-proof's LaTeX departure, then its box title in the book's language.
+
+    sphinx-proof titles a box ``realtype.title()`` ("Definition 8.2.1") in LaTeX but
+    translates it in HTML ("정의 8.2.1"); this wrapper translates the word it has just
+    inserted, with sphinx-proof's own catalogue."""
+    from sphinx_proof import nodes as proof
+
+    def wrapped(self: Any, node: nodes.Element) -> None:
+        depart(self, node)
+        word = node.attributes.get("realtype", "").title()
+        at = proof.list_rindex(self.body, proof.latex_admonition_start) + 2
+        if word and self.body[at].startswith(word):
+            self.body[at] = proof._(word) + self.body[at][len(word):]
+    return wrapped
+
+
+def translate_proof_titles(app: Sphinx) -> None:
+    """Install :func:`proof_title_in_language` for every box of sphinx-proof (LaTeX only)."""
+    if app.builder.format != "latex" or "sphinx_proof" not in app.extensions:
+        return
+    from sphinx_proof import nodes as proof
+    kinds = [(proof.unenumerable_node, proof.visit_unenumerable_node,
+              proof.depart_unenumerable_node)]
+    kinds += [(cls, proof.visit_enumerable_node, proof.depart_enumerable_node)
+              for cls in proof.NODE_TYPES.values()]
+    for cls, visit, depart in kinds:
+        app.registry.add_translation_handlers(
+            cls, latex=(visit, proof_title_in_language(depart)))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the config value and the hooks (the page hook after the theme's, at 500)."""
     app.add_config_value("formulated_pdf", "", "html")
@@ -611,6 +643,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(SvgToPdf)
     app.connect("config-inited", set_version)
     app.connect("builder-inited", write_bbm_stub)
+    app.connect("builder-inited", translate_proof_titles)
     app.connect("doctree-resolved", latex_fixes)
     app.connect("html-page-context", add_pdf_link, priority=910)
     app.connect("build-finished", copy_pdf)

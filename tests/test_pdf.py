@@ -372,3 +372,16 @@ def test_korean_pdf_prints_outputs_in_korean(ko_pages: list[str]) -> None:
     assert "대화형위젯의스냅숏" in text and "Snapshotoftheinteractivewidget" not in text
     # a figure's legend (chapter 1, its catalogue's "a chord below the graph"), drawn Korean
     assert "그래프아래의현" in text
+
+
+def test_boxes_are_titled_in_the_pdfs_language(pages: list[str], ko_pages: list[str]) -> None:
+    """Every ``{prf:definition}`` box is titled "Definition <number>" in the English PDF and
+    "정의 <number>" (sphinx-proof's own Korean) in the Korean one, as in the HTML books: none is
+    left in English in the Korean PDF, and the counts agree."""
+    numbered = r"{} (\d+\.\d+\.\d+)"
+    english = re.findall(numbered.format("Definition"), normal(" ".join(pages)))
+    korean_text = normal(" ".join(ko_pages))
+    korean = re.findall(numbered.format("정의"), korean_text)
+    assert len(english) >= len(definition_titles()) > 0
+    assert sorted(set(korean)) == sorted(set(english))
+    assert not re.findall(numbered.format("Definition"), korean_text)
