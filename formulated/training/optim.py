@@ -74,7 +74,7 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
     ``exp_avg``, ``exp_avg_sq``): checkpoints of either load into the other.  It exists for
     the start-up of a run (see :class:`_WithoutDynamo`).
 
-    Definition: def-18-step (the AdamW update).
+    The update direction ``u_t`` of def-18-step for AdamW, as one kernel.
     Checked by: tests/test_train.py::test_adamw_is_torch_fused_adamw_bit_for_bit
     """
 
