@@ -82,10 +82,23 @@ def _code(code: str) -> str:
     return f"<pre><code>{html.escape(code)}</code></pre>"
 
 
+def _key_entries(chapter: Path) -> tuple[dict[str, str], dict[str, str],
+                                        list[tuple[Any, Any, str]], dict[str, int]]:
+    """What both forms of an answer key list: the book's titles and label texts, each exercise
+    of the chapter with its grading spec and shown name, and the points of each kind."""
+    titles, labels = chapter_titles(chapter.parent), label_texts(chapter.parent)
+    entries, total = [], {"auto": 0, "written": 0}
+    for ex in exercises(chapter.read_text(encoding="utf-8")):
+        spec = SPECS[ex.label]
+        total[spec.kind] = total.get(spec.kind, 0) + spec.points
+        entries.append((ex, spec, labels.get(ex.label, ex.label)))
+    return titles, labels, entries, total
+
+
 def answer_key_html(chapter: str | Path) -> str:
     """The answer key of one chapter as one HTML page (MathJax from ``mathjax/`` beside it)."""
     chapter = Path(chapter)
-    titles, labels = chapter_titles(chapter.parent), label_texts(chapter.parent)
+    titles, labels, entries, total = _key_entries(chapter)
     title = titles.get(chapter.stem, chapter.stem)
     macros: dict[str, object] = {}
     for name, body in math_macros().items():  # MathJax's form: body, or [body, arguments]
@@ -99,11 +112,7 @@ def answer_key_html(chapter: str | Path) -> str:
              "<script defer src='mathjax/tex-chtml.js'></script></head><body>",
              f"<h1>Answer key: {html.escape(title)}</h1>",
              f"<p class='meta'>{INSTRUCTORS_ONLY}</p>"]
-    total = {"auto": 0, "written": 0}
-    for ex in exercises(chapter.read_text(encoding="utf-8")):
-        spec = SPECS[ex.label]
-        total[spec.kind] = total.get(spec.kind, 0) + spec.points
-        name = labels.get(ex.label, ex.label)
+    for ex, spec, name in entries:
         parts.append(f"<h2 id='{ex.label}'>{html.escape(name)} <code>{ex.label}</code></h2>")
         parts.append(f"<p class='meta'>{KIND_TEXT[spec.kind]}"
                      + (f", {spec.points} points" if spec.points else "") + "</p>")
@@ -214,15 +223,11 @@ def answer_key_markdown(chapter: str | Path, outputs: dict[str, str] | None = No
     math, references as text), and under each solution's code what it printed
     (``outputs``, :func:`solution_outputs`)."""
     chapter = Path(chapter)
-    titles, labels = chapter_titles(chapter.parent), label_texts(chapter.parent)
+    titles, labels, entries, total = _key_entries(chapter)
     outputs = outputs or {}
     title = titles.get(chapter.stem, chapter.stem)
     body: list[str] = []
-    total = {"auto": 0, "written": 0}
-    for ex in exercises(chapter.read_text(encoding="utf-8")):
-        spec = SPECS[ex.label]
-        total[spec.kind] = total.get(spec.kind, 0) + spec.points
-        name = labels.get(ex.label, ex.label)
+    for ex, spec, name in entries:
         body.append(f"({ex.label})=\n## {_escaped(name)} `{ex.label}`")
         body.append("*" + _escaped(KIND_TEXT[spec.kind]
                                    + (f", {spec.points} points" if spec.points else "")) + "*")

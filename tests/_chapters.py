@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,3 +58,12 @@ def source_directives() -> list[tuple[str, str]]:
     return [(path.name, name) for path in sorted((ROOT / "chapters").glob("*.md"))
             for m in BLOCK.finditer(path.read_text(encoding="utf-8"))
             for name in m.group("names").split()]
+
+
+def tool(name: str) -> str:
+    """The path of a TeX or poppler program the PDF tests run; a clear failure when missing."""
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} not found: `make tex` installs TeX Live and poppler-utils",
+                    pytrace=False)
+    return found

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from _chapters import ROOT, toc_files
+from _chapters import ROOT, toc_files, tool
 from booktools import answer_keys, teaching
 from booktools.exercises import SPECS
 from booktools.pdf import log_problems
@@ -85,7 +85,7 @@ def beyond_the_margin(pdf: Path) -> list[str]:
     """The words of ``pdf`` (``pdftotext -bbox``) that end right of the text's right edge, the
     end of each page's running head: a code line that does not wrap runs out of its frame and
     the page without any overfull box in the log."""
-    out = subprocess.run([_tool("pdftotext"), "-bbox", str(pdf), "-"], capture_output=True,
+    out = subprocess.run([tool("pdftotext"), "-bbox", str(pdf), "-"], capture_output=True,
                          text=True, check=True).stdout
     found = []
     for number, page in enumerate(out.split("<page ")[1:], 1):
@@ -94,14 +94,6 @@ def beyond_the_margin(pdf: Path) -> list[str]:
         edge = max(x for y, x, _ in words if y < top + 2)  # the running head, right-aligned
         found += [f"page {number}: {w!r} {x - edge:.1f} pt beyond" for _, x, w in words
                   if x > edge + 0.5]
-    return found
-
-
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(f"{name} not found: `make tex` installs TeX Live and poppler-utils",
-                    pytrace=False)
     return found
 
 
@@ -131,13 +123,13 @@ def test_answer_key_pdf_by_the_latex_route(tmp_path: Path) -> None:
     assert "Missing character" not in log
     assert not beyond_the_margin(pdf), beyond_the_margin(pdf)[:10]
 
-    info = subprocess.run([_tool("pdfinfo"), str(pdf)], capture_output=True, text=True,
+    info = subprocess.run([tool("pdfinfo"), str(pdf)], capture_output=True, text=True,
                           check=True).stdout
     assert re.search(r"^Title:\s+Answer key: Attention$", info, re.M), info
     assert 2 <= int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) <= 8, info
     # -raw: in the order of the page, a hyphen at the end of a line kept (a code line may wrap
     # after "1e-")
-    raw = subprocess.run([_tool("pdftotext"), "-raw", "-enc", "UTF-8", str(pdf), "-"],
+    raw = subprocess.run([tool("pdftotext"), "-raw", "-enc", "UTF-8", str(pdf), "-"],
                          capture_output=True, text=True, check=True).stdout
     text = normal(raw)
     assert "??" not in text
@@ -163,7 +155,7 @@ def test_answer_key_pdf_by_the_latex_route(tmp_path: Path) -> None:
     # formulas typeset: \bm{q} as a bold italic q, \mathbb{E} as a double-struck E, no TeX
     # (before normal(), whose NFKC makes them plain letters)
     assert "𝔼[𝒒 ⋅ 𝒌] = 0" in raw and "\\bm" not in raw and "$" not in raw
-    fonts = subprocess.run([_tool("pdffonts"), str(pdf)], capture_output=True, text=True,
+    fonts = subprocess.run([tool("pdffonts"), str(pdf)], capture_output=True, text=True,
                            check=True).stdout.splitlines()[2:]
     assert any("LatinModernMath" in row for row in fonts), fonts
     not_embedded = [row for row in fonts if row.split()[-5] != "yes"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import shutil
 import subprocess
 import sys
 import unicodedata
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from _chapters import ROOT, toc_files
+from _chapters import ROOT, toc_files, tool
 
 from booktools.pdf import KO_PDF, KO_TEX, LATEX_DIR, PDF, TEX, log_problems
 
@@ -34,14 +33,6 @@ PAGES = (280, 420)
 INPUTS = [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "booktools" / "pdf.py",
           ROOT / "formulated" / "plotting.py", ROOT / "booktools" / "sphinx_i18n.py",
           ROOT / "booktools" / "sphinx_pdf.py", *sorted((ROOT / "chapters").glob("*.md"))]
-
-
-def tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(f"{name} not found: `make tex` installs TeX Live and poppler-utils",
-                    pytrace=False)
-    return found
 
 
 def build_env() -> dict[str, str]:
