@@ -517,3 +517,20 @@ def test_a_training_run_never_imports_torch_dynamo(tmp_path):
                          cwd=Path(__file__).resolve().parents[1], timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_adamw_steps_over_a_group_without_gradients_and_refuses_bad_hyper_parameters():
+    """As torch's AdamW: a step before any backward pass changes nothing (the fused kernel
+    itself refuses empty lists), and a negative rate, a beta of 1 or a NaN decay is refused
+    with the argument's name."""
+    from formulated.training.optim import AdamW
+
+    model = torch.nn.Linear(3, 2)
+    before = [p.clone() for p in model.parameters()]
+    AdamW(model.parameters(), lr=1e-2, betas=(0.9, 0.99)).step()
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    for kw, name in ((dict(lr=-1.0), "lr"), (dict(betas=(0.9, 1.0)), "betas"),
+                     (dict(weight_decay=float("nan")), "weight_decay"), (dict(eps=-1e-8), "eps")):
+        args = dict(dict(lr=1e-2, betas=(0.9, 0.99)), **kw)
+        with pytest.raises(ValueError, match=f"^{name}: expected"):
+            AdamW(model.parameters(), **args)

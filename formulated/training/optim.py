@@ -80,6 +80,7 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
 
     def __init__(self, params: Any, lr: float, betas: tuple[float, float], eps: float = 1e-8,
                  weight_decay: float = 0.0) -> None:
+        _check_adamw_args(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=False, maximize=False, foreach=None,
                                       capturable=False, differentiable=False, fused=True))
@@ -89,6 +90,8 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
         """One update of every parameter that has a gradient (one kernel per group)."""
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
+            if not params:  # nothing to update (the fused kernel refuses empty lists)
+                continue
             state = [self._state(p) for p in params]
             steps = [s["step"] for s in state]
             torch._foreach_add_(steps, 1)                           # t <- t + 1
@@ -108,6 +111,16 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
             s["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
             s["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
         return s
+
+
+def _check_adamw_args(lr: Any, betas: Any, eps: Any, weight_decay: Any) -> None:
+    """The hyper-parameters of :class:`AdamW`, as ``torch.optim.AdamW`` checks them."""
+    for name, v in (("lr", lr), ("eps", eps), ("weight_decay", weight_decay)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+            raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
+    if not (isinstance(betas, (tuple, list)) and len(betas) == 2
+            and all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)):
+        raise ValueError(f"betas: expected two numbers in [0, 1), got {betas!r}")
 
 
 if hasattr(torch.optim, "Muon"):  # PyTorch 2.9 and later
