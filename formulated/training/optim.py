@@ -1,9 +1,10 @@
 """The optimiser and the learning-rate schedule of a run.
 
 AdamW with decoupled weight decay on the matrices (embeddings included) and none on biases and
-LayerNorm gains; or, with ``optimizer="muon"``, torch's Muon (momentum orthogonalised by
-Newton-Schulz iterations) for the matrices inside the blocks and AdamW for the rest.  One
-schedule multiplies every learning rate: linear warm-up, then cosine decay to ``min_lr / lr``.
+LayerNorm gains; or, with ``optimizer="muon"``, Muon (momentum orthogonalised by Newton-Schulz
+iterations; torch's update, computed in batches) for the matrices inside the blocks and AdamW
+for the rest.  One schedule multiplies every learning rate: linear warm-up, then cosine decay
+to ``min_lr / lr``.
 """
 from __future__ import annotations
 
@@ -123,12 +124,114 @@ def _check_adamw_args(lr: Any, betas: Any, eps: Any, weight_decay: Any) -> None:
         raise ValueError(f"betas: expected two numbers in [0, 1), got {betas!r}")
 
 
-if hasattr(torch.optim, "Muon"):  # PyTorch 2.9 and later
-    class Muon(_WithoutDynamo, torch.optim.Muon):
-        """``torch.optim.Muon``, unchanged, without importing ``torch._dynamo`` (its update
-        calls no compiler; only the bookkeeping of :class:`_WithoutDynamo` did)."""
-else:
-    Muon = None
+class Muon(_WithoutDynamo, torch.optim.Optimizer):
+    """``torch.optim.Muon``'s update, with the matrices of one shape orthogonalised together.
+
+    Per matrix ``W`` of shape ``(r, c)`` with gradient ``G``, rate ``eta``, weight decay
+    ``lambda`` and momentum ``mu``: ``M <- mu M + (1 - mu) G``; ``U = mu M + (1 - mu) G``
+    (Nesterov; ``U = M`` without); ``O = NS(U)``, ``ns_steps`` quintic Newton-Schulz
+    iterations in bfloat16 from ``U / ||U||_F`` (about ``U``'s polar factor); then
+    ``W <- W (1 - eta lambda) - eta sqrt(max(1, r / c)) O``.
+
+    Coefficients, precision and state (``momentum_buffer``) are torch's, so checkpoints of
+    either load into the other.  What differs is how it is computed: the ``L`` matrices of each
+    shape go through the iterations as one batch (one product for all of them instead of one
+    each), which halves the time of the update on a 2-core CPU (benchmarks/README.md), and
+    rounds an entry of ``O`` to a neighbouring bfloat16 value now and then; and it never
+    imports ``torch._dynamo`` (see :class:`_WithoutDynamo`).
+
+    The update direction ``u_t`` of def-18-step for the blocks' matrices in the ``cpu`` preset.
+    Checked by: tests/test_training_config.py::test_muon_is_torch_muon_to_bfloat16_rounding
+    """
+
+    def __init__(self, params: Any, lr: float = 1e-3, weight_decay: float = 0.1,
+                 momentum: float = 0.95, nesterov: bool = True,
+                 ns_coefficients: tuple[float, float, float] = (3.4445, -4.775, 2.0315),
+                 eps: float = 1e-7, ns_steps: int = 5, adjust_lr_fn: str | None = None,
+                 split: int = 1) -> None:
+        _check_muon_args(lr, weight_decay, momentum, ns_steps, adjust_lr_fn)
+        super().__init__(params, dict(lr=lr, weight_decay=weight_decay, momentum=momentum,
+                                      nesterov=nesterov, ns_coefficients=ns_coefficients,
+                                      eps=eps, ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn,
+                                      split=split))
+        for group in self.param_groups:
+            _check_muon_group(group)
+
+    @torch.no_grad()
+    def step(self, closure: None = None) -> None:
+        """One update of every matrix that has a gradient."""
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            k = group.get("split", 1)  # absent from torch's checkpoints: one block each
+            mu = group["momentum"]
+            blocks = []
+            for p in params:
+                state = self.state[p]
+                if "momentum_buffer" not in state:
+                    state["momentum_buffer"] = torch.zeros_like(p.grad)
+                M = state["momentum_buffer"]
+                M.lerp_(p.grad, 1 - mu)                             # M <- mu M + (1 - mu) G
+                U = p.grad.lerp(M, mu) if group["nesterov"] else M  # Nesterov: U = mu M + ..
+                blocks += U.chunk(k, dim=0)
+            O = _orthogonalise(blocks, group)
+            for i, p in enumerate(params):
+                p.mul_(1 - group["lr"] * group["weight_decay"])     # decoupled weight decay
+                scale = _muon_scale(O[i * k].shape, group["adjust_lr_fn"])
+                p.add_(torch.cat(O[i * k:(i + 1) * k]), alpha=-scale * group["lr"])
+
+
+def _orthogonalise(updates: list[torch.Tensor], group: dict[str, Any]) -> list[torch.Tensor]:
+    """``NS(U)`` of each update, as ``torch.optim.Muon`` computes it one at a time: wide
+    (``r <= c``) in bfloat16, scaled to Frobenius norm 1, then ``X <- a X + (b A + c A^2) X``
+    with ``A = X X^T``; the updates of one shape are stacked into one batch."""
+    a, b, c = group["ns_coefficients"]
+    out: list[torch.Tensor | None] = [None] * len(updates)
+    by_shape: dict[tuple[int, int], list[int]] = {}
+    for i, U in enumerate(updates):
+        by_shape.setdefault(tuple(U.shape), []).append(i)
+    for (r, cols), idx in by_shape.items():
+        X = torch.stack([updates[i] for i in idx]).bfloat16()
+        X = X.mT if r > cols else X                             # wide: X X^T is the small side
+        X = X / X.norm(dim=(1, 2), keepdim=True).clamp(min=group["eps"])
+        for _ in range(group["ns_steps"]):
+            A = X @ X.mT
+            X = torch.baddbmm(X, torch.baddbmm(A, A, A, beta=b, alpha=c), X, beta=a)
+        X = X.mT if r > cols else X
+        for j, i in enumerate(idx):
+            out[i] = X[j]
+    return out  # type: ignore[return-value]
+
+
+def _check_muon_group(group: dict[str, Any]) -> None:
+    """Matrices only, each cut into ``split`` blocks of equal height."""
+    k = group["split"]
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"split: expected an integer >= 1, got {k!r}")
+    for p in group["params"]:
+        if p.dim() != 2 or p.shape[0] % k:
+            raise ValueError(f"params: Muon expects 2-D matrices whose rows split into "
+                             f"{k} equal blocks, got a parameter of shape {tuple(p.shape)}")
+
+
+def _muon_scale(shape: torch.Size, adjust_lr_fn: str | None) -> float:
+    """The factor of ``eta`` for a matrix ``(r, c)``: ``sqrt(max(1, r / c))`` (Muon's own,
+    ``None`` or ``"original"``) or ``0.2 sqrt(max(r, c))`` (``"match_rms_adamw"``), as torch's."""
+    r, c = shape
+    return 0.2 * math.sqrt(max(r, c)) if adjust_lr_fn == "match_rms_adamw" else math.sqrt(
+        max(1.0, r / c))
+
+
+def _check_muon_args(lr: Any, weight_decay: Any, momentum: Any, ns_steps: Any,
+                     adjust_lr_fn: Any) -> None:
+    """The hyper-parameters of :class:`Muon`, as ``torch.optim.Muon`` checks them."""
+    for name, v in (("lr", lr), ("weight_decay", weight_decay), ("momentum", momentum)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+            raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
+    if isinstance(ns_steps, bool) or not isinstance(ns_steps, int) or not 0 <= ns_steps < 100:
+        raise ValueError(f"ns_steps: expected an integer in [0, 100), got {ns_steps!r}")
+    if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
+        raise ValueError(f"adjust_lr_fn: expected None, 'original' or 'match_rms_adamw', "
+                         f"got {adjust_lr_fn!r}")
 
 
 def _adamw(groups: list[dict], cfg: TrainConfig, device: torch.device) -> torch.optim.Optimizer:
@@ -144,20 +247,22 @@ def make_optimizers(model: GPT, cfg: TrainConfig, device: torch.device
                     ) -> list[torch.optim.Optimizer]:
     """``[AdamW]``, or ``[AdamW, Muon]`` with ``cfg.optimizer == "muon"``: the parameters split
     between them, each parameter in exactly one."""
-    muon: list[torch.nn.Parameter] = []
+    muon: list[dict[str, Any]] = []
     if cfg.optimizer == "muon":
         # Muon orthogonalises 2-D updates: the blocks' matrices.  The embedding (also the tied
-        # output layer) and the positions are lookup tables, left to AdamW as usual.
-        muon = [p for name, p in model.named_parameters()
-                if p.dim() == 2 and name.startswith("blocks.")]
-    in_muon = {id(p) for p in muon}
+        # output layer) and the positions are lookup tables, left to AdamW as usual.  The fused
+        # qkv weight holds three matrices of def-10-mhsa, W^Q, W^K and W^V (each of all heads):
+        # each is orthogonalised on its own (split=3), which trains faster per token than the
+        # 3H x H stack (benchmarks/README.md).
+        mats = [(n, p) for n, p in model.named_parameters()
+                if p.dim() == 2 and n.startswith("blocks.")]
+        muon = [{"params": [p for n, p in mats if n.endswith("attn.qkv.weight")], "split": 3},
+                {"params": [p for n, p in mats if not n.endswith("attn.qkv.weight")]}]
+    in_muon = {id(p) for g in muon for p in g["params"]}
     rest = [p for p in model.parameters() if id(p) not in in_muon]
     groups = [{"params": [p for p in rest if p.dim() >= 2], "weight_decay": cfg.weight_decay},
               {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0}]
     opts: list[torch.optim.Optimizer] = [_adamw(groups, cfg, device)]
     if muon:
-        if Muon is None:
-            raise ValueError(f"optimizer: 'muon' needs PyTorch 2.9 or later (torch.optim.Muon); "
-                             f"this is {torch.__version__}: use optimizer='adamw'")
         opts.append(Muon(muon, lr=cfg.muon_lr, weight_decay=cfg.weight_decay))
     return opts
