@@ -136,9 +136,12 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
     Coefficients, precision and state (``momentum_buffer``) are torch's, so checkpoints of
     either load into the other.  What differs is how it is computed: the ``L`` matrices of each
     shape go through the iterations as one batch (one product for all of them instead of one
-    each), which halves the time of the update on a 2-core CPU (benchmarks/README.md), and
-    rounds an entry of ``O`` to a neighbouring bfloat16 value now and then; and it never
-    imports ``torch._dynamo`` (see :class:`_WithoutDynamo`).
+    each), which takes about 0.6 of the time of torch's update on a 2-core CPU
+    (benchmarks/muon_cpu.py) and rounds an entry of ``O`` to a neighbouring bfloat16 value now
+    and then; and it never imports ``torch._dynamo`` (see :class:`_WithoutDynamo`).  A group's
+    ``split=k`` cuts each of its matrices into ``k`` blocks of rows, each orthogonalised and
+    scaled as a matrix of its own: the fused ``qkv`` weight is W^Q, W^K and W^V of
+    def-10-mhsa, stacked.
 
     The update direction ``u_t`` of def-18-step for the blocks' matrices in the ``cpu`` preset.
     Checked by: tests/test_training_config.py::test_muon_is_torch_muon_to_bfloat16_rounding
