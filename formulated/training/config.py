@@ -64,7 +64,8 @@ class TrainConfig:
     ``model`` is the model's configuration; its ``V`` is replaced by the vocabulary size of the
     data when the run starts.  ``optimizer``: ``"adamw"`` for every parameter, or ``"muon"``
     (:class:`~formulated.training.optim.Muon` for the matrices of the blocks, AdamW for
-    embeddings, biases and gains, at ``lr`` and ``muon_lr``).  ``eval_interval``/``ckpt_interval`` 0: only at the end.
+    embeddings, biases and gains, at ``lr`` and ``muon_lr``).  ``eval_interval``/
+    ``ckpt_interval`` 0: only at the end.
     """
 
     model: GPTConfig = field(default_factory=GPTConfig)

@@ -114,11 +114,16 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
         return s
 
 
-def _check_adamw_args(lr: Any, betas: Any, eps: Any, weight_decay: Any) -> None:
-    """The hyper-parameters of :class:`AdamW`, as ``torch.optim.AdamW`` checks them."""
-    for name, v in (("lr", lr), ("eps", eps), ("weight_decay", weight_decay)):
+def _check_rates(**named: Any) -> None:
+    """Each value a finite number >= 0 (a rate, a decay, a momentum); bools refused."""
+    for name, v in named.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
             raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
+
+
+def _check_adamw_args(lr: Any, betas: Any, eps: Any, weight_decay: Any) -> None:
+    """The hyper-parameters of :class:`AdamW`, as ``torch.optim.AdamW`` checks them."""
+    _check_rates(lr=lr, eps=eps, weight_decay=weight_decay)
     if not (isinstance(betas, (tuple, list)) and len(betas) == 2
             and all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)):
         raise ValueError(f"betas: expected two numbers in [0, 1), got {betas!r}")
@@ -227,9 +232,7 @@ def _muon_scale(shape: torch.Size, adjust_lr_fn: str | None) -> float:
 def _check_muon_args(lr: Any, weight_decay: Any, momentum: Any, ns_steps: Any,
                      adjust_lr_fn: Any) -> None:
     """The hyper-parameters of :class:`Muon`, as ``torch.optim.Muon`` checks them."""
-    for name, v in (("lr", lr), ("weight_decay", weight_decay), ("momentum", momentum)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
-            raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
+    _check_rates(lr=lr, weight_decay=weight_decay, momentum=momentum)
     if isinstance(ns_steps, bool) or not isinstance(ns_steps, int) or not 0 <= ns_steps < 100:
         raise ValueError(f"ns_steps: expected an integer in [0, 100), got {ns_steps!r}")
     if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
