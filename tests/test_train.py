@@ -188,6 +188,42 @@ def test_lr_schedule_matches_torch_schedulers():
     assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-12
 
 
+
+def test_lr_schedule_ends_its_decay_at_decay_frac_as_torch_schedulers():
+    """decay_frac < 1 (nanoGPT's lr_decay_iters): torch's LinearLR, then CosineAnnealingLR
+    over d - T_w steps, then ConstantLR at min_lr for the rest (SequentialLR switches at T_w
+    and d = decay_frac * max_steps)."""
+    cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10, max_steps=140, decay_frac=0.75)
+    f = lr_lambda(cfg)
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=cfg.lr)
+    sched = torch.optim.lr_scheduler.SequentialLR(opt, [
+        torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / 10, end_factor=1.0,
+                                          total_iters=9),
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=95, eta_min=cfg.min_lr),
+        torch.optim.lr_scheduler.ConstantLR(opt, factor=cfg.min_lr / cfg.lr, total_iters=10**6)],
+        milestones=[10, 105])
+    theirs = []
+    for _ in range(140):
+        theirs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    ours = [cfg.lr * f(s) for s in range(140)]
+    assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-12
+    assert ours[104] > cfg.min_lr and ours[105:] == [pytest.approx(cfg.min_lr)] * 35
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(decay_frac=0.0), r"decay_frac: expected a share of max_steps in \(0, 1\], got 0.0"),
+    (dict(decay_frac=1.5), r"decay_frac: expected a share of max_steps in \(0, 1\], got 1.5"),
+    (dict(decay_frac="0.8"), r"decay_frac: expected a share of max_steps in \(0, 1\], got "),
+    (dict(decay_frac=0.02), r"decay_frac: expected the decay to end after the warm-up "
+                            r"\(decay_frac \* max_steps > warmup_steps=50\), got 0.02 \* 1500 = 30"),
+])
+def test_decay_frac_refused_naming_it(kw, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        make_config("book", **kw)
+
+
 # -- the training step: one public function, the one the loop runs ---------------------------
 
 def test_train_step_is_one_adamw_step_by_hand():

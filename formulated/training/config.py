@@ -35,8 +35,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # Muon (muon_lr) for the blocks' matrices, AdamW (lr) for the rest, on nanoGPT's README
     # CPU model and context (64): passes val 1.70 before 75 % of its steps, in less time than
     # that setting's whole run, and ends well below it (benchmarks/compare_cpu.py).
+    # The cosine reaches min_lr at 80 % of the steps; the last fifth trains at min_lr.
     "cpu": dict(model=dict(L=4, A=4, H=128, n_ctx=64), B=32, max_steps=760, lr=5e-3,
-                min_lr=1e-4, warmup_steps=20, optimizer="muon", muon_lr=0.05,
+                min_lr=1e-4, warmup_steps=20, decay_frac=0.8, optimizer="muon", muon_lr=0.04,
                 eval_interval=200, ckpt_interval=200, eval_batch=64),
     # nanoGPT's shakespeare_char model; eager (compiling costs more than it saves in a run
     # this short), batch 128 at twice the rate for half the steps.  Its measured times on one
@@ -64,8 +65,9 @@ class TrainConfig:
     ``model`` is the model's configuration; its ``V`` is replaced by the vocabulary size of the
     data when the run starts.  ``optimizer``: ``"adamw"`` for every parameter, or ``"muon"``
     (:class:`~formulated.training.optim.Muon` for the matrices of the blocks, AdamW for
-    embeddings, biases and gains, at ``lr`` and ``muon_lr``).  ``eval_interval``/
-    ``ckpt_interval`` 0: only at the end.
+    embeddings, biases and gains, at ``lr`` and ``muon_lr``).  The schedule's cosine reaches
+    ``min_lr`` after ``decay_frac`` of ``max_steps`` (nanoGPT's ``lr_decay_iters``) and stays
+    there.  ``eval_interval``/``ckpt_interval`` 0: only at the end.
     """
 
     model: GPTConfig = field(default_factory=GPTConfig)
@@ -75,6 +77,7 @@ class TrainConfig:
     lr: float = 2e-3
     min_lr: float = 2e-4
     warmup_steps: int = 50
+    decay_frac: float = 1.0
     weight_decay: float = 0.1
     beta1: float = 0.9
     beta2: float = 0.99
@@ -116,6 +119,7 @@ class TrainConfig:
             raise ValueError(f"lr: expected a learning rate > 0, got {self.lr!r}")
         if self.min_lr > self.lr:
             raise ValueError(f"min_lr: expected at most lr={self.lr}, got {self.min_lr}")
+        self._check_decay_frac()
         for name in ("beta1", "beta2"):
             v = check_real_type(getattr(self, name), name, "a value in [0, 1)")
             if not 0.0 <= v < 1.0:
@@ -131,6 +135,16 @@ class TrainConfig:
         if isinstance(self.device, torch.device):
             self.device = str(self.device)
         self._check_choices()
+
+    def _check_decay_frac(self) -> None:
+        v = check_real_type(self.decay_frac, "decay_frac", "a share of max_steps in (0, 1]")
+        if not 0.0 < v <= 1.0:
+            raise ValueError(f"decay_frac: expected a share of max_steps in (0, 1], got {v!r}")
+        if v < 1.0 and round(v * self.max_steps) <= self.warmup_steps:
+            raise ValueError(f"decay_frac: expected the decay to end after the warm-up "
+                             f"(decay_frac * max_steps > warmup_steps={self.warmup_steps}), got "
+                             f"{v!r} * {self.max_steps} = {round(v * self.max_steps)}")
+        self.decay_frac = v
 
     def _check_choices(self) -> None:
         for name in ("device", "compile", "amp", "optimizer"):

@@ -4,7 +4,7 @@ AdamW with decoupled weight decay on the matrices (embeddings included) and none
 LayerNorm gains; or, with ``optimizer="muon"``, Muon (momentum orthogonalised by Newton-Schulz
 iterations; torch's update, computed in batches) for the matrices inside the blocks and AdamW
 for the rest.  One schedule multiplies every learning rate: linear warm-up, then cosine decay
-to ``min_lr / lr``.
+to ``min_lr / lr``, reached after ``decay_frac`` of the steps.
 """
 from __future__ import annotations
 
@@ -20,21 +20,23 @@ __all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon"]
 
 
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
-    """Multiplier of ``lr`` at a step: linear warm-up, then cosine decay to ``min_lr``.
+    """Multiplier of ``lr`` at a step: linear warm-up, cosine decay to ``min_lr``, then flat.
 
     ``f(s) = (s + 1) / w`` for ``s < w``, then ``m + (1 - m) (1 + cos(pi t)) / 2`` with
-    ``t = (s - w) / (max_steps - w)`` (capped at 1) and ``m = min_lr / lr``.
+    ``t = (s - w) / (d - w)`` (capped at 1), ``d = decay_frac * max_steps`` rounded (the step
+    where the decay ends; ``max_steps`` by default) and ``m = min_lr / lr``.
 
     Definition: def-18-schedule.
-    Checked by: tests/test_train.py::test_lr_schedule_matches_torch_schedulers
+    Checked by: tests/test_train.py::test_lr_schedule_matches_torch_schedulers,
+    tests/test_train.py::test_lr_schedule_ends_its_decay_at_decay_frac_as_torch_schedulers
     """
     floor = cfg.min_lr / cfg.lr
+    end = round(cfg.decay_frac * cfg.max_steps)
 
     def f(step: int) -> float:
         if step < cfg.warmup_steps:
             return (step + 1) / cfg.warmup_steps
-        span = max(1, cfg.max_steps - cfg.warmup_steps)
-        t = min(1.0, (step - cfg.warmup_steps) / span)
+        t = min(1.0, (step - cfg.warmup_steps) / max(1, end - cfg.warmup_steps))
         return floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * t))
     return f
 
