@@ -189,7 +189,7 @@ def test_lr_schedule_matches_torch_schedulers():
 
 
 
-def test_lr_schedule_ends_its_decay_at_decay_frac_as_torch_schedulers():
+def test_lr_schedule_decay_frac_matches_torch_schedulers():
     """decay_frac < 1 (nanoGPT's lr_decay_iters): torch's LinearLR, then CosineAnnealingLR
     over d - T_w steps, then ConstantLR at min_lr for the rest (SequentialLR switches at T_w
     and d = decay_frac * max_steps)."""

@@ -20,15 +20,15 @@ __all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon"]
 
 
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
-    """Multiplier of ``lr`` at a step: linear warm-up, cosine decay to ``min_lr``, then flat.
+    """Multiplier of ``lr`` at a step: linear warm-up, cosine decay to ``min_lr``, flat.
 
     ``f(s) = (s + 1) / w`` for ``s < w``, then ``m + (1 - m) (1 + cos(pi t)) / 2`` with
-    ``t = (s - w) / (d - w)`` (capped at 1), ``d = decay_frac * max_steps`` rounded (the step
-    where the decay ends; ``max_steps`` by default) and ``m = min_lr / lr``.
+    ``t = (s - w) / (d - w)`` (capped at 1), ``m = min_lr / lr`` and ``d`` the step
+    where the decay ends: ``decay_frac * max_steps`` rounded (by default ``max_steps``).
 
     Definition: def-18-schedule.
     Checked by: tests/test_train.py::test_lr_schedule_matches_torch_schedulers,
-    tests/test_train.py::test_lr_schedule_ends_its_decay_at_decay_frac_as_torch_schedulers
+    tests/test_train.py::test_lr_schedule_decay_frac_matches_torch_schedulers
     """
     floor = cfg.min_lr / cfg.lr
     end = round(cfg.decay_frac * cfg.max_steps)
