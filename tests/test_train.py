@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -168,25 +169,31 @@ def test_lr_schedule_warmup_then_cosine():
     assert all(a >= b for a, b in zip(lrs[10:], lrs[11:]))
 
 
+def _torch_rates(cfg: TrainConfig, later: Any, milestones: list[int]) -> list[float]:
+    """The rates of ``cfg.max_steps`` steps by torch's own schedulers: LinearLR for the
+    warm-up, then those that ``later(optimizer)`` returns, switched by SequentialLR at
+    ``milestones``."""
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=cfg.lr)
+    warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / cfg.warmup_steps,
+                                             end_factor=1.0, total_iters=cfg.warmup_steps - 1)
+    sched = torch.optim.lr_scheduler.SequentialLR(opt, [warm, *later(opt)], milestones)
+    rates = []
+    for _ in range(cfg.max_steps):
+        rates.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return rates
+
+
 def test_lr_schedule_matches_torch_schedulers():
     """def-18-schedule against torch's own schedulers: LinearLR for the warm-up, then
     CosineAnnealingLR to min_lr (SequentialLR switches at step T_w)."""
     cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10, max_steps=110)
     f = lr_lambda(cfg)
-    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=cfg.lr)
-    sched = torch.optim.lr_scheduler.SequentialLR(opt, [
-        torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / 10, end_factor=1.0,
-                                          total_iters=9),
-        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=100, eta_min=cfg.min_lr)],
-        milestones=[10])
-    theirs = []
-    for _ in range(110):
-        theirs.append(opt.param_groups[0]["lr"])
-        opt.step()
-        sched.step()
+    theirs = _torch_rates(cfg, lambda opt: [torch.optim.lr_scheduler.CosineAnnealingLR(
+        opt, T_max=100, eta_min=cfg.min_lr)], [10])
     ours = [cfg.lr * f(s) for s in range(110)]
     assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-12
-
 
 
 def test_lr_schedule_decay_frac_matches_torch_schedulers():
@@ -195,18 +202,10 @@ def test_lr_schedule_decay_frac_matches_torch_schedulers():
     and d = decay_frac * max_steps)."""
     cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10, max_steps=140, decay_frac=0.75)
     f = lr_lambda(cfg)
-    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=cfg.lr)
-    sched = torch.optim.lr_scheduler.SequentialLR(opt, [
-        torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / 10, end_factor=1.0,
-                                          total_iters=9),
+    theirs = _torch_rates(cfg, lambda opt: [
         torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=95, eta_min=cfg.min_lr),
         torch.optim.lr_scheduler.ConstantLR(opt, factor=cfg.min_lr / cfg.lr, total_iters=10**6)],
-        milestones=[10, 105])
-    theirs = []
-    for _ in range(140):
-        theirs.append(opt.param_groups[0]["lr"])
-        opt.step()
-        sched.step()
+        [10, 105])
     ours = [cfg.lr * f(s) for s in range(140)]
     assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-12
     assert ours[104] > cfg.min_lr and ours[105:] == [pytest.approx(cfg.min_lr)] * 35
@@ -217,7 +216,8 @@ def test_lr_schedule_decay_frac_matches_torch_schedulers():
     (dict(decay_frac=1.5), r"decay_frac: expected a share of max_steps in \(0, 1\], got 1.5"),
     (dict(decay_frac="0.8"), r"decay_frac: expected a share of max_steps in \(0, 1\], got "),
     (dict(decay_frac=0.02), r"decay_frac: expected the decay to end after the warm-up "
-                            r"\(decay_frac \* max_steps > warmup_steps=50\), got 0.02 \* 1500 = 30"),
+                            r"\(decay_frac \* max_steps > warmup_steps=50\), "
+                            r"got 0.02 \* 1500 = 30"),
 ])
 def test_decay_frac_refused_naming_it(kw, message):
     with pytest.raises((TypeError, ValueError), match=message):
