@@ -20,11 +20,11 @@ __all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon"]
 
 
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
-    """Multiplier of ``lr`` at a step: linear warm-up, cosine decay to ``min_lr``, flat.
+    """Multiplier of ``lr`` at a step: warm-up, cosine decay to ``min_lr``, then flat.
 
     ``f(s) = (s + 1) / w`` for ``s < w``, then ``m + (1 - m) (1 + cos(pi t)) / 2`` with
-    ``t = (s - w) / (d - w)`` (capped at 1), ``m = min_lr / lr`` and ``d`` the step
-    where the decay ends: ``decay_frac * max_steps`` rounded (by default ``max_steps``).
+    ``t = (s - w) / (d - w)`` (capped at 1), ``m = min_lr / lr``, and ``d`` where the
+    decay ends: ``decay_frac * max_steps``, rounded (``max_steps`` by default).
 
     Definition: def-18-schedule.
     Checked by: tests/test_train.py::test_lr_schedule_matches_torch_schedulers,
