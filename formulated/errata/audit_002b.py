@@ -1,0 +1,8 @@
+"""Errata found by the audit ledger (appendix B) of source(s) 002b: records not registered before."""
+from __future__ import annotations
+
+from .record import Erratum
+
+__all__ = ["ERRATA"]
+
+ERRATA: list[Erratum] = []
