@@ -15,12 +15,16 @@ from typing import Any, Callable
 
 from ..sources import SOURCES
 
-__all__ = ["Erratum", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS"]
+__all__ = ["Erratum", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS", "BASES"]
 
 ERRATUM_HOLDS = "erratum holds"
 NO_ERRATUM = "no erratum"
 #: ``"error"``: wrong as written; ``"omission"``: the real model has what the source leaves out.
 KINDS = ("error", "omission")
+#: ``"computed"``: the check recomputes the truth (a model, ``torch``, a simulation, an exhaustive
+#: count); ``"citation"``: the truth is a fact of record (a paper's table, a name, a date) that no
+#: computation yields, so the check compares with the cited statement, named in ``cites``.
+BASES = ("computed", "citation")
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class Erratum:
     check:    ``check(value) -> bool``: recomputes the truth independently and returns True when
               ``value`` is wrong (so ``check(stated)`` is True and ``check(true)`` is False).
     kind:     ``"error"`` or ``"omission"``.
+    basis:    ``"computed"`` or ``"citation"`` (then ``cites`` names the paper, table or page).
     """
 
     key: str
@@ -50,10 +55,17 @@ class Erratum:
     true: Any
     check: Callable[[Any], bool]
     kind: str = "error"
+    basis: str = "computed"
+    cites: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind: expected one of {KINDS}, got {self.kind!r} ({self.key})")
+        if self.basis not in BASES:
+            raise ValueError(f"basis: expected one of {BASES}, got {self.basis!r} ({self.key})")
+        if (self.basis == "citation") != bool(self.cites):
+            raise ValueError(f"cites: expected the cited work exactly when basis is 'citation', "
+                             f"got basis {self.basis!r} and cites {self.cites!r} ({self.key})")
         unknown = set(self.sources) - set(SOURCES)
         if not self.sources or unknown:
             raise ValueError(f"sources: expected ids among {sorted(SOURCES)}, got "
