@@ -45,8 +45,9 @@ book: $(STAMP)
 	@echo "Open _build/html/index.html"
 
 # The browser tests read the built book (tests/test_browser.py, tests/test_a11y.py): build it when
-# it is missing; they drive Debian's Chromium and its driver (CJK fonts for chapter 6's tokens).
-test: $(STAMP) browser _build/html/index.html
+# it is missing; they drive Debian's Chromium and its driver (CJK fonts for chapter 6's tokens),
+# and the PDF tests run XeLaTeX (`tex` installs TeX Live when missing, as `browser` does).
+test: $(STAMP) browser tex _build/html/index.html
 	$(BIN)/python -m pytest -n $(JOBS)
 
 # Chromium, chromium-driver and fonts-noto-cjk, installed when missing: as root with apt-get,
@@ -73,11 +74,21 @@ _build/html/index.html:
 TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk \
                 fonts-freefont-otf fonts-dejavu-core poppler-utils librsvg2-bin \
                 texlive-lang-cjk fonts-noto-cjk
+# Installed when missing as `browser` does: as root with apt-get, else with sudo, else one line
+# saying what to run (make test needs it too: tests/test_pdf.py and the answer keys run XeLaTeX).
 tex:
-	@command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
-	  && command -v rsvg-convert >/dev/null && kpsewhich xeCJK.sty >/dev/null \
-	  && fc-list | grep -q "Noto Serif CJK KR" \
-	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(TEX_PACKAGES); }
+	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
+	    && command -v rsvg-convert >/dev/null && kpsewhich xeCJK.sty >/dev/null \
+	    && fc-list | grep -q "Noto Serif CJK KR"; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(TEX_PACKAGES); \
+	elif command -v sudo >/dev/null && command -v apt-get >/dev/null; then \
+	  echo "make: installing TeX Live with sudo (the PDF and its tests need it)"; \
+	  sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(TEX_PACKAGES); \
+	else \
+	  echo "the PDF and its tests need TeX Live: run  sudo apt-get install $(TEX_PACKAGES)  (Debian/Ubuntu) and try again"; \
+	  exit 1; \
+	fi
 
 # The PDF from the chapters `make book` executed (only chapters missing from the cache run).
 # Run `make book` afterwards (or before: the HTML links the PDF once it exists; CI: pdf first).
