@@ -47,11 +47,22 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
 
 
 def as_array(x: Any, name: str) -> np.ndarray:
-    """``np.asarray(x)``, with two inputs made clear: a torch tensor is detached and moved to
-    the CPU first (the NumPy formulas compute values, not gradients, and NumPy cannot read a
-    tensor that requires grad), and a ragged nested list (rows of different lengths) is a
-    ``ValueError`` naming ``name`` instead of NumPy's "inhomogeneous shape"."""
+    """``np.asarray(x)``, with two inputs made clear, each by a message naming ``name``:
+
+    * a torch tensor that requires grad is a ``TypeError``: the NumPy formulas compute values,
+      not gradients, so reading it (detaching it silently) would hand back numbers that no
+      ``.backward()`` can reach; a tensor without gradient is moved to the CPU and read;
+    * a ragged nested list (rows of different lengths) is a ``ValueError`` instead of NumPy's
+      "inhomogeneous shape", which names no argument.
+
+    Every converter below (``as_float_array``, ``as_token_ids``, ...) starts here, and so does
+    every formula that reads an argument before converting it (an emptiness test, a mask).
+    """
     if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        if getattr(x, "requires_grad", False):
+            raise TypeError(f"{name}: expected a NumPy array or a tensor without gradient; got a "
+                            f"tensor that requires grad (shape {tuple(x.shape)}); call .detach() "
+                            f"first, the NumPy formulas do not propagate gradients")
         x = x.detach().cpu()
     try:
         return np.asarray(x)

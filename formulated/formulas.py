@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_token_ids, check_eps, check_ffn, check_nonempty,
+from ._checks import (as_array, as_float_array, as_token_ids, check_eps, check_ffn, check_nonempty,
                       check_positive_int, check_real, check_shape, checked)
 
 __all__ = [
@@ -231,7 +231,7 @@ def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
 
 def _as_mask(mask: Any, name: str = "mask") -> np.ndarray:
     """A float mask; a boolean mask (True = may attend, as in torch) becomes 0/-inf."""
-    arr = np.asarray(mask)
+    arr = as_array(mask, name)  # names a ragged mask or one that requires grad
     if arr.dtype == bool:
         return np.where(arr, 0.0, -np.inf)
     arr = as_float_array(arr, name, allow_inf=True)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import formulas
-from ._checks import check_int, check_real_type, checked
+from ._checks import as_array, check_int, check_real_type, checked
 
 __all__ = ["apply_temperature", "top_k_mask", "top_p_mask", "filter_logits",
            "sampling_distribution"]
@@ -42,7 +42,7 @@ def _check_logits(z: Any, name: str = "z") -> Any:
             raise TypeError(f"{name}: expected a floating-point tensor, got {z.dtype}")
         bad = bool(z.isnan().any())
     else:
-        arr = np.asarray(z)
+        arr = as_array(z, name)  # a ragged nested list is named here
         if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
                 or np.issubdtype(arr.dtype, np.complexfloating):
             raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")

@@ -67,7 +67,7 @@ def _tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str
     """The tokens ``itos[i]`` of ``ids`` (both tokenizers' ``decode``); an id that is not an
     integer in ``0 .. V-1`` raises, naming the first one."""
     V = len(itos)
-    arr = np.asarray(ids)
+    arr = as_array(ids, "ids")  # a ragged nested list is named here
     if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
         raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
     out = []
@@ -142,7 +142,7 @@ from collections import Counter, defaultdict  # noqa: E402  (the BPE section kee
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any, Mapping  # noqa: E402
 
-from ._checks import check_int, check_positive_int, checked  # noqa: E402
+from ._checks import as_array, check_int, check_positive_int, checked  # noqa: E402
 
 __all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
             "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 import formulated as f
+from formulated.sampling import sampling_distribution
 from formulated.models import hf
 from formulated import models as M
 from formulated.models import Config
@@ -627,6 +628,11 @@ def test_cross_entropy_refuses_a_y_hat_that_is_not_a_distribution():
     (lambda: f.cross_entropy([[0.0, 1.0], [1.0, 0.0]], [[0.5, 0.5], [1.0]]), "y_hat"),
     (lambda: f.embed([[0, 1], [1]], np.eye(3)), "ids"),
     (lambda: f.attention([[1.0, 0.0], [0.0]], np.eye(2), np.eye(2)), "Q"),
+    # issue 33: these read the argument (np.size, np.asarray) before the shared converter
+    (lambda: M.gpt2_probabilities([[1, 2], [3]], M.init_gpt2(CFG)), "x"),
+    (lambda: M.gpt3_probabilities([[1, 2], [3]], M.init_gpt3(CFG)), "x"),
+    (lambda: f.masked_softmax(np.zeros((2, 2)), [[0.0, 0.0], [0.0]]), "mask"),
+    (lambda: sampling_distribution([[1.0, 2.0], [3.0]]), "z"),
 ])
 def test_a_ragged_batch_names_the_argument(call, name):
     with raises(ValueError, name, r" expected a rectangular array \(every row of the same "
@@ -635,9 +641,24 @@ def test_a_ragged_batch_names_the_argument(call, name):
         call()
 
 
-def test_a_tensor_that_requires_grad_is_read_as_its_values():
+def test_a_tensor_that_requires_grad_is_refused_and_a_detached_one_read():
+    """Issue 33: the NumPy formulas used to detach a tensor that requires grad, so a reader who
+    expected gradients got none, silently; now it is refused, naming the argument.  A tensor
+    without gradient (detached, or an integer one) is still read as its values."""
     X = torch.randn(3, 5, requires_grad=True, generator=torch.Generator().manual_seed(1))
+    grad = (r" expected a NumPy array or a tensor without gradient; got a tensor that requires "
+            r"grad .* call \.detach\(\) first")
+    with raises(TypeError, "X", grad):
+        f.softmax(X)
+    with raises(TypeError, "gamma", grad):
+        f.layer_norm(X.detach(), torch.ones(5, requires_grad=True), np.zeros(5))
+    with raises(TypeError, "W_e", grad):
+        f.embed([0, 2], torch.ones(3, 4, requires_grad=True))
     ref = torch.softmax(X.detach().double(), -1).numpy()
-    assert np.abs(f.softmax(X) - ref).max() < 1e-7  # float32 in, float32 out
-    assert np.abs(f.layer_norm(X, torch.ones(5, requires_grad=True), np.zeros(5))
+    assert np.abs(f.softmax(X.detach()) - ref).max() < 1e-7  # float32 in, float32 out
+    assert np.abs(f.layer_norm(X.detach(), torch.ones(5), np.zeros(5))
                   - F.layer_norm(X.detach(), (5,)).numpy()).max() < 1e-6
+    # sampling computes in torch when given a tensor, so the graph is kept, not refused
+    z = torch.tensor([1.0, 2.0, 0.5], requires_grad=True)
+    sampling_distribution(z, temperature=0.5)[1].backward()
+    assert z.grad is not None and z.grad.abs().sum() > 0

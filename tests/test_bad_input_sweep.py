@@ -295,8 +295,8 @@ TABLE: list[Row] = [
         [Bad("shape", "y_hat", np.full((2, 4), 0.25)),
          Bad("shape", "y_hat", [[0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]),          # ragged
          Bad("nonfinite", "y_hat", np.full((2, 3), NAN)),
-         # a tensor that requires grad is read as its values, not refused:
-         # test_bad_input_numpy.py::test_a_tensor_that_requires_grad_is_read_as_its_values
+         # a tensor that requires grad is refused (issue 33): the derived sweep
+         # test_a_tensor_that_requires_grad_is_refused below, one case per float argument
          Bad("type", "y_hat", np.full((2, 3), 1 / 3) + 0j),
          Bad("shape", "y_hat", np.full((2, 3), 0.9))]),        # rows summing to 2.7
     Row("formulas.cross_entropy_from_logits", F.cross_entropy_from_logits,
@@ -676,3 +676,77 @@ def test_interrupted_export_keeps_the_old_file(ctx: Ctx, monkeypatch) -> None:
         AN.export_weights(run_dir, out)
     assert sorted(p.name for p in out.parent.iterdir()) == ["w.pth"]
     assert out.read_bytes() == b"an older export"
+
+
+# -- derived from TABLE (issue 33): a ragged nested list, a tensor that requires grad ----------
+#
+# Every array argument of every NumPy function above, replaced in turn by (a) a ragged nested
+# list built from its valid value and (b), for a float argument, a torch tensor of that value
+# that requires grad.  (a) was NumPy's "inhomogeneous shape" wherever an argument was read
+# (np.size, np.asarray) before the shared converter; (b) was silently detached.
+
+#: Rows whose functions compute with NumPy (their torch-based neighbours take tensors).
+NUMPY_ROWS = ("formulas.", "sampling.", "tokenizers.", "shapes.", "basics.", "models.")
+TORCH_ROWS = ("models.trainable.", "models.pretrained.", "models.kv_cache.forward_cached")
+#: Rows that compute in torch when given a tensor (sampling keeps the kind it is given), so a
+#: tensor that requires grad keeps its graph there and is not refused.
+TENSOR_IN_TENSOR_OUT = ("sampling.",)
+
+
+def _ragged(value: Any) -> list:
+    """A nested list like ``value`` but with one row shorter than the others: for a vector
+    ``v``, the batch ``[v, v[:-1]]`` (or ``[v, v + v]`` for one entry); for a matrix or more,
+    its rows plus a copy of the last one short of one entry."""
+    rows = np.asarray(value).tolist()
+    if np.ndim(value) == 1:
+        return [rows, rows[:-1]] if len(rows) > 1 else [rows, rows + rows]
+    return rows + [rows[-1][:-1]]
+
+
+def _array_args(kind: str) -> list[Any]:
+    ctx = Ctx(Path("/nonexistent"))          # the array arguments need no file
+    out = []
+    for row in TABLE:
+        if not row.name.startswith(NUMPY_ROWS) or row.name.startswith(TORCH_ROWS):
+            continue
+        if kind == "grad" and row.name.startswith(TENSOR_IN_TENSOR_OUT):
+            continue
+        try:
+            valid = row.valid(ctx)
+        except OSError:
+            continue
+        for arg, value in valid.items():
+            if isinstance(value, (str, bytes)) or not isinstance(value, (list, np.ndarray)):
+                continue
+            kind_of = np.asarray(value).dtype.kind
+            if kind_of == "f" or (kind == "ragged" and kind_of in "iu"):
+                out.append(pytest.param(row, arg, id=f"{row.name}-{arg}"))
+    return out
+
+
+@pytest.mark.parametrize("row, arg", _array_args("ragged"))
+def test_a_ragged_nested_list_is_named(row: Row, arg: str, ctx: Ctx) -> None:
+    kwargs = row.valid(ctx)
+    kwargs[arg] = _ragged(kwargs[arg])
+    with pytest.raises(ValueError, match=rf"(?<![\w.]){re.escape(arg)}: expected a "
+                                         r"rectangular array \(every row of the same length\)"):
+        row.func(**kwargs)
+
+
+@pytest.mark.parametrize("row, arg", _array_args("grad"))
+def test_a_tensor_that_requires_grad_is_refused(row: Row, arg: str, ctx: Ctx) -> None:
+    kwargs = row.valid(ctx)
+    kwargs[arg] = torch.tensor(np.asarray(kwargs[arg]), requires_grad=True)
+    with pytest.raises(TypeError, match=rf"(?<![\w.]){re.escape(arg)}: expected a NumPy array "
+                                        r"or a tensor without gradient; got a tensor that "
+                                        r"requires grad .*\.detach\(\)"):
+        row.func(**kwargs)
+
+
+def test_the_derived_sweeps_cover_several_formulas() -> None:
+    """Not vacuous: both sweeps reach formulas, models and basics."""
+    for kind, least in (("ragged", 60), ("grad", 40)):
+        names = {p.values[0].name for p in _array_args(kind)}
+        assert len(_array_args(kind)) >= least, (kind, len(_array_args(kind)))
+        for module in ("formulas.", "models.", "basics."):
+            assert any(n.startswith(module) for n in names), (kind, module)

@@ -12,8 +12,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .._checks import (as_float_array, as_token_ids, check_positive_int, check_positive_number,
-                      check_probabilities, check_shape, checked)
+from .._checks import (as_array, as_float_array, as_token_ids, check_positive_int,
+                      check_positive_number, check_probabilities, check_shape, checked)
 from ..formulas import cross_entropy_from_logits, softmax
 
 __all__ = ["sequence_log_likelihood", "JointTableModel", "TinyAttentionModel",
@@ -219,7 +219,8 @@ def _objective_args(model: Any, ids: Any) -> np.ndarray:
     if not callable(getattr(model, "cond_log_prob", None)):
         raise TypeError(f"model: expected a model with a cond_log_prob(ids, targets, visible) "
                         f"method (JointTableModel, TinyAttentionModel), got {type(model).__name__}")
-    if not isinstance(ids, (str, bytes)) and np.size(ids) == 0:   # [] would read as float64
+    # [] would read as float64; as_array names a ragged list before its size is read
+    if not isinstance(ids, (str, bytes)) and as_array(ids, "ids").size == 0:
         raise ValueError(f"ids: expected at least one token, got {ids!r}")
     ids = as_token_ids(ids, "ids", getattr(model, "V", None), ndim=1)
     n = getattr(model, "n", None)

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_token_ids, check_nonnegative_int, check_positive_int, check_real,
-                      check_segment_ids)
+from .._checks import (as_array, as_token_ids, check_nonnegative_int, check_positive_int,
+                      check_real, check_segment_ids)
 from .params import BERTParams, Block, Config, GPTParams, RoBERTaParams
 
 __all__ = ["tiny_model", "randomize_", "from_openai_gpt", "from_gpt2", "from_gpt_neo",
@@ -161,8 +161,9 @@ def hf_probabilities(model: Any, x: Any, t: Any | None = None) -> np.ndarray:
     config = getattr(model, "config", None)
     if config is None or not callable(model):
         raise TypeError(f"model: expected a transformers model, got {type(model).__name__}")
-    if np.size(x) == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
-        raise ValueError(f"x: expected at least one token, got shape {np.shape(x)}")
+    x = as_array(x, "x")  # a ragged batch is named here, before its size is read
+    if x.size == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
+        raise ValueError(f"x: expected at least one token, got shape {x.shape}")
     ids = as_token_ids(x, "x", int(config.vocab_size), ndim=(1, 2))
     n, n_ctx = ids.shape[-1], _n_ctx(config)
     if n_ctx is not None and n > n_ctx:

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._checks import as_token_ids, check_int, checked
+from .._checks import as_array, as_token_ids, check_int, checked
 from ..sampling import sampling_distribution
 from .trainable import GPT
 
@@ -104,8 +104,8 @@ def _token_ids(ids: Any, name: str, V: int) -> torch.Tensor:
     """``ids`` (a list, array or tensor) as a 1-D int64 CPU tensor of ids in ``0..V-1``.
     ``torch.as_tensor(ids, dtype=torch.long)`` alone truncated float ids (1.5 -> 1) and left
     an id >= V to fail later, named ``idx``."""
-    arr = ids.detach().cpu().numpy() if isinstance(ids, torch.Tensor) else ids
-    if np.size(arr) == 0:  # [] is a float array to NumPy: say "none", not "float ids"
+    arr = as_array(ids, name)  # a ragged list is named here, before its size is read
+    if arr.size == 0:  # [] is a float array to NumPy: say "none", not "float ids"
         raise ValueError(f"{name}: expected at least one token id, got none")
     return torch.from_numpy(as_token_ids(arr, name, V).reshape(-1))
 

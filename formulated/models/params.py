@@ -335,7 +335,19 @@ def init_gpt2(config: Config, seed: int = 0, *, scale: float = 0.02,
     return params
 
 
-init_gpt3 = init_gpt2  # GPT-3 has GPT-2's parameters; only the masks differ.
+def init_gpt3(config: Config, seed: int = 0, *, scale: float = 0.02,
+              attention_biases: bool = False) -> GPTParams:
+    """Random GPT-3 parameters: GPT-2's arrays, drawn exactly as :func:`init_gpt2` draws them.
+
+    GPT-3 has the same parameters as GPT-2 (what differs is its masks: every other layer is
+    banded, see :func:`formulated.models.gpt3_probabilities`), and it was initialised as GPT-2
+    was.  So ``init_gpt3(config, seed)`` equals ``init_gpt2(config, seed)``: weights
+    ``N(0, scale²)``, biases 0, every LayerNorm (the final one included) ``γ = 1, β = 0``.
+    Like :func:`init_gpt2`, this stand-in does not scale the residual projections by
+    ``1/sqrt(2L)`` as the trained models' initialisation did (the trainable
+    :class:`formulated.models.trainable.GPT` does).
+    """
+    return init_gpt2(config, seed, scale=scale, attention_biases=attention_biases)
 
 
 def init_bert(config: Config, seed: int = 0, *, scale: float = 0.02,

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_float_array, as_token_ids, check_positive_int, check_segment_ids,
-                      checked,
+from .._checks import (as_array, as_float_array, as_token_ids, check_positive_int,
+                      check_segment_ids, checked,
                       check_shape)
 from ..formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
                        mask_autoregressive, mask_bidirectional, multi_head_self_attention,
@@ -230,8 +230,9 @@ def _check_gelu(gelu: str) -> None:
 
 def _check_ids(x: Any, cfg: Config, name: str = "x") -> np.ndarray:
     """Token ids ``(n,)`` or a batch ``(B, n)``, each in ``0..V-1``, with ``1 ≤ n ≤ n_ctx``."""
-    if np.size(x) == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
-        raise ValueError(f"{name}: expected at least one token, got shape {np.shape(x)}")
+    x = as_array(x, name)  # a ragged batch is named here, before its size is read
+    if x.size == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
+        raise ValueError(f"{name}: expected at least one token, got shape {x.shape}")
     ids = as_token_ids(x, name, cfg.V, ndim=(1, 2))
     n = ids.shape[-1]
     if n == 0:
