@@ -100,7 +100,7 @@ TABLE_002: list[Row002] = [
        "H"),
     _r("Projection Layer Weight Matrix", r"$\mathbf{W}_s$", "D × V",
        r"$\bm{W}_e^\top$ (tied in GPT-2)", "H × V",
-       "{ref}`omission <erratum-002-untied-head>` when read as GPT-2"),
+       "{ref}`a legitimate design <ambiguity-002-untied-head>`; GPT-2 ties it"),
 ]
 
 #: Small sizes for checking shapes: the book's letters (002's letters are translated first).

@@ -95,10 +95,11 @@ THIRD_VALUES = {
                        (("low",), ("low", "e", "r"), ("n", "e", "w", "est"),
                         ("w", "i", "d", "est"))),
     "000-argmax-identity": lambda p1, cond: cond,
-    "001-objective-from-j1": 3,
     "001-bert-corruption": (0.8, 0.2, 0.0),
-    "003-layer-index": lambda L: L - 2,
-    "wp-n-rows": lambda n, n_ctx: n_ctx + 1,
+    "concat-h-undefined": lambda hp: hp["A"] + 1,
+    "bert-jmasked-range": lambda n_A, n_B: set(range(2, n_A + n_B + 2)),   # contiguous
+    "versions-gpt2-mixed": (48, 1600, 25, 1.5e9, 15e9),     # XL's shape, the source's range
+    "003-gpt2-training-data": "Books1",
     "003-gpt3-bookscorpus": ("Common Crawl (filtered)", "WebText2", "Wikipedia", "Books1",
                              "BooksCorpus"),
 }
@@ -144,7 +145,10 @@ def test_errata_modules_follow_the_parts_of_the_toc():
         files = {c["file"] for c in part["chapters"]}
         for e in getattr(mod, name).ERRATA:
             assert e.chapter in files, (name, e.key, e.chapter)
-    assert sum(len(getattr(mod, n).ERRATA) for n in names) == len(ERRATA)
+    # The audit's finds live in modules of their own by source (audit_*.py) and join the part of
+    # their chapter in ERRATA's order; together with the five groups they are every erratum.
+    audits = [m for m in dir(mod) if m.startswith("audit_")]
+    assert sum(len(getattr(mod, n).ERRATA) for n in [*names, *audits]) == len(ERRATA)
 
 
 def test_gelu_check_accepts_the_tanh_form_gpt2_uses():
@@ -168,13 +172,99 @@ def test_slides_search_keeps_the_sign_and_sticks_at_zero():
     assert np.allclose(end, [-2.0, 3.0], atol=0.05)   # same signs: it gets there
 
 
-def test_symbol_checks_read_the_notation_table():
-    from formulated.errata.block import BOX_SYMBOLS
-    from formulated.errata.models import DEFINITION_SYMBOLS
+def test_letter_checks_read_the_book_config():
+    # s-items and concat-h-undefined hand their candidate the hyperparameters of the book's own
+    # model code by letter: s and h are no hyperparameter of any model.
+    from dataclasses import fields
 
-    assert BOX_SYMBOLS == DEFINITION_SYMBOLS
-    assert {"n", "V", "H", "A", "D", "F", "L"} == set(BOX_SYMBOLS)
-    assert "h" not in BOX_SYMBOLS and "s" not in BOX_SYMBOLS
+    from formulated.errata.models import hyperparameters
+    from formulated.models import Config
+
+    hp = hyperparameters(V=11, n_ctx=8, H=8, A=2, L=1)
+    assert set(hp) == {f.name for f in fields(Config)} == {"V", "n_ctx", "H", "A", "L", "F", "D"}
+    assert (hp["F"], hp["D"]) == (32, 4)
+
+
+def test_citation_checks_name_their_source_and_accept_only_it():
+    from formulated.errata import erratum
+
+    cited = [e for e in ERRATA if e.basis == "citation"]
+    assert cited and all(e.cites for e in cited)
+    assert all(not e.cites for e in ERRATA if e.basis == "computed")
+    data = erratum("003-gpt2-training-data")
+    for name in ("OpenWebText", "Books1", "BooksCorpus", "WebText2", "webtext", "Common Crawl"):
+        assert data.verdict(name) == ERRATUM_HOLDS, name
+    mix = erratum("003-gpt3-bookscorpus")
+    assert mix.verdict(tuple(reversed(mix.true))) == NO_ERRATUM       # the order is not a claim
+    assert mix.verdict(mix.true[:-1]) == ERRATUM_HOLDS                 # one corpus missing
+    assert mix.verdict(mix.true + ("Books1",)) == ERRATUM_HOLDS        # one listed twice
+    sizes = erratum("versions-gpt2-mixed")
+    assert sizes.verdict((24, 1024, 16, 0.35e9, 0.36e9)) == NO_ERRATUM  # GPT-2 medium, 354.8M
+    assert sizes.verdict((24, 1024, 16, 0.30e9, 0.34e9)) == ERRATUM_HOLDS
+
+
+def test_record_requires_cites_exactly_for_a_citation():
+    with pytest.raises(ValueError, match="basis: expected one of"):
+        _record(basis="lookup")
+    with pytest.raises(ValueError, match="cites: expected the cited work"):
+        _record(basis="citation")
+    with pytest.raises(ValueError, match="cites: expected the cited work"):
+        _record(cites="a paper")
+    assert _record(basis="citation", cites="a paper").basis == "citation"
+
+
+def test_ambiguity_notes_are_not_registered_errata():
+    # A record judged an ambiguity leaves the registry; its chapter keeps a note labelled
+    # (ambiguity-<key>)=, which must not name a registered erratum.
+    import re
+
+    keys = {e.key for e in ERRATA}
+    found = set()
+    for path in sorted((ROOT / "chapters").glob("*.md")):
+        found |= set(re.findall(r"^\(ambiguity-([\w-]+)\)=", path.read_text(encoding="utf-8"),
+                                re.M))
+    assert {"wp-n-rows", "003-layer-index", "slide-masked-input", "002-untied-head",
+            "001-objective-from-j1", "004-mixed-log-bases"} <= found
+    assert not found & keys, sorted(found & keys)
+
+
+def test_reference_window_check_measures_an_infinite_claim(monkeypatch):
+    # The infinite claim is refuted by a measured length, not by fiat: were attention's weights
+    # free, the same claim would stand.
+    from formulated.errata import block, erratum
+
+    e = erratum("004-infinite-reference-window")
+    assert e.verdict(e.stated) == ERRATUM_HOLDS
+    monkeypatch.setattr(block, "_attention_weight_bytes", lambda n: 0)
+    assert e.verdict(e.stated) == NO_ERRATUM
+
+
+def test_summary_counts_kinds_bases_and_sources():
+    from formulated.errata.table import basis_counts, errata_summary, kind_counts
+
+    text = errata_summary()
+    kinds, bases = kind_counts(), basis_counts()
+    assert sum(kinds.values()) == sum(bases.values()) == len(ERRATA)
+    assert f"**{len(ERRATA)} cases**" in text
+    assert f"{bases['computed']} computed" in text and f"{bases['citation']} resting on" in text
+    for s, n in source_counts().items():
+        assert f"`{s}`: {n}" in text
+    table = errata_table()
+    assert table.count("*(citation: ") == bases["citation"]
+    assert "in chapter {doc}" not in table
+
+
+def test_ledger_section_counts_verdicts_and_folds_the_table():
+    from formulated.errata.ledger import ledger, verdict_counts
+    from formulated.errata.table import ledger_section
+
+    for source in SOURCES:
+        text = ledger_section(source)
+        counts = verdict_counts(source)
+        assert f"**{len(ledger(source))} passage" in text
+        assert all(f"{n} {v}" in text for v, n in counts.items())
+        if ledger(source):
+            assert "````{dropdown}" in text and text.rstrip().endswith("````")
 
 
 def test_heads_share_weights_refuses_an_unknown_claim():

@@ -17,7 +17,7 @@ from .. import examples as ex
 from .. import formulas as fm
 from .record import Erratum
 
-__all__ = ["ERRATA", "BOX_SYMBOLS", "SLIDE_SOFTMAX_ARGUMENT", "causal_mask_torch"]
+__all__ = ["ERRATA", "SLIDE_SOFTMAX_ARGUMENT", "causal_mask_torch"]
 
 _CH08, _CH09, _CH10, _CH11, _CH12 = ("chapters/08_attention", "chapters/09_masks",
                                      "chapters/10_multi_head", "chapters/11_ffn_gelu",
@@ -29,26 +29,6 @@ SLIDE_SOFTMAX_ARGUMENT = np.array([[0.7, np.inf, np.inf, np.inf],
                                    [0.1, 0.6, np.inf, np.inf],
                                    [0.1, 0.3, 0.6, np.inf],
                                    [0.1, 0.3, 0.3, 0.3]])
-
-def box_letters(source: str = "000") -> dict[str, str]:
-    """The dimension letters ``source`` defines (its letter -> the book's), read from the book's
-    notation table :data:`formulated.shapes.NOTATION` (the table of appendix A)."""
-    import re
-
-    from ..shapes import NOTATION
-
-    out = {}
-    for sym in NOTATION:
-        m = re.fullmatch(r"\$(\w)\$.*", sym.letters.get(source, "")) if sym.group == "dimension" \
-            else None
-        if m:
-            out[m.group(1)] = sym.book
-    return out
-
-
-#: The letters 000 and 001 define for their hyperparameters (from the notation table).
-BOX_SYMBOLS = tuple(box_letters("000"))
-
 
 def _example_qkv():
     import torch
@@ -175,16 +155,18 @@ def reference_window_is_wrong(window: Callable[[int], float]) -> bool:
     """Is ``window(budget)`` the longest input the sinusoidal Transformer attends over when its
     attention weights may use ``budget`` bytes (one layer, 2 heads, float64)?
 
-    Measured: a claimed finite window must fit and one more token must not; an infinite claim is
-    refuted by the first length (doubling from 1) whose weights exceed the budget.
+    Measured: a claimed finite window must fit and one more token must not.  An infinite claim
+    is tested on every length doubling from 1 up to 2**12: it is refuted only if the weights of
+    some such length are measured to exceed the budget (so it would stand were attention's memory
+    not to grow with the input).
     """
     for budget in (2 ** 12, 2 ** 15):
         n = window(budget)
         if not math.isfinite(n):
-            n = 1
-            while _attention_weight_bytes(n) <= budget:   # an infinite window fits every n ...
-                n *= 2
-            return True                                   # ... and this n does not fit
+            lengths = (2 ** k for k in range(13))
+            if any(_attention_weight_bytes(m) > budget for m in lengths):
+                return True
+            continue
         n = int(n)
         if n < 1 or _attention_weight_bytes(n) > budget or _attention_weight_bytes(n + 1) <= budget:
             return True
@@ -212,15 +194,19 @@ def _torch_mha(H: int = 8, A: int = 2, n: int = 5, bias: bool = False):
 
 
 def head_count_is_wrong(count: Callable[[dict[str, int]], int]) -> bool:
-    """Does Concat of ``count(box letters)`` heads, times W^O, give torch's multi-head attention?
+    """Does Concat of ``count(hyperparameters)`` heads, times W^O, give torch's multi-head
+    attention?
 
-    ``count`` receives the letters the boxes define (:data:`BOX_SYMBOLS`, valued for a small
-    model); a letter the boxes never define (``h``) raises ``KeyError``, which is the error.
+    ``count`` receives the hyperparameters of the book's model code by letter
+    (:func:`formulated.errata.models.hyperparameters`); a letter no model has (``h``) raises
+    ``KeyError``, which is the error.  ``torch.nn.MultiheadAttention`` is built with that
+    configuration's H and A.
     """
-    H, A = 8, 2
+    from .models import hyperparameters
+
+    hp = hyperparameters(V=11, n_ctx=5, H=8, A=2, L=1)
+    H, A = hp["H"], hp["A"]
     mha, X, ref, _ = _torch_mha(H, A)
-    values = {"n": len(X), "V": 11, "H": H, "A": A, "D": H // A, "F": 4 * H, "L": 1}
-    hp = {letter: values[book] for letter, book in box_letters("000").items()}
     try:
         k = count(hp)
     except KeyError:
@@ -542,18 +528,6 @@ ERRATA: list[Erratum] = [
                 r"$\bm{M}^{-\infty}_{ij} = 0$ if $M_{ij} = 1$ and $-\infty$ if $M_{ij} = 0$ "
                 r"(`masked_fill`), not $(1-\bm{M})\cdot(-\infty)$ either, since $0 \cdot \infty$ is NaN",
         chapter=_CH09, stated=lambda M: 1 - M, true=_m_inf, check=mask_from_m_is_wrong),
-    Erratum(
-        key="slide-masked-input", sources=("004",),
-        section='"Decoder, Masked Attention", the matrix captioned "Masked Input"',
-        says=r"a matrix captioned “Masked Input” with rows $(0.7, 0.4, 0.3, 0.1)$, "
-             r"$(0.1, 0.6, 0.2, 0.1)$, $(0.1, 0.3, 0.6, 0.1)$, $(0.1, 0.3, 0.3, 0.3)$",
-        correct=r"the slide does not say what the matrix is for, and it is neither of the "
-                r"matrices the slide computes: its first row differs from the scaled scores "
-                r"$(0.7, 0.1, 0.1, 0.1)$, and it has no $-\infty$ above the diagonal, so its "
-                r"softmax lets every token see the future. The masked scores (scaled scores + "
-                r"look-ahead mask) are the slide's own third matrix",
-        chapter=_CH09, stated=ex.SLIDE_MASKED_INPUT, true=ex.SLIDE_MASKED_SCORES,
-        check=softmax_argument_is_wrong),
     Erratum(
         key="slide-masked-softmax-inf", sources=("004",),
         section='"Decoder, Masked Attention", softmax of the masked scores',

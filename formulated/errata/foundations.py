@@ -199,25 +199,6 @@ def eliminated_count_is_wrong(n_eliminated: int) -> bool:
     return False
 
 
-def kl_identity_base_is_wrong(base: float | None) -> bool:
-    """Is KL(p‖q) = H(p, q) − H(p) with H(p, q) in log₂ (equation (7)) and H(p) in ``base``?
-
-    ``None`` is the slides' unspecified log: it is read in every usual base (2, e, 10), and the
-    identity must hold under every reading.  KL comes from ``torch.distributions`` (nats), in bits.
-    """
-    import torch
-    from torch.distributions import Categorical, kl_divergence
-
-    from ..basics import cross_entropy, entropy
-
-    p, q = np.array([0.5, 0.25, 0.25]), np.array([0.2, 0.5, 0.3])
-    kl_bits = kl_divergence(Categorical(torch.from_numpy(p)),
-                            Categorical(torch.from_numpy(q))).item() / np.log(2)
-    readings = (2.0, np.e, 10.0) if base is None else (base,)
-    return any(abs(cross_entropy(p, q, base=2) - entropy(p, base=b) - kl_bits) > 1e-12
-               for b in readings)
-
-
 def lstm_output_is_wrong(output: Callable[[np.ndarray, np.ndarray], np.ndarray] | None) -> bool:
     """Does the slides' cell with ``h_t = output(o_t, C_t)`` reproduce ``torch.nn.LSTM``?
 
@@ -349,15 +330,6 @@ ERRATA: list[Erratum] = [
         correct="one bit halves the number of equally likely possibilities; 3 bits take 8 "
                 "possibilities to 1, eliminating 7, and the uncertainty (entropy) falls by 3 bits",
         chapter=_CH02, stated=8, true=7, check=eliminated_count_is_wrong),
-    Erratum(
-        key="004-mixed-log-bases", sources=("004",),
-        section='"Information & Uncertainty" and "Cross Entropy - KL divergence"',
-        says="entropy (6) with an unspecified log, cross-entropy (7) with $\\log_2$, then "
-             "KL = H(p, q) − H(p)",
-        correct="an ambiguity rather than a mistake: the identity holds only when (6) is read in "
-                "the base of (7), $\\log_2$ (bits); read with $\\ln$ (nats, PyTorch's unit) or "
-                "$\\log_{10}$ it fails, and even KL(p‖p) comes out non-zero",
-        chapter=_CH02, stated=None, true=2.0, check=kl_identity_base_is_wrong),
     Erratum(
         key="004-lstm-missing-output", sources=("004",), kind="omission",
         section='"Long Short Term Memory (LSTM)"',

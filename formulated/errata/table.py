@@ -1,13 +1,14 @@
-"""Rendering of the errata for appendix B: the list, and the counts by source."""
+"""Rendering of the errata for appendix B: the summary, the list, and the audit ledger."""
 from __future__ import annotations
 
 from collections import Counter
 from typing import Sequence
 
 from ..sources import SOURCES
-from .record import Erratum
+from .record import BASES, KINDS, Erratum
 
-__all__ = ["errata_by_chapter", "errata_table", "source_counts"]
+__all__ = ["errata_by_chapter", "errata_table", "source_counts", "kind_counts", "basis_counts",
+           "errata_summary", "ledger_section"]
 
 
 def _all() -> list[Erratum]:
@@ -30,11 +31,46 @@ def source_counts(errata: Sequence[Erratum] | None = None) -> Counter:
     return Counter(s for e in (_all() if errata is None else errata) for s in e.sources)
 
 
+def kind_counts(errata: Sequence[Erratum] | None = None) -> Counter:
+    """How many errata of each kind (``"error"``, ``"omission"``); every kind present."""
+    errata = _all() if errata is None else errata
+    return Counter({k: sum(e.kind == k for e in errata) for k in KINDS})
+
+
+def basis_counts(errata: Sequence[Erratum] | None = None) -> Counter:
+    """How many errata each basis has (``"computed"``, ``"citation"``); every basis present."""
+    errata = _all() if errata is None else errata
+    return Counter({b: sum(e.basis == b for e in errata) for b in BASES})
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def errata_summary(errata: Sequence[Erratum] | None = None) -> str:
+    """One Markdown paragraph: the number of cases, by kind, by basis and by source, all counted
+    from the registry (an erratum in two sources counts once for each of them)."""
+    errata = _all() if errata is None else errata
+    kinds, bases, sources = kind_counts(errata), basis_counts(errata), source_counts(errata)
+    shared = sum(len(e.sources) > 1 for e in errata)
+    by_source = ", ".join(f"`{s}`: {sources[s]}" for s in SOURCES if sources[s])
+    text = (f"**{_plural(len(errata), 'case')}**: {_plural(kinds['error'], 'error')} and "
+            f"{_plural(kinds['omission'], 'omission')}. By basis: {bases['computed']} computed "
+            f"(the check recomputes the truth) and {bases['citation']} resting on a citation "
+            f"(the check compares with a published fact). By source: {by_source}.")
+    if shared:
+        text += (f" These add up to {sum(sources.values())}, more than {len(errata)}: "
+                 f"{_plural(shared, 'case')} occur in two sources (mostly `000` and `001`, the "
+                 f"two versions of one text, which share their boxes) and count once for each.")
+    return text
+
+
 def errata_table(errata: Sequence[Erratum] | None = None) -> str:
     """Render every erratum as MyST Markdown for the errata appendix.
 
-    Each entry gives the source's value and the correction and links to the label in the chapter
-    that proves it.  Raises ``ValueError`` when two errata share a key.
+    Each entry gives the source's value and the correction, marks a citation-based check with
+    the work it cites, and links to the label in the chapter that proves it.  Raises
+    ``ValueError`` when two errata share a key.
     """
     errata = _all() if errata is None else errata
     keys = [e.key for e in errata]
@@ -45,14 +81,31 @@ def errata_table(errata: Sequence[Erratum] | None = None) -> str:
     for i, e in enumerate(errata, start=1):
         srcs = ", ".join(f"`{s}` ({SOURCES[s]})" for s in e.sources)
         tag = "Omission" if e.kind == "omission" else "Error"
+        cited = f" *(citation: {e.cites})*" if e.basis == "citation" else ""
         lines += [
-            f"**E{i}. {tag} — {e.section}** · source {srcs}  ",
+            f"**E{i}. {tag} — {e.section}** · source {srcs}{cited}  ",
             f"*The source says:* {e.says}  ",
             f"*Correct:* {e.correct}  ",
             # Explicit link text: the label sits before an admonition, which has no title
-            # Sphinx could use for a bare {ref}.
-            f"*Proof:* {{ref}}`the computation <{e.label}>` in chapter "
+            # Sphinx could use for a bare {ref}.  The chapter link renders with its title.
+            f"*Proof:* {{ref}}`the computation <{e.label}>` in "
             f"{{doc}}`{e.chapter.split('/')[-1]}`",
             "",
         ]
     return "\n".join(lines)
+
+
+def ledger_section(source: str) -> str:
+    """The ledger of ``source`` for appendix B: a line of counts by verdict, then the table in a
+    collapsed dropdown (``{dropdown}``, closed until clicked, so the page stays light)."""
+    from .ledger import VERDICTS, ledger, ledger_table, verdict_counts
+
+    counts = verdict_counts(source)
+    total = len(ledger(source))
+    line = (f"**{_plural(total, 'passage')}**: "
+            + ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + ".")
+    if not total:
+        return line
+    # Four backticks: a claim quoted with ``` in the table cannot close the dropdown.
+    return "\n".join([line, "", f"````{{dropdown}} The ledger of `{source}` ({SOURCES[source]})",
+                      "", ledger_table(source), "````"])

@@ -15,7 +15,7 @@ from .record import Erratum
 
 __all__ = ["ERRATA", "SAMPLE_TEXT"]
 
-_CH17, _CH18 = "chapters/17_training_objective", "chapters/18_train_tiny_gpt"  # 19: none
+_CH17 = "chapters/17_training_objective"  # 18 and 19: none
 
 #: A short English text for the i.i.d. check ('q' is always followed by 'u').
 SAMPLE_TEXT = ("the quick brown fox jumps over the lazy dog. quiet queens quote quaint quilts. "
@@ -91,29 +91,6 @@ def token_model_is_wrong(model: str) -> bool:
     return not abs(predicted - observed) < 1e-12
 
 
-def gpt2_head_is_wrong(head: str) -> bool:
-    """Is GPT-2's output matrix ``"separate"`` (a W_s of its own) or ``"tied"`` (W_s = W_eᵀ)?
-
-    Read from ``transformers``' ``GPT2LMHeadModel`` (shapes only); its parameter count, a shared
-    tensor counted once, must be the published GPT-2 small's (:mod:`formulated.models.sizes`).
-    """
-    import torch
-    import transformers as T
-
-    from ..models.sizes import size
-
-    with torch.device("meta"):
-        m = T.GPT2LMHeadModel(T.GPT2Config())
-    tied = m.lm_head.weight is m.transformer.wte.weight
-    count = sum(p.numel() for p in m.parameters())
-    if count != size("GPT-2 small").parameter_count():
-        raise AssertionError(f"GPT-2 small: transformers counts {count}, the sizes table "
-                             f"{size('GPT-2 small').parameter_count()}")
-    if head not in ("separate", "tied"):
-        raise ValueError(f"head: expected 'separate' or 'tied', got {head!r}")
-    return (head == "tied") != tied
-
-
 def _toy_model(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A two-token model over {a, b} whose first token depends on θ: P_θ(x₁ = a) = θ and
     P_θ(x₂ = a | x₁ = a) = 1 − θ.  Returns both, for x = (a, a), on a grid of θ."""
@@ -136,35 +113,6 @@ def argmax_identity_is_wrong(objective: Callable[[np.ndarray, np.ndarray], np.nd
         value = objective(p1, p21)
     # Both maxima are strict on the grid: each argmax set is one θ.
     return bool(theta[np.argmax(value)] != theta[np.argmax(joint["a", "a"])])
-
-
-def objective_start_is_wrong(start: int) -> bool:
-    """Is ``Σ_{j=start}^n log Y_{j−1, x_j}`` (rows 1-based) GPT's log-likelihood, the negative of
-    ``transformers``' loss (times the n − 1 predicted tokens) for a small random GPT-2?  A term
-    with no row of Y (j − 1 < 1: GPT outputs no distribution for x₁) is wrong."""
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
-    from transformers.utils import logging as hf_logging
-
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=11, n_positions=8, n_embd=8, n_layer=1,
-                                       n_head=2, bos_token_id=0, eos_token_id=0)).double().eval()
-    x = torch.tensor([[3, 1, 4, 1, 5]])
-    n = x.shape[1]
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()   # its one-time notice on the config's loss_type is noise here
-    try:
-        with torch.no_grad():
-            out = model(x, labels=x)
-    finally:
-        hf_logging.set_verbosity(verbosity)
-    Y = torch.softmax(out.logits[0], -1)                   # row i (1-based): P(x_{i+1} | x_≤i)
-    total = 0.0
-    for j in range(start, n + 1):
-        if j - 1 < 1:
-            return True                                    # no row predicts x_j
-        total += float(torch.log(Y[j - 2, x[0, j - 1]]))
-    return not abs(total - (-out.loss.item() * (n - 1))) < 1e-5   # its loss is float32
 
 
 def corruption_is_wrong(shares: tuple[float, float, float]) -> bool:
@@ -223,16 +171,6 @@ ERRATA: list[Erratum] = [
         chapter=_CH17, stated=lambda p1, cond: np.log(cond),
         true=lambda p1, cond: np.log(p1) + np.log(cond), check=argmax_identity_is_wrong),
     Erratum(
-        key="001-objective-from-j1", sources=("001",),
-        section="Statistical interpretation (GPT objective)",
-        says=r"GPT maximises $\log P(\bm{X} = \bm{x}; \bm{\theta}) = \sum_{j=1}^n \log "
-             r"P(X_j = x_j \mid X_1 = x_1, \ldots, X_{j-1} = x_{j-1}; \bm{\theta})$",
-        correct=r"The chain rule is right, but GPT has no output for its $j = 1$ term: row $i$ of "
-                r"$\bm{Y}$ predicts $x_{i+1}$. GPT maximises $\sum_{j=2}^n \log P(X_j = x_j \mid "
-                r"X_{<j}) = \log P(X_2, \ldots, X_n \mid X_1)$, as 001's own loss does (a model "
-                r"that starts from a beginning-of-sequence token also predicts $x_1$).",
-        chapter=_CH17, stated=1, true=2, check=objective_start_is_wrong),
-    Erratum(
         key="001-bert-corruption", sources=("001",), kind="omission",
         section="Statistical interpretation (BERT's corrupted sequence)",
         says=r"$X'_j = I\, i^\text{mask} + (1 - I) X_j$ with $I \sim \text{Bern}(p)$: every "
@@ -260,16 +198,4 @@ ERRATA: list[Erratum] = [
                 "$P(x_t \\mid x_{<t})$ would equal $P(x_t)$ and there would be nothing for GPT "
                 "to learn (in English, 'q' is followed by 'u' far more often than 'u' occurs)",
         chapter=_CH17, stated="unigram", true="bigram", check=token_model_is_wrong),
-    Erratum(
-        key="002-untied-head", sources=("002",), kind="omission",
-        section=r'Table of notations, "Projection Layer Weight Matrix $\bm{W}_s$"',
-        says=r"The logits are $\bm{Z}_\text{pre-head}\bm{W}_s$ with a learned matrix "
-             r"$\bm{W}_s$ ($D \times V$) of its own; the training Steps never write this "
-             r"projection.",
-        correct=r"A separate output matrix is a legitimate design; it is an omission only when "
-                r"002 is read as GPT-2, as the book reads it. GPT-2 ties the de-embedding to the "
-                r"token embedding, $\bm{W}_s = \bm{W}_e^\top$ (one tensor in `transformers`' "
-                r"`GPT2LMHeadModel`); a separate matrix would add "
-                r"$50257 \times 768 = 38{,}597{,}376$ parameters to GPT-2 small's 124,439,808.",
-        chapter=_CH18, stated="separate", true="tied", check=gpt2_head_is_wrong),
 ]
