@@ -21,7 +21,7 @@ MyST                                   plain Markdown
                                        code in its summary as ``<code>``)
 other directives                       their body, without the fence and option lines
 ``(label)=`` targets                   dropped
-{doc}`08_attention`                    ``*Attention*`` (the chapter's title)
+{doc}`08_attention`                    ``Chapter 8 (Attention)``, as the book shows it
 {prf:ref}`def-08-attention`            ``Definition 8.1 (Scaled dot-product attention)``
 {ref}`ex-08-1`, {numref}, {eq}         ``Exercise 8.1``; an explicit text ``{ref}`t <x>``` is t
 {math}`x`                              ``$x$``
@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from booktools.sphinx_chapter_refs import chapter_ref_text, number_from_stem
 from booktools.sphinx_source import DIRECTIVE as SOURCE_DIRECTIVE
 from booktools.sphinx_source import render_blocks
 
@@ -191,8 +192,12 @@ class _Converter:
         if name == "math":
             return f"${text}$"
         if name == "doc":
-            title = self.titles.get(_doc_name(target).rsplit("/", 1)[-1])
-            return shown or (f"*{title}*" if title else f"*{_doc_name(target)}*")
+            stem = _doc_name(target).rsplit("/", 1)[-1]
+            title = self.titles.get(stem)
+            if shown or not title:
+                return shown or f"*{_doc_name(target)}*"
+            # as the book shows it (booktools/sphinx_chapter_refs.py): "Chapter 8 (Attention)"
+            return chapter_ref_text(number_from_stem(stem), title)
         if name in ("ref", "prf:ref", "numref", "eq", "term"):
             known = self.labels.get(target)
             if name == "numref" and shown:

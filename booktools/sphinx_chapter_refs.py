@@ -54,8 +54,8 @@ def chapter_ref_text(number: int | str | None, title: str, language: str | None 
     for an appendix, ``None`` for a page without a number (then the title alone).
 
     ``chapter_ref_text(15, "BERT and RoBERTa")`` -> ``"Chapter 15 (BERT and RoBERTa)"``;
-    ``chapter_ref_text("B", "정오표", "ko")`` -> ``"부록 B(정오표)"``.  A language without its
-    own format (``None``, ``"de"``) gets the English one."""
+    ``chapter_ref_text("B", "정오표", "ko")`` -> ``"부록 B(정오표)"``.  A language without
+    its own format (``None``, ``"de"``) gets the English one."""
     if number is None:
         return title
     if isinstance(number, bool) or not isinstance(number, (int, str)) or number == "":

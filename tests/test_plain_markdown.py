@@ -99,7 +99,7 @@ def test_converted_definition_in_the_notebook():
     text = "\n".join(cells)
     assert "**Definition 8.1 (Scaled dot-product attention).**\n\nFor queries" in text
     assert "<summary>Code: <code>formulated.formulas.attention</code></summary>" in text
-    assert "the subject of *Masks*; this chapter" in text
+    assert "the subject of Chapter 9 (Masks); this chapter" in text
 
 
 # -- each conversion --------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_dropdown_figure_and_unknown_directive():
     assert to_plain("```{image} a.png\n```", image_base="https://x/chapters/") == (
         "![](https://x/chapters/a.png)")
     assert convert("```{unheard-of} arg\n:opt: 1\n\nThe body {doc}`09_masks`.\n```") == (
-        "The body *Masks*.")
+        "The body Chapter 9 (Masks).")
 
 
 def test_formulated_source_is_a_details_box():
@@ -162,7 +162,7 @@ def test_formulated_source_is_a_details_box():
 
 def test_roles():
     assert convert("See {doc}`08_attention` and {doc}`chapter 9 <09_masks>`.") == (
-        "See *Attention* and chapter 9.")
+        "See Chapter 8 (Attention) and chapter 9.")
     assert convert("({prf:ref}`def-08-attention`), {ref}`ex-08-1`, "
                    "{ref}`an erratum <erratum-x>`, {ref}`erratum-x`") == (
         "(Definition 8.1 (Scaled dot-product attention)), Exercise 8.1, an erratum, "
