@@ -1,7 +1,8 @@
 """Source 002's "Table of Notations", row by row, with the book's symbol for each (appendix A).
 
-002 uses other letters for three dimensions, two of them the book's letters for something else:
-its ``T, D, H, D//H, d_ff, 𝓑`` are the book's ``n, H, A, D, F, B``.  Each row records 002's
+002 uses other letters for five of the eight dimensions (six with ``𝓑`` for the batch size),
+two of them the book's letters for something else: its ``T, D, H, D//H, d_ff, 𝓑`` are the
+book's ``n, H, A, D, F, B``.  Each row records 002's
 symbol and shape as 002 prints them and the book's symbol and shape; :func:`shape_mismatches`
 translates 002's shapes letter by letter and evaluates both sides on small numbers, so a row
 whose two shapes disagree is found (``tests/test_notation_002.py``).
