@@ -262,7 +262,7 @@ def test_ledger_section_counts_verdicts_and_folds_the_table():
         text = ledger_section(source)
         counts = verdict_counts(source)
         assert f"**{len(ledger(source))} passage" in text
-        assert all(f"{n} {v}" in text for v, n in counts.items())
+        assert all(f"*{v}* {n}" in text for v, n in counts.items())
         if ledger(source):
             assert "````{dropdown}" in text and text.rstrip().endswith("````")
 

@@ -102,10 +102,10 @@ def ledger_section(source: str) -> str:
 
     counts = verdict_counts(source)
     total = len(ledger(source))
-    line = (f"**{_plural(total, 'passage')}**: "
-            + ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + ".")
+    line = (f"**{_plural(total, 'passage')}** by verdict: "
+            + ", ".join(f"*{v}* {counts[v]}" for v in VERDICTS) + ".")
     if not total:
         return line
     # Four backticks: a claim quoted with ``` in the table cannot close the dropdown.
-    return "\n".join([line, "", f"````{{dropdown}} The ledger of `{source}` ({SOURCES[source]})",
+    return "\n".join([line, "", f"````{{dropdown}} The ledger of `{source}`: {SOURCES[source]}",
                       "", ledger_table(source), "````"])
