@@ -38,7 +38,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.nodes import clean_astext
 from sphinx.util import docname_join
 
-__all__ = ["FORMATS", "chapter_ref_text", "number_from_stem", "toc_order", "chapter_numbers",
+__all__ = ["FORMATS", "FORMATS_BRACKETED", "chapter_ref_text", "number_from_stem", "toc_order", "chapter_numbers",
            "ChapterReferences", "setup"]
 
 #: language -> (a numbered chapter, an appendix); ``{n}`` its number or letter.  Korean: no
@@ -47,20 +47,28 @@ FORMATS: dict[str, tuple[str, str]] = {
     "en": ("Chapter {n} ({title})", "Appendix {n} ({title})"),
     "ko": ("{n}장({title})", "부록 {n}({title})"),
 }
+#: The same inside parentheses, "(Chapter 9, Masks)", so that brackets do not nest.
+FORMATS_BRACKETED: dict[str, tuple[str, str]] = {
+    "en": ("Chapter {n}, {title}", "Appendix {n}, {title}"),
+    "ko": ("{n}장 {title}", "부록 {n} {title}"),
+}
 
 
-def chapter_ref_text(number: int | str | None, title: str, language: str | None = "en") -> str:
+def chapter_ref_text(number: int | str | None, title: str, language: str | None = "en",
+                     bracketed: bool = False) -> str:
     """How a reference to a chapter reads: ``number`` an int for a numbered chapter, a letter
     for an appendix, ``None`` for a page without a number (then the title alone).
 
     ``chapter_ref_text(15, "BERT and RoBERTa")`` -> ``"Chapter 15 (BERT and RoBERTa)"``;
     ``chapter_ref_text("B", "정오표", "ko")`` -> ``"부록 B(정오표)"``.  A language without
-    its own format (``None``, ``"de"``) gets the English one."""
+    its own format (``None``, ``"de"``) gets the English one.  ``bracketed``: the reference
+    stands inside parentheses, so it reads ``"Chapter 9, Masks"`` (no nested brackets)."""
     if number is None:
         return title
     if isinstance(number, bool) or not isinstance(number, (int, str)) or number == "":
         raise TypeError(f"number: expected an int, a letter or None, got {number!r}")
-    chapter, appendix = FORMATS.get((language or "en").split("_")[0], FORMATS["en"])
+    formats = FORMATS_BRACKETED if bracketed else FORMATS
+    chapter, appendix = formats.get((language or "en").split("_")[0], formats["en"])
     return (appendix if isinstance(number, str) else chapter).format(n=number, title=title)
 
 
@@ -109,6 +117,15 @@ def chapter_numbers(env: BuildEnvironment, root: str) -> dict[str, int | str]:
     return numbers
 
 
+def _in_brackets(node: nodes.Node) -> bool:
+    """Whether the text just before ``node`` opens a bracket that is still open ("… (see ")."""
+    before = node.previous_sibling()
+    if not isinstance(before, nodes.Text):
+        return False
+    text = before.astext()
+    return text.rfind("(") > text.rfind(")")
+
+
 class ChapterReferences(SphinxPostTransform):
     """A ``{doc}`` reference without its own text reads "Chapter 15 (BERT and RoBERTa)"
     (:func:`chapter_ref_text`): it becomes a reference *with* that text before the references
@@ -127,7 +144,7 @@ class ChapterReferences(SphinxPostTransform):
                 continue  # a missing page: Sphinx warns about it as before
             text = chapter_ref_text(numbers.get(docname),
                                     clean_astext(self.env.titles[docname]),
-                                    self.config.language)
+                                    self.config.language, bracketed=_in_brackets(node))
             inner = node.children[0] if node.children and \
                 isinstance(node.children[0], nodes.Element) else nodes.inline(classes=["xref"])
             inner[:] = [nodes.Text(text)]

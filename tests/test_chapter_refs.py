@@ -192,3 +192,19 @@ def test_built_book_names_chapters_by_number_and_title(book: str, expected: dict
         pytest.skip(f"no built book at {folder.relative_to(ROOT)} (make book)")
     for page, (target, text) in expected.items():
         assert text in _link_texts(folder / f"{page}.html", f"{target}.html"), page
+
+
+def test_a_reference_inside_brackets_does_not_nest_them():
+    from docutils import nodes as dn
+
+    from booktools.sphinx_chapter_refs import _in_brackets, chapter_ref_text
+
+    assert chapter_ref_text(9, "Masks", bracketed=True) == "Chapter 9, Masks"
+    assert chapter_ref_text(9, "마스크", "ko", bracketed=True) == "9장 마스크"
+    assert chapter_ref_text("B", "Errata", bracketed=True) == "Appendix B, Errata"
+    para = dn.paragraph()
+    para += [dn.Text("the attention ("), dn.inline(), dn.Text(") and ("), dn.inline()]
+    assert _in_brackets(para[1]) and _in_brackets(para[3])
+    para2 = dn.paragraph()
+    para2 += [dn.Text("(an aside) then "), dn.inline()]
+    assert not _in_brackets(para2[1])
