@@ -228,6 +228,7 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
 #: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
                     r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])")
+_FENCE = re.compile(r"^(?:`{3,}|:{3,})\{[\w:.-]+\}[ \t]*")
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
 _PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
@@ -241,6 +242,10 @@ def kept_spans(text: str) -> dict[str, list[str]]:
     backticks), and ``number`` (digits outside those).
     Each list sorted, so two messages compare whatever their word order."""
     found: dict[str, list[str]] = {"math": [], "role": [], "code": [], "number": []}
+    # A directive's title arrives with its fence ("````{dropdown} The ledger of `000`"); the
+    # fence is markup, not code, and the translation is the title alone (Sphinx parses it as a
+    # paragraph and puts its words in the title).
+    text = _FENCE.sub("", text)
 
     def role(m: re.Match[str]) -> str:
         body = m["body"]

@@ -353,3 +353,12 @@ def test_korean_search_strips_particles() -> None:
     assert search.stem("모델") == "모델" and search.stem("이") == "이"  # no stem left: kept
     assert search.stem("Transformers") == "transform"  # English as in the English book
     assert all(f'"{p}"' in search.js_stemmer_code for p in PARTICLES)
+
+
+def test_a_directive_title_is_checked_without_its_fence() -> None:
+    # A dropdown's title comes with its fence; the fence is markup, and the Korean is the title
+    # alone (Sphinx parses it as a paragraph): only `000` is kept, not "`{dropdown} The …`".
+    english = "````{dropdown} The ledger of `000`: The Formulated GPT-2 (first version)"
+    assert i18n.kept_spans(english)["code"] == ["`000`"]
+    assert i18n.message_problems(english, "`000`의 점검 대장: The Formulated GPT-2 (첫 판)") == []
+    assert i18n.message_problems(english, "점검 대장: The Formulated GPT-2 (첫 판)") != []
