@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from booktools import teaching  # noqa: E402
+from booktools import assign  # noqa: E402
 
 ONE_RUN = """
 import sys
@@ -61,7 +61,7 @@ def main() -> None:
         if getattr(a, name) <= 0:
             p.error(f"--{name}: expected a positive number, got {getattr(a, name)}")
     with tempfile.TemporaryDirectory() as out:
-        student = teaching.write_assignment(ROOT / "chapters" / f"{a.chapter}.md", out)
+        student = assign.write_assignment(ROOT / "chapters" / f"{a.chapter}.md", out)
         jobs = [MODES[i % 2] for i in range(2 * a.runs)]
         with ThreadPoolExecutor(a.parallel) as pool:
             times = list(pool.map(lambda m: one_run(m, student, a.limit), jobs))

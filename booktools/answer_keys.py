@@ -36,7 +36,7 @@ from booktools.exercises import SPECS
 from booktools.launch import ROOT
 from booktools.lab import math_macros
 from booktools.plain_markdown import chapter_titles, label_texts, to_plain
-from booktools.teaching import exercises
+from booktools.assign import exercises
 
 __all__ = ["OUT", "KIND_TEXT", "answer_key_html", "write_answer_keys", "mathjax_dir",
            "solution_outputs", "answer_key_markdown", "latex_sources", "build_pdfs", "main"]

@@ -1,7 +1,7 @@
 """How every exercise of the book is graded: its kind, the names it defines, its tests.
 
 One entry of :data:`SPECS` per ``{exercise}`` label in the chapters (``tests/test_teaching.py``
-checks both directions).  :mod:`booktools.teaching` turns them into otter-grader questions:
+checks both directions).  :mod:`booktools.assign` turns them into otter-grader questions:
 
 * ``auto``: the exercise text names every variable in :attr:`Spec.names` (in backticks); the
   chapter's solution code defines them.  :attr:`Spec.public` tests run when a student calls

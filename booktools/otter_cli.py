@@ -6,7 +6,7 @@ cell's reply without a time limit.  A reply whose wake-up is missed (the race th
 machine) then leaves the grading waiting for ever.  This entry point installs
 :func:`~booktools.kernel_client.patch_shell_wait` first, so that such a reply is picked up
 within a second, and then hands the arguments to otter's own command line unchanged.
-:func:`booktools.teaching.grade` runs otter this way.
+:func:`booktools.grading.grade` runs otter this way.
 """
 from __future__ import annotations
 

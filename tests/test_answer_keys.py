@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from _chapters import ROOT, toc_files, tool
-from booktools import answer_keys, teaching
+from booktools import answer_keys, assign
 from booktools.exercises import SPECS
 from booktools.pdf import log_problems
 
@@ -32,7 +32,7 @@ def test_answer_key_holds_every_solution_rubric_and_hidden_test(tmp_path):
     text = page.read_text(encoding="utf-8")
     assert (tmp_path / "mathjax" / "tex-chtml.js").is_file()  # offline: no CDN
     assert "https://" not in text
-    for ex in teaching.exercises(chapter.read_text(encoding="utf-8")):
+    for ex in assign.exercises(chapter.read_text(encoding="utf-8")):
         spec = SPECS[ex.label]
         assert f"id='{ex.label}'" in text
         for code in ex.solution_code:
@@ -58,7 +58,7 @@ def test_answer_key_markdown_shows_every_rubric_code_and_output_as_written() -> 
 
     md = MarkdownIt("commonmark")
     for chapter in CHAPTERS:
-        found = teaching.exercises(chapter.read_text(encoding="utf-8"))
+        found = assign.exercises(chapter.read_text(encoding="utf-8"))
         printed = {c.strip(): f"printed by {ex.label}\n  [1 * 2_3]" for ex in found
                    for c in ex.solution_code}
         tokens = md.parse(answer_key_markdown := answer_keys.answer_key_markdown(
@@ -140,7 +140,7 @@ def test_answer_key_pdf_by_the_latex_route(tmp_path: Path) -> None:
         return all(re.sub(r"\s+", "", normal(line)) in squeezed
                    for line in snippet.splitlines() if line.strip())
 
-    found = teaching.exercises(chapter.read_text(encoding="utf-8"))
+    found = assign.exercises(chapter.read_text(encoding="utf-8"))
     assert len(found) == 4
     for ex in found:
         spec = SPECS[ex.label]

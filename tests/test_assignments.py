@@ -13,7 +13,8 @@ import shutil
 import pytest
 
 from _chapters import ROOT
-from booktools import teaching
+from booktools import assign, grading, leak_scan
+from booktools.wheel import GRADESCOPE_SOURCE
 
 WRONG = {
     "08_attention": {
@@ -57,17 +58,17 @@ CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 @pytest.mark.parametrize("stem", sorted(WRONG))
 def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
     chapter = ROOT / "chapters" / f"{stem}.md"
-    student = teaching.write_assignment(chapter, tmp_path / "out")
-    zip_path = teaching.autograder_zip_path(tmp_path / "out", chapter)
-    answers = teaching.solutions(chapter)
-    correct = teaching.fill_answers(student, answers, tmp_path / "correct" / student.name)
-    wrong = teaching.fill_answers(student, {**answers, **WRONG[stem]},
+    student = assign.write_assignment(chapter, tmp_path / "out")
+    zip_path = assign.autograder_zip_path(tmp_path / "out", chapter)
+    answers = grading.solutions(chapter)
+    correct = grading.fill_answers(student, answers, tmp_path / "correct" / student.name)
+    wrong = grading.fill_answers(student, {**answers, **WRONG[stem]},
                                   tmp_path / "wrong" / student.name)
     blank = tmp_path / "blank" / student.name
     blank.parent.mkdir()
     shutil.copy(student, blank)
-    # A run takes 10-50 s; one that still exceeds 120 s would be retried (teaching.grade).
-    table = teaching.grade_all([correct, wrong, blank], zip_path, tmp_path / "grades",
+    # A run takes 10-50 s; one that still exceeds 120 s would be retried (grading.grade).
+    table = grading.grade_all([correct, wrong, blank], zip_path, tmp_path / "grades",
                                timeout=120)
     with table.open() as f:
         full, partial, zero = ({k: float(v) for k, v in row.items() if k != "submission"}
@@ -92,13 +93,13 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     """Top to bottom in a fresh kernel, from a folder that is not the repository's: data are
     found through the package, grader.check runs the public tests (failing on blank answers),
     and the export cell writes the zip to hand in without executing the notebook a second time
-    (teaching._config_cell says why)."""
+    (assign._config_cell says why)."""
     import zipfile
 
     import nbformat
     from nbclient import NotebookClient
 
-    student = teaching.write_assignment(ROOT / "chapters" / f"{stem}.md", tmp_path / "out")
+    student = assign.write_assignment(ROOT / "chapters" / f"{stem}.md", tmp_path / "out")
     elsewhere = tmp_path / "somewhere" / "else"
     elsewhere.mkdir(parents=True)
     copy = elsewhere / student.name
@@ -120,9 +121,9 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
 def test_student_notebook_gives_away_no_solution(stem, tmp_path):
     """Every solution's numbers, sentences and code are scanned for in the student notebook
     (cells and the public tests in its metadata), for this chapter's exercises and later ones."""
-    student = teaching.write_assignment(ROOT / "chapters" / f"{stem}.md", tmp_path / "out")
+    student = assign.write_assignment(ROOT / "chapters" / f"{stem}.md", tmp_path / "out")
     chapters = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
-    found = teaching.leaks([student], chapters)
+    found = leak_scan.leaks([student], chapters)
     assert not found, "\n".join(found)
 
 
@@ -135,7 +136,7 @@ def test_student_markdown_renders_in_lab_without_the_book(stem):
     import re
 
     chapter = ROOT / "chapters" / f"{stem}.md"
-    nb = teaching.master_notebook(chapter)
+    nb = assign.master_notebook(chapter)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     directives = re.findall(r"^\s*(?:`{3,}|:{3,})\{([\w:.-]+)\}", markdown, re.M)
     roles = re.findall(r"\{(?:ref|numref|doc|prf:ref|eq)\}`[^`]+`", markdown)
@@ -166,8 +167,8 @@ def test_the_autograder_zip_alone_builds_an_environment_that_grades(tmp_path):
 
     start = time.monotonic()
     chapter = ROOT / "chapters" / "09_masks.md"
-    student = teaching.write_assignment(chapter, tmp_path / "out")
-    zip_path = teaching.autograder_zip_path(tmp_path / "out", chapter)
+    student = assign.write_assignment(chapter, tmp_path / "out")
+    zip_path = assign.autograder_zip_path(tmp_path / "out", chapter)
     source = tmp_path / "autograder" / "source"
     zipfile.ZipFile(zip_path).extractall(source)
     env = yaml.safe_load((source / "environment.yml").read_text())
@@ -176,8 +177,8 @@ def test_the_autograder_zip_alone_builds_an_environment_that_grades(tmp_path):
              and not d.startswith(("python", "pip"))]
     assert any(p.startswith("torch==2.13.0") for p in pip), pip
     wheel = next(p for p in pip if p.endswith(".whl"))
-    assert wheel.startswith(teaching.GRADESCOPE_SOURCE + "/files/formulated-"), wheel
-    requirements = [p.replace(teaching.GRADESCOPE_SOURCE, str(source)) for p in pip
+    assert wheel.startswith(GRADESCOPE_SOURCE + "/files/formulated-"), wheel
+    requirements = [p.replace(GRADESCOPE_SOURCE, str(source)) for p in pip
                     if not p.startswith("--extra-index-url")]
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -190,12 +191,12 @@ def test_the_autograder_zip_alone_builds_an_environment_that_grades(tmp_path):
                             "torch.__version__)"], capture_output=True, text=True,
                            cwd=tmp_path, check=True).stdout
     assert str(venv) in where and "2.13.0" in where, where
-    answers = teaching.solutions(chapter)
+    answers = grading.solutions(chapter)
     wrong = {**answers, "ex-09-3": "product_w = fg.softmax(ex.MASK_SCALED_SCORES) * "
                                    "np.tril(np.ones((4, 4)))\nrenormalized = product_w"}
     scores = {}
     for name, given in (("correct", answers), ("wrong", wrong)):
-        sub = teaching.fill_answers(student, given, tmp_path / name / student.name)
+        sub = grading.fill_answers(student, given, tmp_path / name / student.name)
         out = tmp_path / name / "results"
         out.mkdir()
         done = subprocess.run([str(venv / "bin" / "otter"), "run", "--no-logo", "-a",

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from _chapters import ROOT
-from booktools import teaching
+from booktools import grading
 
 # A fresh interpreter (the test process has the patch from conftest already): run the entry
 # point as ``python -m`` does, then report whether the channel class was patched.
@@ -38,7 +38,7 @@ def test_otter_errors_keep_their_exit_status():
 
 
 def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
-    """teaching.grade launches ``python -m booktools.otter_cli run``, not bare ``otter``."""
+    """grading.grade launches ``python -m booktools.otter_cli run``, not bare ``otter``."""
     import zipfile
 
     calls = []
@@ -51,6 +51,6 @@ def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
     autograder = tmp_path / "ag.zip"
     with zipfile.ZipFile(autograder, "w") as z:
         z.writestr("tests/q.py", "")
-    monkeypatch.setattr(teaching.subprocess, "run", fake_run)
-    assert teaching.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {"total": 0.0}
+    monkeypatch.setattr(grading.subprocess, "run", fake_run)
+    assert grading.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {"total": 0.0}
     assert calls[0][:4] == [sys.executable, "-m", "booktools.otter_cli", "run"], calls

@@ -2,7 +2,7 @@
 
 ``pip install .`` in a fresh virtual environment installs the package a student gets; no file it
 installs may hold a hidden test's code line or a solution's fingerprint (its significant
-numbers, phrases and code lines: :func:`booktools.teaching.leaks`).  On the tree before issue 23
+numbers, phrases and code lines: :func:`booktools.leak_scan.leaks`).  On the tree before issue 23
 (the tooling in ``formulated/book/``) this failed: exercises.py held every hidden test and
 teaching.py the answer to ex-11-2.
 """
@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from _chapters import ROOT
-from booktools import notebooks, student, teaching
+from booktools import assign, leak_scan, notebooks, student
 from booktools.exercises import SPECS
 
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -33,7 +33,7 @@ ALLOWED = {
 def published() -> str:
     """What the book shows outside its solutions (prose, chapter code), whitespace collapsed."""
     return re.sub(r"\s+", " ", "\n".join(
-        v for ch in CHAPTERS for k, v in teaching._segments(ch.read_text(encoding="utf-8"))
+        v for ch in CHAPTERS for k, v in assign.segments(ch.read_text(encoding="utf-8"))
         if k in ("md", "code")))
 
 
@@ -91,14 +91,14 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
     # what the book prints outside its solutions (prose, chapter code) is published anyway:
     # GPT-2's V * H = 38597376 in chapter 16's text, a generic np.indices line
     shown = published()
-    numbers = teaching._numbers(shown)
+    numbers = leak_scan._numbers(shown)
 
     def unpublished(entry: str) -> bool:
         m = re.search(r": (number|code) '?(.+?)'? of ", entry)
         if m and m[2] in ALLOWED:
             return False
         return not m or (m[2] not in numbers if m[1] == "number" else m[2] not in shown)
-    found = secrets_in(files) + [f for f in teaching.leaks(renamed, CHAPTERS) if unpublished(f)]
+    found = secrets_in(files) + [f for f in leak_scan.leaks(renamed, CHAPTERS) if unpublished(f)]
     assert not found, "\n".join(found[:40])
 
 
@@ -110,7 +110,7 @@ def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
     assert secrets_in([leaked])
     doc = tmp_path / "00_teaching.py"
     doc.write_text('"""a rounding of it (``0.16997`` of ``0.169971``)."""\n')
-    assert teaching.leaks([doc], CHAPTERS)
+    assert leak_scan.leaks([doc], CHAPTERS)
 
 
 # ------------------------------------------------------------------ the student edition
@@ -127,7 +127,7 @@ def _scan_texts(texts: dict[str, str], tmp) -> list[str]:
         f = tmp / f"{stem}.txt"  # leaks() reads the chapter from the file name
         f.write_text(text, encoding="utf-8")
         files.append(f)
-    return secrets_in(files) + teaching.leaks(files, CHAPTERS)
+    return secrets_in(files) + leak_scan.leaks(files, CHAPTERS)
 
 
 @pytest.fixture(scope="module")
@@ -179,17 +179,17 @@ def test_student_colab_notebooks_hold_no_solution(tmp_path):
     written = notebooks.write_all(tmp_path, student=True)
     assert [p.stem for p in written] == [c.stem for c in CHAPTERS]
     assert all(p.parent == tmp_path / notebooks.STUDENT_DIR for p in written)
-    found = secrets_in(written) + teaching.leaks(written, CHAPTERS)
+    found = secrets_in(written) + leak_scan.leaks(written, CHAPTERS)
     assert not found, "\n".join(found[:40])
     for p in written:  # every exercise is still there, no solution heading is
         text = p.read_text(encoding="utf-8")
         assert "Solution to Exercise" not in text, p.name
         stem = p.stem
-        labels = [e.label for e in teaching.exercises((ROOT / "chapters" / f"{stem}.md")
+        labels = [e.label for e in assign.exercises((ROOT / "chapters" / f"{stem}.md")
                                                       .read_text(encoding="utf-8"))]
         assert text.count("**Exercise ") >= len(labels), p.name
     full = sorted((ROOT / notebooks.NOTEBOOKS_DIR).glob("*.ipynb"))
-    assert teaching.leaks(full, CHAPTERS), "the scan must find the solutions of the full ones"
+    assert leak_scan.leaks(full, CHAPTERS), "the scan must find the solutions of the full ones"
 
 
 def test_strip_solutions_keeps_exercises_and_drops_every_solution():

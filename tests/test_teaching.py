@@ -1,4 +1,5 @@
-"""Assignments from the chapters (booktools.teaching): parsing, grading specs, leak scan.
+"""Assignments from the chapters (booktools.assign, .grading, .leak_scan): parsing, grading
+specs, leak scan.
 
 These tests need no otter run; tests/test_assignments.py generates and grades for real.
 """
@@ -11,7 +12,7 @@ import re
 import pytest
 
 from _chapters import MYST_HEADER, ROOT, toc_files
-from booktools import teaching
+from booktools import assign, grading, leak_scan
 from booktools.exercises import SPECS, Spec, auto, open_ended, written
 
 CHAPTERS = [ROOT / f"{c}.md" for c in toc_files()
@@ -75,7 +76,7 @@ TOY_SPECS = {
 
 
 def test_exercises_are_found_with_their_solutions():
-    found = teaching.exercises(TOY.replace("\n```\n\nClosing", "\n```\n\n```{solution} ex-99-3\n"
+    found = assign.exercises(TOY.replace("\n```\n\nClosing", "\n```\n\n```{solution} ex-99-3\n"
                                            "Anything.\n```\n\nClosing"))
     assert [e.label for e in found] == ["ex-99-1", "ex-99-2", "ex-99-3"]
     assert found[0].solution_text.startswith("It is 2") and not found[0].has_code_solution
@@ -87,7 +88,7 @@ def test_exercises_are_found_with_their_solutions():
 def test_master_notebook_has_one_question_per_graded_exercise(tmp_path):
     src = tmp_path / "99_toy.md"
     src.write_text(TOY)
-    nb = teaching.master_notebook(src, specs=TOY_SPECS)
+    nb = assign.master_notebook(src, specs=TOY_SPECS)
     raw = [c.source for c in nb.cells if c.cell_type == "raw"]
     assert raw[0].startswith("# ASSIGNMENT CONFIG")
     assert sum(r.startswith("# BEGIN QUESTION") for r in raw) == 2  # the open one is not graded
@@ -104,21 +105,21 @@ def test_bad_specs_and_chapters_get_clear_errors(tmp_path):
     src = tmp_path / "99_toy.md"
     src.write_text(TOY)
     with pytest.raises(KeyError, match="no entry in"):
-        teaching.master_notebook(src, specs={})
+        assign.master_notebook(src, specs={})
     unnamed = {**TOY_SPECS, "ex-99-2": auto("result", ["assert 1"], ["assert 1"])}
     with pytest.raises(ValueError, match="must name `result`"):
-        teaching.master_notebook(src, specs=unnamed)
+        assign.master_notebook(src, specs=unnamed)
     src.write_text(TOY.replace("Closing words.", "```{code-cell} python3\nanswer = 3\n```"))
     with pytest.raises(ValueError, match="rebound by a later cell"):
-        teaching.master_notebook(src, specs=TOY_SPECS)
+        assign.master_notebook(src, specs=TOY_SPECS)
     with pytest.raises(ValueError, match="never closed"):
-        teaching.exercises("```{exercise}\n:label: ex-a\n")
+        assign.exercises("```{exercise}\n:label: ex-a\n")
     with pytest.raises(ValueError, match="no ':label:'"):
-        teaching.exercises("```{exercise}\nno label\n```\n")
+        assign.exercises("```{exercise}\nno label\n```\n")
     with pytest.raises(ValueError, match="never ended"):
-        teaching.exercises("```{exercise}\n:label: ex-a\n```\n```{solution-start} ex-a\n```\n")
+        assign.exercises("```{exercise}\n:label: ex-a\n```\n```{solution-start} ex-a\n```\n")
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        teaching.master_notebook(tmp_path / "nope.md")
+        assign.master_notebook(tmp_path / "nope.md")
     with pytest.raises(ValueError, match="kind"):
         Spec("graded")
     with pytest.raises(ValueError, match="needs names"):
@@ -127,11 +128,11 @@ def test_bad_specs_and_chapters_get_clear_errors(tmp_path):
 
 def test_every_exercise_of_the_book_has_a_kind_and_every_spec_an_exercise():
     labels = [e.label for ch in CHAPTERS
-              for e in teaching.exercises(ch.read_text(encoding="utf-8"))]
+              for e in assign.exercises(ch.read_text(encoding="utf-8"))]
     assert sorted(labels) == sorted(SPECS), set(labels) ^ set(SPECS)
     for ch in CHAPTERS:  # names in backticks in the text, not rebound later, auto has code
-        teaching.master_notebook(ch)
-    counts = teaching.kind_counts(CHAPTERS)
+        assign.master_notebook(ch)
+    counts = grading.kind_counts(CHAPTERS)
     print("exercises by kind:", counts)
     assert counts["auto"] >= 15 and sum(counts.values()) == len(labels)
 
@@ -149,20 +150,20 @@ def test_leak_scan_finds_numbers_text_and_code_of_solutions(tmp_path):
     # the prose chapter 11 had above exercise 11-2 (its answer, rounded)
     old = _student_file(tmp_path, "11_old.ipynb",
                         "the exact minimum is $-0.16997$ at $x \\approx -0.7518$")
-    assert len(teaching.leaks([old], [ch11])) == 2
+    assert len(leak_scan.leaks([old], [ch11])) == 2
     clean = _student_file(tmp_path, "11_clean.ipynb", "GELU dips below zero near $-0.75$.")
-    assert teaching.leaks([clean], [ch11]) == []
+    assert leak_scan.leaks([clean], [ch11]) == []
     toy = tmp_path / "99_toy.md"
     toy.write_text(TOY)
     code = _student_file(tmp_path, "99_a.ipynb", "```\nanswer = 2 ** 10  # SECRET-CODE\n```")
     text = _student_file(tmp_path, "99_b.ipynb", "Adding one apple to another apple gives two "
                                                  "apples here, they say.")
-    assert teaching.leaks([code], [toy]) == []  # too short a line to be a fingerprint
-    assert "phrase" in teaching.leaks([text], [toy])[0]
+    assert leak_scan.leaks([code], [toy]) == []  # too short a line to be a fingerprint
+    assert "phrase" in leak_scan.leaks([text], [toy])[0]
     # a later chapter may reuse an earlier exercise's result; an earlier one may not
     later = _student_file(tmp_path, "12_later.ipynb", "GELU's minimum, $-0.169971$")
     earlier = _student_file(tmp_path, "10_earlier.ipynb", "GELU's minimum, $-0.169971$")
-    assert teaching.leaks([later], [ch11]) == [] and teaching.leaks([earlier], [ch11])
+    assert leak_scan.leaks([later], [ch11]) == [] and leak_scan.leaks([earlier], [ch11])
 
 
 def _run(tests: tuple[str, ...], namespace: dict) -> bool:

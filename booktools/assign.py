@@ -1,0 +1,441 @@
+"""Assignment notebooks from the book's chapters: the MyST exercise parser, the otter-assign
+master notebook, and the student notebook and autograder zip that ``otter assign`` makes of it.
+
+From one chapter (a MyST-Markdown notebook whose exercises are ``{exercise}`` directives,
+answered by a ``{solution}`` directive or by code cells between ``{solution-start}`` and
+``{solution-end}``) :func:`master_notebook` builds an **otter-assign master notebook**: the
+chapter's prose and code, then for every exercise a question block whose kind comes from
+:mod:`booktools.exercises`:
+
+* ``auto`` — the exercise names the variables to define; the chapter's own solution code is the
+  solution cell, the spec's public tests are what ``grader.check`` runs for students, its hidden
+  tests run only in the autograder;
+* ``written`` — a Markdown answer cell, graded by hand; the chapter's solution is the rubric;
+* ``open`` — an answer cell, not graded.
+
+``otter assign`` (:func:`write_assignment`) turns the master into a student notebook (no
+solutions, ``grader.check`` cells) and an autograder zip for ``otter run`` or Gradescope
+(:mod:`booktools.grading`); the zip installs the book's wheel (:mod:`booktools.wheel`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from booktools.exercises import SPECS, Spec, public_message
+from booktools.wheel import AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE, package_wheel
+
+__all__ = ["Exercise", "segments", "exercises", "plain_markdown", "master_notebook",
+           "write_assignment", "write_assignments", "student_notebook_path",
+           "autograder_zip_path", "init_source"]
+
+_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
+_ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a chapter, as written in its MyST source.
+
+    ``prompt`` is the exercise's text (options removed), ``solution_text`` the Markdown of its
+    solution (a ``{solution}`` body or the prose between ``solution-start`` and ``solution-end``),
+    ``solution_code`` the code cells between ``solution-start`` and ``solution-end``.
+    """
+
+    label: str
+    prompt: str
+    solution_text: str
+    solution_code: tuple[str, ...]
+
+    @property
+    def has_code_solution(self) -> bool:
+        return bool(self.solution_code)
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, str, int, int]]:
+    """Top-level directive blocks ``(name, argument, first line, last line)`` (inclusive)."""
+    out, i = [], 0
+    while i < len(lines):
+        m = _OPEN.match(lines[i].strip())
+        if not m:
+            i += 1
+            continue
+        fence = m["fence"]
+        close = re.compile(rf"^{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        j = i + 1
+        while j < len(lines) and not close.match(lines[j].strip()):
+            j += 1
+        if j == len(lines):
+            raise ValueError(f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
+                             f"closed (expected a line '{fence}')")
+        out.append((m["name"], m["arg"].strip(), i, j))
+        i = j + 1
+    return out
+
+
+def _body(lines: list[str], start: int, end: int) -> str:
+    """The content of a directive without its ``:option:`` lines."""
+    body = lines[start + 1:end]
+    while body and re.match(r"^:[\w-]+:", body[0].strip()):
+        body = body[1:]
+    return "\n".join(body).strip()
+
+
+def _label(lines: list[str], start: int, end: int) -> str:
+    for ln in lines[start + 1:end]:
+        m = re.match(r"^:label:\s*(\S+)", ln.strip())
+        if m:
+            return m.group(1)
+    raise ValueError(f"text: the exercise on line {start + 1} has no ':label:' option; "
+                     "expected one so that its solution and answer cell can refer to it")
+
+
+def _cell_code(body: list[str]) -> str:
+    """A ``{code-cell}``'s code without its options: ``:tags: [...]`` lines or a YAML block
+    between ``---`` lines (``mystnb: image: alt: ...``), which MyST reads and Python cannot."""
+    if body and body[0].strip() == "---":
+        end = next((k for k in range(1, len(body)) if body[k].strip() == "---"), None)
+        if end is None:
+            raise ValueError("text: a code cell's option block (---) is never closed")
+        body = body[end + 1:]
+    while body and re.match(r"^:[\w-]+:", body[0]):
+        body = body[1:]
+    return "\n".join(body).strip()
+
+
+def segments(text: str) -> list[tuple[str, str | Exercise]]:
+    """The chapter as ``("md", text)``, ``("code", source)`` and ``("exercise", Exercise)``.
+
+    Solutions are consumed into their exercise and never appear as segments of their own.
+    """
+    lines = text.splitlines()
+    if lines and lines[0] == "---":  # jupytext front matter
+        end = lines.index("---", 1)
+        lines = lines[end + 1:]
+    blocks = _blocks(lines)
+    segs: list[tuple[str, str | Exercise]] = []
+    pending: dict[str, dict] = {}
+    md: list[str] = []
+    open_sol: str | None = None
+    sol_md: list[str] = []
+    sol_code: list[str] = []
+    by_start = {s: (name, arg, e) for name, arg, s, e in blocks}
+    i = 0
+
+    def flush_md():
+        t = "\n".join(md).strip()
+        if t:
+            segs.append(("md", t))
+        md.clear()
+
+    while i < len(lines):
+        if i not in by_start:
+            (sol_md if open_sol else md).append(lines[i])
+            i += 1
+            continue
+        name, arg, e = by_start[i]
+        if name == "exercise":
+            flush_md()
+            label = _label(lines, i, e)
+            pending[label] = {"prompt": _body(lines, i, e), "text": "", "code": []}
+            segs.append(("exercise", label))
+        elif name == "solution":
+            if arg not in pending:
+                raise ValueError(f"text: the solution on line {i + 1} refers to {arg!r}, "
+                                 "which is not an exercise above it")
+            pending[arg]["text"] = _body(lines, i, e)
+        elif name == "solution-start":
+            if open_sol is not None:
+                raise ValueError(f"text: solution-start on line {i + 1} opens inside another "
+                                 f"one ({open_sol}); expected a solution-end first")
+            if arg not in pending:
+                raise ValueError(f"text: the solution on line {i + 1} refers to {arg!r}, "
+                                 "which is not an exercise above it")
+            open_sol = arg
+        elif name == "solution-end":
+            if open_sol is None:
+                raise ValueError(f"text: solution-end on line {i + 1} has no solution-start")
+            pending[open_sol]["text"] = "\n".join(sol_md).strip()
+            pending[open_sol]["code"] = list(sol_code)
+            open_sol, sol_md[:], sol_code[:] = None, [], []
+        elif name == "code-cell":
+            src = _cell_code(lines[i + 1:e])
+            if open_sol:
+                sol_code.append(src)
+            else:
+                flush_md()
+                segs.append(("code", src))
+        else:
+            (sol_md if open_sol else md).extend(lines[i:e + 1])
+        i = e + 1
+    if open_sol is not None:
+        raise ValueError(f"text: solution-start for {open_sol} is never ended")
+    flush_md()
+    return [(kind, Exercise(v, pending[v]["prompt"], pending[v]["text"],
+                            tuple(pending[v]["code"])) if kind == "exercise" else v)
+            for kind, v in segs]
+
+
+def exercises(text: str) -> list[Exercise]:
+    """The exercises of a chapter's MyST text, in order, with their solutions."""
+    return [v for kind, v in segments(text) if kind == "exercise"]
+
+
+def plain_markdown(text: str) -> str:
+    """MyST cross-reference roles as plain text, for notebooks opened outside the book."""
+    return _ROLE.sub(lambda m: f"*{(m.group(2) or m.group(1)).strip()}*", text)
+
+
+def _raw(source: str):
+    import nbformat
+    return nbformat.v4.new_raw_cell(source)
+
+
+@dataclass(frozen=True)
+class _Plain:
+    """Converts a chapter's MyST Markdown to what JupyterLab and Jupyter render without the book
+    (:func:`booktools.plain_markdown.to_plain`): no directive (``{formulated-source}``,
+    definitions, admonitions), and references as text ("Exercise 9.1"): in a student
+    notebook the exercises are plain cells, so a ``{ref}`` to one would be a dead link."""
+
+    titles: dict[str, str]
+    labels: dict[str, str]
+    image_base: str = ""
+
+    def __call__(self, text: str) -> str:
+        from booktools.plain_markdown import to_plain
+
+        return to_plain(text, self.titles, self.labels, self.image_base)
+
+    @classmethod
+    def of(cls, chapter: Path) -> "_Plain":
+        from booktools.plain_markdown import chapter_titles, label_texts
+
+        # a figure is looked up from the notebook's folder (<out>/<stem>/student/): an absolute
+        # path to the chapters would not travel with the notebook, so it stays relative
+        return cls(chapter_titles(chapter.parent), label_texts(chapter.parent))
+
+
+def _question_cells(ex: Exercise, spec: Spec, plain: _Plain | None = None) -> list:
+    """The otter-assign cells of one exercise: prompt, answer/solution, tests; ``plain``
+    converts its Markdown (default: cross-reference roles as text only)."""
+    import nbformat
+
+    v4 = nbformat.v4
+    convert = plain or plain_markdown
+    tag = {"auto": "", "written": " (written answer, graded by hand)",
+           "open": " (open-ended, not graded)"}[spec.kind]
+    title = plain.labels.get(ex.label, ex.label) if plain else f"Exercise {ex.label}"
+    prompt = v4.new_markdown_cell(f"**{title}** (`{ex.label}`){tag}\n\n{convert(ex.prompt)}")
+    if spec.kind == "open":
+        return [prompt, v4.new_code_cell(f"# Exercise {ex.label} (open-ended): your work here")]
+    config = {"name": ex.label, "manual": spec.kind == "written", "points": spec.points}
+    cells = [_raw("# BEGIN QUESTION\n" + "\n".join(f"{k}: {json.dumps(v)}"
+                                                    for k, v in config.items())), prompt]
+    if spec.kind == "written":
+        rubric = ("**Rubric.** " + spec.rubric + "\n\n" if spec.rubric else "") + \
+                 "**Reference answer.**\n\n" + convert(ex.solution_text) + \
+                 "".join(f"\n\n```python\n{c}\n```" for c in ex.solution_code)
+        cells += [_raw("# BEGIN SOLUTION"), v4.new_markdown_cell(rubric), _raw("# END SOLUTION")]
+    else:
+        if not ex.solution_code:
+            raise ValueError(f"SPECS[{ex.label!r}]: kind 'auto' needs the chapter's solution "
+                             "code (solution-start ... solution-end), but the solution has none")
+        names = ", ".join(spec.names)
+        code = "\n\n".join(ex.solution_code).strip()
+        cells += [_raw("# BEGIN SOLUTION"), v4.new_code_cell(
+            f"# Exercise {ex.label}: define {names}\n# BEGIN SOLUTION\n{code}\n# END SOLUTION"),
+            _raw("# END SOLUTION")]
+        cells.append(_raw("# BEGIN TESTS"))
+        # A passing grader.check says what it checked (public_message): the public tests check
+        # form only, and "All test cases passed!" alone would read as a grade.
+        header = ('""" # BEGIN TEST CONFIG\nsuccess_message: '
+                  + json.dumps(public_message(spec)) + '\n""" # END TEST CONFIG\n')
+        cells += [v4.new_code_cell(header + t.strip()) for t in spec.public]
+        cells += [v4.new_code_cell("# HIDDEN\n" + t.strip()) for t in spec.hidden]
+        cells.append(_raw("# END TESTS"))
+    cells.append(_raw("# END QUESTION"))
+    if spec.kind == "written" and ex.solution_code:  # the exercise asks for a check in code too
+        cells.append(v4.new_code_cell(f"# Exercise {ex.label}: your code (graded with the "
+                                      "written answer)"))
+    return cells
+
+
+def _config_cell(name: str, wheel: str | None = None):
+    # The export cell only writes the zip (run_tests: false). With run_tests, otter re-executes
+    # the whole notebook in a second kernel, with no time limit, in a process where the fix of
+    # booktools.kernel_client cannot be installed: a missed reply wake-up (a widget cell,
+    # a busy machine; 5 stalls in 146 runs, benchmarks/README.md) left the student's export
+    # cell waiting for ever.
+    # Students see the public tests in the grader.check cells; otter run grades the zip.
+    extra = ""
+    if wheel:  # the autograder zip's environment installs the book (Gradescope)
+        extra = ("\nrequirements: requirements.txt\noverwrite_requirements: false"
+                 f"\nautograder_files:\n  - {json.dumps(wheel)}")
+    config = f"""# ASSIGNMENT CONFIG
+name: {json.dumps(name)}
+init_cell: true
+check_all_cell: false
+run_tests: false
+solutions_pdf: false
+export_cell:
+  pdf: false
+  run_tests: false
+  instructions: "Save the notebook, run this cell, and hand in the zip file it writes."
+generate:
+  pdf: false
+  zips: false{extra}
+tests:
+  files: false
+  ok_format: true"""
+    return _raw(config)
+
+
+def _assigns(code: str, name: str) -> bool:
+    """Whether ``code`` (re)binds ``name`` at top level: an assignment or a ``for`` target."""
+    n = re.escape(name)
+    return bool(re.search(rf"^[ \t]*(?:[\w\[\]\s,()]*,\s*)?\(?{n}\s*(?:,[\w\s,()]*)?=(?!=)"
+                          rf"|^for\s+(?:[\w\s,]*,\s*)?{n}\b|^def\s+{n}\b", code, re.M))
+
+
+def _check_names_survive(chapter: str, parts: list, specs: dict[str, Spec]) -> None:
+    """otter runs the hidden tests after the whole notebook: a name an exercise defines must not
+    be rebound by a later cell (chapter code or another solution)."""
+    for i, (kind, ex) in enumerate(parts):
+        if kind != "exercise" or specs[ex.label].kind != "auto":
+            continue
+        later = [v for k, v in parts[i + 1:] if k == "code"] + \
+                [c for k, v in parts[i + 1:] if k == "exercise" for c in v.solution_code]
+        for name in specs[ex.label].names:
+            if not re.search(rf"`{re.escape(name)}[`( ]", ex.prompt):
+                raise ValueError(f"{chapter}: exercise {ex.label} must name `{name}` (in "
+                                 "backticks), which its tests read")
+            if any(_assigns(code, name) for code in later):
+                raise ValueError(f"{chapter}: `{name}` of {ex.label} is rebound by a later cell; "
+                                 "the autograder reads it after the whole notebook has run")
+
+
+def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None,
+                    wheel: str | None = None):
+    """The otter-assign master notebook of one chapter (``nbformat`` v4); ``specs`` (label ->
+    :class:`~booktools.exercises.Spec`) defaults to :data:`~booktools.exercises.SPECS`;
+    ``wheel``: the file name of the book's wheel beside the master notebook, with a
+    ``requirements.txt`` (:func:`write_assignment`), for the autograder's environment."""
+    import nbformat
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: expected a MyST chapter file, got {str(path)!r}, "
+                                "which does not exist")
+    v4 = nbformat.v4
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
+                                 "name": "python3"}
+    cells = [_config_cell(path.stem, wheel)]
+    parts = segments(path.read_text(encoding="utf-8"))
+    specs = SPECS if specs is None else specs
+    missing = [v.label for k, v in parts if k == "exercise" and v.label not in specs]
+    if missing:
+        raise KeyError(f"{path.name}: exercises {missing} have no entry in "
+                       "booktools.exercises.SPECS (expected their kind and tests)")
+    _check_names_survive(path.name, parts, specs)
+    plain = _Plain.of(path)
+    for kind, value in parts:
+        if kind == "md":
+            cells.append(v4.new_markdown_cell(plain(value)))
+        elif kind == "code":
+            cells.append(v4.new_code_cell(value))
+        else:
+            cells += _question_cells(value, specs[value.label], plain)
+    nb.cells = cells
+    return nb
+
+
+def student_notebook_path(out: str | Path, chapter: str | Path) -> Path:
+    """Where :func:`write_assignment` puts the student notebook of ``chapter``."""
+    stem = Path(chapter).stem
+    return Path(out) / stem / "student" / f"{stem}.ipynb"
+
+
+def autograder_zip_path(out: str | Path, chapter: str | Path) -> Path:
+    """The autograder zip of ``chapter`` written by :func:`write_assignment`."""
+    stem = Path(chapter).stem
+    found = sorted((Path(out) / stem / "autograder").glob(f"{stem}-autograder_*.zip"))
+    if not found:
+        raise FileNotFoundError(f"out: no autograder zip for {stem} under {out}; "
+                                "run write_assignment first")
+    return found[-1]
+
+
+def write_assignment(chapter: str | Path, out: str | Path) -> Path:
+    """Master notebook, student notebook and autograder zip of one chapter under ``out/<stem>/``.
+    (``--check`` of the command line grades the solutions with
+    :func:`booktools.grading.check_solutions`.)
+    """
+    import nbformat
+
+    chapter, out = Path(chapter), Path(out)
+    if out.resolve() == chapter.resolve().parent:
+        raise ValueError(f"out: expected a folder other than the chapters' own ({out}), "
+                         "so that no chapter is overwritten")
+    src = out / "source" / f"{chapter.stem}.ipynb"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    # the autograder zip carries the book's package and the versions to install with it
+    wheel = package_wheel(src.parent).name
+    (src.parent / "requirements.txt").write_text("\n".join(
+        line.format(wheel=f"{GRADESCOPE_SOURCE}/files/{wheel}")
+        for line in AUTOGRADER_REQUIREMENTS) + "\n", encoding="utf-8")
+    nb = master_notebook(chapter, wheel=wheel)
+    nbformat.write(nb, src)
+    dist = out / chapter.stem
+    cmd = [str(Path(sys.executable).with_name("otter")), "assign", "--no-run-tests", str(src),
+           str(dist)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}")
+    for nb_path in (student_notebook_path(out, chapter),
+                    dist / "autograder" / f"{chapter.stem}.ipynb"):
+        _init_any_name(nb_path, chapter.stem)
+    return student_notebook_path(out, chapter)
+
+
+def init_source(stem: str) -> str:
+    """The student notebook's first cell: otter finds the notebook whatever the browser renamed
+    it to ("09_masks (1).ipynb", "09_masks-Copy1.ipynb", "Copy of 09_masks.ipynb"); otter's own
+    cell names the file and fails with FileNotFoundError on a copy."""
+    return ("# Initialize Otter: finds this notebook under any file name (a copy, a download)\n"
+            "import glob\n"
+            "import os\n"
+            "\n"
+            "import otter\n"
+            "\n"
+            "# Jupyter Server 2 tells the kernel its notebook; elsewhere the newest copy is it\n"
+            "_notebook = os.environ.get(\"JPY_SESSION_NAME\", \"\")\n"
+            "if not (_notebook.endswith(\".ipynb\") and os.path.isfile(_notebook)):\n"
+            f"    _copies = glob.glob(\"*{stem}*.ipynb\")\n"
+            "    _notebook = max(_copies, key=os.path.getmtime) if _copies else None\n"
+            "grader = otter.Notebook(_notebook)")
+
+
+def _init_any_name(path: Path, stem: str) -> None:
+    """Replace otter's initialisation cell of ``path`` by :func:`init_source`."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    cells = [c for c in nb.cells if c.cell_type == "code"
+             and re.search(r"^grader = otter\.Notebook\(", c.source, re.M)]
+    if len(cells) != 1:
+        raise RuntimeError(f"{path.name}: expected one otter initialisation cell, found "
+                           f"{len(cells)}")
+    cells[0].source = init_source(stem)
+    nbformat.write(nb, path)
+
+
+def write_assignments(chapters: list[str | Path], out: str | Path) -> list[Path]:
+    """:func:`write_assignment` for every chapter; returns the student notebooks."""
+    return [write_assignment(ch, out) for ch in chapters]
