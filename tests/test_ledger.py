@@ -145,3 +145,18 @@ def test_counts_and_table(source):
     counts = verdict_counts(source)
     assert set(counts) == set(VERDICTS) and sum(counts.values()) == len(ledger(source))
     assert ledger_table(source).count("\n") == len(ledger(source)) + 1
+
+
+@pytest.mark.parametrize("book", ["", "ko/"])
+def test_built_appendix_folds_every_ledger_table(book):
+    # What a reader gets: five tables, each in a folded cell output, and no Markdown left raw
+    # (a directive inside a cell's Markdown output is not parsed: it would show as text).
+    page = ROOT / "_build" / "html" / book / "chapters" / "appendix_b_errata.html"
+    if not page.exists():
+        pytest.skip("the book is not built (make book)")
+    html = page.read_text(encoding="utf-8")
+    assert "{dropdown}" not in html and "````" not in html
+    section = html[html.index('id="the-ledger"'):]
+    folded = re.findall(r'<div class="cell tag_remove-input tag_hide-output[^"]*"', section)
+    assert len(folded) == len(SOURCES), f"{len(folded)} folded ledger tables"
+    assert section.count("<table") >= len(SOURCES)

@@ -96,16 +96,11 @@ def errata_table(errata: Sequence[Erratum] | None = None) -> str:
 
 
 def ledger_section(source: str) -> str:
-    """The ledger of ``source`` for appendix B: a line of counts by verdict, then the table in a
-    collapsed dropdown (``{dropdown}``, closed until clicked, so the page stays light)."""
-    from .ledger import VERDICTS, ledger, ledger_table, verdict_counts
+    """The line of appendix B above the ledger of ``source``: its passages counted by verdict.
+    (The table itself, :func:`formulated.errata.ledger.ledger_table`, is the output of a cell
+    of its own, folded by the cell's ``hide-output`` tag so the page stays light.)"""
+    from .ledger import VERDICTS, ledger, verdict_counts
 
     counts = verdict_counts(source)
-    total = len(ledger(source))
-    line = (f"**{_plural(total, 'passage')}** by verdict: "
+    return (f"**{_plural(len(ledger(source)), 'passage')}** by verdict: "
             + ", ".join(f"*{v}* {counts[v]}" for v in VERDICTS) + ".")
-    if not total:
-        return line
-    # Four backticks: a claim quoted with ``` in the table cannot close the dropdown.
-    return "\n".join([line, "", f"````{{dropdown}} The ledger of `{source}`: {SOURCES[source]}",
-                      "", ledger_table(source), "````"])
