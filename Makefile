@@ -1,6 +1,8 @@
 # The Formulated GPT — one entry point for readers, authors and CI.
-#   make book   build the executed HTML book into _build/html, Korean in _build/html/ko (creates .venv the first time)
+#   make book   build the executed HTML book into _build/html, Korean in _build/html/ko, with the PDF
+#               it links (creates .venv the first time; installs TeX Live when missing, as root or with sudo)
 #   make test   run the unit tests and execute every chapter
+#   make check  the fast loop for contributors: the tests without browser, PDF or chapter execution
 #   make lab    open the chapters as notebooks in JupyterLab
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
@@ -21,7 +23,7 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test browser lab live clean distclean env bench assignments pdf dist tex \
+.PHONY: book test check browser lab live clean distclean env bench assignments pdf dist tex \
         student-book answer-keys po translations
 
 env: $(STAMP)
@@ -39,6 +41,12 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 
 book: $(STAMP)
 	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
+	@# The PDF first, so every page's download menu links it ("Download PDF"): TeX Live is
+	@# installed when missing (`tex`); where it cannot be, one line says so and the HTML follows.
+	@# NOPDF=1 skips it (a contributor's quick rebuild of the HTML: about 3 minutes less).
+	@if [ -n "$(NOPDF)" ]; then echo "make book: NOPDF set, the PDF is not rebuilt"; \
+	elif $(MAKE) --no-print-directory -s tex; then $(BIN)/python -m booktools.pdf; \
+	else echo "make book: no PDF this time (TeX Live is missing; see the line above): the pages offer no Download PDF until make pdf runs"; fi
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
 	$(BIN)/python -m booktools.i18n build   # the Korean book, _build/html/ko, from the same cache
 	$(BIN)/python tests/check_build.py
@@ -49,6 +57,11 @@ book: $(STAMP)
 # and the PDF tests run XeLaTeX (`tex` installs TeX Live when missing, as `browser` does).
 test: $(STAMP) browser tex _build/html/index.html
 	$(BIN)/python -m pytest -n $(JOBS)
+
+# The contributor's fast loop: the package's and tools' tests, without a browser, the PDF, the
+# chapters' execution or the slow otter runs (conftest.py marks them); a few minutes on 2 cores.
+check: $(STAMP)
+	$(BIN)/python -m pytest -n $(JOBS) -q -m "not slow and not chapter and not browser and not pdf"
 
 # Chromium, chromium-driver and fonts-noto-cjk, installed when missing: as root with apt-get,
 # else with sudo; where neither works, one line says what to run.

@@ -29,3 +29,17 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(old)
+
+
+# `make check` leaves these out (-m "not browser and not pdf"): they drive Chromium or XeLaTeX.
+_BROWSER_MODULES = {"test_browser", "test_a11y", "test_lab_browser", "test_dist"}
+_PDF_MODULES = {"test_pdf"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        if module in _BROWSER_MODULES:
+            item.add_marker(pytest.mark.browser)
+        if module in _PDF_MODULES:
+            item.add_marker(pytest.mark.pdf)
