@@ -58,7 +58,9 @@ def test_citation_agrees_with_the_one_home_of_each_fact() -> None:
     assert data["version"] == formulated.__version__
     assert data["repository-code"] == conf["repository"]["url"]
     assert data["title"] == conf["title"]
-    assert data["authors"] == [{"name": "The Formulated GPT contributors"}]
+    # One author string: CITATION.cff, pyproject.toml and _config.yml say the same.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert data["authors"] == [{"name": conf["author"]}] == project["authors"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(data["date-released"]))
 
 
