@@ -7,7 +7,7 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
   hard-codes Thebe 0.8.2 from unpkg (and declares ``THEBE_JS_URL`` twice on every page, a console
   error). Its two hooks are disconnected here; the theme's "Live Code" button instead calls
   ``initThebe()`` from ``_static/live/formulated-live.js``, which loads the vendored Thebe 0.9.3
-  (``_static/thebe/``) and connects to the local server of ``make live`` or to Binder.
+  (``_static/vendor/thebe-0.9.3/``) and connects to the local server of ``make live`` or to Binder.
 * **Launch buttons only where there is something to run:** a page keeps its launch menu only if
   one of its code cells shows its source (not ``remove-input``/``hide-input``) and its front
   matter does not say ``launch_buttons: false`` (the intro); the appendices, whose cells only

@@ -282,9 +282,9 @@ def measure(driver: Any, url: str, page: str, width: int) -> PageReport:
 
 # ---- accessibility (axe-core) and page weight -------------------------------------------------
 
-#: axe-core from its npm package (tests/vendor/axe-core/README.md), injected into each page.
-AXE_JS = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+#: axe-core from its npm package (tests/vendor/VENDOR.md), injected into each page.
 AXE_VERSION = "4.14.1"
+AXE_JS = Path(__file__).parent / "vendor" / f"axe-core-{AXE_VERSION}" / "axe.min.js"
 AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
 MODES = ("light", "dark")
 

@@ -1,8 +1,8 @@
 """WCAG 2.1 AA on every page of the built book (issue 22), in Debian's headless Chromium.
 
-* axe-core 4.14 (``tests/vendor/axe-core``, injected into each page; nothing from a CDN) with the
-  tags wcag2a, wcag2aa, wcag21a and wcag21aa, at 1280 px and at 390 px, in the theme's light
-  and dark modes: no violation of impact serious or critical;
+* axe-core 4.14 (``tests/vendor/axe-core-4.14.1``, injected into each page; nothing from a
+  CDN) with the tags wcag2a, wcag2aa, wcag21a and wcag21aa, at 1280 px and at 390 px, in the
+  theme's light and dark modes: no violation of impact serious or critical;
 * every content image (figures, widget snapshots) has an alt text that says something: not
   empty, not a path or a file name; in dark mode none sits on the theme's light slab;
 * every widget control (slider, list, text box, checkbox, button) has an accessible name;

@@ -239,7 +239,8 @@ def test_launch_buttons_only_on_pages_with_code_and_no_cdn_thebe() -> None:
     """Chapters (code to run) have the launch menu with Live Code; the intro and the appendices,
     whose cells only generate tables, have none; no page loads Thebe from a CDN."""
     book = require_book()
-    assert (book / "_static" / "thebe" / "index.js").is_file(), "Thebe is not served by the book"
+    thebe = book / "_static" / "vendor" / "thebe-0.9.3" / "index.js"
+    assert thebe.is_file(), "Thebe is not served by the book"
     wrong = []
     for page in PAGES:
         html = (book / page).read_text(encoding="utf-8")

@@ -6,9 +6,10 @@
  * 2. A one-line note next to every widget snapshot: it is static, and how to make it live. The
  *    notes go away once the page is live.
  * 3. initThebe(), called by the theme's "Live Code" button (rocket menu): loads Thebe 0.9.3 from
- *    _static/thebe (never a CDN), connects to the Jupyter server of `make live` when the page was
- *    served by it (it injects window.FORMULATED_LIVE_SERVER), otherwise to Binder (the repository
- *    in window.FORMULATED_LIVE, written by booktools/sphinx_html.py from _config.yml),
+ *    _static/vendor/thebe-0.9.3 (never a CDN), connects to the Jupyter server of `make live`
+ *    when the page was served by it (it injects window.FORMULATED_LIVE_SERVER), otherwise to
+ *    Binder (the repository in window.FORMULATED_LIVE, written by booktools/sphinx_html.py from
+ *    _config.yml),
  *    runs the page's cells and leaves the widgets connected to the kernel. Without a server or
  *    a repository, the button says in words how to make the page live.
  * 4. The widget runtime (require.js + embed-amd.js, 3.7 MB) on demand: only pages with widget
@@ -25,6 +26,10 @@
 
   var ROOT = document.documentElement.getAttribute("data-content_root") || "";
   var STATIC = ROOT + "_static/";
+  // Third-party files served by the book (chapters/_static_assets/vendor/VENDOR.md).
+  var THEBE = STATIC + "vendor/thebe-0.9.3/";
+  var REQUIREJS = STATIC + "vendor/requirejs-2.3.8/require.js";
+  var WIDGETS = STATIC + "vendor/jupyter-widgets-html-manager-1.0.15";
   var NOTE_CLASS = "formulated-static-note";
   // The only request Thebe's widget manager makes to a CDN (for third-party widget modules).
   var REQUIREJS_CDN = "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js";
@@ -208,7 +213,7 @@
     var originalFetch = window.fetch.bind(window);
     window.fetch = function (input, init) {
       var url = typeof input === "string" ? input : input && input.url;
-      if (url === REQUIREJS_CDN) return originalFetch(STATIC + "widgets/require.js", init);
+      if (url === REQUIREJS_CDN) return originalFetch(REQUIREJS, init);
       return originalFetch(input, init);
     };
   }
@@ -272,8 +277,8 @@
     var setup = thebeOptions(); // first: it says when there is nowhere to run the cells
     setStatus(tr("Loading Thebe\u2026"));
     redirectRequireJs();
-    loadCss(STATIC + "thebe/thebe.css");
-    await loadScript(STATIC + "thebe/index.js");
+    loadCss(THEBE + "thebe.css");
+    await loadScript(THEBE + "index.js");
     installHubShim();
     prepareCells(); // marks the cells that Thebe runs
     var live = false;
@@ -334,14 +339,13 @@
   // folder, where nothing is served), then embed-amd.js, which renders every snapshot.
   function loadWidgetRuntime() {
     if (widgetsLoading || window.FORMULATED_GOING_LIVE) return widgetsLoading;
-    var widgets = STATIC + "widgets";
-    widgetsLoading = loadScript(widgets + "/require.js").then(function () {
-      var paths = { "@jupyter-widgets/html-manager/dist": widgets };
+    widgetsLoading = loadScript(REQUIREJS).then(function () {
+      var paths = { "@jupyter-widgets/html-manager/dist": WIDGETS };
       ["base", "controls", "base7", "controls7", "html-manager"].forEach(function (name) {
-        paths["@jupyter-widgets/" + name] = widgets + "/" + name;
+        paths["@jupyter-widgets/" + name] = WIDGETS + "/" + name;
       });
       window.require.config({ paths: paths });
-      return loadScript(widgets + "/embed-amd.js");
+      return loadScript(WIDGETS + "/embed-amd.js");
     });
     return widgetsLoading;
   }
