@@ -161,10 +161,12 @@ SOURCE_MARK = "formulated-source-original"
 
 def show_sources(notebook: dict[str, Any]) -> int:
     """Expand every ``{formulated-source}`` block (a Sphinx directive of the book, unknown to
-    jupyterlab-myst) into a ``{dropdown}`` with the function's source and its tests, as the book
-    shows it; each (box, directive) pair is kept in the cell's metadata for the save.  Returns
-    the number of cells changed."""
+    jupyterlab-myst) into a ``{dropdown}`` with the function's signature, summary, code and
+    tests, as the book shows it (open unless long; an object shown earlier in the notebook is
+    only named); each (box, directive) pair is kept in the cell's metadata for the save.
+    Returns the number of cells changed."""
     changed = 0
+    seen: set[str] = set()  # an object shown twice in the notebook: the second box links back
     for cell in notebook.get("cells", []):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
@@ -173,7 +175,7 @@ def show_sources(notebook: dict[str, Any]) -> int:
         pairs: list[list[str]] = []
 
         def expand(match: Any) -> str:
-            box = markdown_box(match.group("names").split())
+            box = markdown_box(match.group("names").split(), seen=seen)
             pairs.append([box, match.group(0)])
             return box
         try:

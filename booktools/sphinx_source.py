@@ -5,9 +5,14 @@ Under a ``{prf:definition}`` box a chapter writes (several objects may follow, o
     ```{formulated-source} formulated.formulas.ffn_relu formulated.formulas.ffn_gelu
     ```
 
-and the rendered page shows, collapsed (one click opens it, via ``sphinx-togglebutton``'s
-``.admonition.dropdown``), the highlighted source of that function and the tests that check it
-against its reference.  The function's docstring carries both facts, one line each::
+and the rendered page shows, open, the function as a reader needs it under its definition
+(:func:`shown_source`): the signature, the docstring's summary (its first paragraph, what and
+shapes) and the computation; the full docstring is the API appendix's.  Under the code, once,
+the tests that check it against its reference.  A box longer than :data:`FOLD_OVER` shown lines
+(a long helper) is folded (one click opens it, via ``sphinx-togglebutton``'s
+``.admonition.dropdown``); an object already shown on the page is not shown twice: its second
+box is one line linking to the first.  The function's docstring carries both facts, one line
+each::
 
     Definition: def-11-ffn (more labels separated by commas).
     Checked by: tests/test_formulas.py::test_ffn_gelu_torch, tests/test_models.py::test_x
@@ -19,6 +24,7 @@ that function's source, and that every test named exists.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import inspect
@@ -42,6 +48,10 @@ DEFINITION_LINE = re.compile(r"^\s*Definitions?:\s*(?P<labels>def-[\w-]+(?:\s*,\
 CHECKED_LINE = re.compile(r"^[ \t]*Checked by:[ \t]*(?:\n[ \t]*)?"
                           r"(?P<tests>[^\s,]+(?:[ \t]*,\s*[^\s,]+)*)", re.M)
 TEST_ID = re.compile(r"^tests/[\w/]+\.py::\w+$")
+#: A box of more shown lines (blank ones not counted) than this is folded: a long helper.
+FOLD_OVER = 25
+#: The columns a box shows (tests/test_columns.py).
+WIDTH = 88
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,86 @@ def source_text(dotted: str) -> str:
     return textwrap.dedent(inspect.getsource(resolve(dotted))).rstrip("\n")
 
 
+#: The end of a docstring's sentence: a full stop, then space and a capital.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _summary(doc: str, indent: str = "") -> str:
+    """A docstring's summary: its first paragraph on one line (``Definition:``/``Checked by:``
+    lines left out, a closing colon made a full stop), or its first sentence where the
+    paragraph would take more than two lines of the box at ``indent``."""
+    first = inspect.cleandoc(doc).split("\n\n", 1)[0]
+    kept = [line.strip() for line in first.splitlines()
+            if not re.match(r"\s*(Definitions?|Checked by):", line)]
+    text = " ".join(kept).strip()
+    text = text[:-1] + "." if text.endswith(":") else text
+    if len(_docstring_lines(text, indent)) > 2:
+        text = SENTENCE_END.split(text, 1)[0]
+        text = text[:-1] + "." if text.endswith(":") else text
+    return text
+
+
+def _docstring_lines(summary: str, indent: str) -> list[str]:
+    """``summary`` as a docstring at ``indent``, wrapped to :data:`WIDTH` columns."""
+    one = f'{indent}"""{summary}"""'
+    if len(one) <= WIDTH:
+        return [one]
+    wrapped = textwrap.wrap(summary, WIDTH - len(indent) - 3, break_on_hyphens=False)
+    lines = [indent + line for line in wrapped]
+    lines[0] = f'{indent}"""{wrapped[0]}'
+    if len(lines[-1]) + 3 > WIDTH:
+        lines.append(indent)  # the closing quotes do not fit after the last word
+    lines[-1] += '"""'
+    return lines
+
+
+def _docstring(node: ast.AST) -> ast.Expr | None:
+    body = getattr(node, "body", None)
+    if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
+            and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        return body[0]
+    return None
+
+
+def shown_text(source: str) -> str:
+    """``source`` (a function's or a class's) as its box shows it: its docstring reduced to
+    the summary (:func:`_summary`), the docstrings of the methods and functions inside it left
+    out (a one-line summary kept where it is the whole body); signatures, comments and code as
+    they are."""
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    top = tree.body[0]
+    edits = []
+    for node in ast.walk(tree):
+        doc = _docstring(node)
+        if doc is None:
+            continue
+        indent = lines[doc.lineno - 1][: doc.col_offset]
+        keep = node is top or len(node.body) == 1
+        new = _docstring_lines(_summary(doc.value.value, indent), indent) if keep else []
+        edits.append((doc.lineno - 1, doc.end_lineno, new))
+    for start, end, new in sorted(edits, reverse=True):
+        lines[start:end] = new
+    return "\n".join(lines)
+
+
+def shown_source(dotted: str) -> str:
+    """What the box of the object at ``dotted`` shows: signature, summary, computation
+    (:func:`shown_text` of :func:`source_text`)."""
+    return shown_text(source_text(dotted))
+
+
+def shown_lines(text: str) -> int:
+    """The lines of ``text`` a reader reads (blank ones not counted)."""
+    return sum(1 for line in text.splitlines() if line.strip())
+
+
+def folded(texts: list[str]) -> bool:
+    """Whether a box of these shown sources is folded (a long helper: :data:`FOLD_OVER`)."""
+    return sum(shown_lines(t) for t in texts) > FOLD_OVER
+
+
 def checked_sentence(dotted: str) -> str:
     """The sentence under a source box: the tests its docstring names (Markdown)."""
     _, tests = docstring_facts(resolve(dotted))
@@ -128,40 +218,49 @@ BLOCK = re.compile(r"^(?P<fence>`{3,})\{" + re.escape(DIRECTIVE) + r"\}[ \t]+(?P
                    r"(?:[^\n]*\n)*?(?P=fence)[ \t]*$", re.M)
 
 
-def markdown_box(names: list[str], open_tag: str = "dropdown") -> str:
+def markdown_box(names: list[str], open_tag: str = "dropdown",
+                 seen: set[str] | None = None) -> str:
     """The source box of ``names`` as MyST Markdown (``open_tag`` "dropdown": a ``{dropdown}``
     for jupyterlab-myst) or plain HTML (``open_tag`` "details": ``<details>`` for Colab and any
-    Markdown viewer); the same content as the book's directive."""
+    Markdown viewer); the same content as the book's directive: open unless :func:`folded`.
+    ``seen`` (updated) holds the names shown earlier in the same notebook: those are not shown
+    again, a line says so."""
+    seen = set() if seen is None else seen
+    new = [n for n in names if n not in seen]
+    again = [n for n in names if n in seen]
+    seen.update(names)
     title = "Code: " + ", ".join(f"`{n}`" for n in names)
-    body = "\n\n".join(f"```python\n{source_text(n)}\n```\n\n{checked_sentence(n)}"
-                        for n in names)
+    texts = [shown_source(n) for n in new]
+    parts = [f"```python\n{t}\n```\n\n{checked_sentence(n)}" for n, t in zip(new, texts)]
+    parts += [f"`{n}`: its code is shown above." for n in again]
+    body = "\n\n".join(parts)
+    is_open = not folded(texts)
     if open_tag == "details":
-        return f"<details>\n<summary>{title}</summary>\n\n{body}\n\n</details>"
-    return f"::::{{dropdown}} {title}\n{body}\n::::"
+        return (f"<details{' open' if is_open else ''}>\n<summary>{title}</summary>\n\n{body}"
+                f"\n\n</details>")
+    options = ":open:\n\n" if is_open else ""
+    return f"::::{{dropdown}} {title}\n{options}{body}\n::::"
 
 
 def render_blocks(markdown: str, open_tag: str = "dropdown") -> str:
-    """``markdown`` with every ``{formulated-source}`` block replaced by :func:`markdown_box`."""
-    return BLOCK.sub(lambda m: markdown_box(m.group("names").split(), open_tag), markdown)
+    """``markdown`` with every ``{formulated-source}`` block replaced by :func:`markdown_box`
+    (an object shown twice in ``markdown``: the second box links back, as in the book)."""
+    seen: set[str] = set()
+    return BLOCK.sub(lambda m: markdown_box(m.group("names").split(), open_tag, seen),
+                     markdown)
 
 
 class SourceDirective(Directive):
-    """``{formulated-source} formulated.module.f [formulated.module.g ...]``: one collapsed box
-    with the source of each object named and the tests its docstring names."""
+    """``{formulated-source} formulated.module.f [formulated.module.g ...]``: one box with what
+    a reader needs of each object named (:func:`shown_source`) and the tests its docstring
+    names; open, folded only when long (:func:`folded`); an object the page showed already
+    gets a line linking to its first box instead."""
 
     required_arguments = 1
     optional_arguments = 8
     has_content = False
 
-    def _one(self, dotted: str) -> list[nodes.Node]:
-        try:
-            obj = resolve(dotted)
-            source = textwrap.dedent(inspect.getsource(obj)).rstrip("\n")
-        except (ImportError, AttributeError, ValueError, OSError, TypeError) as err:
-            raise self.error(f"{DIRECTIVE}: cannot show the source of {dotted!r}: {err}")
-        env = self.state.document.settings.env
-        # Rebuild the page when the code changes (unwrap: a torch.no_grad() function's own file).
-        env.note_dependency(inspect.getsourcefile(inspect.unwrap(obj)))
+    def _check(self, obj: Any) -> nodes.paragraph:
         _, tests = docstring_facts(obj)
         check = nodes.paragraph()
         if tests:
@@ -173,18 +272,49 @@ class SourceDirective(Directive):
             check += nodes.Text(".")
         else:
             check += nodes.Text("No test names this function.")
-        return [nodes.literal_block(source, source, language="python"), check]
+        return check
+
+    def _one(self, dotted: str, shown: dict[str, str]) -> tuple[list[nodes.Node], str]:
+        """The nodes of one object's source (or of the line linking to where the page showed
+        it) and the text shown."""
+        try:
+            obj = resolve(dotted)
+            source = shown_source(dotted)
+        except (ImportError, AttributeError, ValueError, OSError, TypeError, SyntaxError) as err:
+            raise self.error(f"{DIRECTIVE}: cannot show the source of {dotted!r}: {err}")
+        env = self.state.document.settings.env
+        # Rebuild the page when the code changes (unwrap: a torch.no_grad() function's own file).
+        env.note_dependency(inspect.getsourcefile(inspect.unwrap(obj)))
+        if dotted in shown:
+            line = nodes.paragraph()
+            line += nodes.literal(dotted, dotted)
+            line += nodes.Text(": its code is shown ")
+            line += nodes.reference("", "above", internal=True, refid=shown[dotted])
+            line += nodes.Text(".")
+            return [line], ""
+        target = nodes.make_id(f"code-{dotted}")
+        shown[dotted] = target
+        block = nodes.literal_block(source, source, language="python", ids=[target])
+        return [block, self._check(obj)], source
 
     def run(self) -> list[nodes.Node]:
-        box = nodes.admonition(classes=["dropdown", "formulated-source"])
+        env = self.state.document.settings.env
+        # per page: temp_data lives while one document is read
+        shown: dict[str, str] = env.temp_data.setdefault("formulated_source_shown", {})
         title = nodes.title("", "Code: ")
         for i, dotted in enumerate(self.arguments):
             if i:
                 title += nodes.Text(", ")
             title += nodes.literal(dotted, dotted)
-        box += title
+        content, texts = [], []
         for dotted in self.arguments:
-            box.extend(self._one(dotted))
+            part, text = self._one(dotted, shown)
+            content.extend(part)
+            texts.append(text)
+        classes = (["dropdown"] if folded(texts) else []) + ["formulated-source"]
+        box = nodes.admonition(classes=classes)
+        box += title
+        box.extend(content)
         return [box]
 
 
