@@ -4,7 +4,8 @@
 ``_build/answer_keys/<chapter>.html`` for every numbered chapter: for each exercise, in order,
 its number and label, how it is graded (:mod:`booktools.exercises`: autograded, written or
 open-ended, and its points), the prompt, the rubric of a written answer, the reference answer
-(the chapter's solution text and code) and, for an autograded one, the public and hidden tests.
+(the chapter's solution text and code, and under the code what it printed, from the execution
+cache of ``make book``) and, for an autograded one, the public and hidden tests; long lines wrap.
 The page is self-contained and offline: the formulas are typeset by the MathJax copy of
 ``sphinx-mathjax-offline`` (copied once to ``<out>/mathjax``), with the book's macros.
 
@@ -44,12 +45,15 @@ __all__ = ["OUT", "KIND_TEXT", "answer_key_html", "write_answer_keys", "mathjax_
 OUT = ROOT / "_build" / "answer_keys"
 KIND_TEXT = {"auto": "autograded (otter)", "written": "written answer, graded by hand",
              "open": "open-ended, not graded"}
+# A long line (a hidden test, an output) wraps inside its box, on screen and on paper: a
+# box that scrolls hides its end, and prints it cut.
 STYLE = """body{font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;
 line-height:1.5;color:#1b1b1b}h2{border-top:2px solid #555;padding-top:1rem}
 .rubric{background:#fff7e0;border-left:4px solid #c90;padding:.5rem 1rem}
 .answer{background:#eef6ee;border-left:4px solid #393;padding:.5rem 1rem}
-pre{background:#f4f4f4;padding:.5rem;overflow-x:auto;font-size:.85rem}
-.meta{color:#444}@media print{h2{break-before:auto}pre{white-space:pre-wrap}}"""
+pre{background:#f4f4f4;padding:.5rem;font-size:.85rem;white-space:pre-wrap;
+overflow-wrap:anywhere}pre.output{background:#fff;border:1px solid #ddd}
+.meta{color:#444}@media print{h2{break-before:auto}}"""
 
 
 def mathjax_dir() -> Path:
@@ -78,8 +82,9 @@ def _markdown(text: str, titles: dict[str, str], labels: dict[str, str]) -> str:
     return re.sub(r"MATH(\d+)X", lambda m: math[int(m.group(1))], rendered)
 
 
-def _code(code: str) -> str:
-    return f"<pre><code>{html.escape(code)}</code></pre>"
+def _code(code: str, kind: str = "") -> str:
+    cls = f" class='{kind}'" if kind else ""
+    return f"<pre{cls}><code>{html.escape(code)}</code></pre>"
 
 
 def _key_entries(chapter: Path) -> tuple[dict[str, str], dict[str, str],
@@ -95,9 +100,11 @@ def _key_entries(chapter: Path) -> tuple[dict[str, str], dict[str, str],
     return titles, labels, entries, total
 
 
-def answer_key_html(chapter: str | Path) -> str:
-    """The answer key of one chapter as one HTML page (MathJax from ``mathjax/`` beside it)."""
+def answer_key_html(chapter: str | Path, outputs: dict[str, str] | None = None) -> str:
+    """The answer key of one chapter as one HTML page (MathJax from ``mathjax/`` beside it),
+    with under each solution's code what it printed (``outputs``, :func:`solution_outputs`)."""
     chapter = Path(chapter)
+    outputs = outputs or {}
     titles, labels, entries, total = _key_entries(chapter)
     title = titles.get(chapter.stem, chapter.stem)
     macros: dict[str, object] = {}
@@ -121,7 +128,10 @@ def answer_key_html(chapter: str | Path) -> str:
             parts.append(f"<div class='rubric'><strong>Rubric.</strong> "
                          f"{html.escape(spec.rubric)}</div>")
         answer = _markdown(ex.solution_text, titles, labels) if ex.solution_text else ""
-        answer += "".join(_code(c) for c in ex.solution_code)
+        for code in ex.solution_code:
+            answer += _code(code)
+            if outputs.get(code.strip()):
+                answer += "<p class='meta'>Output:</p>" + _code(outputs[code.strip()], "output")
         parts.append("<div class='answer'><strong>Reference answer.</strong>"
                      + (answer or "<p>(none in the chapter)</p>") + "</div>")
         if spec.kind == "auto":
@@ -144,9 +154,13 @@ def write_answer_keys(chapters: list[Path], out: Path = OUT, pdf: bool = False) 
     if not (out / "mathjax" / "tex-chtml.js").is_file():
         shutil.copytree(mathjax_dir(), out / "mathjax", dirs_exist_ok=True)
     written = []
+    notebooks = _executed_notebooks()
     for chapter in chapters:
         page = out / f"{Path(chapter).stem}.html"
-        page.write_text(answer_key_html(chapter), encoding="utf-8")
+        if not pdf:  # else latex_sources says it
+            _say_if_not_executed(chapter, notebooks)
+        page.write_text(answer_key_html(chapter, solution_outputs(chapter, notebooks)),
+                        encoding="utf-8")
         written.append(page)
     if pdf:
         written += build_pdfs(chapters, out)
@@ -193,6 +207,13 @@ def _executed_notebooks() -> dict[str, Any]:
     from booktools.i18n import CACHE, executed_notebooks
 
     return executed_notebooks() if CACHE.is_dir() else {}
+
+
+def _say_if_not_executed(chapter: str | Path, notebooks: dict[str, Any]) -> None:
+    stem = Path(chapter).stem
+    if f"chapters/{stem}" not in notebooks:
+        print(f"answer-keys: no executed {stem} in the cache (make book): its key shows "
+              "the solutions' code without their output")
 
 
 def solution_outputs(chapter: str | Path, notebooks: dict[str, Any] | None = None
@@ -265,9 +286,7 @@ def latex_sources(chapters: list[Path], src: Path) -> list[str]:
     names = []
     for chapter in chapters:
         stem = Path(chapter).stem
-        if f"chapters/{stem}" not in notebooks:
-            print(f"answer-keys: no executed {stem} in the cache (make book): its key shows "
-                  "the solutions' code without their output")
+        _say_if_not_executed(chapter, notebooks)
         text = answer_key_markdown(chapter, solution_outputs(chapter, notebooks))
         page = src / f"{stem}.md"
         if not page.is_file() or page.read_text(encoding="utf-8") != text:

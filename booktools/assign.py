@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from booktools.exercises import SPECS, Spec, public_message
-from booktools.wheel import AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE, package_wheel
+from booktools.wheel import (AUTOGRADER_PYTHON, AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE,
+                             package_wheel)
 
 __all__ = ["Exercise", "segments", "exercises", "plain_markdown", "master_notebook",
            "write_assignment", "write_assignments", "student_notebook_path",
-           "autograder_zip_path", "init_source"]
+           "autograder_zip_path", "init_source", "export_source"]
 
 _OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
 _ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
@@ -276,6 +277,7 @@ def _config_cell(name: str, wheel: str | None = None):
     extra = ""
     if wheel:  # the autograder zip's environment installs the book (Gradescope)
         extra = ("\nrequirements: requirements.txt\noverwrite_requirements: false"
+                 f"\npython_version: {json.dumps(AUTOGRADER_PYTHON)}"
                  f"\nautograder_files:\n  - {json.dumps(wheel)}")
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
@@ -404,35 +406,139 @@ def write_assignment(chapter: str | Path, out: str | Path) -> Path:
     return student_notebook_path(out, chapter)
 
 
-def init_source(stem: str) -> str:
-    """The student notebook's first cell: otter finds the notebook whatever the browser renamed
-    it to ("09_masks (1).ipynb", "09_masks-Copy1.ipynb", "Copy of 09_masks.ipynb"); otter's own
-    cell names the file and fails with FileNotFoundError on a copy."""
-    return ("# Initialize Otter: finds this notebook under any file name (a copy, a download)\n"
-            "import glob\n"
-            "import os\n"
-            "\n"
-            "import otter\n"
-            "\n"
-            "# Jupyter Server 2 tells the kernel its notebook; elsewhere the newest copy is it\n"
-            "_notebook = os.environ.get(\"JPY_SESSION_NAME\", \"\")\n"
-            "if not (_notebook.endswith(\".ipynb\") and os.path.isfile(_notebook)):\n"
-            f"    _copies = glob.glob(\"*{stem}*.ipynb\")\n"
-            "    _notebook = max(_copies, key=os.path.getmtime) if _copies else None\n"
-            "grader = otter.Notebook(_notebook)")
+#: The student notebook's helpers, after the tests it carries (:func:`init_source`). Which file
+#: is running: Jupyter Server 2 gives its kernel the notebook's path (``JPY_SESSION_NAME``,
+#: which ipykernel also stores as ``__session__``; a path from the server's root when the
+#: frontend gives no file name), VS Code stores it as ``__vsc_ipynb_file__``. Without either
+#: (an older server, nbclient, a kernel started by hand) the copies in the working folder are
+#: compared with the cells this kernel ran (IPython's ``In``): the worked notebook holds them,
+#: a blank copy beside it does not, however new it is.
+_INIT_HELPERS = '''
+
+def _running_notebook():
+    """(path, why): the file of the notebook this kernel runs, and how it was found."""
+    names = globals()
+    for said in (names.get("__session__"), os.environ.get("JPY_SESSION_NAME"),
+                 names.get("__vsc_ipynb_file__")):
+        said = str(said or "")
+        for path in (said, os.path.basename(said)):
+            if path.endswith(".ipynb") and os.path.isfile(path):
+                return os.path.abspath(path), "the file Jupyter runs this kernel for"
+    copies = sorted(glob.glob("*%(stem)s*.ipynb"), key=os.path.getmtime, reverse=True)
+    if len(copies) < 2:
+        return (os.path.abspath(copies[0]), "the only copy in the working folder") \\
+            if copies else (None, "no file named *%(stem)s*.ipynb in " + os.getcwd())
+    ran = {str(cell).strip() for cell in names.get("In", [])}
+
+    def cells_ran(path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                cells = json.load(f)["cells"]
+        except (OSError, ValueError, KeyError):
+            return -1
+        return sum("".join(c["source"]).strip() in ran for c in cells
+                   if c.get("cell_type") == "code")
+    best = max(copies, key=cells_ran)  # the newest of equals: copies are newest first
+    return os.path.abspath(best), (f"of the {len(copies)} copies here ({', '.join(copies)}), "
+                                   "the one that holds the cells this kernel ran")
+
+
+@contextlib.contextmanager
+def _beside_the_notebook():
+    """Exports the notebook that runs, from its folder: says which file is handed in, the zip
+    lies beside it and holds it under its own name."""
+    if getattr(otter.Notebook, "_grading_mode", False):  # otter run: export does nothing
+        yield None
+        return
+    path, why = _running_notebook()
+    if path is None:
+        print(f"Which file is this notebook? Jupyter did not say, and there is {why}. Save "
+              "it, then run os.chdir(<its folder>) and this cell again, or hand in the "
+              ".ipynb file itself (on Colab: File > Download > Download .ipynb).")
+        yield None
+        return
+    print(f"Handing in {os.path.basename(path)} from {os.path.dirname(path)}: {why}. "
+          "Save the notebook before this cell: the zip holds the saved file.")
+    here = os.getcwd()
+    os.chdir(os.path.dirname(path))
+    try:
+        yield os.path.basename(path)
+    finally:
+        os.chdir(here)
+
+
+# the tests as files in a folder of their own: otter reads them from any working folder
+_tests_dir = tempfile.mkdtemp(prefix="%(stem)s-tests-")
+for _name, _test in _PUBLIC_TESTS.items():
+    with open(os.path.join(_tests_dir, _name + ".py"), "w", encoding="utf-8") as _file:
+        _file.write(f"OK_FORMAT = True\\n\\ntest = {_test!r}\\n")
+grader = otter.Notebook(_running_notebook()[0], tests_dir=_tests_dir)'''
+
+
+def init_source(stem: str, tests: dict[str, dict] | None = None) -> str:
+    """The student notebook's first cell.  It finds the notebook that is running, whatever the
+    browser renamed it to ("09_masks (1).ipynb", "Copy of 09_masks.ipynb") and whatever copies
+    lie beside it, for the export (:func:`export_source`); otter's own cell names one file and
+    fails on a copy.  It carries the public ``tests`` (otter's OK format: name -> test, as in
+    the notebook's metadata) and writes them to a folder of their own, so that
+    ``grader.check`` runs in a kernel whose working folder is elsewhere (Colab: ``/content``;
+    otter 7 reads metadata tests only from a notebook file in the working folder, and on Colab
+    only from a tests folder)."""
+    lines = ",\n".join(f"    {json.dumps(name)}: {test!r}"
+                       for name, test in sorted((tests or {}).items()))
+    return ("# Initialize Otter. This cell finds the file of this notebook (under any name: a "
+            "copy,\n# a download) for the export at the end, and carries the public tests, "
+            "so that\n# grader.check works from any working folder (Colab too).\n"
+            "import contextlib\nimport glob\nimport json\nimport os\nimport tempfile\n\n"
+            "import otter\n\n"
+            f"_PUBLIC_TESTS = {{  # also in this notebook's metadata\n{lines}\n}}"
+            + _INIT_HELPERS % {"stem": stem})
+
+
+def export_source(original: str) -> str:
+    """otter's export cell with the export run from the running notebook's folder
+    (``_beside_the_notebook`` of :func:`init_source`): ``grader.export(pdf=False)`` becomes
+    ``grader.export(_handed_in, pdf=False)`` inside ``with _beside_the_notebook() as
+    _handed_in:``."""
+    def hand_in(m: re.Match) -> str:
+        args = m.group(2).strip()
+        return (f"{m.group(1)}with _beside_the_notebook() as _handed_in:\n{m.group(1)}    "
+                f"grader.export(_handed_in{', ' + args if args else ''})")
+    new = re.sub(r"^([ \t]*)grader\.export\((.*)\)[ \t]*$", hand_in, original, flags=re.M)
+    if new == original:
+        raise RuntimeError("expected otter's export cell to call grader.export(...) on one "
+                           f"line, got:\n{original}")
+    return new
+
+
+def _public_tests(tests: dict[str, dict]) -> dict[str, dict]:
+    """otter's OK-format tests without their hidden cases (the student notebook's metadata has
+    none; the autograder's copy of the notebook may)."""
+    out = {}
+    for name, test in tests.items():
+        suites = [{**suite, "cases": [c for c in suite.get("cases", []) if not c.get("hidden")]}
+                  for suite in test.get("suites", [])]
+        out[name] = {**test, "suites": suites}
+    return out
 
 
 def _init_any_name(path: Path, stem: str) -> None:
-    """Replace otter's initialisation cell of ``path`` by :func:`init_source`."""
+    """Replace otter's initialisation cell of ``path`` by :func:`init_source` (with the public
+    tests of the notebook's metadata) and its export cell by :func:`export_source`."""
     import nbformat
 
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
-    cells = [c for c in nb.cells if c.cell_type == "code"
-             and re.search(r"^grader = otter\.Notebook\(", c.source, re.M)]
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    cells = [c for c in code if re.search(r"^grader = otter\.Notebook\(", c.source, re.M)]
     if len(cells) != 1:
         raise RuntimeError(f"{path.name}: expected one otter initialisation cell, found "
                            f"{len(cells)}")
-    cells[0].source = init_source(stem)
+    # plain dicts (not nbformat's NotebookNode), whose repr is Python the cell can run
+    tests = _public_tests(json.loads(json.dumps(nb.metadata.get("otter", {}).get("tests", {}))))
+    cells[0].source = init_source(stem, tests)
+    for cell in code:
+        if re.search(r"^\s*grader\.export\(", cell.source, re.M):
+            cell.source = export_source(cell.source)
     nbformat.write(nb, path)
 
 

@@ -18,6 +18,10 @@ from booktools.exercises import SPECS
 
 __all__ = ["fill_answers", "solutions", "grade", "grade_all", "check_solutions", "kind_counts"]
 
+#: Decimals of the points in ``grade``'s scores and ``grades.csv``: otter writes a share of a
+#: question's points as 0.66667, whose sums read 1.6666699999999999.
+DECIMALS = 4
+
 
 def fill_answers(student: str | Path, answers: dict[str, str], out: str | Path) -> Path:
     """A copy of a student notebook with the answer cell of each exercise in ``answers``
@@ -47,7 +51,8 @@ def solutions(chapter: str | Path) -> dict[str, str]:
 
 def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
           timeout: float = 900) -> dict[str, float]:
-    """Grade one submission with ``otter run``: points per question and ``"total"``.
+    """Grade one submission with ``otter run``: points per question and ``"total"``, rounded to
+    :data:`DECIMALS` decimals.
 
     otter runs from :mod:`booktools.otter_cli`, so that a kernel reply whose wake-up is
     missed does not stall a cell for ever (otter gives its cells no time limit).  As a last
@@ -78,8 +83,9 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
     if done.returncode != 0 or not results.is_file():
         raise RuntimeError(f"otter run failed for {submission}:\n{done.stdout}\n{done.stderr}")
     tests = json.loads(results.read_text())["tests"]
-    scores = {t["name"]: float(t["score"]) for t in tests if t.get("score") is not None}
-    scores["total"] = sum(scores.values())
+    scores = {t["name"]: round(float(t["score"]), DECIMALS) for t in tests
+              if t.get("score") is not None}
+    scores["total"] = round(sum(scores.values()), DECIMALS)
     return scores
 
 

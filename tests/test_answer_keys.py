@@ -160,3 +160,27 @@ def test_answer_key_pdf_by_the_latex_route(tmp_path: Path) -> None:
     assert any("LatinModernMath" in row for row in fonts), fonts
     not_embedded = [row for row in fonts if row.split()[-5] != "yes"]
     assert fonts and not not_embedded, not_embedded
+
+
+def test_answer_key_page_shows_what_the_solutions_printed_and_wraps_long_lines(
+        tmp_path, monkeypatch):
+    """The HTML key shows each solution's printed output, as the PDF does (chapter 18's
+    ex-18-3 prints the count, 818,048, that the student's ``by_hand`` must match), read from
+    the execution cache of ``make book``; a long line wraps instead of running out of its box
+    (on screen a box that scrolls hides its end)."""
+    chapter = ROOT / "chapters" / "18_train_tiny_gpt.md"
+    (ex,) = [e for e in assign.exercises(chapter.read_text(encoding="utf-8"))
+             if e.label == "ex-18-3"]
+    printed = "by hand 818,048   count_parameters 818,048"
+    cache = {"chapters/18_train_tiny_gpt": {"cells": [
+        {"cell_type": "code", "source": ex.solution_code[0], "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": printed + "\n"}]}]}}
+    monkeypatch.setattr(answer_keys, "_executed_notebooks", lambda: cache)
+    (page,) = answer_keys.write_answer_keys([chapter], tmp_path)
+    text = page.read_text(encoding="utf-8")
+    answer = text.split("id='ex-18-3'")[1].split("<h2")[0]
+    assert html.escape(printed) in answer
+    # the page's rules for a code box, outside any @media: long lines wrap
+    screen = re.sub(r"@media[^{]*\{(?:[^{}]*\{[^}]*\})*[^}]*\}", "", answer_keys.STYLE)
+    rules = " ".join(re.findall(r"(?:^|\})\s*pre\s*\{([^}]*)\}", screen))
+    assert "white-space:pre-wrap" in rules and "overflow-x" not in rules, rules

@@ -54,3 +54,25 @@ def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
     monkeypatch.setattr(grading.subprocess, "run", fake_run)
     assert grading.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {"total": 0.0}
     assert calls[0][:4] == [sys.executable, "-m", "booktools.otter_cli", "run"], calls
+
+
+def test_grades_csv_rounds_the_points(monkeypatch, tmp_path):
+    """otter writes a share of a question's points as 0.66667: grades.csv shows the sum as
+    1.6667, not 1.6666699999999999."""
+    import csv
+    import json
+    import zipfile
+
+    def fake_run(cmd, **kwargs):
+        results = {"tests": [{"name": "ex-1", "score": 0.66667}, {"name": "ex-2", "score": 1.0}]}
+        (kwargs["cwd"] / "results.json").write_text(json.dumps(results))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    autograder = tmp_path / "ag.zip"
+    with zipfile.ZipFile(autograder, "w") as z:
+        z.writestr("tests/q.py", "")
+    monkeypatch.setattr(grading.subprocess, "run", fake_run)
+    table = grading.grade_all([tmp_path / "a" / "s.ipynb"], autograder, tmp_path / "grades")
+    text = table.read_text()
+    (row,) = csv.DictReader(text.splitlines())
+    assert (row["ex-1"], row["ex-2"], row["total"]) == ("0.6667", "1.0", "1.6667"), text
