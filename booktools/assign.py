@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from booktools.exercises import SPECS, Spec, public_message
-from booktools.wheel import (AUTOGRADER_PYTHON, AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE,
-                             package_wheel)
+from booktools.wheel import AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE, package_wheel
 
 __all__ = ["Exercise", "segments", "exercises", "plain_markdown", "master_notebook",
            "write_assignment", "write_assignments", "student_notebook_path",
@@ -277,7 +276,6 @@ def _config_cell(name: str, wheel: str | None = None):
     extra = ""
     if wheel:  # the autograder zip's environment installs the book (Gradescope)
         extra = ("\nrequirements: requirements.txt\noverwrite_requirements: false"
-                 f"\npython_version: {json.dumps(AUTOGRADER_PYTHON)}"
                  f"\nautograder_files:\n  - {json.dumps(wheel)}")
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
