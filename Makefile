@@ -127,10 +127,12 @@ notebooks: $(STAMP)
 	$(BIN)/python -m booktools.notebooks $(if $(STUDENT),--student)
 
 # The student edition: the book without solutions in _build/student/html, from the execution
-# cache of `make book` (only chapters missing from it run; booktools/student.py).
+# cache of `make book` (only chapters missing from it run; booktools/student.py); then the leak
+# scan of its pages and of the student notebooks (booktools/leak_scan.py).
 student-book: $(STAMP)
 	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
 	$(BIN)/python -m booktools.student
+	$(BIN)/python -m booktools.leak_scan _build/student   # fails if a solution or graded value shows
 
 # The Korean catalogues (booktools/i18n.py): message templates from the chapters (execution cache
 # of `make book`, so Markdown printed by cells is included), merged into locales/ko/LC_MESSAGES:

@@ -7,6 +7,10 @@ set-up cell (:mod:`booktools.notebooks`), and this Sphinx extension, which
 
 * points the **Colab** button at the chapter's ``.ipynb`` copy in ``chapters/notebooks/`` (Colab
   opens only ``.ipynb``; the theme would link the ``.md`` source);
+* in the **student edition** (``make student-book``), points Binder, Colab and JupyterHub at the
+  student notebooks of the course's repository (``student_edition`` in ``_config.yml``,
+  :func:`student_home`), and the repository button there too; without that setting the student
+  pages show none of them, since the book's repository holds every solution;
 * while a URL is still a **placeholder** (:data:`PLACEHOLDER_REPOSITORY_URLS`, or a host under
   ``example.org``/``.com``/``.net``), prints a notice during the build and turns the buttons that
   would lead there into buttons that say so (``_static/launch/launch.js``) instead of linking to
@@ -14,6 +18,8 @@ set-up cell (:mod:`booktools.notebooks`), and this Sphinx extension, which
 """
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -22,7 +28,8 @@ from urllib.parse import urlparse
 import yaml
 
 __all__ = ["PLACEHOLDER_REPOSITORY_URLS", "NOTEBOOKS_DIR", "BookHome", "book_home",
-           "is_placeholder", "colab_url", "binder_url", "setup"]
+           "StudentHome", "student_home", "is_placeholder", "colab_url", "binder_url",
+           "jupyterhub_url", "STUDENT_CONFIG", "setup"]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,16 +98,61 @@ def book_home(config_path: Path | None = None) -> BookHome:
                     jupyterhub_url=str(launch.get("jupyterhub_url") or "").strip().rstrip("/"))
 
 
+@dataclass(frozen=True)
+class StudentHome:
+    """Where a course publishes the student notebooks (``make notebooks STUDENT=1``): a
+    repository (``home``, on GitHub for Colab) and the folder of the notebooks in it."""
+
+    home: BookHome
+    notebooks_path: str
+
+    @property
+    def configured(self) -> bool:
+        return self.home.repository_configured and bool(self.home.github_repo)
+
+
+#: The Sphinx config value of the student edition's launch target (set by booktools.student).
+STUDENT_CONFIG = "formulated_student_home"
+
+
+def student_home(config_path: Path | None = None) -> StudentHome:
+    """``student_edition`` of ``_config.yml``: ``repository_url`` (empty: no launch buttons in
+    the student edition), ``branch`` (default ``main``), ``notebooks_path`` (default
+    ``notebooks``)."""
+    path = ROOT / "_config.yml" if config_path is None else Path(config_path)
+    config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    student = config.get("student_edition") or {}
+    if not isinstance(student, dict):
+        raise ValueError(f"config_path: expected student_edition to be a mapping in {path}, "
+                         f"got {student!r}")
+    url = str(student.get("repository_url") or "").strip().rstrip("/")
+    return StudentHome(BookHome(url, str(student.get("branch") or "main"), ""),
+                       str(student.get("notebooks_path") or "notebooks").strip("/"))
+
+
 COLAB = "https://colab.research.google.com"
 
 
-def colab_url(home: BookHome, chapter: str, colab: str = COLAB) -> str:
-    """Colab's URL of a chapter's notebook copy; ``chapter`` like ``"11_ffn_gelu"``."""
+def colab_url(home: BookHome, chapter: str, colab: str = COLAB,
+              folder: str = NOTEBOOKS_DIR) -> str:
+    """Colab's URL of a chapter's notebook copy in ``folder`` of the repository; ``chapter``
+    like ``"11_ffn_gelu"``."""
     if not home.github_repo:
         raise ValueError(f"home: Colab opens notebooks from GitHub; repository.url is "
                          f"{home.repository_url!r}")
     return (f"{colab.rstrip('/')}/github/{home.github_repo}/blob/{home.branch}/"
-            f"{NOTEBOOKS_DIR}/{chapter}.ipynb")
+            f"{folder.strip('/')}/{chapter}.ipynb")
+
+
+def jupyterhub_url(hub: str, home: BookHome, source: str) -> str:
+    """A JupyterHub's nbgitpuller link that pulls ``home``'s repository and opens ``source``
+    (a path in it) in JupyterLab, as the theme's own JupyterHub button does."""
+    from urllib.parse import urlencode
+
+    name = home.github_repo.split("/")[-1] or home.repository_url.rstrip("/").split("/")[-1]
+    query = urlencode({"repo": home.repository_url, "urlpath": f"lab/tree/{name}/{source}",
+                       "branch": home.branch}, safe="/")
+    return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{query}"
 
 
 def binder_url(home: BookHome, source: str, binderhub: str = "https://mybinder.org") -> str:
@@ -135,9 +187,70 @@ def _home_of(app: Any) -> BookHome:
                     jupyterhub_url=str(launch.get("jupyterhub_url", "")).rstrip("/"))
 
 
+_LIVE = re.compile(r"window\.FORMULATED_LIVE = (\{.*?\});")
+
+
+def student_buttons(app: Any, pagename: str, context: dict[str, Any]) -> None:
+    """The student edition's buttons: nothing may lead to the book's repository, whose
+    chapters and notebooks hold every solution.  Binder, Colab and JupyterHub open the
+    chapter's student notebook in the course's repository (:func:`student_home`, passed as
+    :data:`STUDENT_CONFIG`), the repository button goes there; without that repository (or on
+    a page that is not a numbered chapter) they are left out.  Live code (booktools.sphinx_html)
+    asks Binder for the course's repository, or for none."""
+    student = getattr(app.config, STUDENT_CONFIG, None) or StudentHome(BookHome("", "main", ""),
+                                                                      "notebooks")
+    book = _home_of(app)
+    chapter = PurePosixPath(pagename).name
+    target = f"{student.notebooks_path}/{chapter}.ipynb"
+    open_here = student.configured and re.fullmatch(r"\d\d_\w+", chapter) is not None
+    launch = app.config.html_theme_options.get("launch_buttons", {}) or {}
+    for group in context.get("header_buttons", []):
+        if group.get("type") != "group":
+            continue
+        kept = []
+        for button in group.get("buttons", []):
+            url, text = str(button.get("url", "")), str(button.get("text", ""))
+            if button.get("type") != "link":
+                kept.append(button)
+            elif group.get("label") == "launch-buttons":
+                if not open_here:
+                    continue
+                if text == "Colab":
+                    button["url"] = colab_url(student.home, chapter,
+                                              launch.get("colab_url") or COLAB,
+                                              student.notebooks_path)
+                elif text == "Binder":
+                    button["url"] = binder_url(student.home, target,
+                                               launch.get("binderhub_url") or
+                                               "https://mybinder.org")
+                elif text == "JupyterHub" and book.jupyterhub_configured:
+                    button["url"] = jupyterhub_url(book.jupyterhub_url, student.home, target)
+                else:
+                    continue
+                kept.append(button)
+            elif text == "Repository" and student.configured:
+                button["url"] = student.home.repository_url
+                kept.append(button)
+            elif not url.startswith(book.repository_url) and "github.com" not in url:
+                kept.append(button)
+        group["buttons"] = kept
+    context["header_buttons"] = [g for g in context.get("header_buttons", [])
+                                 if g.get("type") != "group" or g.get("buttons")]
+    live = {"repo": student.home.github_repo if student.configured else "",
+            "ref": student.home.branch, "kernelPath": student.notebooks_path}
+    context["body"] = _LIVE.sub(
+        lambda m: "window.FORMULATED_LIVE = " + json.dumps({**json.loads(m.group(1)), **live},
+                                                           sort_keys=True) + ";",
+        context.get("body", ""))
+
+
 def fix_buttons(app: Any, pagename: str, templatename: str, context: dict[str, Any],
                 doctree: Any) -> None:
-    """Colab -> the chapter's ``.ipynb``; links to unconfigured places -> a notice."""
+    """Colab -> the chapter's ``.ipynb``; links to unconfigured places -> a notice; in the
+    student edition, :func:`student_buttons`."""
+    if getattr(app.config, "formulated_student_edition", False):
+        student_buttons(app, pagename, context)
+        return
     home = _home_of(app)
     repo_message = NOT_CONFIGURED.format(what="repository URL", key="repository.url")
     hub_message = NOT_CONFIGURED.format(what="JupyterHub URL", key="launch_buttons.jupyterhub_url")
@@ -175,6 +288,7 @@ def announce(app: Any) -> None:
 
 def setup(app: Any) -> dict[str, Any]:
     """After the theme's buttons (priority 501) and booktools.sphinx_html (900)."""
+    app.add_config_value(STUDENT_CONFIG, None, "html")
     app.connect("builder-inited", announce)
     app.connect("html-page-context", fix_buttons, priority=950)
     app.add_js_file(LAUNCH_JS)

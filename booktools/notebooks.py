@@ -10,7 +10,10 @@ numbered chapter: the chapter's cells (by jupytext, without outputs), after two 
 2. a code cell (:func:`bootstrap_source`) that, **on Colab only** (``"google.colab" in
    sys.modules``), clones the book's repository (``repository.url`` in ``_config.yml``), installs
    it with ``pip install -e`` (the data are found through the package: :mod:`formulated.data`)
-   and turns on Colab's widget support.  Anywhere else it does nothing.
+   and turns on Colab's widget support.  Anywhere else it does nothing.  A student notebook's
+   cell checks out only ``formulated/`` and ``data/`` (and the files at the top, such as
+   ``pyproject.toml``): neither ``booktools/`` (the hidden tests) nor ``chapters/`` (the
+   solutions) reaches the student's machine.
 
 The chapter's Markdown cells are converted to plain Markdown (:func:`booktools.plain_markdown.to_plain`):
 Colab renders neither MyST directives (definition boxes, exercises, solutions, admonitions,
@@ -59,8 +62,28 @@ def chapters(root: Path = ROOT) -> list[Path]:
     return sorted((root / "chapters").glob(CHAPTER_GLOB))
 
 
-def bootstrap_source(home: BookHome) -> str:
-    """The set-up cell: on Colab, fetch and install the book; elsewhere nothing."""
+#: What a student notebook's set-up cell checks out of the book's repository (git's cone mode
+#: adds the files at the top: ``pyproject.toml``, ``README.md``); no ``booktools/``, no chapters.
+STUDENT_CHECKOUT = ("formulated", "data")
+
+
+_FULL_CLONE = (
+    '        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "--branch",\n'
+    "                        BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR], check=True)\n")
+_STUDENT_CLONE = (
+    "        # only the package and its data: the hidden tests and the solutions stay on GitHub\n"
+    '        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "--filter=blob:none",\n'
+    '                        "--sparse", "--branch", BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR],\n'
+    "                       check=True)\n"
+    '        subprocess.run(["git", "-C", BOOK_DIR, "sparse-checkout", "set", '
+    + ", ".join(f'"{p}"' for p in STUDENT_CHECKOUT) + "],\n"
+    "                       check=True)\n")
+
+
+def bootstrap_source(home: BookHome, student: bool = False) -> str:
+    """The set-up cell: on Colab, fetch and install the book; elsewhere nothing.  ``student``:
+    fetch only :data:`STUDENT_CHECKOUT` (a sparse, blob-less clone), not the instructor's
+    tooling and the chapters with their solutions."""
     head = ("# Set-up for Google Colab (about a minute): fetch the book's code and data, install\n"
             "# them, and turn on interactive widgets. Anywhere else this cell does nothing.\n"
             "import sys\n"
@@ -80,8 +103,7 @@ def bootstrap_source(home: BookHome) -> str:
         f'    BOOK_BRANCH = "{home.branch}"\n'
         '    BOOK_DIR = "/content/formulated-gpt"\n'
         "    if not os.path.isdir(BOOK_DIR):\n"
-        '        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "--branch",\n'
-        "                        BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR], check=True)\n"
+        + (_STUDENT_CLONE if student else _FULL_CLONE) +
         "    # Colab's own PyTorch satisfies the requirement; were it missing, the CPU build is used.\n"
         '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--extra-index-url",\n'
         f'                    "{TORCH_CPU_INDEX}", "-e", BOOK_DIR], check=True)\n'
@@ -125,7 +147,8 @@ def colab_notebook(source: Path, home: BookHome, macros: dict[str, str],
         if cell.cell_type == "markdown":
             cell.source = to_plain(cell.source, titles, labels, image_base(home))
     intro = nbformat.v4.new_markdown_cell(intro_source(macros))
-    setup = nbformat.v4.new_code_cell(bootstrap_source(home), metadata={"tags": [BOOTSTRAP_TAG]})
+    setup = nbformat.v4.new_code_cell(bootstrap_source(home, student),
+                                      metadata={"tags": [BOOTSTRAP_TAG]})
     nb.cells = [intro, setup] + nb.cells
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i:03d}"   # stable ids: regenerating an unchanged chapter changes nothing

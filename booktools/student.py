@@ -14,7 +14,12 @@ what it holds (text, code cells, outputs).  sphinx-exercise's own ``hide_solutio
 ``{solution}`` boxes only, not the gated ones (checked in sphinx-exercise 1.2.1).
 
 The pages' sources are not copied (``html_copy_source``): the download menu offers neither the
-``.md`` nor the ``.ipynb`` (both hold the solutions), nor the PDF (its solutions appendix).
+``.md`` nor the ``.ipynb`` (both hold the solutions), nor the PDF (its solutions appendix).  The
+launch buttons open the student notebooks of the course's repository (``student_edition`` in
+``_config.yml``; :func:`booktools.launch.student_buttons`) or are left out.  Appendix C, the
+instructors' guide (hidden tests, answer keys, the tooling's files), is replaced by a short page
+for students (:data:`STUDENT_APPENDIX_C`).  ``python -m booktools.leak_scan`` then scans the
+pages and the student notebooks (``make student-book`` runs it and fails on a find).
 """
 from __future__ import annotations
 
@@ -30,10 +35,10 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
-from booktools.launch import ROOT
+from booktools.launch import ROOT, STUDENT_CONFIG, StudentHome, student_home
 
-__all__ = ["CONFIG_NAME", "HTML_DIR", "NOTEBOOKS_DIR", "RemoveSolutions", "strip_solutions", "page_text",
-           "build_html", "setup", "main"]
+__all__ = ["CONFIG_NAME", "HTML_DIR", "NOTEBOOKS_DIR", "RemoveSolutions", "strip_solutions",
+           "page_text", "INSTRUCTORS_PAGE", "STUDENT_APPENDIX_C", "build_html", "setup", "main"]
 
 #: The Sphinx config value that turns the student edition on.
 CONFIG_NAME = "formulated_student_edition"
@@ -42,6 +47,28 @@ NOTEBOOKS_DIR = ROOT / "_build" / "student" / "notebooks"
 DOCTREES = ROOT / "_build" / ".doctrees-student"
 #: The cache ``make book`` fills; Sphinx would otherwise look beside the output folder.
 CACHE = ROOT / "_build" / ".jupyter_cache"
+
+
+#: The instructors' appendix, which the student edition replaces by :data:`STUDENT_APPENDIX_C`.
+INSTRUCTORS_PAGE = "chapters/appendix_c_instructors"
+#: Appendix C of the student edition: what a student needs, none of the instructor's tooling.
+STUDENT_APPENDIX_C = """# For instructors
+
+This is the student edition of the book: every chapter keeps its exercises, and none shows a
+solution. The guide for instructors (how the exercises become graded assignments) is in the
+book's full edition.
+
+To work on a chapter's exercises, open the chapter's notebook: with the launch buttons at the top
+of the chapter's page where your course has set them up, or as your instructor hands it out. The
+notebook runs the chapter's code and leaves room for your answers; your instructor says how and
+when to hand it in.
+"""
+
+
+def _student_appendix(app: Sphinx, docname: str, source: list[str]) -> None:
+    """In the student edition, the instructors' appendix is :data:`STUDENT_APPENDIX_C`."""
+    if getattr(app.config, CONFIG_NAME, False) and docname == INSTRUCTORS_PAGE:
+        source[0] = STUDENT_APPENDIX_C
 
 
 class RemoveSolutions(SphinxTransform):
@@ -132,10 +159,12 @@ def page_text(html: str) -> str:
 
 
 def build_html(out: Path = HTML_DIR, doctrees: Path = DOCTREES, cache: Path = CACHE,
-               root: Path = ROOT, toc: Path | None = None, strict: bool = True) -> Path:
+               root: Path = ROOT, toc: Path | None = None, strict: bool = True,
+               student: StudentHome | None = None) -> Path:
     """Sphinx's HTML builder on the book at ``root`` with :data:`CONFIG_NAME` true, from the
     execution cache ``cache``; ``toc`` (default ``root/_toc.yml``) may list fewer chapters (a
-    test), and ``strict`` is ``-n -W`` as for ``make book``.  Returns the index page."""
+    test), ``strict`` is ``-n -W`` as for ``make book``, ``student`` where the launch buttons
+    lead (default: ``student_edition`` of ``root/_config.yml``).  Returns the index page."""
     from jupyter_book.sphinx import build_sphinx
     from sphinx import locale
 
@@ -146,6 +175,7 @@ def build_html(out: Path = HTML_DIR, doctrees: Path = DOCTREES, cache: Path = CA
         root, out, noconfig=True, path_config=str(root / "_config.yml"),
         confoverrides={"external_toc_path": Path(toc or root / "_toc.yml").as_posix(),
                        CONFIG_NAME: True, "nb_execution_cache_path": str(cache),
+                       STUDENT_CONFIG: student or student_home(root / "_config.yml"),
                        "nitpicky": strict, "html_copy_source": False,
                        "html_show_sourcelink": False,
                        "latex_individualpages": False},  # jupyter-book requires the key
@@ -180,6 +210,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value(CONFIG_NAME, False, "env", [bool])
     app.connect("config-inited", _no_pdf, priority=900)
     app.add_transform(RemoveSolutions)
+    app.connect("source-read", _student_appendix)
     app.connect("html-page-context", _no_source_download, priority=920)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 

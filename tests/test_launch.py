@@ -137,3 +137,49 @@ def test_built_chapter_buttons_follow_the_setting():
         assert launch.LAUNCH_JS in html
     else:
         assert launch.colab_url(home, "11_ffn_gelu") in html
+
+
+# ------------------------------------------------------------- the student edition (issue 34)
+def _fixed_student(student: launch.StudentHome | None, page: str = "chapters/11_ffn_gelu"):
+    app = _fake_app(REAL, "https://jupyter.university.edu")
+    setattr(app.config, "formulated_student_edition", True)
+    setattr(app.config, launch.STUDENT_CONFIG, student)
+    live = '<script>window.FORMULATED_LIVE = {"binderUrl": "https://mybinder.org", ' \
+           '"kernelPath": "chapters", "ref": "main", "repo": "some-course/formulated-gpt"};'
+    context = {"header_buttons": _theme_buttons(REAL, "https://jupyter.university.edu"),
+               "body": live}
+    launch.fix_buttons(app, page, "page.html", context, None)
+    return {b["text"]: b for g in context["header_buttons"] for b in g["buttons"]}, context
+
+
+def test_student_edition_without_a_student_repository_shows_no_way_to_the_book():
+    """The book's repository holds every solution: no Binder, Colab, JupyterHub, Repository
+    or issue button, and live code asks no Binder for it."""
+    buttons, context = _fixed_student(None)
+    assert set(buttons) == {"Live Code"}, set(buttons)
+    assert '"repo": ""' in context["body"] and "some-course" not in context["body"]
+    assert launch.student_home().home.repository_url == ""  # the shipped setting: none
+    assert not launch.student_home().configured
+
+
+def test_student_edition_buttons_open_the_student_notebooks(tmp_path):
+    (tmp_path / "_config.yml").write_text(
+        "repository:\n  url: https://github.com/a/b\nstudent_edition:\n"
+        "  repository_url: https://github.com/my-course/gpt-notebooks/\n  branch: spring\n"
+        "  notebooks_path: week-notebooks\n")
+    home = launch.student_home(tmp_path / "_config.yml")
+    assert home.configured and home.notebooks_path == "week-notebooks"
+    buttons, context = _fixed_student(home)
+    assert buttons["Colab"]["url"] == ("https://colab.research.google.com/github/my-course/"
+                                       "gpt-notebooks/blob/spring/week-notebooks/11_ffn_gelu.ipynb")
+    assert buttons["Binder"]["url"] == ("https://mybinder.org/v2/gh/my-course/gpt-notebooks/"
+                                        "spring?urlpath=lab/tree/week-notebooks/11_ffn_gelu.ipynb")
+    hub = buttons["JupyterHub"]["url"]
+    assert hub.startswith("https://jupyter.university.edu/hub/user-redirect/git-pull?")
+    assert "gpt-notebooks" in hub and "some-course" not in hub
+    assert buttons["Repository"]["url"] == "https://github.com/my-course/gpt-notebooks"
+    assert "Open issue" not in buttons
+    assert '"repo": "my-course/gpt-notebooks"' in context["body"]
+    # a page that is no chapter has no student notebook: no launch button there
+    buttons, _ = _fixed_student(home, "chapters/appendix_b_errata")
+    assert not {"Binder", "Colab", "JupyterHub"} & set(buttons)

@@ -105,8 +105,9 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
 def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
     """The scan itself: a copy of booktools/exercises.py (where formulated/book/ held it) and
     the old teaching.py docstring with ex-11-2's answer are found."""
-    leaked = tmp_path / "00_exercises.py"
-    leaked.write_text((ROOT / "booktools" / "exercises.py").read_text(encoding="utf-8"))
+    leaked = tmp_path / "00_exercises.py"  # the hidden tests: exercises.py and its parts
+    leaked.write_text("\n".join(p.read_text(encoding="utf-8")
+                                for p in sorted((ROOT / "booktools").glob("exercise*.py"))))
     assert secrets_in([leaked])
     doc = tmp_path / "00_teaching.py"
     doc.write_text('"""a rounding of it (``0.16997`` of ``0.169971``)."""\n')
