@@ -135,11 +135,19 @@ def test_export_hands_in_the_file_jupyter_names(student, tmp_path, monkeypatch, 
     assert f"Handing in {WORKED}" in _printed(nb), _printed(nb)
 
 
-def test_grader_check_runs_from_another_working_folder(student, tmp_path, monkeypatch):
+#: A first cell that makes otter take the kernel for Colab's (otter asks IPython's shell for its
+#: name): there otter reads tests only from a folder, never from the notebook's metadata.
+AS_ON_COLAB = ("import otter.check.utils\n"
+               "otter.check.utils.get_ipython = lambda: '<google.colab._shell.Shell object>'")
+
+
+@pytest.mark.parametrize("colab", [False, True], ids=["Jupyter", "as on Colab"])
+def test_grader_check_runs_from_another_working_folder(student, tmp_path, monkeypatch, colab):
     """A kernel whose working folder holds no notebook and no tests (Colab's ``/content``),
     and no session path: the public tests still run."""
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    worked = _notebook(student, tmp_path / "drive" / WORKED, ANSWER, export=False)
+    worked = _notebook(student, tmp_path / "drive" / WORKED, ANSWER, export=False,
+                       first=AS_ON_COLAB if colab else None)
     elsewhere = tmp_path / "content"
     elsewhere.mkdir()
     nb = _run(worked, elsewhere)
@@ -147,7 +155,9 @@ def test_grader_check_runs_from_another_working_folder(student, tmp_path, monkey
     check = nb.cells[-1]
     assert check.source.startswith("grader.check(")
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in check.outputs)
-    assert shown and "does not exist" not in shown, shown
+    # the public tests ran, and failed: the answer cell defines none of the names they read
+    assert "ex-08-3" in shown and "does not exist" not in shown, shown
+    assert "NameError" in shown, shown
 
 
 def test_init_cell_carries_only_public_tests():
