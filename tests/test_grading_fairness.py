@@ -1,23 +1,36 @@
 """Fair grading of every autograded exercise, without an otter run (seconds, not minutes).
 
-For each exercise: a correct answer in float64, the same in float32 (or, for counts, as NumPy or
-float numbers), the answer rounded as its prompt asks, its two most common mistakes, and a
-blank notebook.  Each is scored as otter scores it: the question's points shared equally by its
-test cases (public and hidden), a test case passing when its code raises nothing, in a namespace
-holding the chapter's names the tests read (made here from the package, small and seeded) and
-the answer.  tests/test_assignments.py checks the same scores with real otter runs for some
-chapters.  ``python tests/test_grading_fairness.py`` prints the table.
+For each exercise (answers in ``tests/_fairness_answers.py``): a correct answer in float64, the
+same computed in float32, the float32 answer rounded exactly as its prompt states ("Graded to 4
+significant digits", "to 3 decimal places", "Counts exact, the fraction to ..."), placeholders
+(``...``, zeros, ones, guesses of the right form such as ``L_needed = 13``), the shortcut the
+prompt forbids where it forbids one, its two most common mistakes, and a blank notebook.  Each
+is scored as otter scores it: the question's points shared equally by its test cases (public
+and hidden), a test case passing when its code raises nothing, in a namespace holding the
+chapter's names the tests read (made here from the package, small and seeded), the answer, and
+``In``: the code cells the kernel ran (the chapter's, the other exercises' solutions and the
+student's cell), which the tests that catch a forbidden shortcut read.
+tests/test_assignments.py checks the same scores with real otter runs for some chapters.
+``python tests/test_grading_fairness.py`` prints the table.
 """
 from __future__ import annotations
 
-import math
+import re
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _fairness_answers import ANSWERS, GUESSES, INPUTS, SHORTCUTS
 from booktools.exercises import SPECS
 
-COLUMNS = ("float64", "float32", "rounded", "mistake 1", "mistake 2", "blank")
+ROOT = Path(__file__).resolve().parents[1]
+COLUMNS = ("float64", "float32", "rounded", "placeholder", "shortcut", "mistake 1",
+           "mistake 2", "blank")
+#: Prompts that ask for prose besides the stored values: the written part needs a rubric.
+PROSE = re.compile(r"\b(?:Show that|Show on paper|Derive|Why|Predict|Explain|"
+                   r"What do you conclude|Which pairs|How often|compare it with source)\b", re.I)
 
 
 def score(label: str, answer: dict) -> float:
@@ -34,488 +47,220 @@ def score(label: str, answer: dict) -> float:
     return spec.points * passed / len(tests)
 
 
-def f32(x):
-    return np.asarray(x, dtype=np.float32)
+# ---------------------------------------------------------------------------- the chapters
+def _chapter(label: str) -> Path:
+    (path,) = (ROOT / "chapters").glob(f"{label[3:5]}_*.md")
+    return path
 
 
-def rnd(x, digits: int, significant: bool = False):
-    """``x`` rounded to ``digits`` decimals (or significant digits)."""
-    x = np.asarray(x, dtype=float)
-    if significant:
-        return np.vectorize(lambda v: float(f"{v:.{digits - 1}e}"))(x)
-    return np.round(x, digits)
+@cache
+def _cells(label: str) -> tuple[tuple[str, str | None], ...]:
+    """The chapter's code cells in order, each with the label of the exercise whose solution it
+    belongs to (``None`` for the chapter's own code)."""
+    out, inside, lines = [], None, _chapter(label).read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        m = re.match(r"^`{3,}\{solution-start\}\s*(\S+)", line)
+        if m:
+            inside = m.group(1)
+        elif re.match(r"^`{3,}\{solution-end\}", line):
+            inside = None
+        elif re.match(r"^`{3,}\{code-cell\}", line):
+            j = i + 1
+            while not re.match(r"^`{3,}\s*$", lines[j].strip()):
+                j += 1
+            body = lines[i + 1:j]
+            if body and body[0].strip() == "---":
+                body = body[body.index("---", 1) + 1:]
+            while body and re.match(r"^:[\w-]+:", body[0]):
+                body = body[1:]
+            out.append(("\n".join(body), inside))
+            i = j
+        i += 1
+    return tuple(out)
 
 
-# ---------------------------------------------------------------------------- answers
-def _ch01():
-    import formulated.basics as fb
-    g = np.random.default_rng(0)
-    X = g.uniform(-2, 2, (20, 1))
-    y = 1.5 - 0.8 * X[:, 0] + 0.3 * g.standard_normal(20)
-    ctx = {"X": X, "y": y, "theta_star": fb.linear_regression_closed_form(X, y)}
-    x = X[:, 0]
-    t1 = np.cov(x, y, bias=True)[0, 1] / np.var(x)
-    t0 = y.mean() - t1 * x.mean()
-    return ctx, {
-        "float64": {"theta0": t0, "theta1": t1},
-        "float32": {"theta0": f32(t0), "theta1": f32(t1)},
-        "rounded": {"theta0": rnd(t0, 4, True), "theta1": rnd(t1, 4, True)},
-        # np.cov's default ddof=1 over np.var's ddof=0: theta1 too large by n/(n-1)
-        "mistake 1": {"theta0": y.mean() - np.cov(x, y)[0, 1] / np.var(x) * x.mean(),
-                      "theta1": np.cov(x, y)[0, 1] / np.var(x)},
-        "mistake 2": {"theta0": t1, "theta1": t0}}                      # swapped
+def history(label: str, own: str | None = None, solved: bool = True) -> list[str]:
+    """``In`` after running the notebook: the chapter's cells and every other exercise's
+    solution, then this exercise's book solution (``solved``) and the student's cell ``own``."""
+    cells = [""] + [c for c, ex in _cells(label) if ex != label or solved]
+    return cells + ([own] if own else [])
 
 
-def _ch02():
-    g = np.random.default_rng(1)
-    P, Q = g.dirichlet(np.ones(5), 10_000), g.dirichlet(np.ones(5), 10_000)
-    kl = lambda a, b: (a * np.log(a / b)).sum(1)
-    return {}, {
-        "float64": {"P": P, "Q": Q, "kl_pq": kl(P, Q), "kl_qp": kl(Q, P)},
-        "float32": {"P": f32(P), "Q": f32(Q), "kl_pq": kl(f32(P), f32(Q)),
-                    "kl_qp": kl(f32(Q), f32(P))},
-        "rounded": {"P": P, "Q": Q, "kl_pq": rnd(kl(P, Q), 4, True),
-                    "kl_qp": rnd(kl(Q, P), 4, True)},
-        "mistake 1": {"P": P, "Q": Q, "kl_pq": kl(P, Q) / np.log(2),        # bits
-                      "kl_qp": kl(Q, P) / np.log(2)},
-        "mistake 2": {"P": P, "Q": Q, "kl_pq": kl(P, Q), "kl_qp": kl(P, Q)}}  # same direction
+@cache
+def rounding(label: str) -> tuple[str, int] | None:
+    """How the prompt says the answer is graded: ``("sig", 4)`` for "4 significant digits",
+    ``("dec", 3)`` for "3 decimal places" (counts stay exact), ``None`` when it says nothing."""
+    text = _chapter(label).read_text(encoding="utf-8")
+    start = text.index(f":label: {label}")
+    prompt = text[start:text.index("\n```", start)]
+    m = re.search(r"(\d+) (significant digits|decimal places)", prompt)
+    return (("sig" if m.group(2).startswith("sig") else "dec"), int(m.group(1))) if m else None
 
 
-def _ch03_net():
-    import formulated.basics as fb
-    g = np.random.default_rng(2)
-    ctx = {"fb": fb, "X": g.standard_normal((6, 3)), "W1": g.standard_normal((3, 4)),
-           "b1": g.standard_normal(4), "W2": g.standard_normal((4, 2)),
-           "b2": g.standard_normal(2), "Y": g.standard_normal((6, 2))}
-    return ctx
+# ---------------------------------------------------------------------------- variants
+def rounded(value, how: tuple[str, int]):
+    """``value`` with every non-integer number rounded as ``how`` says (functions: their
+    results), as the decimal numbers a student would type or print."""
+    kind, n = how
+
+    def one(v: float) -> float:
+        return float(f"{v:.{n - 1}e}") if kind == "sig" else round(v, n)
+    if callable(value):
+        return lambda *a, **k: rounded(value(*a, **k), how)
+    if isinstance(value, (bool, np.bool_, int, np.integer, str)):
+        return value
+    if isinstance(value, (float, np.floating)):
+        return one(float(value))
+    if isinstance(value, np.ndarray):
+        return value if value.dtype.kind in "biu" else np.vectorize(one, otypes=[float])(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(rounded(v, how) for v in value)
+    return value
 
 
-def _ch03_3():
-    ctx = _ch03_net()
-    fb = ctx["fb"]
-
-    def numeric(h, denominator, dtype=float):
-        W1 = ctx["W1"].astype(dtype)
-        out = np.zeros_like(W1)
-        loss = lambda W: fb.mlp2_backward(fb.mlp2_forward(ctx["X"].astype(dtype), W,
-                                                          ctx["b1"], ctx["W2"], ctx["b2"],
-                                                          activation="tanh")[1], ctx["Y"])[0]
-        for i in np.ndindex(W1.shape):
-            E = np.zeros_like(W1)
-            E[i] = h
-            out[i] = (loss(W1 + E) - loss(W1 - E)) / denominator(h)
-        return out
-    good = numeric(1e-6, lambda h: 2 * h)
-    return ctx, {
-        "float64": {"numeric": good}, "float32": {"numeric": f32(good)},
-        "rounded": {"numeric": rnd(good, 4, True)},
-        "mistake 1": {"numeric": numeric(1e-6, lambda h: h)},          # h, not 2h
-        "mistake 2": {"numeric": -good}}                                # difference reversed
+def filled(value, fill: int):
+    """A placeholder shaped like ``value``: every number ``fill`` (0 or 1)."""
+    if callable(value):
+        return lambda *a, **k: filled(value(*a, **k), fill)
+    if isinstance(value, np.ndarray):
+        return np.full_like(value, fill)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(fill)
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        return type(value)(fill)
+    if isinstance(value, (list, tuple)):
+        return type(value)(filled(v, fill) for v in value) if not any(
+            isinstance(v, (str, tuple)) for v in value) else []
+    return value
 
 
-def _ch03_4():
-    ctx = _ch03_net()
-    W, b = ctx["W1"] @ ctx["W2"], ctx["b1"] @ ctx["W2"] + ctx["b2"]
-    return ctx, {
-        "float64": {"W_one": W, "b_one": b}, "float32": {"W_one": f32(W), "b_one": f32(b)},
-        "rounded": {"W_one": rnd(W, 4, True), "b_one": rnd(b, 4, True)},
-        "mistake 1": {"W_one": W, "b_one": ctx["b1"].sum() + ctx["b2"]},  # b1 not through W2
-        "mistake 2": {"W_one": W, "b_one": ctx["b2"]}}                  # b1 forgotten
+def _run_cell(code: str, ctx: dict) -> dict:
+    import torch
+    import torch.nn.functional as F
 
-
-def _ch04_2():
-    return {}, {
-        "float64": {"rnn_count": lambda d, H: H * d + H * H + 2 * H,
-                    "lstm_count": lambda d, H: 4 * H * (d + H + 2)},
-        "float32": {"rnn_count": lambda d, H: np.int64(H * (d + H + 2)),
-                    "lstm_count": lambda d, H: np.int64(4 * H * (d + H + 2))},
-        "rounded": {"rnn_count": lambda d, H: float(H * (d + H + 2)),
-                    "lstm_count": lambda d, H: float(4 * H * (d + H + 2))},
-        "mistake 1": {"rnn_count": lambda d, H: H * (d + H) + H,       # one bias vector
-                      "lstm_count": lambda d, H: 4 * (H * (d + H) + H)},
-        "mistake 2": {"rnn_count": lambda d, H: H * (d + H + 2),       # LSTM: 3 gates, not 4
-                      "lstm_count": lambda d, H: 3 * H * (d + H + 2)}}
-
-
-def _ch04_3():
-    g = np.random.default_rng(3)
-    words = ["cat", "dog", "king", "queen", "the"]
-    ctx = {"E": g.standard_normal((5, 5)), "idx": {w: i for i, w in enumerate(words)}}
-    v = ctx["E"][:4]
-    norm = np.linalg.norm(v, axis=1)
-    sim = v @ v.T / np.outer(norm, norm)
-    return ctx, {
-        "float64": {"sim": sim}, "float32": {"sim": f32(v) @ f32(v).T / np.outer(norm, norm)},
-        "rounded": {"sim": rnd(sim, 4)},
-        "mistake 1": {"sim": v @ v.T},                                  # not normalised
-        "mistake 2": {"sim": v @ v.T / norm[:, None] ** 2}}             # one norm twice
-
-
-def _ch06_1():
-    right = [("b", "c</w>"), ("a", "b</w>"), ("a", "bc</w>")]
-    return {}, {
-        "float64": {"my_merges": right},
-        "float32": {"my_merges": [("a", "b</w>"), ("b", "c</w>"), ("a", "bc</w>")][1::-1]
-                    + [("a", "bc</w>")]},                               # same list, rebuilt
-        "rounded": {"my_merges": tuple(map(list, right))},              # lists in a tuple
-        "mistake 1": {"my_merges": [("a", "b</w>"), ("b", "c</w>"), ("a", "bc</w>")]},
-        "mistake 2": {"my_merges": [("a", "b"), ("b", "c"), ("ab", "c")]}}  # no end marker
-
-
-def _ch06_4():
-    from formulated.tokenizers import (BPETokenizer, initial_symbols, learn_bpe,
-                                       word_frequencies)
-    text = ("the cat sat on the mat and the dog sat on the log while the cat ran " * 3
-            + "a rat and a bat sat flat on a hat that the cat had")
-    wc = word_frequencies(text)
-    init = initial_symbols(wc)
-    ours = learn_bpe(wc, 40)
-    ctx = {"wc": wc, "init": init, "ours": ours, "BPETokenizer": BPETokenizer}
-    n_words = sum(wc.values())
-    count = lambda k: sum(len(BPETokenizer(ours[:k], init).tokenize_word(w)) * c
-                          for w, c in wc.items())
-    k = next(k for k in range(len(ours) + 1) if count(k) <= 2.5 * n_words)
-    return ctx, {
-        "float64": {"k_merges": k}, "float32": {"k_merges": np.int64(k)},
-        "rounded": {"k_merges": float(k)},
-        "mistake 1": {"k_merges": k - 1},                # last one above 2.5 tokens per word
-        "mistake 2": {"k_merges": k + 1}}                # one past the smallest
-
-
-def _ch07_3():
-    def R(s, H, i_scale=2):
-        out = np.zeros((H, H))
-        for k in range(H // 2):
-            b = s / 10000 ** (i_scale * k / H)
-            out[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[np.cos(b), -np.sin(b)],
-                                                     [np.sin(b), np.cos(b)]]
-        return out
-    good = R(3, 8)
-    return {}, {
-        "float64": {"R3": good}, "float32": {"R3": f32(good)}, "rounded": {"R3": rnd(good, 4)},
-        "mistake 1": {"R3": good.T},                                    # rotation reversed
-        "mistake 2": {"R3": R(3, 8, i_scale=1)}}                        # wrong frequencies
-
-
-def _ch08_3():
-    from formulated import examples as ex
-
-    def attention(scale=True, axis=1, dtype=float):
-        def self_attention(X):
-            X = np.asarray(X, dtype=dtype)
-            Q, K, V = (X @ np.asarray(W, dtype=dtype)
-                       for W in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE))
-            S = Q @ K.T / (np.sqrt(K.shape[1]) if scale else 1)
-            W = np.exp(S - S.max(axis, keepdims=True))
-            return W / W.sum(axis, keepdims=True) @ V
-        return self_attention
-    return {}, {
-        "float64": {"self_attention": attention()},
-        "float32": {"self_attention": attention(dtype=np.float32)},
-        "rounded": {"self_attention": lambda X: rnd(attention()(X), 6, True)},
-        "mistake 1": {"self_attention": attention(scale=False)},       # no 1/sqrt(D)
-        "mistake 2": {"self_attention": attention(axis=0)}}             # softmax over queries
-
-
-def _ch08_4():
-    q, K = np.array([2.0, 2, 2]), np.array([[0.0, 1, 1], [4, 4, 0], [2, 3, 1]])
-    V = np.array([[1.0, 2, 3], [2, 8, 0], [2, 6, 3]])
-    s = K @ q
-    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
-    return {}, {
-        "float64": {"scores": s, "w2": w, "out2": w @ V},
-        "float32": {"scores": f32(s), "w2": f32(w), "out2": f32(w) @ f32(V)},
-        "rounded": {"scores": s, "w2": rnd(w, 4), "out2": rnd(w @ V, 4)},
-        "mistake 1": {"scores": s / np.sqrt(3), "w2": np.exp(s / np.sqrt(3))   # scaled
-                      / np.exp(s / np.sqrt(3)).sum(),
-                      "out2": np.exp(s / np.sqrt(3)) / np.exp(s / np.sqrt(3)).sum() @ V},
-        "mistake 2": {"scores": s, "w2": w, "out2": w @ K}}             # keys, not values
-
-
-def _ch09_2():
-    g = np.random.default_rng(4)
-    Qb, Kb, Vb = (g.standard_normal((2, 5, 4)) for _ in range(3))
-    real = np.arange(5)[None, :] < np.array([5, 3])[:, None]
-    mask = np.tril(np.ones((5, 5), bool))[None] & real[:, None, :]
-
-    def attend(Q, K, V, m, multiply=False):
-        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
-        if multiply:
-            W = np.exp(S - S.max(-1, keepdims=True))
-            return (W / W.sum(-1, keepdims=True) * m) @ V
-        S = np.where(m, S, -np.inf)
-        W = np.exp(S - S.max(-1, keepdims=True))
-        return W / W.sum(-1, keepdims=True) @ V
-    good = attend(Qb, Kb, Vb, mask)
-    queries_mask = np.tril(np.ones((5, 5), bool))[None] & real[:, :, None]
-    return {}, {
-        "float64": {"Qb": Qb, "Kb": Kb, "Vb": Vb, "mask_b": mask, "ours_b": good},
-        "float32": {"Qb": f32(Qb), "Kb": f32(Kb), "Vb": f32(Vb), "mask_b": mask,
-                    "ours_b": attend(f32(Qb), f32(Kb), f32(Vb), mask)},
-        "rounded": {"Qb": Qb, "Kb": Kb, "Vb": Vb, "mask_b": mask, "ours_b": rnd(good, 6, True)},
-        "mistake 1": {"Qb": Qb, "Kb": Kb, "Vb": Vb, "mask_b": mask,   # multiplicative mask
-                      "ours_b": attend(Qb, Kb, Vb, mask, multiply=True)},
-        "mistake 2": {"Qb": Qb, "Kb": Kb, "Vb": Vb, "mask_b": queries_mask,  # pads the queries
-                      "ours_b": attend(Qb, Kb, Vb, queries_mask | np.eye(5, dtype=bool))}}
-
-
-def _ch09_3():
-    from formulated import examples as ex
-    S = np.asarray(ex.MASK_SCALED_SCORES, dtype=float)
-    W = np.exp(S - S.max(1, keepdims=True))
-    W /= W.sum(1, keepdims=True)
-    prod = W * np.tril(np.ones((4, 4)))
-    ren = prod / prod.sum(1, keepdims=True)
-    return {}, {
-        "float64": {"product_w": prod, "renormalized": ren},
-        "float32": {"product_w": f32(prod), "renormalized": f32(ren)},
-        "rounded": {"product_w": rnd(prod, 6, True), "renormalized": rnd(ren, 6, True)},
-        "mistake 1": {"product_w": prod, "renormalized": prod},         # not renormalised
-        "mistake 2": {"product_w": prod,                                 # softmax again
-                      "renormalized": np.exp(prod) / np.exp(prod).sum(1, keepdims=True)}}
-
-
-def _ch09_4():
-    n = 1024
-    c = n * (n + 1) // 2
-    band = 256 * 257 // 2 + (2048 - 256) * 256
-    return {}, {
-        "float64": {"causal_pairs": c, "wasted_fraction": 1 - c / n**2, "band_pairs": band},
-        "float32": {"causal_pairs": np.int64(c), "wasted_fraction": f32(1 - c / n**2),
-                    "band_pairs": np.int64(band)},
-        "rounded": {"causal_pairs": c, "wasted_fraction": rnd(1 - c / n**2, 4, True),
-                    "band_pairs": band},
-        "mistake 1": {"causal_pairs": n * (n - 1) // 2, "wasted_fraction": 0.5,  # no diagonal
-                      "band_pairs": band},
-        "mistake 2": {"causal_pairs": c, "wasted_fraction": 1 - c / n**2,        # w per query
-                      "band_pairs": 2048 * 256}}
-
-
-def _ch10_2():
     import formulated as fg
-
-    def head_sum_of(dtype=float, shortcut=False, whole_wo=False):
-        def head_sum(X, Mask, Wq, Wk, Wv, Wo):
-            if shortcut:
-                return fg.multi_head_self_attention(X, Mask, Wq, Wk, Wv, Wo)
-            X, Wo = np.asarray(X, dtype), np.asarray(Wo, dtype)
-            D = np.shape(Wq)[-1]
-            total = 0
-            for i in range(len(Wq)):
-                S = (X @ Wq[i]) @ (X @ Wk[i]).T / np.sqrt(D) + Mask
-                W = np.exp(S - S.max(1, keepdims=True))
-                head = W / W.sum(1, keepdims=True) @ (X @ Wv[i])
-                total = total + (head @ Wo[:D] if whole_wo else head @ Wo[i * D:(i + 1) * D])
-            return total
-        return head_sum
-    return {"fg": fg}, {
-        "float64": {"head_sum": head_sum_of()},
-        "float32": {"head_sum": head_sum_of(np.float32)},
-        "rounded": {"head_sum": lambda *a: rnd(head_sum_of()(*a), 6, True)},
-        "mistake 1": {"head_sum": head_sum_of(shortcut=True)},         # the library's layer
-        "mistake 2": {"head_sum": head_sum_of(whole_wo=True)}}          # one block for all
+    from formulated import examples as ex
+    ns = {"np": np, "torch": torch, "F": F, "fg": fg, "ex": ex, **ctx}
+    exec(code, ns)
+    return ns
 
 
-
-
-def _gelu(x):
-    return 0.5 * x * (1 + np.vectorize(math.erf)(np.asarray(x) / math.sqrt(2)))
-
-
-def _ch11_2_answers():
-    # Newton on the derivative Phi(x) + x phi(x), from -0.75
-    x = -0.75
-    for _ in range(30):
-        phi = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
-        d1 = 0.5 * (1 + math.erf(x / math.sqrt(2))) + x * phi
-        x -= d1 / (phi * (2 - x * x))
-    m = float(_gelu(x))
-    tanh = lambda t: 0.5 * t * (1 + np.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t**3)))
-    grid = np.linspace(-3, 0, 300001)
-    xt = grid[np.argmin(tanh(grid))]
-    return {}, {
-        "float64": {"x_min": x, "gelu_min": m},
-        "float32": {"x_min": f32(x), "gelu_min": f32(m)},
-        "rounded": {"x_min": round(x, 6), "gelu_min": round(m, 6)},
-        "mistake 1": {"x_min": xt, "gelu_min": tanh(xt)},              # the tanh form
-        "mistake 2": {"x_min": x, "gelu_min": -m}}                      # sign dropped
-
-
-def _ch11_3():
-    xs = np.linspace(-8, 8, 16001)
-    exact = _gelu(xs)
-    Phi = 0.5 * (1 + np.vectorize(math.erf)(xs / math.sqrt(2)))
-    al = np.linspace(1.6, 1.9, 3001)
-    sig = lambda a: 1 / (1 + np.exp(-a * xs))
-    a1 = al[np.argmin([np.abs(xs * sig(a) - exact).max() for a in al])]
-    a2 = al[np.argmin([np.abs(sig(a) - Phi).max() for a in al])]
-    return {}, {
-        "float64": {"a1": a1, "a2": a2}, "float32": {"a1": f32(a1), "a2": f32(a2)},
-        "rounded": {"a1": round(a1, 3), "a2": round(a2, 3)},
-        "mistake 1": {"a1": 1.702, "a2": 1.702},                        # the folklore constant
-        "mistake 2": {"a1": a2, "a2": a1}}                              # swapped
-
-
-def _ch11_4():
-    g = np.random.default_rng(5)
-    Xb = g.standard_normal((3, 5, 4))
-    params = tuple(g.standard_normal(s) for s in ((4, 16), (16,), (16, 4), (4,)))
-    ffn = lambda X, W1, b1, W2, b2, f=_gelu: f(X @ W1 + b1) @ W2 + b2
-    good = ffn(Xb, *params)
-    p32 = tuple(map(f32, params))
-    tanh = lambda t: 0.5 * t * (1 + np.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t**3)))
-    return {}, {
-        "float64": {"Xb": Xb, "ffn_params": params, "direct": good, "flat": good},
-        "float32": {"Xb": f32(Xb), "ffn_params": p32, "direct": ffn(f32(Xb), *p32),
-                    "flat": ffn(f32(Xb).reshape(15, 4), *p32).reshape(3, 5, 4)},
-        "rounded": {"Xb": Xb, "ffn_params": params, "direct": rnd(good, 6, True),
-                    "flat": rnd(good, 6, True)},
-        "mistake 1": {"Xb": Xb, "ffn_params": params, "direct": ffn(Xb, *params, f=tanh),
-                      "flat": ffn(Xb, *params, f=tanh)},                # tanh GELU
-        "mistake 2": {"Xb": Xb[:1], "ffn_params": params, "direct": good[:1],  # B = 1
-                      "flat": good[:1]}}
-
-
-def _ch12_2():
-    x = np.random.default_rng(6).standard_normal((1, 16))
-    ln = lambda t, eps: (t - t.mean()) / np.sqrt(t.var() + eps)
-    change = {a: np.abs(ln(a * x, 1e-5) - ln(x, 1e-5)).max() for a in (1, .1, .03, .01, .003)}
-    limit = max(a for a, c in change.items() if c > 1e-3)
-    others = sorted(a for a in change if a != limit)
-    return {}, {
-        "float64": {"x_row": x, "a_limit": limit},
-        "float32": {"x_row": f32(x), "a_limit": limit},
-        "rounded": {"x_row": rnd(x, 3), "a_limit": limit},
-        "mistake 1": {"x_row": x, "a_limit": min(a for a in change if a > limit)},
-        "mistake 2": {"x_row": x, "a_limit": min(others)}}              # the smallest tried
-
-
-def _ch12_3():
-    r4, r768 = math.sqrt(3 / 4), math.sqrt(767 / 768)
-    return {}, {
-        "float64": {"ratio_4": r4, "ratio_768": r768},
-        "float32": {"ratio_4": f32(r4), "ratio_768": f32(r768)},
-        "rounded": {"ratio_4": round(r4, 4), "ratio_768": round(r768, 4)},
-        "mistake 1": {"ratio_4": 1.0, "ratio_768": 1.0},                # "the same"
-        "mistake 2": {"ratio_4": 1 / r4, "ratio_768": 1 / r768}}        # upside down
-
-
-def _ch13_4():
-    from formulated.models import Config, gpt_probabilities, init_gpt
-    from formulated.tokenizers import CharTokenizer
-    tok = CharTokenizer.from_text("the cat sat on the mat")
-    params = init_gpt(Config(V=tok.vocab_size, n_ctx=16, H=8, A=2, L=2), seed=0, scale=0.5)
-    ctx = {"tok": tok, "params": params, "gpt_probabilities": gpt_probabilities}
-
-    def generate(row=-1, keep=True):
-        ids = tok.encode("the c")
-        for _ in range(5):
-            p = gpt_probabilities(np.array(ids if keep else ids[-1:]), params)
-            ids.append(int(np.argmax(p[row])))
-        return ids
-    good = generate()
-    return ctx, {
-        "float64": {"ids": good}, "float32": {"ids": np.array(good)},
-        "rounded": {"ids": [np.int64(i) for i in good]},
-        "mistake 1": {"ids": generate(row=0)},                          # first row, not last
-        "mistake 2": {"ids": generate(keep=False)}}                     # forgets the context
-
-
-def _ch14_2():
-    return {}, {
-        "float64": {"earliest": [19 - 2 * L for L in (1, 2, 3)]},
-        "float32": {"earliest": np.array([17, 15, 13])},
-        "rounded": {"earliest": (17.0, 15.0, 13.0)},
-        "mistake 1": {"earliest": [19 - 3 * L for L in (1, 2, 3)]},     # w, not w - 1
-        "mistake 2": {"earliest": [17, 17, 17]}}                        # layers do not compound
-
-
-BERT = 109_514_298
-
-
-def _counts(right: int, wrong1: int, wrong2: int, name: str):
-    return {}, {"float64": {name: right}, "float32": {name: np.int64(right)},
-                "rounded": {name: float(right)},
-                "mistake 1": {name: wrong1}, "mistake 2": {name: wrong2}}
-
-
-def _layers(biases: bool = True) -> int:
-    """GPT-2 small's layers needed to pass 1e9 parameters, counted by formula."""
-    V, n, H = 50257, 1024, 768
-    per_layer = 12 * H * H + (13 * H if biases else 4 * H)
-    return next(L for L in range(1, 1000) if V * H + n * H + L * per_layer + 2 * H > 1e9)
-
-
-def _ch16_4():
-    untied, tied, VH = 163_037_184, 124_439_808, 50257 * 768
-    return {}, {
-        "float64": {"untied": untied, "share": VH / untied},
-        "float32": {"untied": untied, "share": f32(VH / untied)},
-        "rounded": {"untied": untied, "share": rnd(VH / untied, 3, True)},
-        "mistake 1": {"untied": untied, "share": VH / tied},           # share of the tied model
-        "mistake 2": {"untied": tied + 768 * 1024, "share": VH / untied}}  # position table added
-
-
-def _ch17_2():
-    return {}, {
-        "float64": {"uniform_loss": math.log, "uniform_perplexity": float},
-        "float32": {"uniform_loss": lambda V: np.log(np.float32(V)),
-                    "uniform_perplexity": lambda V: np.exp(np.log(np.float32(V)))},
-        "rounded": {"uniform_loss": lambda V: rnd(math.log(V), 4, True),
-                    "uniform_perplexity": lambda V: rnd(V, 4, True)},
-        "mistake 1": {"uniform_loss": math.log2, "uniform_perplexity": float},  # bits
-        "mistake 2": {"uniform_loss": math.log,                          # exp of bits
-                      "uniform_perplexity": lambda V: math.exp(math.log2(V))}}
-
-
-def _ch18_3():
-    H = 128
-    right = 65 * H + 128 * H + 4 * (12 * H**2 + 13 * H) + 2 * H
-    return _counts(right, right - 2 * H, right + 65 * H, "by_hand")  # no final LN; untied
-
-
-ANSWERS = {
-    "ex-01-4": _ch01, "ex-02-3": _ch02, "ex-03-3": _ch03_3, "ex-03-4": _ch03_4,
-    "ex-04-2": _ch04_2, "ex-04-3": _ch04_3, "ex-06-1": _ch06_1, "ex-06-4": _ch06_4,
-    "ex-07-3": _ch07_3, "ex-08-3": _ch08_3, "ex-08-4": _ch08_4, "ex-09-2": _ch09_2,
-    "ex-09-3": _ch09_3, "ex-09-4": _ch09_4, "ex-10-2": _ch10_2, "ex-11-2": _ch11_2_answers,
-    "ex-11-3": _ch11_3, "ex-11-4": _ch11_4, "ex-12-2": _ch12_2, "ex-12-3": _ch12_3,
-    "ex-13-4": _ch13_4, "ex-14-2": _ch14_2,
-    # BERT-base: the output bias V forgotten; the segment table forgotten
-    "ex-15-4": lambda: _counts(BERT, BERT - 30522, BERT - 2 * 768, "bert_count"),
-    # one layer short of a billion; the rough 12 L H^2 (no embeddings, no biases)
-    "ex-16-3": lambda: _counts(_layers(), _layers() - 1, math.ceil(1e9 / (12 * 768**2)),
-                               "L_needed"),
-    "ex-16-4": _ch16_4, "ex-17-2": _ch17_2, "ex-18-3": _ch18_3,
-}
-
-
-def table(label: str) -> dict[str, float]:
+def variants(label: str) -> dict[str, list[dict]]:
+    """Every column's answers (a list: the column scores the best of them), each a namespace
+    with ``In``."""
     ctx, answers = ANSWERS[label]()
-    row = {col: score(label, {**ctx, **answers[col]}) for col in COLUMNS[:-1]}
-    row["blank"] = score(label, dict(ctx))
-    return row
+    names = SPECS[label].names
+    solved = history(label)
+    out = {col: [{**ctx, **answers[col], "In": solved}]
+           for col in ("float64", "float32", "mistake 1", "mistake 2")}
+    how = rounding(label)
+    keep = INPUTS.get(label, set())
+    out["rounded"] = [{**ctx, "In": solved, **{k: v if k in keep or how is None
+                                                else rounded(v, how)
+                                                for k, v in answers["float32"].items()}}]
+    typed = {k: answers["float64"][k] for k in names}
+    placeholders = [{k: ... for k in names}, {k: filled(v, 0) for k, v in typed.items()},
+                    {k: filled(v, 1) for k, v in typed.items()}]
+    cells = ["\n".join(f"{k} = ..." for k in names)] * 3
+    for code in GUESSES.get(label, []):
+        placeholders.append(_run_cell(code, ctx))
+        cells.append(code)
+    out["placeholder"] = [{**ctx, **p, "In": history(label, own, solved=False)}
+                          for p, own in zip(placeholders, cells)]
+    if label in SHORTCUTS:
+        code = SHORTCUTS[label]
+        out["shortcut"] = [{**_run_cell(code, ctx), "In": history(label, code, solved=False)}]
+    out["blank"] = [{**ctx, "In": history(label, solved=False)}]
+    return out
 
 
+def table(label: str) -> dict[str, float | None]:
+    """The scores of every column (``None``: no forbidden shortcut to try)."""
+    found = variants(label)
+    return {col: max(score(label, a) for a in found[col]) if col in found else None
+            for col in COLUMNS}
+
+
+# ---------------------------------------------------------------------------- tests
 def test_every_autograded_exercise_has_its_answers():
     auto = sorted(k for k, s in SPECS.items() if s.kind == "auto")
     assert sorted(ANSWERS) == auto, set(ANSWERS) ^ set(auto)
 
 
 @pytest.mark.parametrize("label", sorted(ANSWERS))
-def test_correct_answers_score_full_marks_and_mistakes_do_not(label):
+def test_correct_answers_score_full_marks_and_wrong_ones_do_not(label):
+    """Full marks for a right answer, also in float32 and rounded as the prompt states; none
+    for a placeholder or a blank; less than full for a forbidden shortcut or a mistake."""
     row = table(label)
     points = SPECS[label].points
     print(label, row)
     for col in ("float64", "float32", "rounded"):
         assert row[col] == points, f"{label}: a correct answer ({col}) scores {row[col]}"
-    for col in ("mistake 1", "mistake 2"):
-        assert row[col] < points, f"{label}: {col} gets full marks"
-    assert row["blank"] == 0, f"{label}: a blank answer scores {row['blank']}"
+    for col in ("shortcut", "mistake 1", "mistake 2"):
+        assert row[col] is None or row[col] < points, f"{label}: {col} gets full marks"
+    for col in ("placeholder", "blank"):
+        assert row[col] == 0, f"{label}: a {col} answer scores {row[col]}"
+
+
+def test_every_numeric_prompt_states_how_it_is_graded():
+    """An exercise whose answer holds a non-integer number says how precise it must be."""
+    def has_float(v) -> bool:
+        if callable(v):
+            return False
+        a = np.asarray(v, dtype=object).ravel()
+        return any(isinstance(x, (float, np.floating)) and not float(x).is_integer()
+                   for x in a)
+    missing = []
+    for label in set(ANSWERS) - {"ex-12-2"}:  # a_limit: one of five given values, exact
+        answers = ANSWERS[label]()[1]["float64"]
+        outputs = {k: v for k, v in answers.items() if k not in INPUTS.get(label, set())}
+        if any(has_float(v) for v in outputs.values()) and rounding(label) is None:
+            missing.append(label)
+    assert not missing, f"no precision stated in the prompt of {missing}"
+
+
+def test_every_written_part_of_an_autograded_exercise_has_a_rubric():
+    """"Show that...", "Why...", "Predict..." in an autograded prompt: a written part with its
+    own rubric (an answer cell graded by hand), which accounts for its points."""
+    from booktools.assign import exercises
+
+    prose, rubrics = set(), set()
+    for chapter in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md")):
+        for ex in exercises(chapter.read_text(encoding="utf-8")):
+            spec = SPECS[ex.label]
+            if spec.kind == "auto" and PROSE.search(ex.prompt):
+                prose.add(ex.label)
+            if spec.written:
+                rubrics.add(ex.label)
+                assert spec.written_part.kind == "written" and spec.written_points > 0
+                assert re.search(r"\b(?:\d|one|half|full)\b.*\bpoints?\b", spec.written,
+                                 re.I), f"{ex.label}: the rubric should say what earns points"
+    assert prose and prose == rubrics, (f"no rubric for {sorted(prose - rubrics)}; "
+                                        f"a rubric without prose asked: {sorted(rubrics - prose)}")
+
+
+def test_the_shortcut_check_traces_a_value_through_helpers_and_cells():
+    """calls_behind follows a value through helper variables, functions and cells, and ignores
+    calls that only print or compare."""
+    import math
+
+    from booktools.exercises import calls_behind
+    cells = ["", "import math\nimport numpy as np",
+             "def exps(xs):\n    return [math.exp(x) for x in xs]\nt = exps([1, 2])",
+             "w = [x / sum(t) for x in t]\nprint(np.abs(np.array(w)).max())",
+             "v = np.exp([1.0])\nu = v"]
+    env = {"In": cells, "math": math, "np": np, "exps": None}
+    assert sorted(c for c, _ in calls_behind(["w"], env)) == ["exps", "math.exp", "sum"]
+    assert ("np.exp", "numpy") in calls_behind(["u"], env)
+    assert calls_behind(["w"], {}) == []
 
 
 if __name__ == "__main__":
     print("| exercise | " + " | ".join(COLUMNS) + " |")
+    print("|---" * (len(COLUMNS) + 1) + "|")
     for label in sorted(ANSWERS):
         row = table(label)
-        print(f"| {label} | " + " | ".join(f"{row[c]:.2g}" for c in COLUMNS) + " |")
+        print(f"| {label} | " + " | ".join("—" if row[c] is None else f"{row[c]:.3g}"
+                                           for c in COLUMNS) + " |")
