@@ -16,7 +16,7 @@ import torch
 from ..models.trainable import GPT
 from .config import TrainConfig
 
-__all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon"]
+__all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon", "fused_adamw_works"]
 
 
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
@@ -66,6 +66,53 @@ class _WithoutDynamo:
         _undecorated(torch.optim.Optimizer.load_state_dict)(self, state_dict)
 
 
+def _fused_adamw_step(params: list[torch.Tensor], grads: list[torch.Tensor],
+                      exp_avgs: list[torch.Tensor], exp_avg_sqs: list[torch.Tensor],
+                      steps: list[torch.Tensor], *, lr: float, betas: tuple[float, float],
+                      eps: float, weight_decay: float) -> None:
+    """One AdamW update of ``params`` in place, by PyTorch's fused kernel: ``t <- t + 1``,
+    then the update of :class:`AdamW` (moments and steps updated in place too).
+
+    The package's only calls of private PyTorch ops (``torch._fused_adamw_``, the kernel behind
+    ``torch.optim.AdamW(fused=True)``, and ``torch._foreach_add_``).  Private ops may
+    change or vanish in any release, and before PyTorch 2.4 the kernel refuses CPU tensors;
+    :func:`fused_adamw_works` tries it before a run relies on it, and :func:`make_optimizers`
+    takes ``torch.optim.AdamW`` when it is missing or refuses.
+
+    Checked by: tests/test_optim.py::test_fused_step_is_torch_fused_adamw_bit_for_bit
+    """
+    torch._foreach_add_(steps, 1)                                   # t <- t + 1
+    torch._fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False, lr=lr,
+                        beta1=betas[0], beta2=betas[1], weight_decay=weight_decay, eps=eps,
+                        maximize=False, grad_scale=None, found_inf=None)
+
+
+_FUSED_WORKS: dict[tuple[str, torch.dtype], bool] = {}
+
+
+def fused_adamw_works(device: torch.device, dtype: torch.dtype = torch.float32) -> bool:
+    """Whether :func:`_fused_adamw_step` runs here and computes AdamW's first step.
+
+    Tried once per device type and dtype on one number: ``theta = 1``, ``g = 1/2``,
+    ``eta = 1/10``, ``lambda = 1/2``, whose first step is ``theta (1 - eta lambda) - eta g /
+    (|g| + eps) = 0.95 - 0.1 = 0.85`` (to ``1e-3``).  False where the op is missing, raises
+    (PyTorch < 2.4 on a CPU, a device without the kernel) or computes something else.
+
+    Checked by: tests/test_optim.py::test_public_adamw_where_the_fused_op_is_missing_or_refuses
+    """
+    key = (device.type, dtype)
+    if key not in _FUSED_WORKS:
+        try:
+            theta, grad, m, v, t = (torch.full((1,), x, dtype=dtype, device=device)
+                                    for x in (1.0, 0.5, 0.0, 0.0, 0.0))
+            _fused_adamw_step([theta], [grad], [m], [v], [t.float()], lr=0.1, betas=(0.9, 0.99),
+                              eps=1e-8, weight_decay=0.5)
+            _FUSED_WORKS[key] = abs(theta.item() - 0.85) < 1e-3
+        except Exception:  # noqa: BLE001 -- any refusal of a private op means "not here"
+            _FUSED_WORKS[key] = False
+    return _FUSED_WORKS[key]
+
+
 class AdamW(_WithoutDynamo, torch.optim.Optimizer):
     """AdamW in PyTorch's fused kernel, without importing ``torch._dynamo``.
 
@@ -96,14 +143,10 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
             if not params:  # nothing to update (the fused kernel refuses empty lists)
                 continue
             state = [self._state(p) for p in params]
-            steps = [s["step"] for s in state]
-            torch._foreach_add_(steps, 1)                           # t <- t + 1
-            b1, b2 = group["betas"]
-            torch._fused_adamw_(params, [p.grad for p in params],
-                                [s["exp_avg"] for s in state], [s["exp_avg_sq"] for s in state],
-                                [], steps, amsgrad=False, lr=group["lr"], beta1=b1, beta2=b2,
-                                weight_decay=group["weight_decay"], eps=group["eps"],
-                                maximize=False, grad_scale=None, found_inf=None)
+            _fused_adamw_step(params, [p.grad for p in params], [s["exp_avg"] for s in state],
+                              [s["exp_avg_sq"] for s in state], [s["step"] for s in state],
+                              lr=group["lr"], betas=group["betas"], eps=group["eps"],
+                              weight_decay=group["weight_decay"])
 
     def _state(self, p: torch.Tensor) -> dict[str, torch.Tensor]:
         """The moments of ``p`` (zeros at first) and its step count, as torch's AdamW keeps
@@ -243,10 +286,12 @@ def _check_muon_args(lr: Any, weight_decay: Any, momentum: Any, ns_steps: Any,
 
 
 def _adamw(groups: list[dict], cfg: TrainConfig, device: torch.device) -> torch.optim.Optimizer:
-    """:class:`AdamW` where PyTorch has the fused kernel for ``device`` (CUDA, and the CPU
-    since PyTorch 2.4), else ``torch.optim.AdamW``."""
+    """:class:`AdamW` where the fused kernel works for ``device`` and the parameters' dtypes
+    (:func:`fused_adamw_works`; CUDA and CPU are the devices it is tested on), else the public
+    ``torch.optim.AdamW``: the same update, to rounding, with the same state."""
     kw: dict[str, Any] = dict(lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
-    if device.type in ("cuda", "cpu") and hasattr(torch, "_fused_adamw_"):
+    dtypes = {p.dtype for g in groups for p in g["params"]}
+    if device.type in ("cuda", "cpu") and all(fused_adamw_works(device, d) for d in dtypes):
         return AdamW(groups, **kw)
     return torch.optim.AdamW(groups, **kw)
 
