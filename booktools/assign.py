@@ -27,8 +27,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from booktools.exercises import SPECS, Spec, public_message
-from booktools.wheel import AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE, package_wheel
+from booktools.exercises import SPECS, WRITTEN_PART_SUFFIX, Spec, public_message
+from booktools.wheel import (AUTOGRADER_PYTHON, AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE,
+                             package_wheel)
 
 __all__ = ["Exercise", "segments", "exercises", "plain_markdown", "master_notebook",
            "write_assignment", "write_assignments", "student_notebook_path",
@@ -263,6 +264,19 @@ def _question_cells(ex: Exercise, spec: Spec, plain: _Plain | None = None) -> li
     if spec.kind == "written" and ex.solution_code:  # the exercise asks for a check in code too
         cells.append(v4.new_code_cell(f"# Exercise {ex.label}: your code (graded with the "
                                       "written answer)"))
+    part = spec.written_part if spec.kind == "auto" else None
+    if part is not None:  # the prose an autograded exercise asks for ("Show that...", "Why...")
+        name = ex.label + WRITTEN_PART_SUFFIX
+        config = {"name": name, "manual": True, "points": part.points}
+        cells += [_raw("# BEGIN QUESTION\n" + "\n".join(f"{k}: {json.dumps(v)}"
+                                                        for k, v in config.items())),
+                  v4.new_markdown_cell(f"**{title}, written part** (`{name}`) (written answer, "
+                                       "graded by hand)\n\nThe argument, explanation or "
+                                       "prediction the exercise asks for besides the code."),
+                  _raw("# BEGIN SOLUTION"),
+                  v4.new_markdown_cell("**Rubric.** " + part.rubric + "\n\n**Reference "
+                                       "answer.**\n\n" + convert(ex.solution_text)),
+                  _raw("# END SOLUTION"), _raw("# END QUESTION")]
     return cells
 
 
@@ -276,6 +290,7 @@ def _config_cell(name: str, wheel: str | None = None):
     extra = ""
     if wheel:  # the autograder zip's environment installs the book (Gradescope)
         extra = ("\nrequirements: requirements.txt\noverwrite_requirements: false"
+                 f"\npython_version: {json.dumps(AUTOGRADER_PYTHON)}"
                  f"\nautograder_files:\n  - {json.dumps(wheel)}")
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
