@@ -2,7 +2,9 @@
 
 Modules, by the chapters that use them:
 
-- :mod:`formulated.formulas`   — the NumPy formulas (chapters 2, 5, 7–12, 17)
+- :mod:`formulated.formulas`   — the NumPy formulas (chapters 2, 5, 7–12, 17), re-exported from
+  their modules by idea: ``embedding``, ``masking``, ``heads``, ``feedforward``,
+  ``normalization``, ``losses``
 - :mod:`formulated.examples`   — worked numbers of the sources (chapters 8, 9)
 - :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
 - :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)

@@ -30,6 +30,10 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
     (or the one value, for a formula of one parameter).  So the formula's body is the
     computation alone, and its box in the book shows the formula, not the guards; the
     checker raises the errors that name the arguments.
+
+    A checker that returns another number of values (one forgot an argument, or returned
+    nothing) is a bug of the package: the call raises ``TypeError`` naming the checker,
+    instead of running the formula with a default in place of the caller's argument.
     """
     def decorate(formula: F) -> F:
         signature = inspect.signature(formula)
@@ -38,10 +42,20 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
         def run_checked(*args: Any, **kwargs: Any) -> Any:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
+            n, want = len(bound.args), len(bound.args) + len(bound.kwargs)
             values = checker(*bound.args, **bound.kwargs)
-            values = values if isinstance(values, tuple) else (values,)
-            n = len(bound.args)
+            if values is None:
+                raise TypeError(f"{checker.__name__} returned nothing; a checker of "
+                                f"{formula.__name__} returns its checked arguments")
+            if want == 1 and not (isinstance(values, tuple) and len(values) == 1):
+                values = (values,)  # one parameter: the checker returns its one value
+            if not isinstance(values, tuple) or len(values) != want:
+                got = len(values) if isinstance(values, tuple) else 1
+                raise TypeError(f"{checker.__name__} returned {got} value(s) for the {want} "
+                                f"argument(s) of {formula.__name__}; a checker returns every "
+                                f"argument, checked, in the formula's order")
             return formula(*values[:n], **dict(zip(bound.kwargs, values[n:])))
+        run_checked.__checked_by__ = checker  # type: ignore[attr-defined]
         return run_checked  # type: ignore[return-value]
     return decorate
 
@@ -155,16 +169,23 @@ def as_token_ids(ids: Any, name: str, V: int | None = None, *,
     return arr
 
 
-def check_int(value: Any, name: str, minimum: int = 1, what: str = "a positive integer") -> int:
-    """Return ``value`` as an int, raising unless it is an integer ``>= minimum``; ``what`` is
-    how the message describes the expected value.  NumPy integers are accepted; bools and floats
-    (even integral ones) are a ``TypeError``, a value below ``minimum`` a ``ValueError``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+def check_int(value: Any, name: str, minimum: int | None = 1, what: str = "a positive integer",
+              *, maximum: int | None = None) -> int:
+    """The one integer validator: return ``value`` as an int, raising unless it is an integer
+    in ``minimum .. maximum`` (``None``: no bound); ``what`` is how the message describes the
+    expected value.  NumPy integers are accepted; bools and floats (even integral ones) are a
+    ``TypeError``, a value out of range a ``ValueError``."""
+    if not is_int(value):
         raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
     v = int(value)
-    if v < minimum:
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
         raise ValueError(f"{name}: expected {what}, got {v}")
     return v
+
+
+def is_int(value: Any) -> bool:
+    """An integer (Python or NumPy), not a bool: the test every integer argument passes."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
 def check_positive_int(value: Any, name: str) -> int:
@@ -172,32 +193,37 @@ def check_positive_int(value: Any, name: str) -> int:
     return check_int(value, name, 1, "a positive integer")
 
 
-def check_real_type(value: Any, name: str, what: str = "a number") -> float:
-    """Return ``value`` as a float, raising ``TypeError`` unless it is a real number (NumPy
-    floats accepted; bools and strings not).  The caller checks the range, with its own words."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
-    return float(value)
+def check_real(value: Any, name: str, *, minimum: float | None = None, strict: bool = False,
+               what: str | None = None, finite: bool = True) -> float:
+    """The one real-number validator: return ``value`` as a float, raising unless it is a real
+    number (finite unless ``finite=False``; ``>= minimum``, or ``> minimum`` when ``strict``).
 
-
-def check_real(value: Any, name: str, *, minimum: float | None = None,
-               strict: bool = False) -> float:
-    """Return ``value`` as a float, raising unless it is a finite real number (``≥ minimum``, or
-    ``> minimum`` when ``strict``).
-
-    Booleans are rejected (``eps=True`` is almost always a slip, not ``1.0``); NumPy scalars such
-    as ``np.float32(1e-5)`` are accepted.  A wrong type raises ``TypeError``, a wrong value
-    ``ValueError``.
+    Booleans and strings are a ``TypeError`` (``eps=True`` is almost always a slip, not
+    ``1.0``); NumPy scalars such as ``np.float32(1e-5)`` and 0-d arrays are accepted.  A wrong
+    value is a ``ValueError``.  ``what`` is how every message describes the expected value;
+    without it the messages say "a real number", "a finite number", "a number >= minimum".
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)):
-        raise TypeError(f"{name}: expected a real number, got {value!r} ({type(value).__name__})")
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected {what or 'a real number'}, got {value!r} "
+                        f"({type(value).__name__})")
     v = float(value)
-    if not math.isfinite(v):
+    infinite = finite and not math.isfinite(v)
+    below = minimum is not None and (v <= minimum if strict else v < minimum)
+    if what is not None and (infinite or below):
+        raise ValueError(f"{name}: expected {what}, got {v}")
+    if infinite:
         raise ValueError(f"{name}: expected a finite number, got {v}")
-    if minimum is not None and (v <= minimum if strict else v < minimum):
+    if below:
         raise ValueError(f"{name}: expected a number {'>' if strict else '>='} {minimum}, got {v}")
     return v
+
+
+def check_real_type(value: Any, name: str, what: str = "a number") -> float:
+    """:func:`check_real` without the value checks (the caller checks the range, in its own
+    words): a real number, as a float."""
+    return check_real(value, name, what=what, finite=False)
 
 
 def check_nonnegative_int(value: Any, name: str) -> int:
@@ -221,6 +247,31 @@ def check_eps(eps: Any) -> float:
     checked in one place.
     """
     return check_real(eps, "eps", minimum=0)
+
+
+#: The two kinds of attention mask: the book's additive 0/-inf, the sources' multiplicative
+#: 1/-inf (:func:`formulated.formulas.masked_softmax`).
+MASK_KINDS = ("additive", "multiplicative")
+
+
+def check_mask_kind(kind: Any) -> str:
+    """Return ``kind`` if it is one of :data:`MASK_KINDS`, else raise naming ``kind``."""
+    if not isinstance(kind, str) or kind not in MASK_KINDS:
+        raise ValueError(f"kind: expected one of {MASK_KINDS}, got {kind!r}")
+    return kind
+
+
+def as_mask(mask: Any, name: str = "mask") -> np.ndarray:
+    """A float attention mask; a boolean mask (True = may attend, as in torch) becomes
+    0/-inf."""
+    arr = as_array(mask, name)  # names a ragged mask or one that requires grad
+    if arr.dtype == bool:
+        return np.where(arr, 0.0, -np.inf)
+    arr = as_float_array(arr, name, allow_inf=True)
+    if np.any(arr == np.inf):
+        raise ValueError(f"{name}: expected values below +inf (0 or -inf, or 1 or -inf "
+                         "for a multiplicative mask), got +inf")
+    return arr
 
 
 def check_ffn(X: Any, W1: Any, b1: Any, W2: Any,
@@ -296,21 +347,9 @@ def check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
 
 def check_positive_number(value: Any, name: str, what: str = "a positive finite number", *,
                           allow_zero: bool = False) -> float:
-    """Return ``value`` as a float, raising unless it is a real number, finite and > 0 (≥ 0 with
-    ``allow_zero``); ``what`` is how the message describes the expected value.
-
-    A string such as ``"0.1"`` or ``None`` is a ``TypeError`` naming the argument (NumPy would
-    otherwise complain about a ufunc); NumPy scalars (``np.float32(0.1)``) and 0-d arrays are
-    accepted.
-    """
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
-    value = float(value)
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name}: expected {what}, got {value}")
-    return value
+    """:func:`check_real` for a finite number > 0 (>= 0 with ``allow_zero``), every message
+    saying ``what``."""
+    return check_real(value, name, minimum=0, strict=not allow_zero, what=what)
 
 
 def check_probabilities(p: Any, name: str) -> np.ndarray:

@@ -142,10 +142,11 @@ from collections import Counter, defaultdict  # noqa: E402  (the BPE section kee
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any, Mapping  # noqa: E402
 
-from ._checks import as_array, check_int, check_positive_int, checked  # noqa: E402
+from ._checks import as_array, check_int, check_positive_int, checked, is_int  # noqa: E402
 
 __all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
-            "count_pairs", "initial_symbols", "learn_bpe", "greedy_bpe_states", "bpe_vocab_size"]
+            "count_pairs", "initial_symbols", "learn_bpe", "learn_bpe_incremental",
+            "greedy_bpe_states", "bpe_vocab_size"]
 
 END_OF_WORD = "</w>"
 
@@ -250,7 +251,7 @@ def _check_word_counts(word_counts: Mapping[str, int]) -> dict[str, int]:
     for w, c in word_counts.items():
         if not isinstance(w, str) or not w or any(ch.isspace() for ch in w):
             raise ValueError(f"word_counts: expected words without whitespace, got {w!r}")
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)) or c < 1:
+        if not is_int(c) or c < 1:
             raise ValueError(f"word_counts: expected a positive integer count for {w!r}, got {c!r}")
     return {w: int(c) for w, c in word_counts.items()}
 
@@ -285,16 +286,49 @@ def _check_symbol_order(symbol_order: Any) -> list[str]:
     return order
 
 
+def _learn_bpe_args(word_counts: Any, num_merges: Any, end_of_word: Any = END_OF_WORD,
+                    min_frequency: Any = 1, symbol_order: Any = None) -> tuple:
+    """The checks of :func:`learn_bpe`; ``symbol_order`` comes back as a list, by default
+    :func:`initial_symbols`, holding every initial symbol of the corpus."""
+    word_counts = _check_word_counts(word_counts)
+    num_merges = check_int(num_merges, "num_merges", 0, "a non-negative integer")
+    min_frequency = check_positive_int(min_frequency, "min_frequency")
+    _check_end_of_word(end_of_word)
+    order = (_check_symbol_order(symbol_order) if symbol_order is not None
+             else initial_symbols(word_counts, end_of_word))
+    known = set(order)
+    missing = sorted({s for w in word_counts for s in split_word(w, end_of_word)
+                      if s not in known})
+    if missing:
+        raise ValueError(f"symbol_order: expected every initial symbol of the corpus, "
+                         f"got none for {missing[:5]}")
+    return word_counts, num_merges, end_of_word, min_frequency, order
+
+
+def _best_pair(counts: Mapping[tuple[str, str], int],
+               rank: Mapping[str, int]) -> tuple[tuple[str, str], Merge]:
+    """The pair to merge next and its :class:`Merge`: the most frequent pair, ties going to
+    the smallest (rank of left, rank of right); ``tied_with`` the other pairs of that count
+    with the same left symbol."""
+    top = max(counts.values())
+    tops = [p for p, c in counts.items() if c == top]
+    best = min(tops, key=lambda p: (rank[p[0]], rank[p[1]]))
+    tied = tuple(sorted((p for p in tops if p[0] == best[0] and p != best),
+                        key=lambda p: rank[p[1]]))
+    return best, Merge(best[0], best[1], top, tied)
+
+
+@checked(_learn_bpe_args)
 def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
               end_of_word: str = END_OF_WORD, min_frequency: int = 1,
               symbol_order: Sequence[str] | None = None) -> list[Merge]:
     """Learn up to ``num_merges`` BPE merges from a table of word frequencies.
 
-    The algorithm (Sennrich et al. 2016, Algorithm 1): split every word into its symbols
-    (:func:`split_word`); then repeat: count the adjacent pairs, weighted by word
-    frequency (:func:`count_pairs`); pick the most frequent pair; merge it everywhere
-    (:func:`merge_pair`).  It stops after ``num_merges`` merges or when no pair occurs
-    ``min_frequency`` times.
+    The algorithm (Sennrich et al. 2016, Algorithm 1), as a textbook loop: split every
+    word into its symbols (:func:`split_word`); then repeat: count the adjacent pairs,
+    weighted by word frequency (:func:`count_pairs`); pick the most frequent pair; merge
+    it everywhere (:func:`merge_pair`).  It stops after ``num_merges`` merges or when no
+    pair occurs ``min_frequency`` times.
 
     **Ties.** Several pairs often have the same count.  The winner is the pair whose
     symbols come first in the vocabulary: compare the positions of the left symbols,
@@ -304,8 +338,8 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
     its ids for the end-of-word symbols are ordered like ours; ``symbol_order`` replaces
     :func:`initial_symbols` to reproduce another order exactly.
 
-    Instead of recounting every pair at every step (slow), the counts are updated for
-    the words that contain the merged pair only; the result is the same.
+    Every step recounts every pair of the corpus; :func:`learn_bpe_incremental` learns
+    the same merges faster, for large corpora.
 
     Returns the merges in the order learned, each with its count at that moment.
 
@@ -313,19 +347,36 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
     Checked by: tests/test_tokenizers.py::test_lecture_example_equals_hugging_face
     Checked by: tests/test_tokenizers.py::test_merges_are_greedy_under_some_tie_breaking
     """
-    word_counts = _check_word_counts(word_counts)
-    num_merges = check_int(num_merges, "num_merges", 0, "a non-negative integer")
-    min_frequency = check_positive_int(min_frequency, "min_frequency")
-    _check_end_of_word(end_of_word)
-    order = (_check_symbol_order(symbol_order) if symbol_order is not None
-             else initial_symbols(word_counts, end_of_word))
-    rank = {s: i for i, s in enumerate(order)}
+    # each word as its symbols -> frequency (two words never share a segmentation)
+    words = {split_word(w, end_of_word): c for w, c in word_counts.items()}
+    rank = {s: i for i, s in enumerate(symbol_order)}  # ties: earlier symbols win
+    merges: list[Merge] = []
+    while len(merges) < num_merges:
+        counts = count_pairs(words)
+        if not counts or max(counts.values()) < min_frequency:
+            break
+        best, merge = _best_pair(counts, rank)
+        merges.append(merge)
+        rank.setdefault(merge.token, len(rank))  # the new token, last in the vocabulary
+        words = {merge_pair(w, best): c for w, c in words.items()}
+    return merges
+
+
+@checked(_learn_bpe_args)
+def learn_bpe_incremental(word_counts: Mapping[str, int], num_merges: int, *,
+                          end_of_word: str = END_OF_WORD, min_frequency: int = 1,
+                          symbol_order: Sequence[str] | None = None) -> list[Merge]:
+    """The merges of :func:`learn_bpe`, learned without recounting the corpus at each step.
+
+    The pair counts are kept from step to step: a merge updates them for the words that
+    contain the merged pair only (taking each such word's old pairs out and its new pairs
+    in).  Same arguments, checks and result as :func:`learn_bpe`, ties included
+    (tests/test_tokenizers.py::test_incremental_bpe_equals_the_textbook_loop); used where
+    the corpus is large (:meth:`BPETokenizer.train`).
+    """
+    rank = {s: i for i, s in enumerate(symbol_order)}
     words = [split_word(w, end_of_word) for w in word_counts]
     freqs = list(word_counts.values())
-    missing = sorted({s for w in words for s in w if s not in rank})
-    if missing:
-        raise ValueError(f"symbol_order: expected every initial symbol of the corpus, "
-                         f"got none for {missing[:5]}")
 
     counts: Counter = Counter()
     # pair -> words that contain it
@@ -337,17 +388,11 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
 
     merges: list[Merge] = []
     while len(merges) < num_merges and counts:
-        top = max(counts.values())
-        if top < min_frequency:
+        if max(counts.values()) < min_frequency:
             break
-        # The tie-break: the smallest (rank of left, rank of right)
-        # among the most frequent pairs.
-        tops = [p for p, c in counts.items() if c == top]
-        best = min(tops, key=lambda p: (rank[p[0]], rank[p[1]]))
-        tied = tuple(sorted((p for p in tops if p[0] == best[0] and p != best),
-                            key=lambda p: rank[p[1]]))
-        merges.append(Merge(best[0], best[1], top, tied))
-        rank.setdefault(best[0] + best[1], len(rank))
+        best, merge = _best_pair(counts, rank)
+        merges.append(merge)
+        rank.setdefault(merge.token, len(rank))
         for i in where.pop(best):
             old = words[i]
             new = merge_pair(old, best)
@@ -485,11 +530,12 @@ class BPETokenizer:
     def train(cls, corpus: str | Mapping[str, int], num_merges: int, *,
               end_of_word: str = END_OF_WORD, min_frequency: int = 1,
               symbol_order: Sequence[str] | None = None) -> "BPETokenizer":
-        """Learn ``num_merges`` merges (:func:`learn_bpe`) from a text or a
-        word-frequency table."""
+        """Learn ``num_merges`` merges (:func:`learn_bpe`, computed by the faster
+        :func:`learn_bpe_incremental`) from a text or a word-frequency table."""
         word_counts = word_frequencies(corpus) if isinstance(corpus, str) else corpus
-        merges = learn_bpe(word_counts, num_merges, end_of_word=end_of_word,
-                           min_frequency=min_frequency, symbol_order=symbol_order)
+        merges = learn_bpe_incremental(word_counts, num_merges, end_of_word=end_of_word,
+                                       min_frequency=min_frequency,
+                                       symbol_order=symbol_order)
         alphabet = (list(symbol_order) if symbol_order is not None
                     else initial_symbols(word_counts, end_of_word))
         return cls(merges, alphabet, end_of_word=end_of_word)

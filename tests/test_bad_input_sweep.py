@@ -750,3 +750,91 @@ def test_the_derived_sweeps_cover_several_formulas() -> None:
         assert len(_array_args(kind)) >= least, (kind, len(_array_args(kind)))
         for module in ("formulas.", "models.", "basics."):
             assert any(n.startswith(module) for n in names), (kind, module)
+
+
+# -- One way to check arguments (issue 36) ---------------------------------------------------
+
+def test_checked_refuses_a_checker_that_returns_too_few_values() -> None:
+    """A checker that forgets to return an argument is a bug of the package: ``checked`` says
+    so instead of running the formula with the default in the caller's argument's place."""
+    from formulated._checks import checked
+
+    def _forgets_scale(x: Any, scale: Any = 1.0) -> Any:
+        return (np.asarray(x, float),)           # scale is missing
+
+    @checked(_forgets_scale)
+    def scaled(x: Any, scale: float = 1.0) -> np.ndarray:
+        return x * scale
+
+    with pytest.raises(TypeError, match=r"_forgets_scale returned 1 value\(s\) for the 2 "
+                                        r"argument\(s\) of scaled"):
+        scaled([1.0, 2.0], scale=3.0)      # used to return [1., 2.]: the default 1.0
+
+
+def test_checked_refuses_a_checker_that_returns_too_many_values_or_nothing() -> None:
+    from formulated._checks import checked
+
+    @checked(lambda x, y: (x, y, 0))
+    def add(x: Any, y: Any) -> Any:
+        return x + y
+
+    @checked(lambda x: None)
+    def ident(x: Any) -> Any:
+        return x
+
+    with pytest.raises(TypeError, match=r"returned 3 value\(s\) for the 2 argument\(s\)"):
+        add(1, 2)
+    with pytest.raises(TypeError, match="returned nothing"):
+        ident(1)
+
+
+def test_checked_passes_one_value_and_keyword_only_arguments() -> None:
+    from formulated._checks import checked
+
+    @checked(lambda x: float(x))
+    def half(x: Any) -> float:
+        return x / 2
+
+    @checked(lambda a, *, k=2: (a, k * 10))
+    def mul(a: Any, *, k: int = 2) -> Any:
+        return a * k
+
+    assert half(3) == 1.5 and mul(2) == 40 and mul(2, k=1) == 20
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (True, TypeError, r"eps: expected a real number, got True \(bool\)"),
+    ("1", TypeError, r"eps: expected a real number, got '1' \(str\)"),
+    (float("nan"), ValueError, r"eps: expected a finite number, got nan"),
+    (-1.0, ValueError, r"eps: expected a number >= 0, got -1.0"),
+])
+def test_the_real_validator_names_the_argument(value: Any, error: type, message: str) -> None:
+    from formulated._checks import check_real
+
+    with pytest.raises(error, match=message):
+        check_real(value, "eps", minimum=0)
+    assert check_real(np.float32(0.5), "eps", minimum=0) == 0.5
+    assert check_real(np.array(2.0), "eps") == 2.0
+
+
+def test_the_merged_number_validators_keep_their_messages() -> None:
+    from formulated._checks import check_positive_number, check_real_type
+
+    with pytest.raises(ValueError, match=r"lr: expected a positive finite number, got 0.0"):
+        check_positive_number(0, "lr")
+    assert check_positive_number(0, "lr", allow_zero=True) == 0.0
+    with pytest.raises(TypeError, match=r"T: expected a number, got None \(NoneType\)"):
+        check_real_type(None, "T")
+    assert check_real_type(float("inf"), "T") == float("inf")   # the range is the caller's
+
+
+@pytest.mark.parametrize("value, error", [(True, TypeError), (2.0, TypeError),
+                                          (np.bool_(True), TypeError), (0, ValueError),
+                                          (9, ValueError)])
+def test_the_int_validator_names_the_argument(value: Any, error: type) -> None:
+    from formulated._checks import check_int, is_int
+
+    with pytest.raises(error, match=r"^k: expected an integer in 1\.\.8, got "):
+        check_int(value, "k", 1, "an integer in 1..8", maximum=8)
+    assert check_int(np.int64(3), "k", 1, "an integer in 1..8", maximum=8) == 3
+    assert is_int(np.int32(1)) and not is_int(True) and not is_int(1.0)

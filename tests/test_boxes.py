@@ -12,9 +12,9 @@ tests measure what the box *shows*, docstring lines included (blank lines not):
   computation.  (Per box that cannot hold for a one-line formula, ``return np.diag(x)`` under
   its one-line summary is one half: the aggregate is the share a reader meets.)
 
-The page should show the formula, not the guards around it, so
-argument checks live in a named helper called once at the top (``Q, K, V = _checked_qkv(Q, K,
-V)``) or in ``formulated/_checks.py``.  :func:`measure` sorts the lines of a box's source:
+The page should show the formula, not the guards around it, so argument checks live in a
+checker attached with ``@checked(_attention_args)`` (``formulated/_checks.py``) or a helper
+called once at the top.  :func:`measure` sorts the lines of a box's source:
 
 *Code lines* are the physical lines of the source that hold code, leaving out blank lines,
 comment-only lines, docstrings, decorators and the signatures (``def`` / ``class`` headers, up

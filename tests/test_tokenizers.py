@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from formulated.tokenizers import (END_OF_WORD, BPETokenizer, CharTokenizer, Merge, bpe_vocab_size,
                                    count_pairs, greedy_bpe_states, initial_symbols, learn_bpe,
-                                   merge_pair, split_word, word_frequencies)
+                                   learn_bpe_incremental, merge_pair, split_word,
+                                   word_frequencies)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAKESPEARE = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")
@@ -166,7 +167,7 @@ def test_merge_counts_equal_a_full_recount():
     """The incremental count update agrees with recounting every pair from scratch (the slow,
     obviously-correct algorithm) at every step, and counts never increase."""
     wc = word_frequencies(SHAKESPEARE[:20_000])
-    merges = learn_bpe(wc, 60)
+    merges = learn_bpe_incremental(wc, 60)
     seg = {w: split_word(w) for w in wc}
     for m in merges:
         counts = count_pairs({seg[w]: c for w, c in wc.items()})
@@ -186,6 +187,44 @@ def test_merges_are_greedy_under_some_tie_breaking(wc, k):
     for m in merges:
         state = tuple(merge_pair(s, m.pair) for s in state)
         assert state in states
+
+
+def _same(a: list[Merge], b: list[Merge]) -> bool:
+    """Equal merges, counts and recorded ties (``tied_with`` is left out of ``==``)."""
+    return a == b and [m.tied_with for m in a] == [m.tied_with for m in b]
+
+
+@pytest.mark.parametrize("wc, k, options", [
+    (LECTURE, 1000, {}),
+    (LECTURE, 1000, {"end_of_word": ""}),
+    ({"ab": 3, "ac": 3, "ad": 3}, 5, {}),                           # a three-way tie
+    ({"ab": 3, "ac": 3, "ad": 3}, 5, {"end_of_word": ""}),
+    ({"aaa": 2, "aaaa": 1, "ba": 2}, 6, {}),                        # overlapping pairs
+    ({"ab": 2, "ba": 2}, 3, {"end_of_word": "", "symbol_order": ("b", "a")}),
+    ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, {"min_frequency": 3}),
+    (word_frequencies(SHAKESPEARE[:20_000]), 80, {}),
+])
+def test_incremental_bpe_equals_the_textbook_loop(wc, k, options):
+    """The fast learner (counts updated for the touched words only) learns the merges of the
+    book's loop (every pair recounted at every step), ties included."""
+    assert _same(learn_bpe_incremental(wc, k, **options), learn_bpe(wc, k, **options))
+
+
+@given(st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=7),
+                       st.integers(min_value=1, max_value=3), min_size=1, max_size=10),
+       st.integers(min_value=0, max_value=15), st.sampled_from(["", END_OF_WORD]))
+def test_incremental_bpe_equals_the_textbook_loop_on_random_corpora(wc, k, eow):
+    # small alphabets and counts: many ties
+    assert _same(learn_bpe_incremental(wc, k, end_of_word=eow),
+                 learn_bpe(wc, k, end_of_word=eow))
+
+
+def test_both_bpe_learners_check_their_arguments_alike():
+    for learner in (learn_bpe, learn_bpe_incremental):
+        with pytest.raises(TypeError, match="num_merges"):
+            learner({"ab": 1}, 1.0)
+        with pytest.raises(ValueError, match="symbol_order: expected every initial symbol"):
+            learner({"ab": 1}, 1, end_of_word="", symbol_order=["a"])
 
 
 # -- BPE against Hugging Face tokenizers --------------------------------------------------------
@@ -230,11 +269,11 @@ def test_shakespeare_slice_equals_hugging_face():
     wc = word_frequencies(text)
     n_merges = 400
     tok, hf, hf_order = _hf_bpe(text, len(initial_symbols(wc)) + n_merges)
-    ours = learn_bpe(wc, n_merges)
+    ours = learn_bpe_incremental(wc, n_merges)  # the textbook loop's merges, faster
     assert len(hf) == n_merges
     _explained(ours, hf, initial_symbols(wc))
     # With Hugging Face's own numbering of the initial symbols, every merge is the same.
-    exact = learn_bpe(wc, n_merges, symbol_order=hf_order[:len(initial_symbols(wc))])
+    exact = learn_bpe_incremental(wc, n_merges, symbol_order=hf_order[:len(initial_symbols(wc))])
     assert [m.pair for m in exact] == hf
     # Same vocabulary, and the encoder gives the same tokens on held-out text.
     bpe = BPETokenizer.train(text, n_merges)
