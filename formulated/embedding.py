@@ -40,7 +40,7 @@ def _stack_args(x: Any, n: Any) -> tuple[np.ndarray, int]:
 
 @checked(_stack_args)
 def stack(x: Any, n: int) -> np.ndarray:
-    """Stack_n: the row vector ``x`` repeated ``n`` times, ``Stack_n(x)[i, j] = x[j]``.
+    """Stack_n: the row ``x`` repeated ``n`` times, ``Stack_n(x)[i, j] = x[j]``.
 
     Shapes: ``(H,) -> (n, H)``.  Returns a new array (not a broadcast view), so it can
     be edited.

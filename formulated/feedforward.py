@@ -86,8 +86,7 @@ def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
 
 @checked(check_ffn)
 def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
-    """Feed-forward ReLU network: ``FFN_ReLU(X) = max(0, X W1 + b1) W2 + b2``,
-    row by row.
+    """Feed-forward ReLU network, row by row: ``max(0, X W1 + b1) W2 + b2``.
 
     Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H)``, ``b2 (H,)`` ->
     ``(n, H)`` (leading axes of ``X`` allowed).
@@ -106,7 +105,7 @@ def _ffn_gelu_args(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
 @checked(_ffn_gelu_args)
 def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
              approximation: str = "erf") -> np.ndarray:
-    """Feed-forward GELU network: ``FFN_GELU(X) = GELU(X W1 + b1) W2 + b2``, row by row.
+    """Feed-forward GELU network, row by row: ``GELU(X W1 + b1) W2 + b2``.
 
     ``approximation`` picks the GELU form (see :func:`gelu`; the sources' box uses
     ``"sigmoid"``, GPT-2 uses ``"tanh"``).  Shapes: ``X (n, H)``, ``W1 (H, F)``,

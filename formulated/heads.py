@@ -114,8 +114,9 @@ def _concat_args(*Xs: Any) -> tuple[np.ndarray, ...]:
 
 @checked(_concat_args)
 def concat(*Xs: Any) -> np.ndarray:
-    """Concat: put matrices side by side, ``Concat(X_1..X_A)[:, (k-1)D : kD] = X_k``
-    (1-based k).
+    """Concat: matrices side by side, ``Concat(X_1..X_A)[:, (k-1)D : kD] = X_k``.
+
+    ``k`` is 1-based here.
 
     Shapes: ``A`` arrays ``(n, D)`` -> ``(n, A*D)`` (widths may differ; leading axes
     allowed).  In code, head ``k`` (0-based) fills columns ``k*D .. (k+1)*D - 1``.

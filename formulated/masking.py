@@ -51,7 +51,7 @@ def _softmax_args(X: Any, axis: Any = -1, name: str = "X") -> tuple[np.ndarray, 
 
 @checked(_softmax_args)
 def softmax(X: Any, axis: int = -1) -> np.ndarray:
-    """Softmax along ``axis``: ``softmax(X)[i, j] = exp(X[i, j]) / sum_k exp(X[i, k])``.
+    """Softmax: ``softmax(X)[i, j] = exp(X[i, j]) / sum_k exp(X[i, k])``.
 
     Shapes: any, e.g. ``(n, H) -> (n, H)``; each slice along ``axis`` sums to 1.
     Numerically stable: the row maximum is subtracted first (softmax is shift
