@@ -174,17 +174,38 @@ def test_definition_boxes_parser():
     assert definition_boxes(text) == [("def-a", ["m.f", "m.g"]), ("def-b", None)]
 
 
+#: The functions shown under a definition box that take no ``@checked`` checker, each with the
+#: reason.  Classes (a model, a tokenizer, a parameter set) are not formulas and are left out.
+NOT_CHECKED = {
+    "formulated.models.trainable.GPT.forward": (
+        "an nn.Module method that torch.compile traces; it checks its arguments first with "
+        "self._checked_ids, which needs the model's config"),
+    # Not yet converted (issue 36): the modules below belong to other parts of the issue.
+    "formulated.analysis.head_shares": "to do (issue 36): formulated/analysis.py",
+    "formulated.shapes.trace_gpt_block": "to do (issue 36): formulated/shapes.py",
+    "formulated.shapes._trace_attention": "to do (issue 36): formulated/shapes.py",
+    "formulated.training.loop.train_step": "to do (issue 36): formulated/training/loop.py",
+}
+
+
 def boxed_formulas() -> list[str]:
-    """The functions of ``formulated.formulas`` (the 24 core formulas, in their modules) and of
-    ``formulated.tokenizers`` that a definition box shows."""
-    modules = ("formulated.formulas.", "formulated.tokenizers.")
-    return sorted({name for _, name in source_directives()
-                   if name.startswith(modules) and inspect.isfunction(resolve(name))})
+    """Every function (or method) that a ``{prf:definition}`` box of the book shows with its
+    ``formulated-source`` directive: the formulas of every chapter, from the basics of
+    chapters 1-4 to the models and the training loop."""
+    return sorted({name for _, names in chapter_boxes().values() for name in names or ()
+                   if inspect.isfunction(resolve(name))})
 
 
 def test_every_boxed_formula_checks_its_arguments_with_checked():
     names = boxed_formulas()
-    assert "formulated.formulas.gelu" in names and "formulated.tokenizers.learn_bpe" in names
-    assert len(names) >= 24
-    bare = [n for n in names if not hasattr(resolve(n), "__checked_by__")]
+    for name in ("formulated.formulas.gelu", "formulated.tokenizers.learn_bpe",
+                 "formulated.basics.networks.mlp2_forward",
+                 "formulated.basics.sequences.rnn_backward",
+                 "formulated.models.reference.gpt2_probabilities"):
+        assert name in names, name
+    assert len(names) >= 60
+    bare = [n for n in names if n not in NOT_CHECKED and not hasattr(resolve(n), "__checked_by__")]
     assert not bare, f"boxed formulas without @checked (formulated/_checks.py): {bare}"
+    stale = sorted(n for n in NOT_CHECKED
+                   if n not in names or hasattr(resolve(n), "__checked_by__"))
+    assert not stale, f"NOT_CHECKED lists functions that are @checked or not boxed: {stale}"

@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._checks import as_float_array, check_ffn, check_shape
+from .._checks import as_float_array, check_ffn, check_shape, checked
 from ..formulas import relu, sigmoid
 
 __all__ = ["sigmoid", "sigmoid_grad", "tanh", "relu", "tanh_grad", "relu_grad", "ACTIVATIONS",
@@ -20,7 +20,13 @@ __all__ = ["sigmoid", "sigmoid_grad", "tanh", "relu", "tanh_grad", "relu_grad", 
 
 # sigmoid(z) = 1 / (1 + e^{−z}) and relu(z) = max(0, z) are the ones of formulated.formulas
 # (imported above and re-exported here); this section adds tanh and the three derivatives.
+# Each checker reads z as a float array, so the formula below it is the computation alone.
 
+def _sigmoid_grad_args(z: np.ndarray) -> np.ndarray:
+    return as_float_array(z, "z")
+
+
+@checked(_sigmoid_grad_args)
 def sigmoid_grad(z: np.ndarray) -> np.ndarray:
     """``σ'(z) = σ(z) (1 − σ(z))``, element-wise.
 
@@ -31,6 +37,11 @@ def sigmoid_grad(z: np.ndarray) -> np.ndarray:
     return s * (1.0 - s)
 
 
+def _tanh_args(z: np.ndarray) -> np.ndarray:
+    return as_float_array(z, "z")
+
+
+@checked(_tanh_args)
 def tanh(z: np.ndarray) -> np.ndarray:
     """``tanh z = (e^z − e^{−z}) / (e^z + e^{−z})``, element-wise.
 
@@ -40,9 +51,14 @@ def tanh(z: np.ndarray) -> np.ndarray:
     Definition: def-03-activations.
     Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
     """
-    return np.tanh(as_float_array(z, "z"))
+    return np.tanh(z)
 
 
+def _tanh_grad_args(z: np.ndarray) -> np.ndarray:
+    return as_float_array(z, "z")
+
+
+@checked(_tanh_grad_args)
 def tanh_grad(z: np.ndarray) -> np.ndarray:
     """``tanh'(z) = 1 − tanh(z)²``, element-wise.
 
@@ -52,6 +68,11 @@ def tanh_grad(z: np.ndarray) -> np.ndarray:
     return 1.0 - tanh(z) ** 2
 
 
+def _relu_grad_args(z: np.ndarray) -> np.ndarray:
+    return as_float_array(z, "z")
+
+
+@checked(_relu_grad_args)
 def relu_grad(z: np.ndarray) -> np.ndarray:
     """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's
     autograd).
@@ -59,7 +80,7 @@ def relu_grad(z: np.ndarray) -> np.ndarray:
     Definition: def-03-activations.
     Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
     """
-    return (as_float_array(z, "z") > 0).astype(np.float64)
+    return (z > 0).astype(np.float64)
 
 
 #: name -> (g, g'): the activation functions of chapter 3 and their derivatives.
@@ -78,6 +99,19 @@ def activation_pair(name: str) -> tuple[Callable, Callable]:
     return ACTIVATIONS[name]
 
 
+def _mlp2_forward_args(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
+                       b2: np.ndarray, activation: str = "sigmoid"
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                  str]:
+    X = as_float_array(X, "X", ndim=2)
+    # Same weight checks as the position-wise FFN of chapter 11:
+    # a 2-layer net is that formula.
+    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
+    activation_pair(activation)  # a known activation name
+    return X, W1, b1, W2, b2, activation
+
+
+@checked(_mlp2_forward_args)
 def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
                  b2: np.ndarray, activation: str = "sigmoid"
                  ) -> tuple[np.ndarray, dict]:
@@ -89,10 +123,6 @@ def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
     Definition: def-03-mlp2.
     Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
     """
-    X = as_float_array(X, "X", ndim=2)
-    # Same weight checks as the position-wise FFN of chapter 11:
-    # a 2-layer net is that formula.
-    X, W1, b1, W2, b2 = check_ffn(X, W1, b1, W2, b2)
     g, _ = activation_pair(activation)
     Z1 = X @ W1 + b1
     A1 = g(Z1)
@@ -101,6 +131,13 @@ def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
     return Y_hat, cache
 
 
+def _mlp2_backward_args(cache: dict, Y: np.ndarray) -> tuple[dict, np.ndarray]:
+    Y = as_float_array(Y, "Y", ndim=2)
+    check_shape(Y, "Y", cache["Y_hat"].shape)
+    return cache, Y
+
+
+@checked(_mlp2_backward_args)
 def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
     """The loss ``J = ½ Σ (Ŷ − Y)²`` and its gradients, by the chain rule, layer by
     layer.
@@ -113,8 +150,6 @@ def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarr
     Definition: def-03-backprop.
     Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
     """
-    Y = as_float_array(Y, "Y", ndim=2)
-    check_shape(Y, "Y", cache["Y_hat"].shape)
     _, g_prime = activation_pair(cache["activation"])
     dY = cache["Y_hat"] - Y               # (B, k)
     dA1 = dY @ cache["W2"].T              # (B, F)

@@ -13,7 +13,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .._checks import (as_array, as_float_array, as_token_ids, check_positive_int,
-                      check_positive_number, check_probabilities, check_shape, checked)
+                      check_positive_number, check_probabilities, check_shape, checked,
+                      is_int)
 from ..formulas import cross_entropy_from_logits, softmax
 
 __all__ = ["sequence_log_likelihood", "JointTableModel", "TinyAttentionModel",
@@ -25,7 +26,7 @@ def _seed(seed: Any) -> int | None:
     """A seed for ``np.random.default_rng``: an integer ≥ 0 (``None``: fresh entropy)."""
     if seed is None:
         return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
     return int(seed)
 

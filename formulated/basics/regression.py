@@ -112,6 +112,19 @@ def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.linalg.solve(Xb.T @ Xb, Xb.T @ y)
 
 
+def _gradient_descent_args(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray,
+                           lr: float, steps: int
+                           ) -> tuple[Callable[[np.ndarray], np.ndarray], np.ndarray, float, int]:
+    theta0 = as_float_array(theta0, "theta0", ndim=1).astype(np.float64)
+    lr = check_positive_number(lr, "lr", "a positive learning rate")
+    steps = check_positive_int(steps, "steps")
+    if not callable(grad):
+        raise TypeError(f"grad: expected a function theta -> gradient, "
+                        f"got {type(grad).__name__}")
+    return grad, theta0, lr, steps
+
+
+@checked(_gradient_descent_args)
 def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray,
                      lr: float, steps: int) -> np.ndarray:
     """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is
@@ -126,12 +139,7 @@ def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarra
     Checked by:
     tests/test_basics.py::test_gradient_descent_matches_torch_sgd_and_converges
     """
-    theta = as_float_array(theta0, "theta0", ndim=1).astype(np.float64)
-    lr = check_positive_number(lr, "lr", "a positive learning rate")
-    steps = check_positive_int(steps, "steps")
-    if not callable(grad):
-        raise TypeError(f"grad: expected a function theta -> gradient, "
-                        f"got {type(grad).__name__}")
+    theta = theta0
     path = [theta.copy()]
     with np.errstate(over="ignore", invalid="ignore"):
         for step in range(steps):

@@ -66,6 +66,15 @@ def _check_rnn(X, h0, W_xh, W_hh, b_h):
     return X, h0, W_xh, W_hh, b_h
 
 
+def _rnn_forward_args(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
+                      b_h: np.ndarray, activation: str = "tanh"
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
+    X, h0, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
+    activation_pair(activation)  # a known activation name
+    return X, h0, W_xh, W_hh, b_h, activation
+
+
+@checked(_rnn_forward_args)
 def rnn_forward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
                 b_h: np.ndarray, activation: str = "tanh") -> np.ndarray:
     """The recurrence ``h_t = g(h_{t−1} W_hh + x_t W_xh + b_h)`` over a sequence.
@@ -77,8 +86,8 @@ def rnn_forward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarra
     Definition: def-04-rnn.
     Checked by: tests/test_basics.py::test_rnn_forward_against_nn_rnn
     """
-    X, h, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
     g, _ = activation_pair(activation)
+    h = h0
     states = []
     for x_t in X:
         h = g(h @ W_hh + x_t @ W_xh + b_h)
@@ -97,6 +106,22 @@ def _grad_from_output(activation: str, h: np.ndarray) -> np.ndarray:
     return np.ones_like(h)
 
 
+def _rnn_backward_args(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
+                       b_h: np.ndarray, states: np.ndarray, dstates: np.ndarray,
+                       activation: str = "tanh"
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                  np.ndarray, np.ndarray, str]:
+    X, h0, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
+    n, H = len(X), W_hh.shape[0]
+    states = as_float_array(states, "states", ndim=2)
+    check_shape(states, "states", (n, H))
+    dstates = as_float_array(dstates, "dstates", ndim=2)
+    check_shape(dstates, "dstates", (n, H))
+    activation_pair(activation)  # a known activation name
+    return X, h0, W_xh, W_hh, b_h, states, dstates, activation
+
+
+@checked(_rnn_backward_args)
 def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
                  b_h: np.ndarray, states: np.ndarray, dstates: np.ndarray,
                  activation: str = "tanh") -> dict[str, np.ndarray]:
@@ -111,13 +136,7 @@ def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarr
     Definition: def-04-bptt.
     Checked by: tests/test_basics.py::test_rnn_backward_against_autograd
     """
-    X, h0, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
     n, H = len(X), W_hh.shape[0]
-    states = as_float_array(states, "states", ndim=2)
-    check_shape(states, "states", (n, H))
-    dstates = as_float_array(dstates, "dstates", ndim=2)
-    check_shape(dstates, "dstates", (n, H))
-    activation_pair(activation)
     grads = {"W_xh": np.zeros_like(W_xh), "W_hh": np.zeros_like(W_hh),
              "b_h": np.zeros_like(b_h), "X": np.zeros_like(X), "dh": np.zeros((n, H))}
     carry = np.zeros(H)  # ∂L/∂h_t arriving from step t+1

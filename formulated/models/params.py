@@ -47,7 +47,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._checks import (check_finite, check_nonnegative_int, check_positive_int, check_real,
-                      check_shape)
+                      check_shape, checked, is_int)
 
 __all__ = [
     "Config", "Block", "GPTParams", "EncoderExtras", "BERTParams", "RoBERTaParams",
@@ -258,7 +258,7 @@ def check_params(params: Params) -> Config:
         check_finite(arr, f"params.{name}")
     if isinstance(params, RoBERTaParams) and params.pad_id is not None:
         pad = params.pad_id
-        if isinstance(pad, (bool, np.bool_)) or not isinstance(pad, (int, np.integer)):
+        if not is_int(pad):
             raise TypeError(f"params.pad_id: expected None or an integer token id, got {pad!r}")
         if not 0 <= pad < cfg.V:
             raise ValueError(f"params.pad_id: expected a token id in 0..{cfg.V - 1}, got {pad}")
@@ -370,6 +370,19 @@ def init_roberta(config: Config, seed: int = 0, *, scale: float = 0.02,
 # The parameter count λ
 # ---------------------------------------------------------------------------------------------
 
+def _lambda_args(V: Any, n: Any, H: Any, F: Any, D: Any, A: Any, L: Any, *,
+                 attention_biases: Any = False, final_layer_norm: Any = False) -> tuple:
+    """The checker of :func:`parameter_breakdown` and :func:`parameter_count` (same
+    arguments): seven positive integers; the two options are read as truths."""
+    sizes = tuple(check_positive_int(v, k) for v, k in
+                  zip((V, n, H, F, D, A, L), "V n H F D A L".split()))
+    return (*sizes, attention_biases, final_layer_norm)
+
+
+_parameter_breakdown_args = _parameter_count_args = _lambda_args
+
+
+@checked(_parameter_breakdown_args)
 def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
                         attention_biases: bool = False,
                         final_layer_norm: bool = False) -> dict[str, int]:
@@ -385,8 +398,6 @@ def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, 
     Checked by:
     tests/test_models.py::test_lambda_terms_match_the_submodules_of_transformers_models
     """
-    V, n, H, F, D, A, L = (check_positive_int(v, k) for v, k in
-                           zip((V, n, H, F, D, A, L), "V n H F D A L".split()))
     attn = L * (A * (H * D + H * D + H * D) + A * D * H)
     if attention_biases:
         attn += L * (3 * A * D + H)
@@ -395,6 +406,7 @@ def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, 
             "ffn": L * (H * F + F + F * H + H), "layernorm": ln}
 
 
+@checked(_parameter_count_args)
 def parameter_count(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
                     attention_biases: bool = False,
                     final_layer_norm: bool = False) -> int:

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._checks import (as_array, as_float_array, as_token_ids, check_positive_int,
                       check_segment_ids, checked,
-                      check_shape)
+                      check_shape, is_int)
 from ..formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
                        mask_autoregressive, mask_bidirectional, multi_head_self_attention,
                        one_hot, softmax, stack)
@@ -62,6 +62,13 @@ def _mask_values(n: int, kind: str) -> tuple[Any, Any]:
     return ref[1, 0], ref[0, 1]
 
 
+def _mask_sparse_banded_args(n: Any, window: Any, kind: Any = "additive"
+                             ) -> tuple[int, int, Any]:
+    # kind is checked where it is used, by mask_autoregressive (through _mask_values)
+    return check_positive_int(n, "n"), check_positive_int(window, "window"), kind
+
+
+@checked(_mask_sparse_banded_args)
 def mask_sparse_banded(n: int, window: int, kind: str = "additive") -> np.ndarray:
     """GPT-3's locally banded attention mask :math:`\\text{Mask}^{ST}`, ``(n, n)``.
 
@@ -74,8 +81,6 @@ def mask_sparse_banded(n: int, window: int, kind: str = "additive") -> np.ndarra
     Definition: def-14-banded.
     Checked by: tests/test_models.py::test_banded_mask_equals_gpt_neo_local_pattern
     """
-    n = check_positive_int(n, "n")
-    window = check_positive_int(window, "window")
     i, j = np.indices((n, n))
     allowed = (i - j >= 0) & (i - j < window)
     ok, blocked = _mask_values(n, kind)
@@ -252,13 +257,25 @@ def _batched(fn: Any, ids: np.ndarray, *others: np.ndarray) -> np.ndarray:
 
 def _select_row(Y: np.ndarray, j: Any, name: str) -> np.ndarray:
     n = Y.shape[-2]
-    if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
+    if not is_int(j):
         raise TypeError(f"{name}: expected an integer position (0-based), got {j!r}")
     if not 0 <= j < n:
         raise ValueError(f"{name}: expected a position in 0..{n - 1} (0-based), got {j}")
     return Y[..., j, :]
 
 
+def _embed_args(ids: Any, W_e: Any, W_p: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    W_e = as_float_array(W_e, "W_e", ndim=2)
+    W_p = as_float_array(W_p, "W_p", ndim=2)
+    check_shape(W_p, "W_p", (None, W_e.shape[1]))
+    ids = as_token_ids(ids, "ids", W_e.shape[0], ndim=1)
+    if len(ids) > W_p.shape[0]:
+        raise ValueError(f"ids: expected at most n_ctx={W_p.shape[0]} positions (the rows of "
+                         f"W_p), got {len(ids)}")
+    return ids, W_e, W_p
+
+
+@checked(_embed_args)
 def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
     """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of
     W_p).
@@ -426,9 +443,7 @@ def _masked_copy(x: np.ndarray, j_masked: Any, specials: set[int],
     x_masked = x.copy()
     if j_masked is not None:
         content = [i for i in range(len(x)) if i not in specials]
-        if isinstance(j_masked, (bool, np.bool_)) \
-                or not isinstance(j_masked, (int, np.integer)) \
-                or j_masked not in content:
+        if not is_int(j_masked) or j_masked not in content:
             raise ValueError(f"j_masked: expected the 0-based position of a sentence "
                              f"token, one of {content}, got {j_masked!r}")
         x_masked[j_masked] = mask_id
@@ -469,7 +484,7 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
 
 def _check_special_ids(**specials: Any) -> None:
     for name, v in specials.items():
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+        if not is_int(v) or v < 0:
             raise ValueError(f"{name}: expected a non-negative integer token id, got {v!r}")
 
 

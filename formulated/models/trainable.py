@@ -402,13 +402,7 @@ def _shape_distribution_args(logits: Any, temperature: Any, top_k: Any
     if not temperature >= 0 or not math.isfinite(temperature):
         raise ValueError(f"temperature: expected a number >= 0, got {temperature!r}")
     if top_k is not None:
-        if isinstance(top_k, (bool, np.bool_)) \
-                or not isinstance(top_k, (int, np.integer)):
-            raise TypeError(f"top_k: expected None or an integer >= 1, got {top_k!r} "
-                            f"({type(top_k).__name__})")
-        if not top_k >= 1:
-            raise ValueError(f"top_k: expected None or an integer >= 1, got {top_k!r}")
-        top_k = int(top_k)
+        top_k = check_int(top_k, "top_k", 1, "None or an integer >= 1")
     return logits, temperature, top_k
 
 

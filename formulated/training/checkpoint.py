@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import torch
 
+from .._checks import is_int
 from ..models.trainable import GPT, GPTConfig
 from ..tokenizers import CharTokenizer
 from .config import MODEL_FIELDS, RESUMABLE, TrainConfig
@@ -78,7 +79,7 @@ def read_checkpoint(path: Path) -> dict:
     if missing:
         raise CheckpointError(f"checkpoint: {str(path)!r} lacks {sorted(missing)}")
     step = ck["step"]
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+    if not is_int(step) or step < 0:
         raise CheckpointError(f"checkpoint: {str(path)!r} has step={step!r}; expected an "
                               f"integer >= 0")
     return ck

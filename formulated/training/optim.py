@@ -13,12 +13,21 @@ from typing import Any, Callable
 
 import torch
 
+from .._checks import checked, is_int
 from ..models.trainable import GPT
 from .config import TrainConfig
 
 __all__ = ["lr_lambda", "make_optimizers", "AdamW", "Muon", "fused_adamw_works"]
 
 
+def _lr_lambda_args(cfg: Any) -> TrainConfig:
+    # TrainConfig checks its own fields (lr > 0, warmup_steps >= 1, ...) when it is made
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"cfg: expected a TrainConfig, got {type(cfg).__name__}")
+    return cfg
+
+
+@checked(_lr_lambda_args)
 def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
     """Multiplier of ``lr`` at a step: warm-up, cosine decay to ``min_lr``, then flat.
 
@@ -258,7 +267,7 @@ def _orthogonalise(updates: list[torch.Tensor], group: dict[str, Any]) -> list[t
 def _check_muon_group(group: dict[str, Any]) -> None:
     """Matrices only, each cut into ``split`` blocks of equal height."""
     k = group["split"]
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+    if not is_int(k) or k < 1:
         raise ValueError(f"split: expected an integer >= 1, got {k!r}")
     for p in group["params"]:
         if p.dim() != 2 or p.shape[0] % k:
@@ -278,7 +287,7 @@ def _check_muon_args(lr: Any, weight_decay: Any, momentum: Any, ns_steps: Any,
                      adjust_lr_fn: Any) -> None:
     """The hyper-parameters of :class:`Muon`, as ``torch.optim.Muon`` checks them."""
     _check_rates(lr=lr, weight_decay=weight_decay, momentum=momentum)
-    if isinstance(ns_steps, bool) or not isinstance(ns_steps, int) or not 0 <= ns_steps < 100:
+    if not is_int(ns_steps) or not 0 <= ns_steps < 100:
         raise ValueError(f"ns_steps: expected an integer in [0, 100), got {ns_steps!r}")
     if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
         raise ValueError(f"adjust_lr_fn: expected None, 'original' or 'match_rms_adamw', "
