@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from ._checks import as_token_ids, check_int, check_token_tensor
+from ._checks import as_token_ids, check_int, check_token_tensor, checked
 from .models.trainable import GPT
 
 __all__ = ["attention_weights", "PATTERNS", "pattern_targets", "head_shares", "CHECKPOINT",
@@ -192,7 +192,13 @@ def _head_shares_args(model: Any, ids: Any, n_ctx: Any) -> tuple[torch.Tensor, i
     return torch.from_numpy(arr), n_ctx
 
 
+def _head_shares_checked(model: Any, tokenizer: Any, ids: Any, n_ctx: Any) -> tuple:
+    """The arguments of :func:`head_shares`, checked by :func:`_head_shares_args`."""
+    return (model, tokenizer, *_head_shares_args(model, ids, n_ctx))
+
+
 @torch.no_grad()
+@checked(_head_shares_checked)
 def head_shares(model: GPT, tokenizer: Any, ids: torch.Tensor, n_ctx: int | None = None
                 ) -> dict[str, dict[str, np.ndarray]]:
     """Each head's mean weight on each pattern's target, over the whole split ``ids``.
@@ -206,7 +212,6 @@ def head_shares(model: GPT, tokenizer: Any, ids: torch.Tensor, n_ctx: int | None
     Definition: def-19-head-share.
     Checked by: tests/test_analysis.py::test_head_shares_by_hand
     """
-    ids, n_ctx = _head_shares_args(model, ids, n_ctx)
     L, A = model.cfg.L, model.cfg.A
     sums = {p: torch.zeros(L, A, dtype=torch.float64) for p in PATTERNS}
     chance = {p: 0.0 for p in PATTERNS}

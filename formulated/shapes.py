@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import formulas as f
-from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape
+from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape, checked
 from .models import sizes as published_sizes
 
 __all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table", "symbolic_shape",
@@ -415,6 +415,18 @@ def _trace_attention(Z: np.ndarray, p: GPTBlockParams,
                ("B", "n", "H"), Cm @ p.W_o)
 
 
+def _trace_gpt_block_args(ids: Any, params: Any, gelu_approximation: Any
+                          ) -> tuple[np.ndarray, GPTBlockParams, str]:
+    """The arguments of :func:`trace_gpt_block`: ids ``(B, n)`` and the block's params
+    (:func:`_check_trace_args`), and a GELU of ``formulas.GELU_APPROXIMATIONS``."""
+    ids = _check_trace_args(ids, params)
+    if gelu_approximation not in f.GELU_APPROXIMATIONS:
+        raise ValueError(f"gelu_approximation: expected one of "
+                         f"{f.GELU_APPROXIMATIONS}, got {gelu_approximation!r}")
+    return ids, params, gelu_approximation
+
+
+@checked(_trace_gpt_block_args)
 def trace_gpt_block(ids: Any, params: GPTBlockParams,
                     gelu_approximation: str = "tanh") -> list[TraceStep]:
     """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the
@@ -439,10 +451,6 @@ def trace_gpt_block(ids: Any, params: GPTBlockParams,
     Definition: def-05-block.
     Checked by: tests/test_shapes.py::test_trace_equals_gpt2_block
     """
-    ids = _check_trace_args(ids, params)
-    if gelu_approximation not in f.GELU_APPROXIMATIONS:
-        raise ValueError(f"gelu_approximation: expected one of "
-                         f"{f.GELU_APPROXIMATIONS}, got {gelu_approximation!r}")
     dims = params.dims
     n = ids.shape[1]
     p = params

@@ -180,11 +180,9 @@ NOT_CHECKED = {
     "formulated.models.trainable.GPT.forward": (
         "an nn.Module method that torch.compile traces; it checks its arguments first with "
         "self._checked_ids, which needs the model's config"),
-    # Not yet converted (issue 36): the modules below belong to other parts of the issue.
-    "formulated.analysis.head_shares": "to do (issue 36): formulated/analysis.py",
-    "formulated.shapes.trace_gpt_block": "to do (issue 36): formulated/shapes.py",
-    "formulated.shapes._trace_attention": "to do (issue 36): formulated/shapes.py",
-    "formulated.training.loop.train_step": "to do (issue 36): formulated/training/loop.py",
+    "formulated.shapes._trace_attention": (
+        "a step of trace_gpt_block, boxed to show Steps 7.1-7.4 written out; it is called only "
+        "from there, with the ids and params trace_gpt_block's checker has checked"),
 }
 
 

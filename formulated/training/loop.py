@@ -27,7 +27,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from .._checks import as_token_ids, check_int, check_real_type, check_token_tensor
+from .._checks import as_token_ids, check_int, check_real_type, check_token_tensor, checked
 from ..models.trainable import GPT, GPTConfig, count_parameters, flops_per_token, run_eagerly
 from ..tokenizers import CharTokenizer
 from .checkpoint import (CKPT_FORMAT, CKPT_NAME, CKPT_VERSION, CheckpointError,
@@ -79,39 +79,10 @@ class TrainResult:
 
 # -- one training step ---------------------------------------------------------------------------
 
-def train_step(model: torch.nn.Module, optimizers: Sequence[torch.optim.Optimizer],
-               schedulers: Sequence[Any], x: torch.Tensor, y: torch.Tensor,
-               grad_clip: float, autocast: Callable[[], Any] = contextlib.nullcontext
-               ) -> torch.Tensor:
-    """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
-
-    ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the
-    norm ``grad_clip`` (def-18-clip; 0 = no clipping); each optimiser (AdamW, and Muon
-    for the blocks' matrices in the ``cpu`` preset) updates its parameters at the rate
-    that its scheduler sets (def-18-schedule) and the scheduler moves on one step.  The
-    loss stays on the device (reading it would wait for the GPU).  ``_check_step_args``
-    checks the arguments.
-
-    Definition: def-18-step.
-    Checked by: tests/test_train.py::test_train_step_is_one_adamw_step_by_hand,
-    tests/test_train.py::test_the_loop_calls_the_public_train_step
-    """
-    _check_step_args(model, optimizers, schedulers, x, y, grad_clip, autocast)
-    with autocast():
-        _, loss = model(x, y)                                # forward and loss
-    loss.backward()                                          # g = grad of the loss
-    if grad_clip > 0:
-        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)  # clip g
-    for optimizer, scheduler in zip(optimizers, schedulers):
-        optimizer.step()                                     # theta <- update(g, eta_t)
-        scheduler.step()                                     # t <- t + 1
-        optimizer.zero_grad(set_to_none=True)
-    return loss.detach()
-
-
 def _check_step_args(model: Any, optimizers: Any, schedulers: Any, x: Any, y: Any,
-                     grad_clip: Any, autocast: Any) -> None:
-    """The arguments of :func:`train_step` (``x`` and ``y`` are checked by the model)."""
+                     grad_clip: Any, autocast: Any) -> tuple:
+    """The arguments of :func:`train_step`, returned in order (``x`` and ``y`` are checked
+    by the model)."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model: expected a torch.nn.Module (a GPT), got "
                         f"{type(model).__name__}")
@@ -135,6 +106,36 @@ def _check_step_args(model: Any, optimizers: Any, schedulers: Any, x: Any, y: An
     if not callable(autocast):
         raise TypeError(f"autocast: expected a function returning a context manager, got "
                         f"{type(autocast).__name__}")
+    return model, optimizers, schedulers, x, y, grad_clip, autocast
+
+
+@checked(_check_step_args)
+def train_step(model: torch.nn.Module, optimizers: Sequence[torch.optim.Optimizer],
+               schedulers: Sequence[Any], x: torch.Tensor, y: torch.Tensor,
+               grad_clip: float, autocast: Callable[[], Any] = contextlib.nullcontext
+               ) -> torch.Tensor:
+    """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
+
+    ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the
+    norm ``grad_clip`` (def-18-clip; 0 = no clipping); each optimiser (AdamW, and Muon
+    for the blocks' matrices in the ``cpu`` preset) updates its parameters at the rate
+    that its scheduler sets (def-18-schedule) and the scheduler moves on one step.  The
+    loss stays on the device (reading it would wait for the GPU).
+
+    Definition: def-18-step.
+    Checked by: tests/test_train.py::test_train_step_is_one_adamw_step_by_hand,
+    tests/test_train.py::test_the_loop_calls_the_public_train_step
+    """
+    with autocast():
+        _, loss = model(x, y)                                # forward and loss
+    loss.backward()                                          # g = grad of the loss
+    if grad_clip > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)  # clip g
+    for optimizer, scheduler in zip(optimizers, schedulers):
+        optimizer.step()                                     # theta <- update(g, eta_t)
+        scheduler.step()                                     # t <- t + 1
+        optimizer.zero_grad(set_to_none=True)
+    return loss.detach()
 
 
 # -- evaluation --------------------------------------------------------------------------------
