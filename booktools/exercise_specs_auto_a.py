@@ -19,18 +19,18 @@ CALLS_BEHIND = source_of(calls_behind) + "\n"
 SPECS["ex-01-4"] = auto(
     "theta0 theta1",
     ["import numpy as np\n"
-     "x = np.asarray(X, dtype=float)[:, 0]\n"
-     "r = np.asarray(y, dtype=float) - float(theta0) - float(theta1) * x\n"
+     "x = np.asarray(X, dtype=float)[5:, 0]\n"
+     "r = np.asarray(y, dtype=float)[5:] - float(theta0) - float(theta1) * x\n"
      "assert abs(r.mean()) <= 6e-4 * (abs(float(theta0)) + abs(float(theta1) * x).mean()) "
      "+ 1e-6, 'theta0, theta1: the residuals of a least-squares line sum to 0 (the first "
      "normal equation)'"],
     ["import numpy as np, torch\n"
-     "A = torch.cat([torch.ones(len(y), 1), torch.as_tensor(X[:, :1])], 1).double()\n"
-     "ref = torch.linalg.lstsq(A, torch.as_tensor(y, dtype=torch.float64)[:, None]).solution\n"
+     "A = torch.cat([torch.ones(len(y) - 5, 1), torch.as_tensor(X[5:, :1])], 1).double()\n"
+     "ref = torch.linalg.lstsq(A, torch.as_tensor(y[5:], dtype=torch.float64)[:, None]).solution\n"
      "assert np.allclose(float(theta0), ref[0, 0].item(), rtol=6e-4, atol=1e-6)",
      "import numpy as np, torch\n"
-     "A = torch.cat([torch.ones(len(y), 1), torch.as_tensor(X[:, :1])], 1).double()\n"
-     "ref = torch.linalg.lstsq(A, torch.as_tensor(y, dtype=torch.float64)[:, None]).solution\n"
+     "A = torch.cat([torch.ones(len(y) - 5, 1), torch.as_tensor(X[5:, :1])], 1).double()\n"
+     "ref = torch.linalg.lstsq(A, torch.as_tensor(y[5:], dtype=torch.float64)[:, None]).solution\n"
      "assert np.allclose(float(theta1), ref[1, 0].item(), rtol=6e-4, atol=1e-6)"],
     checks="that the residuals of your line sum to 0 (the first normal equation only)",
     written="1 point: both derivatives set to 0 (the residuals sum to 0, and so do the "

@@ -25,7 +25,7 @@ def _ch01():
     X = g.uniform(-2, 2, (20, 1))
     y = 1.5 - 0.8 * X[:, 0] + 0.3 * g.standard_normal(20)
     ctx = {"X": X, "y": y, "theta_star": fb.linear_regression_closed_form(X, y)}
-    x = X[:, 0]
+    x, y = X[5:, 0], y[5:]  # the exercise fits the data without its first five points
     t1 = np.cov(x, y, bias=True)[0, 1] / np.var(x)
     t0 = y.mean() - t1 * x.mean()
     return ctx, {
@@ -34,6 +34,8 @@ def _ch01():
         # np.cov's default ddof=1 over np.var's ddof=0: theta1 too large by n/(n-1)
         "mistake 1": {"theta0": y.mean() - np.cov(x, y)[0, 1] / np.var(x) * x.mean(),
                       "theta1": np.cov(x, y)[0, 1] / np.var(x)},
+        # the chapter's fit of all twenty points, copied from the page: not the question asked
+        "copied": {"theta0": ctx["theta_star"][0], "theta1": ctx["theta_star"][1]},
         "mistake 2": {"theta0": t1, "theta1": t0}}                      # swapped
 
 

@@ -264,3 +264,12 @@ if __name__ == "__main__":
         row = table(label)
         print(f"| {label} | " + " | ".join("—" if row[c] is None else f"{row[c]:.3g}"
                                            for c in COLUMNS) + " |")
+
+
+@pytest.mark.parametrize("label", sorted(k for k in ANSWERS if "copied" in ANSWERS[k]()[1]))
+def test_values_printed_in_the_chapter_do_not_score(label):
+    """An answer copied from the chapter's own output (the student edition prints it) is not
+    the answer asked: ex-01-4 fits the data without its first five points."""
+    ctx, answers = ANSWERS[label]()
+    got = score(label, {**ctx, **answers["copied"], "In": history(label)})
+    assert got < SPECS[label].points, f"{label}: the chapter's printed values score {got}"
