@@ -96,6 +96,7 @@ def _key_entries(chapter: Path) -> tuple[dict[str, str], dict[str, str],
     for ex in exercises(chapter.read_text(encoding="utf-8")):
         spec = SPECS[ex.label]
         total[spec.kind] = total.get(spec.kind, 0) + spec.points
+        total["written"] += spec.written_points  # an autograded exercise's written part
         entries.append((ex, spec, labels.get(ex.label, ex.label)))
     return titles, labels, entries, total
 
@@ -127,6 +128,10 @@ def answer_key_html(chapter: str | Path, outputs: dict[str, str] | None = None) 
         if spec.kind == "written":
             parts.append(f"<div class='rubric'><strong>Rubric.</strong> "
                          f"{html.escape(spec.rubric)}</div>")
+        if spec.written:
+            parts.append(f"<div class='rubric'><strong>Written part</strong> "
+                         f"({spec.written_points} points, graded by hand). "
+                         f"<strong>Rubric.</strong> {html.escape(spec.written)}</div>")
         answer = _markdown(ex.solution_text, titles, labels) if ex.solution_text else ""
         for code in ex.solution_code:
             answer += _code(code)
@@ -255,6 +260,9 @@ def answer_key_markdown(chapter: str | Path, outputs: dict[str, str] | None = No
         body.append(to_plain(ex.prompt, titles, labels, ""))
         if spec.kind == "written":
             body.append(f"**Rubric.** {_escaped(spec.rubric)}")
+        if spec.written:
+            body.append(f"**Written part** ({spec.written_points} points, graded by hand). "
+                        f"**Rubric.** {_escaped(spec.written)}")
         body.append("**Reference answer.**" + ("" if ex.solution_text or ex.solution_code
                                                else " (none in the chapter)"))
         if ex.solution_text:

@@ -39,6 +39,8 @@ def test_answer_key_holds_every_solution_rubric_and_hidden_test(tmp_path):
             assert html.escape(code) in text, ex.label
         if spec.kind == "written":
             assert html.escape(spec.rubric) in text, ex.label
+        if spec.written:  # an autograded exercise's written part (ex-09-3): its rubric too
+            assert html.escape(spec.written) in text, ex.label
         for test in spec.hidden:
             assert html.escape(test.strip()) in text, ex.label
     # the formulas reach MathJax intact (Markdown would eat the backslash of \{)
