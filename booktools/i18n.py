@@ -35,6 +35,7 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,9 +46,9 @@ __all__ = ["LANGUAGE", "LOCALES", "CATALOGUES", "POT_DIR", "KO_HTML", "CACHE", "
            "build_pot", "update_catalogues", "compile_catalogues", "build_html", "CatalogueStats",
            "catalogue_stats", "kept_spans", "message_problems", "GLOSSARY", "load_glossary",
            "glossary_problems", "has_prose", "OUTPUTS", "output_template", "output_fill",
-           "placeholders", "translate_output", "translate_clauses", "html_fragments",
-           "svg_fragments", "widget_fragments", "notebook_fragments", "executed_notebooks",
-           "update_output_catalogues", "output_table", "main"]
+           "placeholders", "translate_output", "translate_lines", "translate_clauses",
+           "html_fragments", "svg_fragments", "widget_fragments", "notebook_fragments",
+           "executed_notebooks", "update_output_catalogues", "output_table", "main"]
 
 LANGUAGE = "ko"
 #: The committed translations: ``locales/ko/LC_MESSAGES/<docname>.po``.
@@ -462,6 +463,17 @@ def translate_output(text: str, table: dict[str, str]) -> str:
         return text
     start = text.index(core[0])
     return text[:start] + output_fill(translation, values) + text[start + len(core):]
+
+
+def translate_lines(text: str, table: Mapping[str, str]) -> str:
+    """What a cell printed (lines), each line by :func:`translate_output`, the columns of the
+    output lined up again by display width, a Hangul syllable two columns
+    (:func:`booktools.columns.align_columns`): the catalogue's padding counts characters."""
+    from booktools.columns import align_columns
+
+    english = text.split("\n")
+    return "\n".join(align_columns(english, [translate_output(line, table)
+                                             for line in english]))
 
 
 def translate_clauses(text: str, table: dict[str, str]) -> str:

@@ -89,8 +89,9 @@ KOREAN_LATEX = {
     "fvset": "\\fvset{fontsize=\\small,formatcom=\\xeCJKVerbAddon}",
 }
 
-#: The Korean captions and chapter heading.  sphinx-jupyterbook-latex's preamble adds to
-#: ``\captionsenglish`` with babel's ``\addto``: both are given a harmless meaning.
+#: The Korean captions, chapter heading, running foot and head.  sphinx-jupyterbook-latex's
+#: preamble adds to ``\captionsenglish`` with babel's ``\addto``: both are given a harmless
+#: meaning.
 KOREAN_PREAMBLE = r"""
 % booktools/sphinx_pdf.py: the Korean edition
 \makeatletter
@@ -103,6 +104,15 @@ KOREAN_PREAMBLE = r"""
 \renewcommand{\tablename}{표}
 \newcommand{\formulatedchapterlabel}{제~\thechapter~장}
 \g@addto@macro\appendix{\gdef\formulatedchapterlabel{부록~\thechapter}}
+% the running foot: "8장 어텐션", "부록 A 표기법" (the class's is "장 8. 어텐션")
+\newcommand{\formulatedchaptermark}{\thechapter 장}
+\g@addto@macro\appendix{\gdef\formulatedchaptermark{부록~\thechapter}}
+\renewcommand{\chaptermark}[1]{\markboth{\ifnum\c@secnumdepth>\m@ne
+  \formulatedchaptermark\space\fi #1}{}}
+% the running head: "The Formulated GPT 0.1.0" (the version needs no word; Sphinx's
+% "릴리스" is software talk, and "판" names an edition, which 0.1.0 is not)
+\renewcommand{\py@release}{\version}
+\renewcommand{\sphinxheadercomma}{\space}
 \renewcommand{\@makechapterhead}[1]{\vspace*{40\p@}{\parindent\z@\raggedright\normalfont
   \ifnum\c@secnumdepth>\m@ne
     {\huge\bfseries\formulatedchapterlabel\par}\nobreak\vskip 16\p@\fi
@@ -118,7 +128,12 @@ BBM_STY = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of t
 
 APPENDIX_TITLE = "Solutions to the exercises"
 #: Its title in the Korean edition.
-APPENDIX_TITLES = {"en": APPENDIX_TITLE, "ko": "연습문제 해답"}
+APPENDIX_TITLES = {"en": APPENDIX_TITLE, "ko": "연습문제 풀이"}
+#: The Korean edition's exercise and solution labels, one wording ("연습문제 8.1",
+#: "연습문제 8.1 풀이", under "연습문제 풀이"): sphinx-exercise's own Korean says "연습 8.1" and
+#: "해답 연습 8.1".
+KOREAN_EXERCISE = "연습문제 %s"
+KOREAN_SOLUTION = "%s 풀이"
 
 #: Wide tables in small type (:func:`fit_table`): (least number of columns, type size,
 #: ``\\tymax`` in pt: a column's natural width counts up to that when ``tabulary`` shares the
@@ -449,7 +464,26 @@ def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             new += nodes.Text(ref.astext())
             ref.replace_self(new)
     letter_appendices(doctree, set(app.env.toc_secnumbers), set(app.env.found_docs))
+    if app.config.language == "ko":
+        korean_solution_titles(doctree)
     solutions_to_appendix(doctree, APPENDIX_TITLES.get(app.config.language, APPENDIX_TITLE))
+
+
+def korean_solution_titles(doctree: nodes.document) -> None:
+    """Each solution box titled "연습문제 8.1 풀이" (:data:`KOREAN_SOLUTION`) instead of
+    sphinx-exercise's "해답 연습문제 8.1": its word for a solution dropped, the exercise's
+    label (:data:`KOREAN_EXERCISE`, set for the Korean LaTeX build) followed by 풀이."""
+    from sphinx_exercise.nodes import solution_node
+
+    exercise = re.compile(re.escape(KOREAN_EXERCISE).replace("%s", r"[\d.]+"))
+    for node in doctree.findall(solution_node):
+        title = node.children[0] if node.children else None
+        if not isinstance(title, nodes.title):
+            continue
+        found = exercise.search(title.astext())
+        if found:
+            label = KOREAN_SOLUTION % found.group(0)
+            title[:] = [nodes.Text(label)]
 
 
 def fit_table(table: nodes.table) -> None:
@@ -636,6 +670,38 @@ def translate_proof_titles(app: Sphinx) -> None:
             cls, latex=(visit, proof_title_in_language(depart)))
 
 
+#: sphinx-proof's and sphinx-exercise's boxes are numbered within chapters in every edition:
+#: "Definition 8.1", as the HTML book numbers them.
+NUMFIG_SECNUM_DEPTH = 1
+
+
+def number_boxes_by_chapter(app: Sphinx) -> None:
+    """Number the LaTeX build's boxes as the HTML book does, within chapters (LaTeX only).
+
+    sphinx-jupyterbook-latex sets ``numfig_secnum_depth`` to 2 when the table of contents
+    has parts (it counts the part as a level, and its LaTeX resets the figure and equation
+    counters at each chapter from that value).  Sphinx numbers the boxes with the same value
+    when the environment is updated, and sphinx-proof and sphinx-exercise write those
+    numbers as text: the PDF said "Definition 8.2.1" where the HTML says "Definition 8.1".
+    So the numbers are assigned with :data:`NUMFIG_SECNUM_DEPTH` (this hook runs after
+    sphinx-jupyterbook-latex's, priority 900) and its value comes back for the writer
+    (:func:`restore_numfig_depth`), whose LaTeX counters stay within chapters."""
+    if app.builder.format == "latex":
+        app._formulated_numfig_depth = app.config.numfig_secnum_depth  # type: ignore[attr-defined]
+        app.config.numfig_secnum_depth = NUMFIG_SECNUM_DEPTH
+        if app.config.language == "ko":  # exercise titles and references: "연습문제 8.1"
+            app.config.numfig_format = {**app.config.numfig_format,
+                                        "exercise": KOREAN_EXERCISE}
+
+
+def restore_numfig_depth(app: Sphinx, env: Any) -> None:
+    """After the numbers are assigned (``env-get-updated``), before writing: the LaTeX
+    writer's value of ``numfig_secnum_depth`` (its ``numfigreset``) as it was."""
+    depth = getattr(app, "_formulated_numfig_depth", None)
+    if depth is not None:
+        app.config.numfig_secnum_depth = depth
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the config value and the hooks (the page hook after the theme's, at 500)."""
     app.add_config_value("formulated_pdf", "", "html")
@@ -644,6 +710,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", set_version)
     app.connect("builder-inited", write_bbm_stub)
     app.connect("builder-inited", translate_proof_titles)
+    app.connect("builder-inited", number_boxes_by_chapter, priority=900)
+    app.connect("env-updated", restore_numfig_depth)
     app.connect("doctree-resolved", latex_fixes)
     app.connect("html-page-context", add_pdf_link, priority=910)
     app.connect("build-finished", copy_pdf)

@@ -312,13 +312,17 @@ def test_output_placeholder_check_fails_on_a_dropped_value() -> None:
         i18n.output_fill("{3}", values)
 
 
-def _stream_lines(page: Path) -> list[str]:
+def _stream_blocks(page: Path) -> list[str]:
     import html
 
     text = page.read_text(encoding="utf-8")
     blocks = re.findall(r'<div class="output stream[^"]*"><div class="highlight"><pre>'
                         r'(?:<span></span>)?(.*?)</pre>', text, re.S)
-    return [html.unescape(line) for block in blocks for line in block.split("\n")]
+    return [html.unescape(block) for block in blocks]
+
+
+def _stream_lines(page: Path) -> list[str]:
+    return [line for block in _stream_blocks(page) for line in block.split("\n")]
 
 
 def _numbers(line: str) -> list[str]:
@@ -336,9 +340,11 @@ def test_korean_page_prints_korean_lines_with_the_same_numbers() -> None:
     english, korean = _stream_lines(en), _stream_lines(ko)
     assert len(english) == len(korean) > 20
     for e, k in zip(english, korean):
-        assert k == i18n.translate_output(e, table), (e, k)
         assert _numbers(k) == _numbers(e), (e, k)
-    assert "beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582" in korean
+    # each output line by line, its columns lined up by display width (issue 35)
+    for e, k in zip(_stream_blocks(en), _stream_blocks(ko)):
+        assert k == i18n.translate_lines(e, table), (e, k)
+    assert "beta =    1: 가중치 [0.2119 0.5761 0.2119]   출력 26.3582" in korean
     assert sum(1 for k in korean if re.search("[\uac00-\ud7a3]", k)) >= 15
 
 
@@ -362,3 +368,74 @@ def test_a_directive_title_is_checked_without_its_fence() -> None:
     assert i18n.kept_spans(english)["code"] == ["`000`"]
     assert i18n.message_problems(english, "`000`의 점검 대장: The Formulated GPT-2 (첫 판)") == []
     assert i18n.message_problems(english, "점검 대장: The Formulated GPT-2 (첫 판)") != []
+
+
+# -- Printed columns by display width (issue 35) ------------------------------------------------
+
+def columns_of(lines: list[str], char: str) -> list[int]:
+    """The display column of the first ``char`` of each line (a Hangul syllable: two)."""
+    from booktools.columns import display_width
+
+    return [display_width(line[:line.index(char)]) for line in lines]
+
+
+def test_translated_output_lines_up_by_display_width() -> None:
+    """Chapter 8's aligned lines with Hangul labels: the catalogue pads in characters, as if a
+    Hangul syllable were one column, so the ``:`` no longer lines up in a monospace font with
+    CJK glyphs two columns wide; translate_lines lines them up again, on a label wider than
+    the English too (the line that was not translated moves with its column), keeps a table
+    with one-blank rows and a right-aligned label as they are meant, and the values as
+    printed; a line with no translation and English without one are untouched."""
+    from booktools.columns import display_width
+
+    assert display_width("가중치 ŷ") == 8  # Wide: 2; the hat of y + U+0302: 0
+    # chapter 18, its catalogue as it is: "훈련 전 모형, 검증 분할   = {0}" pads in characters
+    english = ["ln V                        = 4.1744",
+               "untrained model, val split  = 4.1639",
+               "unigram (letter counts)     = 3.3473"]
+    table = i18n.output_table(i18n.OUTPUTS / "chapters" / "18_train_tiny_gpt.po")
+    before = [i18n.translate_output(line, table) for line in english]
+    assert before[1].startswith("훈련") and len(set(columns_of(before, "="))) > 1
+    after = i18n.translate_lines("\n".join(english), table).split("\n")
+    assert columns_of(after, "=") == [28] * 3 and after[0] == english[0]
+    assert [line.split("= ")[1] for line in after] == ["4.1744", "4.1639", "3.3473"]
+    # labels padded in characters, one wider than the English column: the column moves in
+    # every line, the line that has no translation too
+    english = ["exact weights : [0.0634 0.4683 0.4683]",
+               "closed form   : 0.06337893833303762 (first weight)",
+               "slide         : [0.  0.5 0.5]",
+               "torch.softmax : [0.0634 0.4683 0.4683]"]
+    table = {"exact weights : {0}": "정확하게 계산한 가중치 : {0}",
+             "closed form   : {0} (first weight)": "닫힌 형태         : {0} (첫 가중치)",
+             "slide         : {0}": "슬라이드          : {0}"}
+    before = [i18n.translate_output(line, table) for line in english]
+    assert columns_of(before, ":") == [23, 18, 18, 14]  # 14 characters, 18 columns
+    after = i18n.translate_lines("\n".join(english), table).split("\n")
+    assert columns_of(after, ":") == [23] * 4
+    assert after[3].startswith("torch.softmax          : [0.0634")
+    assert after[2].endswith(": [0.  0.5 0.5]")
+    # right-aligned labels stay right-aligned (chapter 12)
+    right = ["   plain: max |chain rule - torch.autograd| = 2.0e-24",
+             "residual: max |chain rule - torch.autograd| = 1.1e-14"]
+    labels = {"plain: max |chain rule - torch.autograd| = {0}":
+              "일반:   max |연쇄 법칙 - torch.autograd| = {0}",
+              "residual: max |chain rule - torch.autograd| = {0}":
+              "잔차 연결: max |연쇄 법칙 - torch.autograd| = {0}"}
+    lined = i18n.translate_lines("\n".join(right), labels).split("\n")
+    assert columns_of(lined, ":") == [9, 9] and columns_of(lined, "=") == [44, 44]
+    assert lined[0] == "     일반: max |연쇄 법칙 - torch.autograd| = 2.0e-24"
+    # a table keeps its columns where the English has them (one row reaches a column with
+    # one blank: "attn_weights (2, 3, 5, 5)")
+    rows = ["ours                        shape         GPT-2        shape",
+            "LayerNorm 1                 (2, 5, 12)    ln_1         (2, 5, 12)",
+            "attention weights           (2, 3, 5, 5)  attn_weights (2, 3, 5, 5)"]
+    header = {"ours                        shape         GPT-{0}        shape":
+              "우리 것                     형상          GPT-{0}        형상",
+              "attention weights           ({0})  attn_weights ({1})":
+              "어텐션 가중치               ({0})  attn_weights ({1})"}
+    done = i18n.translate_lines("\n".join(rows), header).split("\n")
+    assert done[0] == "우리 것                     형상          GPT-2        형상"
+    assert done[1] == rows[1] and done[2].endswith("  attn_weights (2, 3, 5, 5)")
+    assert columns_of(done[1:], "(") == [28, 28] and columns_of(done[:1], "G") == [42]
+    assert i18n.translate_lines("\n".join(english), {}) == "\n".join(english)
+    assert i18n.translate_lines("", table) == ""

@@ -32,6 +32,7 @@ PAGES = (280, 420)
 
 INPUTS = [ROOT / "_toc.yml", ROOT / "_config.yml", ROOT / "booktools" / "pdf.py",
           ROOT / "formulated" / "plotting.py", ROOT / "booktools" / "sphinx_i18n.py",
+          ROOT / "booktools" / "columns.py",
           ROOT / "booktools" / "sphinx_pdf.py", *sorted((ROOT / "chapters").glob("*.md"))]
 
 
@@ -369,10 +370,93 @@ def test_boxes_are_titled_in_the_pdfs_language(pages: list[str], ko_pages: list[
     """Every ``{prf:definition}`` box is titled "Definition <number>" in the English PDF and
     "정의 <number>" (sphinx-proof's own Korean) in the Korean one, as in the HTML books: none is
     left in English in the Korean PDF, and the counts agree."""
-    numbered = r"{} (\d+\.\d+\.\d+)"
+    numbered = r"{} (\d+(?:\.\d+)+)"
     english = re.findall(numbered.format("Definition"), normal(" ".join(pages)))
     korean_text = normal(" ".join(ko_pages))
     korean = re.findall(numbered.format("정의"), korean_text)
     assert len(english) >= len(definition_titles()) > 0
     assert sorted(set(korean)) == sorted(set(english))
     assert not re.findall(numbered.format("Definition"), korean_text)
+
+
+# -- One numbering of the boxes in the HTML books and the PDFs (issue 35) -----------------------
+
+#: The HTML books' chapters (``make book``, ``make ko``): the numbers a citation uses.
+HTML_CHAPTERS = {"en": ROOT / "_build" / "html" / "chapters",
+                 "ko": ROOT / "_build" / "html" / "ko" / "chapters"}
+#: Each language's words for a definition and an exercise box.
+BOX_WORDS = {"en": ("Definition", "Exercise"), "ko": ("정의", "연습문제")}
+_NUMBER = r"(\d+(?:\.\d+)+)"
+
+
+def html_box_numbers(language: str) -> dict[str, set[str]]:
+    """word -> the numbers of the boxes the HTML book of ``language`` titles "<word> N.M" (its
+    ``caption-number`` spans); the test is skipped without that HTML book."""
+    folder = HTML_CHAPTERS[language]
+    pages = sorted(folder.glob("*.html")) if folder.is_dir() else []
+    if not pages:
+        pytest.skip(f"no HTML book in {folder.relative_to(ROOT)} (make book / make ko)")
+    text = "".join(p.read_text(encoding="utf-8") for p in pages)
+    return {word: set(re.findall(r'caption-number">' + word + " " + _NUMBER, text))
+            for word in BOX_WORDS[language]}
+
+
+def pdf_box_numbers(pages: list[str], language: str) -> dict[str, set[str]]:
+    """word -> every number the PDF's text writes after "<word> " (box titles, the solutions'
+    titles and cross-references), blanks squeezed as pdftotext sets Hangul."""
+    text = squeezed(" ".join(pages)) if language == "ko" else normal(" ".join(pages))
+    gap = "" if language == "ko" else " "
+    return {word: set(re.findall(word + gap + _NUMBER, text)) for word in BOX_WORDS[language]}
+
+
+def box_number_problems(html: dict[str, set[str]], pdf: dict[str, set[str]]) -> list[str]:
+    return [f"{word}: only in the PDF {sorted(pdf[word] - html[word])[:8]}, only in the HTML "
+            f"{sorted(html[word] - pdf[word])[:8]}" for word in html if pdf[word] != html[word]]
+
+
+def test_pdf_numbers_definitions_and_exercises_as_the_html_book(pages: list[str]) -> None:
+    """A citation means the same box everywhere: every "Definition N.M" and "Exercise N.M" of
+    the English PDF (titles, solutions, references) is one the HTML book numbers so, and
+    every one of the HTML book's is in the PDF (the PDF said "Definition 8.2.1")."""
+    html = html_box_numbers("en")
+    assert len(html["Definition"]) >= len(definition_titles()) > 0
+    problems = box_number_problems(html, pdf_box_numbers(pages, "en"))
+    assert not problems, "\n".join(problems)
+
+
+def test_korean_pdf_numbers_definitions_and_exercises_as_the_korean_html(
+        ko_pages: list[str]) -> None:
+    """The same in Korean: "정의 8.1" and "연습문제 8.1" as the Korean HTML book."""
+    html = html_box_numbers("ko")
+    assert len(html["정의"]) >= len(definition_titles()) > 0 and html["연습문제"]
+    problems = box_number_problems(html, pdf_box_numbers(ko_pages, "ko"))
+    assert not problems, "\n".join(problems)
+
+
+def test_korean_pdf_labels_exercises_and_solutions_in_one_wording(ko_pages: list[str]) -> None:
+    """"연습문제 N.M", its solution "연습문제 N.M 풀이", in the appendix "연습문제 풀이":
+    not sphinx-exercise's "연습 N.M" and "해답 연습 N.M", nor "연습문제 해답"."""
+    text = squeezed(" ".join(ko_pages))
+    assert not re.findall(r"연습(?!문제)" + _NUMBER, text)
+    assert "해답" not in text
+    solutions = re.findall(r"연습문제" + _NUMBER + "풀이", text)
+    exercises = html_box_numbers("ko")["연습문제"] if HTML_CHAPTERS["ko"].is_dir() else set()
+    assert len(solutions) >= 30 and set(solutions) <= (exercises or set(solutions))
+    assert any(squeezed(p).startswith("부록G연습문제풀이") for p in ko_pages)
+
+
+def test_korean_pdf_running_head_and_foot_read_korean(ko_pages: list[str]) -> None:
+    """The foot names the chapter as Korean does, "8장 어텐션" (not "장 8. 어텐션"), an
+    appendix "부록 A …"; the head is "The Formulated GPT 0.1.0" (no "릴리스")."""
+    import formulated
+
+    title = squeezed(korean_chapter_titles()["chapters/08_attention"])
+    lines = [{squeezed(line) for line in page.split("\n")} for page in ko_pages]
+    assert sum(f"8장{title}" in page for page in lines) >= 3  # a line of its own: the foot
+    assert not any(f"장8.{title}" in page for page in lines)
+    assert not any("릴리스" in "".join(page) for page in lines)
+    head = squeezed(f"The Formulated GPT {formulated.__version__}")
+    assert sum(head in page for page in lines) >= 100
+    appendix_a = squeezed(korean_chapter_titles()[next(n for n in toc_files()
+                                                        if "appendix_a" in n)])
+    assert sum(f"부록A{appendix_a}" in page for page in lines) >= 1
