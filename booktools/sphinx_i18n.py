@@ -16,7 +16,13 @@
   build): printed lines, widget labels and panels' alt text (the widget state), and the texts
   of figures follow ``locales/ko/outputs/<page>.po`` (booktools/i18n.py); the
   printed values are put back unchanged, nothing runs again.  The interface strings that
-  booktools, the theme and MyST-NB leave in English are translated by :data:`UI_KO`.
+  booktools, Sphinx, the theme, MyST-NB and sphinx-proof leave in English (or in a wrong
+  Korean) are translated by :data:`UI_KO`, on every page (search and index pages too), and
+  sphinx-copybutton's tooltips by :data:`COPYBUTTON_KO`; the ``<title>`` and the logo say
+  :data:`TITLE_KO` (issue 35; tests/test_korean_pages.py scans the built pages).
+* **Exercise labels** as the glossary has them: "연습문제 8.1" (``numfig_format``) and
+  "연습문제 8.1 풀이" (:class:`KoreanSolutionTitles`), where sphinx-exercise's Korean says
+  "연습 8.1" and "해답 연습 8.1".
   **The Korean PDF** too, with the same catalogues and functions on the LaTeX builder's
   document: printed lines (:class:`TranslatePrinted`), and the widgets' snapshots and the
   figures where :mod:`booktools.sphinx_pdf` makes them (:func:`translate_widget_state`,
@@ -44,9 +50,10 @@ from sphinx.search.en import SearchEnglish
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from booktools import i18n
+from booktools import i18n, launch
 
-__all__ = ["KeepMathBlocks", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS",
+__all__ = ["KeepMathBlocks", "KoreanSolutionTitles", "TITLE_KO", "EXERCISE_KO", "SOLUTION_KO",
+           "translate_ui", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS",
            "SWITCH_CSS", "other_language", "switch_href", "switch_html", "UI_KO",
            "translate_page", "translate_svg", "translate_printed", "translate_widget_state",
            "output_table", "docname_of", "translate_outputs", "TranslatePrinted", "korean_stem",
@@ -105,6 +112,49 @@ def _builder_inited(app: Sphinx) -> None:
     if app.config.language != "ko":
         return
     app.add_css_file(KO_CSS)
+    # the book's Korean title in every page's <title> and the sidebar's logo text
+    app.config.html_title = TITLE_KO
+
+
+def _korean_exercise_labels(app: Sphinx, config: Any) -> None:
+    """The Korean book numbers exercises "연습문제 8.1" (sphinx-exercise's own Korean says
+    연습): boxes, references and the PDF's titles all read ``numfig_format["exercise"]``.
+    Before sphinx-exercise's handler, which keeps a value set here."""
+    if config.language == "ko" and "exercise" not in (config.numfig_format or {}):
+        config.numfig_format = {**(config.numfig_format or {}),
+                                "exercise": f"{EXERCISE_KO} %s"}
+
+
+class KoreanSolutionTitles(SphinxPostTransform):
+    """A solution box's title in Korean order: "연습문제 8.1 풀이" (the exercise, linked, then
+    the word), where sphinx-exercise writes "해답 연습 8.1" ("Solution to" first).  After
+    sphinx-exercise's title resolution (priorities 20-22), in HTML and LaTeX."""
+
+    default_priority = 23
+
+    def run(self, **kwargs: Any) -> None:
+        if self.config.language != "ko":
+            return
+        from sphinx_exercise.nodes import solution_node
+
+        for node in self.document.findall(solution_node):
+            title = node.children[0] if node.children else None
+            if not isinstance(title, nodes.title):
+                continue
+            refs = [c for c in title.children if isinstance(c, nodes.reference)]
+            if len(refs) != 1:
+                continue
+            ref = refs[0]
+            first = ref.children[0] if ref.children else None
+            if not isinstance(first, nodes.Text):
+                continue
+            words = str(first).strip().split(" ", 1)  # "연습 8.1" -> the number after the word
+            number = words[1] if len(words) > 1 else ""
+            ref.replace(first, nodes.Text(f"{EXERCISE_KO} {number}".strip()))
+            title.children = []
+            title += ref
+            title += nodes.Text(f" {SOLUTION_KO}")
+            node["title"] = f"{EXERCISE_KO} {number} {SOLUTION_KO}".replace("  ", " ")
 
 
 class KeepMathBlocks(SphinxTransform):
@@ -146,21 +196,102 @@ class TranslateTocCaptions(SphinxTransform):
 
 # -- Outputs and interface strings in the page's language (Korean book) -------------------------
 
-#: Interface strings left in English by booktools (sphinx_pdf's menu entry), the theme (its
-#: launch button) and MyST-NB (folded cells), as they appear in the written HTML.
+#: The Korean title of the book (the intro's heading; ``<title>`` suffix and logo text).
+TITLE_KO = "수식으로 구현하는 GPT"
+#: The Korean book's exercise and solution labels (the glossary's 연습문제 / 풀이):
+#: "연습문제 8.1" and "연습문제 8.1 풀이" in boxes, references and the PDF.
+EXERCISE_KO = "연습문제"
+SOLUTION_KO = "풀이"
+
+_NOT_CONFIGURED_KO = ("이 책의 공개 {what}이 아직 설정되지 않았습니다. _config.yml에서 {key}을(를) "
+                      "설정하고 책을 다시 빌드하십시오.")
+
+#: Every interface string that booktools, Sphinx, the theme (pydata-sphinx-theme and
+#: sphinx-book-theme), MyST-NB and sphinx-proof leave in English (or in a wrong Korean) on a
+#: Korean page, as it appears in the written HTML -> what the Korean page says instead.
+#: The one table of such overrides: :func:`translate_page` applies it to every page of the
+#: Korean book, tests/test_korean_pages.py checks that no English is left.  An attribute
+#: entry is written with its quotes (``="Light"``), so only an attribute's whole value
+#: matches; a text entry with its tags or the words around it.
 UI_KO: dict[str, str] = {
+    # booktools.sphinx_pdf: the download menu's entry and the footer's version
     ">Download PDF<": ">PDF 내려받기<",
     '"Download PDF"': '"PDF 내려받기"',
     '"The whole book as one PDF"': '"책 전체를 PDF 하나로"',
+    '<p class="formulated-version">Version ': '<p class="formulated-version">버전 ',
+    # booktools.sphinx_html: Thebe's button
     ">Live Code<": ">라이브 코드<",
     '"Live Code"': '"라이브 코드"',
+    # booktools.launch: buttons whose target the book has not configured, and their messages
+    " (not configured)<": " (설정되지 않음)<",
+    ' (not configured) logo"': ' (설정되지 않음) 로고"',
+    ">Repository (설정되지 않음)<": ">저장소 (설정되지 않음)<",
+    ">Open issue (설정되지 않음)<": ">이슈 열기 (설정되지 않음)<",
+    **{'"' + launch.NOT_CONFIGURED.format(what=what, key=key) + '"':
+       '"' + _NOT_CONFIGURED_KO.format(what=korean, key=key) + '"'
+       for what, korean, key in (("repository URL", "저장소 URL", "repository.url"),
+                                 ("JupyterHub URL", "JupyterHub URL",
+                                  "launch_buttons.jupyterhub_url"))},
+    # MyST-NB: folded cells
     ">Show code cell source<": ">코드 셀 소스 보기<",
     ">Hide code cell source<": ">코드 셀 소스 숨기기<",
     ">Show code cell outputs<": ">코드 셀 출력 보기<",
     ">Hide code cell outputs<": ">코드 셀 출력 숨기기<",
     ">Show code cell content<": ">코드 셀 내용 보기<",
     ">Hide code cell content<": ">코드 셀 내용 숨기기<",
+    # pydata-sphinx-theme (no Korean for these in its catalogue)
+    ">Skip to main content<": ">본문으로 건너뛰기<",
+    '</i>Back to top</button>': '</i>맨 위로</button>',
+    '="Search this book..."': '="이 책에서 검색…"',
+    '="Color mode"': '="색상 모드"',
+    '="Light"': '="밝게"',
+    '="Dark"': '="어둡게"',
+    '="System Settings"': '="시스템 설정"',
+    '="Version warning"': '="버전 경고"',
+    '="Site navigation"': '="사이트 탐색"',
+    '="On this page"': '="이 페이지의 목차"',
+    '="Main"': '="책 목차"',
+    '="Page"': '="페이지 목차"',
+    '="previous page"': '="이전 페이지"',
+    '="next page"': '="다음 페이지"',
+    # pydata-sphinx-theme's Korean, corrected: the page TOC's title (usual: 목차), the footer
+    # ("By {author}" comes out as "으로 {author}"; a Korean book says "{author} 지음")
+    '<i class="fa-solid fa-list" aria-hidden="true"></i> 내용\n':
+        '<i class="fa-solid fa-list" aria-hidden="true"></i> 목차\n',
+    "\n으로 The Formulated GPT authors\n": f"\n{TITLE_KO} 저자들 지음\n",
+    "© Copyright ": "저작권 © ",
+    # sphinx-book-theme (buttons and tooltips without a Korean in its catalogue; the
+    # fullscreen button's Korean spaced right)
+    '="Toggle primary sidebar"': '="주 사이드바 열기/닫기"',
+    '="Toggle secondary sidebar"': '="보조 사이드바 열기/닫기"',
+    '="Launch interactive content"': '="대화형 실행"',
+    '="Launch Thebe"': '="Thebe로 실행"',
+    '="Source repositories"': '="소스 저장소"',
+    '="Source repository"': '="소스 저장소"',
+    '="Open an issue"': '="이슈 열기"',
+    ">Repository<": ">저장소<",
+    ">Open issue<": ">이슈 열기<",
+    '="전체 화면으로보기"': '="전체 화면으로 보기"',
+    # Sphinx (its Korean catalogue lacks these)
+    '="Link to this heading"': '="이 제목으로 연결"',
+    '="Link to this image"': '="이 그림으로 연결"',
+    '="Link to this definition"': '="이 정의로 연결"',
+    '="Link to this equation"': '="이 수식으로 연결"',
+    '="Link to this table"': '="이 표로 연결"',
+    '="Link to this code"': '="이 코드로 연결"',
+    # sphinx-proof's index page (prf-prf.html)
+    "<title>Proof Index &#8212;": "<title>정의·정리 색인 &#8212;",
+    "<h1>Proof Index</h1>": "<h1>정의·정리 색인</h1>",
+    "<em>definition</em></td>": "<em>정의</em></td>",
+    "<em>theorem</em></td>": "<em>정리</em></td>",
 }
+
+#: sphinx-copybutton's tooltips, which its script picks by the page's language and has no
+#: Korean for (English: Copy, Copy to clipboard, Copied!, Failed to copy): added to the
+#: Korean book's copy of the script (:func:`translate_outputs`).
+COPYBUTTON_KO = {"copy": "복사", "copy_to_clipboard": "클립보드에 복사",
+                 "copy_success": "복사했습니다!", "copy_failure": "복사하지 못했습니다"}
+_COPYBUTTON_MESSAGES = "const messages = {\n"
 
 _STREAM = re.compile(r'(<div class="output stream[^"]*"><div class="highlight"><pre>'
                      r'(?:<span></span>)?)(.*?)(</pre>)', re.S)
@@ -228,8 +359,9 @@ def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
 
 def translate_printed(text: str, table: Mapping[str, str]) -> str:
     """What a cell printed, line by line (:func:`booktools.i18n.translate_output`: a line
-    without a translation stays as it is, the values are kept)."""
-    return "\n".join(i18n.translate_output(line, table) for line in text.split("\n"))
+    without a translation stays as it is, the values are kept), its columns lined up again by
+    display width (:func:`booktools.i18n.translate_lines`)."""
+    return i18n.translate_lines(text, table)
 
 
 def translate_widget_state(state: dict[str, Any], table: Mapping[str, str]) -> None:
@@ -267,6 +399,11 @@ def translate_page(page: str, table: Mapping[str, str]) -> str:
 
     page = _STREAM.sub(stream, page)
     page = _WIDGET_STATE.sub(widgets, page)
+    return translate_ui(page)
+
+
+def translate_ui(page: str) -> str:
+    """A written Korean page with the interface strings of :data:`UI_KO` in Korean."""
     for english, korean in UI_KO.items():
         page = page.replace(english, korean)
     return page
@@ -317,6 +454,20 @@ def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
             or output_table(app, app.config.root_doc) is None:
         return
     outdir = Path(app.outdir)
+    copybutton = outdir / "_static" / "copybutton.js"
+    if copybutton.is_file():
+        script = copybutton.read_text(encoding="utf-8")
+        if "'ko':" not in script and _COPYBUTTON_MESSAGES in script:
+            korean = f"  'ko': {json.dumps(COPYBUTTON_KO, ensure_ascii=False)},\n"
+            copybutton.write_text(script.replace(_COPYBUTTON_MESSAGES,
+                                                 _COPYBUTTON_MESSAGES + korean, 1),
+                                  encoding="utf-8")
+    pages = {outdir / f"{docname}.html" for docname in app.env.found_docs}
+    for path in sorted(outdir.rglob("*.html")):  # the pages Sphinx writes itself: search, …
+        if path not in pages and not {"_static", "_sources"} & set(path.parts):
+            text = path.read_text(encoding="utf-8")
+            if translate_ui(text) != text:
+                path.write_text(translate_ui(text), encoding="utf-8")
     for docname in sorted(app.env.found_docs):
         path = outdir / f"{docname}.html"
         table = output_table(app, docname)
@@ -417,5 +568,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _page_context, priority=950)
     app.connect("build-finished", translate_outputs)
     app.add_post_transform(TranslatePrinted)
+    app.add_post_transform(KoreanSolutionTitles)
+    app.connect("config-inited", _korean_exercise_labels, priority=400)
     app.add_search_language(SearchKorean)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
