@@ -694,12 +694,14 @@ def number_boxes_by_chapter(app: Sphinx) -> None:
                                         "exercise": KOREAN_EXERCISE}
 
 
-def restore_numfig_depth(app: Sphinx, env: Any) -> None:
-    """After the numbers are assigned (``env-get-updated``), before writing: the LaTeX
-    writer's value of ``numfig_secnum_depth`` (its ``numfigreset``) as it was."""
+def restore_numfig_depth(app: Sphinx, env: Any) -> list[str]:
+    """After Sphinx has numbered the boxes (its ``env-get-updated`` listener, priority 500;
+    this one runs at 999), before writing: the LaTeX writer's value of
+    ``numfig_secnum_depth`` (its ``numfigreset``) as it was.  No document to rewrite."""
     depth = getattr(app, "_formulated_numfig_depth", None)
     if depth is not None:
         app.config.numfig_secnum_depth = depth
+    return []
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -711,7 +713,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", write_bbm_stub)
     app.connect("builder-inited", translate_proof_titles)
     app.connect("builder-inited", number_boxes_by_chapter, priority=900)
-    app.connect("env-updated", restore_numfig_depth)
+    app.connect("env-get-updated", restore_numfig_depth, priority=999)
     app.connect("doctree-resolved", latex_fixes)
     app.connect("html-page-context", add_pdf_link, priority=910)
     app.connect("build-finished", copy_pdf)
