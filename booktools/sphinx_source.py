@@ -250,6 +250,23 @@ def render_blocks(markdown: str, open_tag: str = "dropdown") -> str:
                      markdown)
 
 
+#: The box's words in each edition (the Korean book builds the same directive with
+#: ``language = "ko"``; these words are not prose of the chapter, so no catalogue holds them).
+WORDS: dict[str, dict[str, str]] = {
+    "en": {"code": "Code: ", "checked": "Checked against its reference by ", "end": ".",
+           "none": "No test names this function.", "shown": ": its code is shown ",
+           "above": "above", "after": "."},
+    "ko": {"code": "코드: ", "checked": "참조 구현과 대조하는 테스트: ", "end": ".",
+           "none": "이 함수를 확인하는 테스트가 없다.", "shown": ": 코드는 ",
+           "above": "위", "after": "에 있다."},
+}
+
+
+def box_words(language: str | None) -> dict[str, str]:
+    """The words of a source box in ``language`` (English for any language without its own)."""
+    return WORDS.get((language or "en").split("_")[0], WORDS["en"])
+
+
 class SourceDirective(Directive):
     """``{formulated-source} formulated.module.f [formulated.module.g ...]``: one box with what
     a reader needs of each object named (:func:`shown_source`) and the tests its docstring
@@ -260,18 +277,22 @@ class SourceDirective(Directive):
     optional_arguments = 8
     has_content = False
 
+    @property
+    def words(self) -> dict[str, str]:
+        return box_words(self.state.document.settings.env.config.language)
+
     def _check(self, obj: Any) -> nodes.paragraph:
         _, tests = docstring_facts(obj)
         check = nodes.paragraph()
         if tests:
-            check += nodes.Text("Checked against its reference by ")
+            check += nodes.Text(self.words["checked"])
             for i, test in enumerate(tests):
                 if i:
                     check += nodes.Text(", ")
                 check += nodes.literal(test, test)
-            check += nodes.Text(".")
+            check += nodes.Text(self.words["end"])
         else:
-            check += nodes.Text("No test names this function.")
+            check += nodes.Text(self.words["none"])
         return check
 
     def _one(self, dotted: str, shown: dict[str, str]) -> tuple[list[nodes.Node], str]:
@@ -288,9 +309,9 @@ class SourceDirective(Directive):
         if dotted in shown:
             line = nodes.paragraph()
             line += nodes.literal(dotted, dotted)
-            line += nodes.Text(": its code is shown ")
-            line += nodes.reference("", "above", internal=True, refid=shown[dotted])
-            line += nodes.Text(".")
+            line += nodes.Text(self.words["shown"])
+            line += nodes.reference("", self.words["above"], internal=True, refid=shown[dotted])
+            line += nodes.Text(self.words["after"])
             return [line], ""
         target = nodes.make_id(f"code-{dotted}")
         shown[dotted] = target
@@ -301,7 +322,7 @@ class SourceDirective(Directive):
         env = self.state.document.settings.env
         # per page: temp_data lives while one document is read
         shown: dict[str, str] = env.temp_data.setdefault("formulated_source_shown", {})
-        title = nodes.title("", "Code: ")
+        title = nodes.title("", self.words["code"])
         for i, dotted in enumerate(self.arguments):
             if i:
                 title += nodes.Text(", ")

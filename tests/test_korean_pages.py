@@ -82,8 +82,6 @@ NAMES: dict[str, str] = {
 #: What a kind's English comes from, where it is not the frame's (booktools/sphinx_i18n.py)
 #: to fix: kind -> its owner.  Remove an entry once its owner is done (strict xfail).
 PENDING: dict[str, str] = {
-    "code box": "code box line: booktools/sphinx_source.py writes 'Checked against its "
-                "reference by …' and 'its code is shown above' in English",
     "figure": "figure alt texts and captions: the Korean catalogues (locales/ko/LC_MESSAGES, "
               "make po): ch 8's alt text changed after the last catalogue pass; the data "
               "words of ch 4, 9, 10, 18 (dog, book) bare instead of quoted",

@@ -1,6 +1,8 @@
 """booktools.sphinx_html.break_long_code: line-break opportunities in long inline code."""
 from __future__ import annotations
 
+import re
+
 from booktools.sphinx_html import WBR_MIN, break_long_code
 
 
@@ -88,3 +90,13 @@ def test_tidy_page_keeps_the_search_index_on_the_search_page_only():
     assert scripts in tidy_page(search)
     as_you_type = chapter.replace("= false", "= true")       # the theme's live search needs them
     assert scripts in tidy_page(as_you_type)
+
+
+def test_source_box_words_in_each_edition():
+    from booktools.sphinx_source import WORDS, box_words
+
+    assert box_words("ko")["checked"] == WORDS["ko"]["checked"] != WORDS["en"]["checked"]
+    assert box_words(None) == box_words("de") == WORDS["en"]
+    assert set(WORDS["ko"]) == set(WORDS["en"])
+    hangul = [k for k, v in WORDS["ko"].items() if re.search(r"[가-힣]", v)]
+    assert set(hangul) >= {"code", "checked", "none", "shown", "above", "after"}
