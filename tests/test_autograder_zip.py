@@ -145,14 +145,19 @@ def test_every_chapter_grades_from_its_zip_alone(tmp_path):
     assert f"python={AUTOGRADER_PYTHON}" in next(iter(specs.values())), next(iter(specs.values()))
     written = time.monotonic()
     venv, env = _zip_environment(next(iter(zips.values())), tmp_path / "autograder")
-    # the zip's package, its data inside it, not this repository's tree
+    # the zip's package, its data inside it, not this repository's tree; and the corpus read
+    # as chapter 18 reads it (ex-18-3's score does not depend on it, the chapter's cells do)
     probe = subprocess.run([str(venv / "bin" / "python"), "-c",
                             "import formulated, formulated.data as d, torch; "
-                            "print(formulated.__file__, d.DATA_DIR, torch.__version__)"],
-                           capture_output=True, text=True, cwd=tmp_path, env=env, check=True)
-    package, data_dir, torch_version = probe.stdout.split()
+                            "from formulated.training import load_data; "
+                            "print(formulated.__file__, d.DATA_DIR, torch.__version__, "
+                            "load_data()[0].vocab_size)"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    package, data_dir, torch_version, vocab = probe.stdout.split()
     assert package.startswith(str(venv)) and data_dir.startswith(str(venv)), probe.stdout
-    assert str(ROOT) not in probe.stdout and torch_version.startswith("2.13.0"), probe.stdout
+    assert str(ROOT) + os.sep not in probe.stdout, probe.stdout
+    assert torch_version.startswith("2.13.0") and vocab == "65", probe.stdout
     built = time.monotonic()
 
     jobs = []
