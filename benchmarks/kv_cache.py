@@ -8,6 +8,7 @@ shipped 4 x 4 x 128 model of ``data/checkpoints`` (context 256): every step with
 runs the model on the whole sequence so far (what ``GPT.sample`` does), with it only the new
 position.  Each figure is the best of ``repeats`` runs (the least disturbed by other processes).
 """
+
 from __future__ import annotations
 
 import sys
@@ -26,20 +27,26 @@ def main(argv: list[str]) -> int:
     for a in argv:
         k, _, v = a.partition("=")
         if k not in opts or not v:
-            raise SystemExit(f"argument: expected one of {sorted(opts)} as key=value, got {a!r}")
+            raise SystemExit(
+                f"argument: expected one of {sorted(opts)} as key=value, got {a!r}"
+            )
         opts[k] = v
     torch.set_num_threads(int(opts["threads"]))
     model, tok, info = load_shakespeare_gpt()
     model = model.to(getattr(torch, opts["dtype"]))
     prompt = tok.encode("\n")
-    print(f"model {model.cfg}; {opts['dtype']}, {opts['threads']} thread(s), best of "
-          f"{opts['repeats']}")
+    print(
+        f"model {model.cfg}; {opts['dtype']}, {opts['threads']} thread(s), best of "
+        f"{opts['repeats']}"
+    )
     print(f"{'N':>5s} {'uncached tok/s':>15s} {'cached tok/s':>13s} {'speed-up':>9s}")
     for N in (64, 128, 256):
-        full = tokens_per_second(model, N, use_cache=False, repeats=int(opts["repeats"]),
-                                 prompt=prompt)
-        cached = tokens_per_second(model, N, use_cache=True, repeats=int(opts["repeats"]),
-                                   prompt=prompt)
+        full = tokens_per_second(
+            model, N, use_cache=False, repeats=int(opts["repeats"]), prompt=prompt
+        )
+        cached = tokens_per_second(
+            model, N, use_cache=True, repeats=int(opts["repeats"]), prompt=prompt
+        )
         print(f"{N:5d} {full:15,.0f} {cached:13,.0f} {cached / full:8.1f}x")
     return 0
 

@@ -10,6 +10,7 @@ slowest finished run per mode.  Baseline: bare otter, measured in the same run.
     .venv/bin/python benchmarks/otter_stalls.py                   # 06_tokenization, 2 x 30 runs
     .venv/bin/python benchmarks/otter_stalls.py --runs 10 --chapter 09_masks
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,13 @@ def one_run(mode: str, student: Path, limit: float) -> float | None:
         nb.write_bytes(student.read_bytes())
         start = time.perf_counter()
         try:
-            subprocess.run([sys.executable, "-c", ONE_RUN, mode, str(nb), d], cwd=d, check=True,
-                           capture_output=True, timeout=limit)
+            subprocess.run(
+                [sys.executable, "-c", ONE_RUN, mode, str(nb), d],
+                cwd=d,
+                check=True,
+                capture_output=True,
+                timeout=limit,
+            )
         except subprocess.TimeoutExpired:
             return None
         return time.perf_counter() - start
@@ -52,10 +58,14 @@ def one_run(mode: str, student: Path, limit: float) -> float | None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--chapter", default="06_tokenization", help="chapter stem (has a widget)")
+    p.add_argument(
+        "--chapter", default="06_tokenization", help="chapter stem (has a widget)"
+    )
     p.add_argument("--runs", type=int, default=30, help="runs per mode")
     p.add_argument("--parallel", type=int, default=3, help="runs at a time")
-    p.add_argument("--limit", type=float, default=100.0, help="seconds before a run is a stall")
+    p.add_argument(
+        "--limit", type=float, default=100.0, help="seconds before a run is a stall"
+    )
     a = p.parse_args()
     for name in ("runs", "parallel", "limit"):
         if getattr(a, name) <= 0:
@@ -65,14 +75,18 @@ def main() -> None:
         jobs = [MODES[i % 2] for i in range(2 * a.runs)]
         with ThreadPoolExecutor(a.parallel) as pool:
             times = list(pool.map(lambda m: one_run(m, student, a.limit), jobs))
-    print(f"{a.chapter}, {a.parallel} gradings at a time, stall = no result after {a.limit:.0f} s")
+    print(
+        f"{a.chapter}, {a.parallel} gradings at a time, stall = no result after {a.limit:.0f} s"
+    )
     stalls = {}
     for mode in MODES:
         mine = [t for m, t in zip(jobs, times) if m == mode]
         done = [t for t in mine if t is not None]
         stalls[mode] = len(mine) - len(done)
-        print(f"  {mode:6s} runs {len(mine):3d}  stalls {stalls[mode]:2d}  "
-              f"slowest finished {max(done, default=float('nan')):5.1f} s")
+        print(
+            f"  {mode:6s} runs {len(mine):3d}  stalls {stalls[mode]:2d}  "
+            f"slowest finished {max(done, default=float('nan')):5.1f} s"
+        )
     print(f"stalls, sliced vs bare: {stalls['sliced']} vs {stalls['bare']}")
 
 

@@ -10,6 +10,7 @@ the final val loss, the wall time, the throughput, when the first logged steps w
 evaluation, as ``train_gpu.py`` reported them.  Runs take about 35 s each on an H100; the val
 split is never trained on, whatever the variant.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,11 +23,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 DEFAULT_VARIANTS = [
-    "",                                                          # the preset
+    "",  # the preset
     "optimizer=muon muon_lr=0.02 max_steps=700 eval_interval=100",  # Muon for the blocks
     "optimizer=muon muon_lr=0.04 max_steps=600 eval_interval=100",
-    "lr=2.5e-3 warmup_steps=50 max_steps=900 eval_interval=300",    # a shorter schedule
-    "B=192 lr=2.5e-3 max_steps=700 eval_interval=350",              # fewer, larger steps
+    "lr=2.5e-3 warmup_steps=50 max_steps=900 eval_interval=300",  # a shorter schedule
+    "B=192 lr=2.5e-3 max_steps=700 eval_interval=350",  # fewer, larger steps
 ]
 
 PATTERNS = {
@@ -47,12 +48,22 @@ def run_variant(variant: str, timeout_s: float) -> dict[str, str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     t0 = time.time()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
+        p = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout_s, env=env
+        )
         text, rc = p.stdout + p.stderr, p.returncode
     except subprocess.TimeoutExpired as e:
-        text = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        text = (
+            (e.stdout or b"").decode()
+            if isinstance(e.stdout, bytes)
+            else (e.stdout or "")
+        )
         rc = "timeout"
-    row = {"variant": variant or "(preset)", "rc": str(rc), "seconds": f"{time.time() - t0:.0f}"}
+    row = {
+        "variant": variant or "(preset)",
+        "rc": str(rc),
+        "seconds": f"{time.time() - t0:.0f}",
+    }
     for key, pat in PATTERNS.items():
         m = pat.search(text)
         row[key] = " / ".join(m.groups()) if m else "-"
@@ -71,11 +82,15 @@ def main(argv: list[str]) -> int:
         row = run_variant(v, timeout_s=300)
         rows.append(row)
         print(" | ".join(f"{k} {val}" for k, val in row.items()), flush=True)
-    print("\nvariant | step / val / seconds at val <= 1.47 | final val | wall s | tokens/s | MFU % "
-          "| first steps done s | evaluations step:val@s")
+    print(
+        "\nvariant | step / val / seconds at val <= 1.47 | final val | wall s | tokens/s | MFU % "
+        "| first steps done s | evaluations step:val@s"
+    )
     for r in rows:
-        print(f"{r['variant']} | {r['reached']} | {r['final']} | {r['wall']} | {r['tok_s']} | "
-              f"{r['mfu']} | {r['start']} | {r['evals']}")
+        print(
+            f"{r['variant']} | {r['reached']} | {r['final']} | {r['wall']} | {r['tok_s']} | "
+            f"{r['mfu']} | {r['start']} | {r['evals']}"
+        )
     return 0
 
 

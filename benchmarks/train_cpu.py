@@ -7,6 +7,7 @@ process started), the final figures (val loss, wall time, tokens/s, peak RSS), w
 was met, and a sample of the trained model.  The checkpoint goes to a temporary directory.
 Baseline on this kind of machine: nanoGPT's README CPU command reached val 1.886 in 4 min 50 s.
 """
+
 from __future__ import annotations
 
 import sys

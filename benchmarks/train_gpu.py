@@ -8,15 +8,15 @@ training FLOP/s over the GPU's dense bf16 peak, FLOPs counted as 6N + 12 L H n p
 Baseline: nanoGPT's shakespeare_char config first reached val <= 1.47 65 s after process start.
 
 It also prints where the start-up's seconds go (:class:`StartupClock`): the time from process
-start at which the imports, CUDA, the data, the model, the optimisers and the first steps were
+start at which the imports, CUDA, the data, the model, the optimizers and the first steps were
 done, and what each evaluation cost.  The clock synchronises the GPU at those few points only
 (seven per run), so the figures are the run's own.
 """
+
 from __future__ import annotations
 
 import sys
 import tempfile
-
 import time
 
 import torch
@@ -60,8 +60,10 @@ class StartupClock:
                 out = fn(*a, **k)
                 self.mark(what)
                 return out
+
             setattr(loop, name, wrapped)
-        after("_setup_device", "CUDA initialised (context)")
+
+        after("_setup_device", "CUDA initialized (context)")
         after("load_data", "text read and encoded")
         after("Batches", "training split on the GPU")
         make_optimizers = loop.make_optimizers
@@ -69,8 +71,9 @@ class StartupClock:
         def optimizers(*a, **k):
             self.mark("model built, on the GPU")
             out = make_optimizers(*a, **k)
-            self.mark("optimisers built")
+            self.mark("optimizers built")
             return out
+
         loop.make_optimizers = optimizers
         train_step, evaluate = loop.train_step, loop.evaluate
 
@@ -86,23 +89,33 @@ class StartupClock:
                 torch.cuda.synchronize()
             t = time.perf_counter()
             out = evaluate(*a, **k)
-            self.evals.append(time.perf_counter() - t)  # evaluate returns a float: synced
+            self.evals.append(
+                time.perf_counter() - t
+            )  # evaluate returns a float: synced
             return out
+
         loop.train_step, loop.evaluate = step, evaluation
 
     def print(self) -> None:
-        print("start-up: seconds from process start at which each phase was done (and its own)")
+        print(
+            "start-up: seconds from process start at which each phase was done (and its own)"
+        )
         last = 0.0
         for what, at in self.rows:
             print(f"  {what:<32s} {at:6.2f} s  (+{at - last:5.2f})")
             last = at
-        print("evaluations (whole val split): " + ", ".join(f"{e:.2f}" for e in self.evals)
-              + " s")
+        print(
+            "evaluations (whole val split): "
+            + ", ".join(f"{e:.2f}" for e in self.evals)
+            + " s"
+        )
 
 
 def main(argv: list[str]) -> int:
     if not torch.cuda.is_available():
-        print("no CUDA GPU: this benchmark needs one (see train_cpu.py for the CPU benchmark)")
+        print(
+            "no CUDA GPU: this benchmark needs one (see train_cpu.py for the CPU benchmark)"
+        )
         return 2
     overrides = parse_overrides(argv)
     clock = StartupClock(T0)
@@ -112,9 +125,14 @@ def main(argv: list[str]) -> int:
     gpu = torch.cuda.get_device_name()
     mem = torch.cuda.max_memory_allocated() / 2**30
     mfu = f"{100 * res.mfu:.1f} %" if res.mfu is not None else "n/a (unknown GPU peak)"
-    ok = report(res, T0, TARGET, LIMIT_S,
-                extra=f"MFU              {mfu} of {gpu}'s dense bf16 peak; "
-                      f"peak GPU memory {mem:.2f} GiB")
+    ok = report(
+        res,
+        T0,
+        TARGET,
+        LIMIT_S,
+        extra=f"MFU              {mfu} of {gpu}'s dense bf16 peak; "
+        f"peak GPU memory {mem:.2f} GiB",
+    )
     clock.print()
     print("--- sample (temperature 0.8, top-k 20) ---")
     print(res.model.sample(res.tokenizer, "\n", 500, temperature=0.8, top_k=20, seed=0))

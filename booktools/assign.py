@@ -28,14 +28,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from booktools.exercises import SPECS, WRITTEN_PART_SUFFIX, Spec, public_message
-from booktools.wheel import (AUTOGRADER_PYTHON, AUTOGRADER_REQUIREMENTS, GRADESCOPE_SOURCE,
-                             package_wheel)
+from booktools.wheel import (
+    AUTOGRADER_PYTHON,
+    AUTOGRADER_REQUIREMENTS,
+    GRADESCOPE_SOURCE,
+    package_wheel,
+)
 
-__all__ = ["Exercise", "segments", "exercises", "plain_markdown", "master_notebook",
-           "write_assignment", "write_assignments", "student_notebook_path",
-           "autograder_zip_path", "init_source", "export_source"]
+__all__ = [
+    "Exercise",
+    "segments",
+    "exercises",
+    "plain_markdown",
+    "master_notebook",
+    "write_assignment",
+    "write_assignments",
+    "student_notebook_path",
+    "autograder_zip_path",
+    "init_source",
+    "export_source",
+]
 
-_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
+_OPEN = re.compile(
+    r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$"
+)
 _ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
 
 
@@ -72,8 +88,10 @@ def _blocks(lines: list[str]) -> list[tuple[str, str, int, int]]:
         while j < len(lines) and not close.match(lines[j].strip()):
             j += 1
         if j == len(lines):
-            raise ValueError(f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
-                             f"closed (expected a line '{fence}')")
+            raise ValueError(
+                f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
+                f"closed (expected a line '{fence}')"
+            )
         out.append((m["name"], m["arg"].strip(), i, j))
         i = j + 1
     return out
@@ -81,19 +99,21 @@ def _blocks(lines: list[str]) -> list[tuple[str, str, int, int]]:
 
 def _body(lines: list[str], start: int, end: int) -> str:
     """The content of a directive without its ``:option:`` lines."""
-    body = lines[start + 1:end]
+    body = lines[start + 1 : end]
     while body and re.match(r"^:[\w-]+:", body[0].strip()):
         body = body[1:]
     return "\n".join(body).strip()
 
 
 def _label(lines: list[str], start: int, end: int) -> str:
-    for ln in lines[start + 1:end]:
+    for ln in lines[start + 1 : end]:
         m = re.match(r"^:label:\s*(\S+)", ln.strip())
         if m:
             return m.group(1)
-    raise ValueError(f"text: the exercise on line {start + 1} has no ':label:' option; "
-                     "expected one so that its solution and answer cell can refer to it")
+    raise ValueError(
+        f"text: the exercise on line {start + 1} has no ':label:' option; "
+        "expected one so that its solution and answer cell can refer to it"
+    )
 
 
 def _cell_code(body: list[str]) -> str:
@@ -103,7 +123,7 @@ def _cell_code(body: list[str]) -> str:
         end = next((k for k in range(1, len(body)) if body[k].strip() == "---"), None)
         if end is None:
             raise ValueError("text: a code cell's option block (---) is never closed")
-        body = body[end + 1:]
+        body = body[end + 1 :]
     while body and re.match(r"^:[\w-]+:", body[0]):
         body = body[1:]
     return "\n".join(body).strip()
@@ -117,7 +137,7 @@ def segments(text: str) -> list[tuple[str, str | Exercise]]:
     lines = text.splitlines()
     if lines and lines[0] == "---":  # jupytext front matter
         end = lines.index("---", 1)
-        lines = lines[end + 1:]
+        lines = lines[end + 1 :]
     blocks = _blocks(lines)
     segs: list[tuple[str, str | Exercise]] = []
     pending: dict[str, dict] = {}
@@ -147,39 +167,55 @@ def segments(text: str) -> list[tuple[str, str | Exercise]]:
             segs.append(("exercise", label))
         elif name == "solution":
             if arg not in pending:
-                raise ValueError(f"text: the solution on line {i + 1} refers to {arg!r}, "
-                                 "which is not an exercise above it")
+                raise ValueError(
+                    f"text: the solution on line {i + 1} refers to {arg!r}, "
+                    "which is not an exercise above it"
+                )
             pending[arg]["text"] = _body(lines, i, e)
         elif name == "solution-start":
             if open_sol is not None:
-                raise ValueError(f"text: solution-start on line {i + 1} opens inside another "
-                                 f"one ({open_sol}); expected a solution-end first")
+                raise ValueError(
+                    f"text: solution-start on line {i + 1} opens inside another "
+                    f"one ({open_sol}); expected a solution-end first"
+                )
             if arg not in pending:
-                raise ValueError(f"text: the solution on line {i + 1} refers to {arg!r}, "
-                                 "which is not an exercise above it")
+                raise ValueError(
+                    f"text: the solution on line {i + 1} refers to {arg!r}, "
+                    "which is not an exercise above it"
+                )
             open_sol = arg
         elif name == "solution-end":
             if open_sol is None:
-                raise ValueError(f"text: solution-end on line {i + 1} has no solution-start")
+                raise ValueError(
+                    f"text: solution-end on line {i + 1} has no solution-start"
+                )
             pending[open_sol]["text"] = "\n".join(sol_md).strip()
             pending[open_sol]["code"] = list(sol_code)
             open_sol, sol_md[:], sol_code[:] = None, [], []
         elif name == "code-cell":
-            src = _cell_code(lines[i + 1:e])
+            src = _cell_code(lines[i + 1 : e])
             if open_sol:
                 sol_code.append(src)
             else:
                 flush_md()
                 segs.append(("code", src))
         else:
-            (sol_md if open_sol else md).extend(lines[i:e + 1])
+            (sol_md if open_sol else md).extend(lines[i : e + 1])
         i = e + 1
     if open_sol is not None:
         raise ValueError(f"text: solution-start for {open_sol} is never ended")
     flush_md()
-    return [(kind, Exercise(v, pending[v]["prompt"], pending[v]["text"],
-                            tuple(pending[v]["code"])) if kind == "exercise" else v)
-            for kind, v in segs]
+    return [
+        (
+            kind,
+            Exercise(
+                v, pending[v]["prompt"], pending[v]["text"], tuple(pending[v]["code"])
+            )
+            if kind == "exercise"
+            else v,
+        )
+        for kind, v in segs
+    ]
 
 
 def exercises(text: str) -> list[Exercise]:
@@ -194,6 +230,7 @@ def plain_markdown(text: str) -> str:
 
 def _raw(source: str):
     import nbformat
+
     return nbformat.v4.new_raw_cell(source)
 
 
@@ -229,54 +266,99 @@ def _question_cells(ex: Exercise, spec: Spec, plain: _Plain | None = None) -> li
 
     v4 = nbformat.v4
     convert = plain or plain_markdown
-    tag = {"auto": "", "written": " (written answer, graded by hand)",
-           "open": " (open-ended, not graded)"}[spec.kind]
+    tag = {
+        "auto": "",
+        "written": " (written answer, graded by hand)",
+        "open": " (open-ended, not graded)",
+    }[spec.kind]
     title = plain.labels.get(ex.label, ex.label) if plain else f"Exercise {ex.label}"
-    prompt = v4.new_markdown_cell(f"**{title}** (`{ex.label}`){tag}\n\n{convert(ex.prompt)}")
+    prompt = v4.new_markdown_cell(
+        f"**{title}** (`{ex.label}`){tag}\n\n{convert(ex.prompt)}"
+    )
     if spec.kind == "open":
-        return [prompt, v4.new_code_cell(f"# Exercise {ex.label} (open-ended): your work here")]
+        return [
+            prompt,
+            v4.new_code_cell(f"# Exercise {ex.label} (open-ended): your work here"),
+        ]
     config = {"name": ex.label, "manual": spec.kind == "written", "points": spec.points}
-    cells = [_raw("# BEGIN QUESTION\n" + "\n".join(f"{k}: {json.dumps(v)}"
-                                                    for k, v in config.items())), prompt]
+    cells = [
+        _raw(
+            "# BEGIN QUESTION\n"
+            + "\n".join(f"{k}: {json.dumps(v)}" for k, v in config.items())
+        ),
+        prompt,
+    ]
     if spec.kind == "written":
-        rubric = ("**Rubric.** " + spec.rubric + "\n\n" if spec.rubric else "") + \
-                 "**Reference answer.**\n\n" + convert(ex.solution_text) + \
-                 "".join(f"\n\n```python\n{c}\n```" for c in ex.solution_code)
-        cells += [_raw("# BEGIN SOLUTION"), v4.new_markdown_cell(rubric), _raw("# END SOLUTION")]
+        rubric = (
+            ("**Rubric.** " + spec.rubric + "\n\n" if spec.rubric else "")
+            + "**Reference answer.**\n\n"
+            + convert(ex.solution_text)
+            + "".join(f"\n\n```python\n{c}\n```" for c in ex.solution_code)
+        )
+        cells += [
+            _raw("# BEGIN SOLUTION"),
+            v4.new_markdown_cell(rubric),
+            _raw("# END SOLUTION"),
+        ]
     else:
         if not ex.solution_code:
-            raise ValueError(f"SPECS[{ex.label!r}]: kind 'auto' needs the chapter's solution "
-                             "code (solution-start ... solution-end), but the solution has none")
+            raise ValueError(
+                f"SPECS[{ex.label!r}]: kind 'auto' needs the chapter's solution "
+                "code (solution-start ... solution-end), but the solution has none"
+            )
         names = ", ".join(spec.names)
         code = "\n\n".join(ex.solution_code).strip()
-        cells += [_raw("# BEGIN SOLUTION"), v4.new_code_cell(
-            f"# Exercise {ex.label}: define {names}\n# BEGIN SOLUTION\n{code}\n# END SOLUTION"),
-            _raw("# END SOLUTION")]
+        cells += [
+            _raw("# BEGIN SOLUTION"),
+            v4.new_code_cell(
+                f"# Exercise {ex.label}: define {names}\n# BEGIN SOLUTION\n{code}\n# END SOLUTION"
+            ),
+            _raw("# END SOLUTION"),
+        ]
         cells.append(_raw("# BEGIN TESTS"))
         # A passing grader.check says what it checked (public_message): the public tests check
         # form only, and "All test cases passed!" alone would read as a grade.
-        header = ('""" # BEGIN TEST CONFIG\nsuccess_message: '
-                  + json.dumps(public_message(spec)) + '\n""" # END TEST CONFIG\n')
+        header = (
+            '""" # BEGIN TEST CONFIG\nsuccess_message: '
+            + json.dumps(public_message(spec))
+            + '\n""" # END TEST CONFIG\n'
+        )
         cells += [v4.new_code_cell(header + t.strip()) for t in spec.public]
         cells += [v4.new_code_cell("# HIDDEN\n" + t.strip()) for t in spec.hidden]
         cells.append(_raw("# END TESTS"))
     cells.append(_raw("# END QUESTION"))
-    if spec.kind == "written" and ex.solution_code:  # the exercise asks for a check in code too
-        cells.append(v4.new_code_cell(f"# Exercise {ex.label}: your code (graded with the "
-                                      "written answer)"))
+    if (
+        spec.kind == "written" and ex.solution_code
+    ):  # the exercise asks for a check in code too
+        cells.append(
+            v4.new_code_cell(
+                f"# Exercise {ex.label}: your code (graded with the written answer)"
+            )
+        )
     part = spec.written_part if spec.kind == "auto" else None
-    if part is not None:  # the prose an autograded exercise asks for ("Show that...", "Why...")
+    if (
+        part is not None
+    ):  # the prose an autograded exercise asks for ("Show that...", "Why...")
         name = ex.label + WRITTEN_PART_SUFFIX
         config = {"name": name, "manual": True, "points": part.points}
-        cells += [_raw("# BEGIN QUESTION\n" + "\n".join(f"{k}: {json.dumps(v)}"
-                                                        for k, v in config.items())),
-                  v4.new_markdown_cell(f"**{title}, written part** (`{name}`) (written answer, "
-                                       "graded by hand)\n\nThe argument, explanation or "
-                                       "prediction the exercise asks for besides the code."),
-                  _raw("# BEGIN SOLUTION"),
-                  v4.new_markdown_cell("**Rubric.** " + part.rubric + "\n\n**Reference "
-                                       "answer.**\n\n" + convert(ex.solution_text)),
-                  _raw("# END SOLUTION"), _raw("# END QUESTION")]
+        cells += [
+            _raw(
+                "# BEGIN QUESTION\n"
+                + "\n".join(f"{k}: {json.dumps(v)}" for k, v in config.items())
+            ),
+            v4.new_markdown_cell(
+                f"**{title}, written part** (`{name}`) (written answer, "
+                "graded by hand)\n\nThe argument, explanation or "
+                "prediction the exercise asks for besides the code."
+            ),
+            _raw("# BEGIN SOLUTION"),
+            v4.new_markdown_cell(
+                "**Rubric.** " + part.rubric + "\n\n**Reference "
+                "answer.**\n\n" + convert(ex.solution_text)
+            ),
+            _raw("# END SOLUTION"),
+            _raw("# END QUESTION"),
+        ]
     return cells
 
 
@@ -289,9 +371,11 @@ def _config_cell(name: str, wheel: str | None = None):
     # Students see the public tests in the grader.check cells; otter run grades the zip.
     extra = ""
     if wheel:  # the autograder zip's environment installs the book (Gradescope)
-        extra = ("\nrequirements: requirements.txt\noverwrite_requirements: false"
-                 f"\npython_version: {json.dumps(AUTOGRADER_PYTHON)}"
-                 f"\nautograder_files:\n  - {json.dumps(wheel)}")
+        extra = (
+            "\nrequirements: requirements.txt\noverwrite_requirements: false"
+            f"\npython_version: {json.dumps(AUTOGRADER_PYTHON)}"
+            f"\nautograder_files:\n  - {json.dumps(wheel)}"
+        )
     config = f"""# ASSIGNMENT CONFIG
 name: {json.dumps(name)}
 init_cell: true
@@ -314,8 +398,14 @@ tests:
 def _assigns(code: str, name: str) -> bool:
     """Whether ``code`` (re)binds ``name`` at top level: an assignment or a ``for`` target."""
     n = re.escape(name)
-    return bool(re.search(rf"^[ \t]*(?:[\w\[\]\s,()]*,\s*)?\(?{n}\s*(?:,[\w\s,()]*)?=(?!=)"
-                          rf"|^for\s+(?:[\w\s,]*,\s*)?{n}\b|^def\s+{n}\b", code, re.M))
+    return bool(
+        re.search(
+            rf"^[ \t]*(?:[\w\[\]\s,()]*,\s*)?\(?{n}\s*(?:,[\w\s,()]*)?=(?!=)"
+            rf"|^for\s+(?:[\w\s,]*,\s*)?{n}\b|^def\s+{n}\b",
+            code,
+            re.M,
+        )
+    )
 
 
 def _check_names_survive(chapter: str, parts: list, specs: dict[str, Spec]) -> None:
@@ -324,19 +414,25 @@ def _check_names_survive(chapter: str, parts: list, specs: dict[str, Spec]) -> N
     for i, (kind, ex) in enumerate(parts):
         if kind != "exercise" or specs[ex.label].kind != "auto":
             continue
-        later = [v for k, v in parts[i + 1:] if k == "code"] + \
-                [c for k, v in parts[i + 1:] if k == "exercise" for c in v.solution_code]
+        later = [v for k, v in parts[i + 1 :] if k == "code"] + [
+            c for k, v in parts[i + 1 :] if k == "exercise" for c in v.solution_code
+        ]
         for name in specs[ex.label].names:
             if not re.search(rf"`{re.escape(name)}[`( ]", ex.prompt):
-                raise ValueError(f"{chapter}: exercise {ex.label} must name `{name}` (in "
-                                 "backticks), which its tests read")
+                raise ValueError(
+                    f"{chapter}: exercise {ex.label} must name `{name}` (in "
+                    "backticks), which its tests read"
+                )
             if any(_assigns(code, name) for code in later):
-                raise ValueError(f"{chapter}: `{name}` of {ex.label} is rebound by a later cell; "
-                                 "the autograder reads it after the whole notebook has run")
+                raise ValueError(
+                    f"{chapter}: `{name}` of {ex.label} is rebound by a later cell; "
+                    "the autograder reads it after the whole notebook has run"
+                )
 
 
-def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None,
-                    wheel: str | None = None):
+def master_notebook(
+    path: str | Path, *, specs: dict[str, Spec] | None = None, wheel: str | None = None
+):
     """The otter-assign master notebook of one chapter (``nbformat`` v4); ``specs`` (label ->
     :class:`~booktools.exercises.Spec`) defaults to :data:`~booktools.exercises.SPECS`;
     ``wheel``: the file name of the book's wheel beside the master notebook, with a
@@ -345,19 +441,26 @@ def master_notebook(path: str | Path, *, specs: dict[str, Spec] | None = None,
 
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"path: expected a MyST chapter file, got {str(path)!r}, "
-                                "which does not exist")
+        raise FileNotFoundError(
+            f"path: expected a MyST chapter file, got {str(path)!r}, "
+            "which does not exist"
+        )
     v4 = nbformat.v4
     nb = v4.new_notebook()
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
-                                 "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3",
+        "language": "python",
+        "name": "python3",
+    }
     cells = [_config_cell(path.stem, wheel)]
     parts = segments(path.read_text(encoding="utf-8"))
     specs = SPECS if specs is None else specs
     missing = [v.label for k, v in parts if k == "exercise" and v.label not in specs]
     if missing:
-        raise KeyError(f"{path.name}: exercises {missing} have no entry in "
-                       "booktools.exercises.SPECS (expected their kind and tests)")
+        raise KeyError(
+            f"{path.name}: exercises {missing} have no entry in "
+            "booktools.exercises.SPECS (expected their kind and tests)"
+        )
     _check_names_survive(path.name, parts, specs)
     plain = _Plain.of(path)
     for kind, value in parts:
@@ -382,8 +485,9 @@ def autograder_zip_path(out: str | Path, chapter: str | Path) -> Path:
     stem = Path(chapter).stem
     found = sorted((Path(out) / stem / "autograder").glob(f"{stem}-autograder_*.zip"))
     if not found:
-        raise FileNotFoundError(f"out: no autograder zip for {stem} under {out}; "
-                                "run write_assignment first")
+        raise FileNotFoundError(
+            f"out: no autograder zip for {stem} under {out}; run write_assignment first"
+        )
     return found[-1]
 
 
@@ -396,25 +500,41 @@ def write_assignment(chapter: str | Path, out: str | Path) -> Path:
 
     chapter, out = Path(chapter), Path(out)
     if out.resolve() == chapter.resolve().parent:
-        raise ValueError(f"out: expected a folder other than the chapters' own ({out}), "
-                         "so that no chapter is overwritten")
+        raise ValueError(
+            f"out: expected a folder other than the chapters' own ({out}), "
+            "so that no chapter is overwritten"
+        )
     src = out / "source" / f"{chapter.stem}.ipynb"
     src.parent.mkdir(parents=True, exist_ok=True)
     # the autograder zip carries the book's package and the versions to install with it
     wheel = package_wheel(src.parent).name
-    (src.parent / "requirements.txt").write_text("\n".join(
-        line.format(wheel=f"{GRADESCOPE_SOURCE}/files/{wheel}")
-        for line in AUTOGRADER_REQUIREMENTS) + "\n", encoding="utf-8")
+    (src.parent / "requirements.txt").write_text(
+        "\n".join(
+            line.format(wheel=f"{GRADESCOPE_SOURCE}/files/{wheel}")
+            for line in AUTOGRADER_REQUIREMENTS
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     nb = master_notebook(chapter, wheel=wheel)
     nbformat.write(nb, src)
     dist = out / chapter.stem
-    cmd = [str(Path(sys.executable).with_name("otter")), "assign", "--no-run-tests", str(src),
-           str(dist)]
+    cmd = [
+        str(Path(sys.executable).with_name("otter")),
+        "assign",
+        "--no-run-tests",
+        str(src),
+        str(dist),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}")
-    for nb_path in (student_notebook_path(out, chapter),
-                    dist / "autograder" / f"{chapter.stem}.ipynb"):
+        raise RuntimeError(
+            f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}"
+        )
+    for nb_path in (
+        student_notebook_path(out, chapter),
+        dist / "autograder" / f"{chapter.stem}.ipynb",
+    ):
         _init_any_name(nb_path, chapter.stem)
     return student_notebook_path(out, chapter)
 
@@ -497,15 +617,20 @@ def init_source(stem: str, tests: dict[str, dict] | None = None) -> str:
     ``grader.check`` runs in a kernel whose working folder is elsewhere (Colab: ``/content``;
     otter 7 reads metadata tests only from a notebook file in the working folder, and on Colab
     only from a tests folder)."""
-    lines = ",\n".join(f"    {json.dumps(name)}: {test!r}"
-                       for name, test in sorted((tests or {}).items()))
-    return ("# Initialize Otter. This cell finds the file of this notebook (under any name: a "
-            "copy,\n# a download) for the export at the end, and carries the public tests, "
-            "so that\n# grader.check works from any working folder (Colab too).\n"
-            "import contextlib\nimport glob\nimport json\nimport os\nimport tempfile\n\n"
-            "import otter\n\n"
-            f"_PUBLIC_TESTS = {{  # also in this notebook's metadata\n{lines}\n}}"
-            + _INIT_HELPERS % {"stem": stem})
+    lines = ",\n".join(
+        f"    {json.dumps(name)}: {test!r}"
+        for name, test in sorted((tests or {}).items())
+    )
+    return (
+        "# Initialize Otter. This cell finds the file of this notebook (under any name: a "
+        "copy,\n# a download) for the export at the end, and carries the public tests, "
+        "so that\n# grader.check works from any working folder (Colab too).\n"
+        "import contextlib\nimport glob\nimport json\nimport os\nimport tempfile\n\n"
+        "import otter\n\n"
+        f"_PUBLIC_TESTS = {{  # also in this notebook's metadata\n{lines}\n}}"
+        + _INIT_HELPERS
+        % {"stem": stem}
+    )
 
 
 def export_source(original: str) -> str:
@@ -513,14 +638,22 @@ def export_source(original: str) -> str:
     (``_beside_the_notebook`` of :func:`init_source`): ``grader.export(pdf=False)`` becomes
     ``grader.export(_handed_in, pdf=False)`` inside ``with _beside_the_notebook() as
     _handed_in:``."""
+
     def hand_in(m: re.Match) -> str:
         args = m.group(2).strip()
-        return (f"{m.group(1)}with _beside_the_notebook() as _handed_in:\n{m.group(1)}    "
-                f"grader.export(_handed_in{', ' + args if args else ''})")
-    new = re.sub(r"^([ \t]*)grader\.export\((.*)\)[ \t]*$", hand_in, original, flags=re.M)
+        return (
+            f"{m.group(1)}with _beside_the_notebook() as _handed_in:\n{m.group(1)}    "
+            f"grader.export(_handed_in{', ' + args if args else ''})"
+        )
+
+    new = re.sub(
+        r"^([ \t]*)grader\.export\((.*)\)[ \t]*$", hand_in, original, flags=re.M
+    )
     if new == original:
-        raise RuntimeError("expected otter's export cell to call grader.export(...) on one "
-                           f"line, got:\n{original}")
+        raise RuntimeError(
+            "expected otter's export cell to call grader.export(...) on one "
+            f"line, got:\n{original}"
+        )
     return new
 
 
@@ -529,25 +662,35 @@ def _public_tests(tests: dict[str, dict]) -> dict[str, dict]:
     none; the autograder's copy of the notebook may)."""
     out = {}
     for name, test in tests.items():
-        suites = [{**suite, "cases": [c for c in suite.get("cases", []) if not c.get("hidden")]}
-                  for suite in test.get("suites", [])]
+        suites = [
+            {
+                **suite,
+                "cases": [c for c in suite.get("cases", []) if not c.get("hidden")],
+            }
+            for suite in test.get("suites", [])
+        ]
         out[name] = {**test, "suites": suites}
     return out
 
 
 def _init_any_name(path: Path, stem: str) -> None:
-    """Replace otter's initialisation cell of ``path`` by :func:`init_source` (with the public
+    """Replace otter's initialization cell of ``path`` by :func:`init_source` (with the public
     tests of the notebook's metadata) and its export cell by :func:`export_source`."""
     import nbformat
 
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    cells = [c for c in code if re.search(r"^grader = otter\.Notebook\(", c.source, re.M)]
+    cells = [
+        c for c in code if re.search(r"^grader = otter\.Notebook\(", c.source, re.M)
+    ]
     if len(cells) != 1:
-        raise RuntimeError(f"{path.name}: expected one otter initialisation cell, found "
-                           f"{len(cells)}")
+        raise RuntimeError(
+            f"{path.name}: expected one otter initialization cell, found {len(cells)}"
+        )
     # plain dicts (not nbformat's NotebookNode), whose repr is Python the cell can run
-    tests = _public_tests(json.loads(json.dumps(nb.metadata.get("otter", {}).get("tests", {}))))
+    tests = _public_tests(
+        json.loads(json.dumps(nb.metadata.get("otter", {}).get("tests", {})))
+    )
     cells[0].source = init_source(stem, tests)
     for cell in code:
         if re.search(r"^\s*grader\.export\(", cell.source, re.M):

@@ -16,6 +16,7 @@ A column is where a line's text starts again after two blanks or more (a *gap*),
 ``:`` that two English lines of the output print at the same column (a *separator*: "unscaled:"
 and "scaled  :" align with no gap in the first line).
 """
+
 from __future__ import annotations
 
 import re
@@ -35,8 +36,14 @@ def display_width(text: str) -> int:
     """Columns of ``text`` in a monospace font whose CJK glyphs are two columns wide: a Wide or
     Fullwidth character (``unicodedata.east_asian_width`` W, F: Hangul, CJK) counts 2, a
     combining mark 0 (the hat of ``ŷ`` written y + U+0302), anything else 1."""
-    return sum(0 if unicodedata.combining(c) else
-               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return sum(
+        0
+        if unicodedata.combining(c)
+        else 2
+        if unicodedata.east_asian_width(c) in "WF"
+        else 1
+        for c in text
+    )
 
 
 @dataclass(frozen=True)
@@ -67,13 +74,25 @@ def _candidates(line: str, values: re.Pattern[str]) -> list[_Stop]:
     for i, c in enumerate(line):
         blanks = len(line[:i]) - len(line[:i].rstrip(" "))
         # blanks after a separator are its own (": " or ":  "), not a gap
-        gap = (i > lead and c != " " and blanks >= 2
-               and line[:i].rstrip(" ")[-1:] not in SEPARATORS)
+        gap = (
+            i > lead
+            and c != " "
+            and blanks >= 2
+            and line[:i].rstrip(" ")[-1:] not in SEPARATORS
+        )
         if i >= lead and i not in inside:
             if c in SEPARATORS:
-                after = len(line[i + 1:]) - len(line[i + 1:].lstrip(" "))
-                found.append(_Stop(i, display_width(line[:i]), (c, counts[c]), blanks, after,
-                                   seps == 0))
+                after = len(line[i + 1 :]) - len(line[i + 1 :].lstrip(" "))
+                found.append(
+                    _Stop(
+                        i,
+                        display_width(line[:i]),
+                        (c, counts[c]),
+                        blanks,
+                        after,
+                        seps == 0,
+                    )
+                )
             elif gap:
                 found.append(_Stop(i, display_width(line[:i]), ("gap", gaps), blanks))
         counts[c] += c in SEPARATORS
@@ -87,12 +106,15 @@ def _shared(stops: list[list[_Stop]]) -> list[list[_Stop]]:
     at the column of any of its stops; a separator at the column of the same separator
     (as many of it before), where one of the two is padded to it (two blanks or more) or
     both are their lines' first (``label: value`` lines)."""
+
     def lines_up(a: _Stop, b: _Stop) -> bool:
         if a.column != b.column:
             return False
         if a.name[0] == "gap" or b.name[0] == "gap":
             return a.name[0] == b.name[0]
-        return a.name == b.name and (max(a.blanks, b.blanks) >= 2 or (a.first and b.first))
+        return a.name == b.name and (
+            max(a.blanks, b.blanks) >= 2 or (a.first and b.first)
+        )
 
     out = []
     for i, line in enumerate(stops):
@@ -128,8 +150,11 @@ def align_columns(english: list[str], translated: list[str]) -> list[str]:
         names = [s.name for s in en_stops]
         ko_all = _candidates(ko, _VALUE)
         ko_stops = [s for s in ko_all if s.name in names]
-        if not en_stops or [s.name for s in ko_stops] != names \
-                or _counts(ko_all) != _counts(en_all):
+        if (
+            not en_stops
+            or [s.name for s in ko_stops] != names
+            or _counts(ko_all) != _counts(en_all)
+        ):
             rows.append(None)
             continue
         cuts = [0] + [s.index for s in ko_stops]
@@ -137,11 +162,19 @@ def align_columns(english: list[str], translated: list[str]) -> list[str]:
         pieces[:-1] = [p.rstrip(" ") for p in pieces[:-1]]
         for k, (en_stop, ko_stop) in enumerate(zip(en_stops, ko_stops), start=1):
             if ko != en and en_stop.name[0] in SEPARATORS:  # ": " as in the English
-                pieces[k] = pieces[k][0] + " " * en_stop.after + pieces[k][1:].lstrip(" ")
-        if en_stops[0].name[0] in SEPARATORS:  # "   plain:" over "residual:": right-aligned
-            leads.setdefault(en_stops[0].column, set()).add(len(en) - len(en.lstrip(" ")))
-        least = [0 if s.blanks == 0 else 1 if s.name[0] in SEPARATORS else 2
-                 for s in en_stops]
+                pieces[k] = (
+                    pieces[k][0] + " " * en_stop.after + pieces[k][1:].lstrip(" ")
+                )
+        if (
+            en_stops[0].name[0] in SEPARATORS
+        ):  # "   plain:" over "residual:": right-aligned
+            leads.setdefault(en_stops[0].column, set()).add(
+                len(en) - len(en.lstrip(" "))
+            )
+        least = [
+            0 if s.blanks == 0 else 1 if s.name[0] in SEPARATORS else 2
+            for s in en_stops
+        ]
         rows.append((pieces, [s.column for s in en_stops], least))
     right = {column for column, blanks in leads.items() if len(blanks) > 1}
     for row in rows:
@@ -151,8 +184,9 @@ def align_columns(english: list[str], translated: list[str]) -> list[str]:
     # its geometry (some of its rows may reach a column with one blank, no gap, and a line
     # between two others shares their column with neither); nor does a right-aligned label's
     # separator.  A separator the English does not pad to comes right after the widest text.
-    gaps = {s.column for line in shared for s in line
-            if s.name[0] == "gap" or s.blanks >= 2} | right
+    gaps = {
+        s.column for line in shared for s in line if s.name[0] == "gap" or s.blanks >= 2
+    } | right
     place: dict[int, int] = {}
     for column in sorted({c for row in rows if row for c in row[1]}):
         need = column if column in gaps else 0

@@ -9,6 +9,7 @@ links. ``tests/test_dist.py`` unpacks it in an empty folder and opens every page
 ``make dist`` runs ``make pdf`` and then ``make book`` (which then links and copies the PDF);
 ``python -m booktools.dist`` only packs, and refuses a book built before its PDF.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,17 +48,27 @@ def pack(html: Path = HTML, pdf: Path = ROOT / PDF_PATH, out_dir: Path = DIST) -
     if not pdf.is_file():
         raise FileNotFoundError(f"no PDF at {pdf}: run `make pdf`")
     intro = html / "chapters" / "intro.html"
-    if not (html / PDF_NAME).is_file() or "Download PDF" not in intro.read_text(encoding="utf-8"):
-        raise ValueError(f"the HTML book in {html} does not link the PDF (built before it): "
-                         "run `make book` after `make pdf`")
+    if not (html / PDF_NAME).is_file() or "Download PDF" not in intro.read_text(
+        encoding="utf-8"
+    ):
+        raise ValueError(
+            f"the HTML book in {html} does not link the PDF (built before it): "
+            "run `make book` after `make pdf`"
+        )
     name = archive_name()
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{name}.zip"
-    partial = target.with_suffix(".zip.part")  # a failed run leaves no half zip under the name
+    partial = target.with_suffix(
+        ".zip.part"
+    )  # a failed run leaves no half zip under the name
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(html.rglob("*")):
             rel = path.relative_to(html)
-            if path.is_dir() or rel.parts[0] in NOT_PACKED or rel.as_posix() == PDF_NAME:
+            if (
+                path.is_dir()
+                or rel.parts[0] in NOT_PACKED
+                or rel.as_posix() == PDF_NAME
+            ):
                 continue
             zf.write(path, f"{name}/{rel.as_posix()}")
         zf.write(pdf, f"{name}/{PDF_NAME}")  # the PDF just built, not an older copy

@@ -4,13 +4,23 @@
 the specs themselves live in ``booktools/exercise_specs_*.py`` (one module per group of
 chapters, none over 700 lines).
 """
+
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
-__all__ = ["Spec", "auto", "written", "open_ended", "public_message", "bpe_merges_problem",
-           "calls_behind", "source_of", "WRITTEN_PART_SUFFIX"]
+__all__ = [
+    "Spec",
+    "auto",
+    "written",
+    "open_ended",
+    "public_message",
+    "bpe_merges_problem",
+    "calls_behind",
+    "source_of",
+    "WRITTEN_PART_SUFFIX",
+]
 
 #: The otter question of an autograded exercise's written part is named ``<label>`` + this.
 WRITTEN_PART_SUFFIX = "-written"
@@ -37,26 +47,38 @@ class Spec:
 
     def __post_init__(self):
         if self.kind not in ("auto", "written", "open"):
-            raise ValueError(f"kind: expected 'auto', 'written' or 'open', got {self.kind!r}")
+            raise ValueError(
+                f"kind: expected 'auto', 'written' or 'open', got {self.kind!r}"
+            )
         if self.kind == "auto" and not (self.names and self.public and self.hidden):
-            raise ValueError("an 'auto' exercise needs names, public tests and hidden tests")
-        if bool(self.written) != bool(self.written_points) or (self.written
-                                                               and self.kind != "auto"):
-            raise ValueError("written part: expected a rubric and its points, on an 'auto' "
-                             "exercise only")
+            raise ValueError(
+                "an 'auto' exercise needs names, public tests and hidden tests"
+            )
+        if bool(self.written) != bool(self.written_points) or (
+            self.written and self.kind != "auto"
+        ):
+            raise ValueError(
+                "written part: expected a rubric and its points, on an 'auto' "
+                "exercise only"
+            )
         for test in self.public + self.hidden:
             # otter runs a test as a doctest that expects no output: a bare expression would
             # print its value and fail the test whatever the answer
             shown = _printed(ast.parse(test))
             if shown:
-                raise ValueError(f"test: expected statements that print nothing, got the "
-                                 f"expression {ast.unparse(shown[0])!r} in {test!r}")
+                raise ValueError(
+                    f"test: expected statements that print nothing, got the "
+                    f"expression {ast.unparse(shown[0])!r} in {test!r}"
+                )
 
     @property
     def written_part(self) -> "Spec | None":
         """The written part as a ``written`` spec of its own (``None`` without one)."""
-        return Spec("written", self.written_points, rubric=self.written) if self.written \
+        return (
+            Spec("written", self.written_points, rubric=self.written)
+            if self.written
             else None
+        )
 
 
 def _printed(node: ast.AST) -> list[ast.Expr]:
@@ -69,15 +91,28 @@ def _printed(node: ast.AST) -> list[ast.Expr]:
     return [e for child in ast.iter_child_nodes(node) for e in _printed(child)]
 
 
-def auto(names: str, public: list[str], hidden: list[str], points: int = 2,
-         checks: str = "shape and form only", written: str = "",
-         written_points: int = 0) -> Spec:
+def auto(
+    names: str,
+    public: list[str],
+    hidden: list[str],
+    points: int = 2,
+    checks: str = "shape and form only",
+    written: str = "",
+    written_points: int = 0,
+) -> Spec:
     """An autograded exercise defining the space-separated ``names``; ``checks`` says what its
     public tests verify (shown to the student when they pass); ``written`` is the rubric of its
     written part, worth ``written_points`` (1 unless given)."""
-    return Spec("auto", points, tuple(names.split()), tuple(public), tuple(hidden),
-                checks=checks, written=written,
-                written_points=written_points or (1 if written else 0))
+    return Spec(
+        "auto",
+        points,
+        tuple(names.split()),
+        tuple(public),
+        tuple(hidden),
+        checks=checks,
+        written=written,
+        written_points=written_points or (1 if written else 0),
+    )
 
 
 def public_message(spec: Spec) -> str:
@@ -86,8 +121,11 @@ def public_message(spec: Spec) -> str:
     return f"Checked: {spec.checks}. The graded tests are hidden."
 
 
-def written(rubric: str = "Full marks for a complete, correct argument; half for the right idea "
-                          "with a gap or a slip.", points: int = 2) -> Spec:
+def written(
+    rubric: str = "Full marks for a complete, correct argument; half for the right idea "
+    "with a gap or a slip.",
+    points: int = 2,
+) -> Spec:
     """A written answer graded by hand."""
     return Spec("written", points, rubric=rubric)
 
@@ -97,8 +135,11 @@ def open_ended() -> Spec:
     return Spec("open", 0)
 
 
-def bpe_merges_problem(word_counts: dict[str, int], merges: list[tuple[str, str]],
-                       end_of_word: str = "</w>") -> str:
+def bpe_merges_problem(
+    word_counts: dict[str, int],
+    merges: list[tuple[str, str]],
+    end_of_word: str = "</w>",
+) -> str:
     """Why ``merges`` is not a valid BPE run on ``word_counts``, or ``""`` if it is.
 
     Valid: every merge is, at its step, a most frequent adjacent pair (any tie-break is
@@ -113,13 +154,15 @@ def bpe_merges_problem(word_counts: dict[str, int], merges: list[tuple[str, str]
                 counts[(a, b)] = counts.get((a, b), 0) + c
         pair = tuple(pair)
         if not counts or counts.get(pair, 0) < max(counts.values()):
-            return (f"merge {step} {pair}: occurs {counts.get(pair, 0)} times, but the most "
-                    f"frequent pair occurs {max(counts.values(), default=0)} times")
+            return (
+                f"merge {step} {pair}: occurs {counts.get(pair, 0)} times, but the most "
+                f"frequent pair occurs {max(counts.values(), default=0)} times"
+            )
         merged = {}
         for symbols, c in words.items():
             out, i = [], 0
             while i < len(symbols):
-                if tuple(symbols[i:i + 2]) == pair:
+                if tuple(symbols[i : i + 2]) == pair:
                     out.append(pair[0] + pair[1])
                     i += 2
                 else:
@@ -158,8 +201,11 @@ def calls_behind(names, env):
             return {stmt.name}
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             return {(a.asname or a.name).split(".")[0] for a in stmt.names}
-        return {n.id for n in ast.walk(stmt)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return {
+            n.id
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
 
     def dotted(func):
         parts = []
@@ -189,9 +235,11 @@ def calls_behind(names, env):
             continue
         # names bound inside the statement (loop and comprehension variables, a function's
         # arguments and locals) are its own, not the notebook's
-        local = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
-                 and isinstance(n.ctx, ast.Store)} | {a.arg for a in ast.walk(stmt)
-                                                       if isinstance(a, ast.arg)}
+        local = {
+            n.id
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        } | {a.arg for a in ast.walk(stmt) if isinstance(a, ast.arg)}
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id not in local:
@@ -211,6 +259,10 @@ def source_of(func) -> str:
 
     tree = ast.parse(inspect.getsource(func))
     body = tree.body[0].body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+    ):
         tree.body[0].body = body[1:]
     return ast.unparse(tree)

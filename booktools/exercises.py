@@ -22,18 +22,38 @@ chapter and of the answer); it prints nothing (otter compares printed output).  
 in ``booktools/exercise_specs_written.py`` and ``booktools/exercise_specs_auto_[ab].py``; the
 record and the helpers pasted into tests in :mod:`booktools.exercise_spec`.
 """
+
 from __future__ import annotations
 
-from booktools.exercise_spec import (WRITTEN_PART_SUFFIX, Spec, auto, bpe_merges_problem,
-                                     calls_behind, open_ended, public_message, source_of,
-                                     written)
+from booktools.exercise_spec import (
+    WRITTEN_PART_SUFFIX,
+    Spec,
+    auto,
+    bpe_merges_problem,
+    calls_behind,
+    open_ended,
+    public_message,
+    source_of,
+    written,
+)
 from booktools.exercise_specs_auto_a import SPECS as _AUTO_A
 from booktools.exercise_specs_auto_b import NO_SHORTCUT
 from booktools.exercise_specs_auto_b import SPECS as _AUTO_B
 from booktools.exercise_specs_written import SPECS as _WRITTEN
 
-__all__ = ["Spec", "SPECS", "auto", "written", "open_ended", "bpe_merges_problem",
-           "public_message", "NO_SHORTCUT", "calls_behind", "source_of", "WRITTEN_PART_SUFFIX"]
+__all__ = [
+    "Spec",
+    "SPECS",
+    "auto",
+    "written",
+    "open_ended",
+    "bpe_merges_problem",
+    "public_message",
+    "NO_SHORTCUT",
+    "calls_behind",
+    "source_of",
+    "WRITTEN_PART_SUFFIX",
+]
 
 #: Every exercise of the book, by label.
 SPECS: dict[str, Spec] = {**_WRITTEN, **_AUTO_A, **_AUTO_B}

@@ -16,7 +16,14 @@ from pathlib import Path
 from booktools.assign import autograder_zip_path, exercises
 from booktools.exercises import SPECS
 
-__all__ = ["fill_answers", "solutions", "grade", "grade_all", "check_solutions", "kind_counts"]
+__all__ = [
+    "fill_answers",
+    "solutions",
+    "grade",
+    "grade_all",
+    "check_solutions",
+    "kind_counts",
+]
 
 #: Decimals of the points in ``grade``'s scores and ``grades.csv``: otter writes a share of a
 #: question's points as 0.66667, whose sums read 1.6666699999999999.
@@ -31,7 +38,11 @@ def fill_answers(student: str | Path, answers: dict[str, str], out: str | Path) 
     nb = nbformat.read(student, as_version=4)
     todo = dict(answers)
     for cell in nb.cells:
-        m = re.match(r"# Exercise (\S+): define", cell.source) if cell.cell_type == "code" else None
+        m = (
+            re.match(r"# Exercise (\S+): define", cell.source)
+            if cell.cell_type == "code"
+            else None
+        )
         if m and m.group(1) in todo:
             cell.source = cell.source.splitlines()[0] + "\n" + todo.pop(m.group(1))
     if todo:
@@ -44,13 +55,20 @@ def fill_answers(student: str | Path, answers: dict[str, str], out: str | Path) 
 
 def solutions(chapter: str | Path) -> dict[str, str]:
     """The chapter's solution code of each autograded exercise (label -> code)."""
-    return {ex.label: "\n\n".join(ex.solution_code)
-            for ex in exercises(Path(chapter).read_text(encoding="utf-8"))
-            if SPECS[ex.label].kind == "auto"}
+    return {
+        ex.label: "\n\n".join(ex.solution_code)
+        for ex in exercises(Path(chapter).read_text(encoding="utf-8"))
+        if SPECS[ex.label].kind == "auto"
+    }
 
 
-def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
-          timeout: float = 900) -> dict[str, float]:
+def grade(
+    submission: str | Path,
+    autograder: str | Path,
+    out: str | Path,
+    *,
+    timeout: float = 900,
+) -> dict[str, float]:
     """Grade one submission with ``otter run``: points per question and ``"total"``, rounded to
     :data:`DECIMALS` decimals.
 
@@ -63,28 +81,48 @@ def grade(submission: str | Path, autograder: str | Path, out: str | Path, *,
 
     with zipfile.ZipFile(autograder) as z:
         if not any(n.startswith("tests/") for n in z.namelist()):
-            raise ValueError(f"autograder: {Path(autograder).name} has no tests, since its "
-                             "chapter has no autograded exercise; grade the written answers by "
-                             "hand (appendix C)")
+            raise ValueError(
+                f"autograder: {Path(autograder).name} has no tests, since its "
+                "chapter has no autograded exercise; grade the written answers by "
+                "hand (appendix C)"
+            )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     # otter's command line, with kernel replies awaited in slices (booktools.otter_cli)
-    cmd = [sys.executable, "-m", "booktools.otter_cli", "run", "--no-logo", "-a",
-           str(Path(autograder).resolve()), "-o", str(out.resolve()), str(Path(submission).resolve())]
+    cmd = [
+        sys.executable,
+        "-m",
+        "booktools.otter_cli",
+        "run",
+        "--no-logo",
+        "-a",
+        str(Path(autograder).resolve()),
+        "-o",
+        str(out.resolve()),
+        str(Path(submission).resolve()),
+    ]
     for attempt in (1, 2):
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=out, timeout=timeout)
+            done = subprocess.run(
+                cmd, capture_output=True, text=True, cwd=out, timeout=timeout
+            )
             break
         except subprocess.TimeoutExpired:
             if attempt == 2:
-                raise RuntimeError(f"otter run: no result for {submission} after twice "
-                                   f"{timeout:.0f} s") from None
+                raise RuntimeError(
+                    f"otter run: no result for {submission} after twice {timeout:.0f} s"
+                ) from None
     results = out / "results.json"
     if done.returncode != 0 or not results.is_file():
-        raise RuntimeError(f"otter run failed for {submission}:\n{done.stdout}\n{done.stderr}")
+        raise RuntimeError(
+            f"otter run failed for {submission}:\n{done.stdout}\n{done.stderr}"
+        )
     tests = json.loads(results.read_text())["tests"]
-    scores = {t["name"]: round(float(t["score"]), DECIMALS) for t in tests
-              if t.get("score") is not None}
+    scores = {
+        t["name"]: round(float(t["score"]), DECIMALS)
+        for t in tests
+        if t.get("score") is not None
+    }
     scores["total"] = round(sum(scores.values()), DECIMALS)
     return scores
 
@@ -98,9 +136,13 @@ def kind_counts(chapters: list[str | Path]) -> dict[str, int]:
     return counts
 
 
-
-def grade_all(submissions: list[str | Path], autograder: str | Path, out: str | Path, *,
-              timeout: float = 900) -> Path:
+def grade_all(
+    submissions: list[str | Path],
+    autograder: str | Path,
+    out: str | Path,
+    *,
+    timeout: float = 900,
+) -> Path:
     """Grade every submission with ``otter run`` and write ``out/grades.csv``: one row per
     submission (its path as given), one column per autograded exercise, and the total.  Each
     submission's ``results.json`` goes to ``out/<folder>-<name>/``."""
@@ -109,10 +151,15 @@ def grade_all(submissions: list[str | Path], autograder: str | Path, out: str | 
     out = Path(out)
     rows = []
     for sub in map(Path, submissions):
-        scores = grade(sub, autograder, out / f"{sub.parent.name}-{sub.stem}", timeout=timeout)
+        scores = grade(
+            sub, autograder, out / f"{sub.parent.name}-{sub.stem}", timeout=timeout
+        )
         rows.append({"submission": str(sub), **scores})
-    columns = ["submission"] + sorted({k for r in rows for k in r} - {"submission", "total"}) \
+    columns = (
+        ["submission"]
+        + sorted({k for r in rows for k in r} - {"submission", "total"})
         + ["total"]
+    )
     target = out / "grades.csv"
     with target.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns)
@@ -128,10 +175,13 @@ def check_solutions(chapter: str | Path, out: str | Path) -> dict[str, float]:
     if not solutions(chapter):
         return {"total": 0.0}  # only written and open-ended exercises: nothing to run
     notebook = out / chapter.stem / "autograder" / f"{chapter.stem}.ipynb"
-    scores = grade(notebook, autograder_zip_path(out, chapter), out / chapter.stem / "check")
+    scores = grade(
+        notebook, autograder_zip_path(out, chapter), out / chapter.stem / "check"
+    )
     possible = sum(SPECS[label].points for label in solutions(chapter))
     if scores["total"] != possible:
-        raise RuntimeError(f"{chapter.name}: the book's own solutions score {scores['total']} "
-                           f"of {possible}: {scores}")
+        raise RuntimeError(
+            f"{chapter.name}: the book's own solutions score {scores['total']} "
+            f"of {possible}: {scores}"
+        )
     return scores
-

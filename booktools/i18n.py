@@ -28,6 +28,7 @@ its own overrides (:func:`overrides`).
 :mod:`booktools.sphinx_i18n` (a Sphinx extension listed in ``_config.yml``) adds the language
 switch, the Korean stylesheet and the page language to both books.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,13 +43,42 @@ from typing import Any
 
 from booktools.launch import ROOT
 
-__all__ = ["LANGUAGE", "LOCALES", "CATALOGUES", "POT_DIR", "KO_HTML", "CACHE", "overrides",
-           "build_pot", "update_catalogues", "compile_catalogues", "build_html", "CatalogueStats",
-           "catalogue_stats", "kept_spans", "message_problems", "GLOSSARY", "load_glossary",
-           "glossary_problems", "has_prose", "OUTPUTS", "output_template", "output_fill",
-           "placeholders", "translate_output", "translate_lines", "translate_clauses",
-           "html_fragments", "svg_fragments", "widget_fragments", "notebook_fragments",
-           "executed_notebooks", "update_output_catalogues", "output_table", "main"]
+__all__ = [
+    "LANGUAGE",
+    "LOCALES",
+    "CATALOGUES",
+    "POT_DIR",
+    "KO_HTML",
+    "CACHE",
+    "overrides",
+    "build_pot",
+    "update_catalogues",
+    "compile_catalogues",
+    "build_html",
+    "CatalogueStats",
+    "catalogue_stats",
+    "kept_spans",
+    "message_problems",
+    "GLOSSARY",
+    "load_glossary",
+    "glossary_problems",
+    "has_prose",
+    "OUTPUTS",
+    "output_template",
+    "output_fill",
+    "placeholders",
+    "translate_output",
+    "translate_lines",
+    "translate_clauses",
+    "html_fragments",
+    "svg_fragments",
+    "widget_fragments",
+    "notebook_fragments",
+    "executed_notebooks",
+    "update_output_catalogues",
+    "output_table",
+    "main",
+]
 
 LANGUAGE = "ko"
 #: The committed translations: ``locales/ko/LC_MESSAGES/<docname>.po``.
@@ -60,17 +90,26 @@ KO_HTML = ROOT / "_build" / "html" / LANGUAGE
 CACHE = ROOT / "_build" / ".jupyter_cache"
 #: Where the build compiles the catalogues (``.mo`` files stay out of the repository).
 BUILD_LOCALES = ROOT / "_build" / "i18n" / "locales"
-DOCTREES = {"gettext": ROOT / "_build" / ".doctrees-gettext",
-            "html": ROOT / "_build" / ".doctrees-ko"}
+DOCTREES = {
+    "gettext": ROOT / "_build" / ".doctrees-gettext",
+    "html": ROOT / "_build" / ".doctrees-ko",
+}
 
 #: For the gettext builder, figure outputs count too (MyST-NB keeps only text for it by
 #: default), so their alt text (``mystnb.image.alt``) becomes a message.
-_GETTEXT_MIME = [("gettext", mime, 5 + i) for i, mime in
-                 enumerate(("image/svg+xml", "image/png", "image/jpeg"))]
+_GETTEXT_MIME = [
+    ("gettext", mime, 5 + i)
+    for i, mime in enumerate(("image/svg+xml", "image/png", "image/jpeg"))
+]
 
 
-def overrides(builder: str, root: Path = ROOT, cache: Path = CACHE,
-              toc: Path | None = None, strict: bool = True) -> dict[str, Any]:
+def overrides(
+    builder: str,
+    root: Path = ROOT,
+    cache: Path = CACHE,
+    toc: Path | None = None,
+    strict: bool = True,
+) -> dict[str, Any]:
     """The Sphinx configuration values this pipeline sets on top of ``_config.yml``."""
     conf: dict[str, Any] = {
         "external_toc_path": Path(toc or root / "_toc.yml").as_posix(),
@@ -80,31 +119,65 @@ def overrides(builder: str, root: Path = ROOT, cache: Path = CACHE,
         "gettext_compact": False,  # one catalogue per page
     }
     if builder == "gettext":
-        conf.update({"gettext_uuid": False, "gettext_location": True,
-                     "gettext_last_translator": "", "gettext_language_team": "",
-                     "nb_mime_priority_overrides": _GETTEXT_MIME})
+        conf.update(
+            {
+                "gettext_uuid": False,
+                "gettext_location": True,
+                "gettext_last_translator": "",
+                "gettext_language_team": "",
+                "nb_mime_priority_overrides": _GETTEXT_MIME,
+            }
+        )
     else:
-        conf.update({"language": LANGUAGE, "locale_dirs": [str(BUILD_LOCALES)],
-                     "gettext_auto_build": True})
+        conf.update(
+            {
+                "language": LANGUAGE,
+                "locale_dirs": [str(BUILD_LOCALES)],
+                "gettext_auto_build": True,
+            }
+        )
     return conf
 
 
-def _sphinx(builder: str, out: Path, root: Path, doctrees: Path, conf: dict[str, Any],
-            strict: bool) -> None:
+def _sphinx(
+    builder: str,
+    out: Path,
+    root: Path,
+    doctrees: Path,
+    conf: dict[str, Any],
+    strict: bool,
+) -> None:
     from jupyter_book.sphinx import build_sphinx
 
-    result = build_sphinx(root, out, noconfig=True, path_config=str(root / "_config.yml"),
-                          confoverrides=conf, doctreedir=doctrees, builder=builder,
-                          warningiserror=strict, keep_going=True)
+    result = build_sphinx(
+        root,
+        out,
+        noconfig=True,
+        path_config=str(root / "_config.yml"),
+        confoverrides=conf,
+        doctreedir=doctrees,
+        builder=builder,
+        warningiserror=strict,
+        keep_going=True,
+    )
     if result:
-        raise SystemExit(f"i18n: the {builder} build failed ({result!r}); see the messages above")
+        raise SystemExit(
+            f"i18n: the {builder} build failed ({result!r}); see the messages above"
+        )
 
 
-def build_pot(out: Path = POT_DIR, root: Path = ROOT, cache: Path = CACHE,
-              toc: Path | None = None) -> list[Path]:
+def build_pot(
+    out: Path = POT_DIR, root: Path = ROOT, cache: Path = CACHE, toc: Path | None = None
+) -> list[Path]:
     """The message templates, one ``.pot`` per page, from the execution cache."""
-    _sphinx("gettext", out, root, DOCTREES["gettext"], overrides("gettext", root, cache, toc),
-            strict=True)
+    _sphinx(
+        "gettext",
+        out,
+        root,
+        DOCTREES["gettext"],
+        overrides("gettext", root, cache, toc),
+        strict=True,
+    )
     return sorted(out.rglob("*.pot"))
 
 
@@ -119,14 +192,15 @@ def _write(path: Path, catalog: Any) -> None:
     from babel.messages.pofile import write_po
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    for message in catalog:  # Babel guesses these from braces, which here are LaTeX: noise
+    for (
+        message
+    ) in catalog:  # Babel guesses these from braces, which here are LaTeX: noise
         message.flags -= {"python-format", "python-brace-format"}
     tmp = path.with_suffix(".po.tmp")
     with tmp.open("wb") as f:
         # width 0: one line per message (a translator edits whole messages, diffs stay small)
         write_po(f, catalog, width=0, include_previous=True, sort_output=False)
     tmp.replace(path)  # an interrupted update leaves the previous catalogue whole
-
 
 
 def _merge(po: Path, template: Any, name: str) -> str:
@@ -140,21 +214,30 @@ def _merge(po: Path, template: Any, name: str) -> str:
         catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
         _write(po, catalog)
         return "updated" if po.read_bytes() != before else "unchanged"
-    catalog = Catalog(locale=LANGUAGE, domain=name, project=template.project,
-                      version=template.version, fuzzy=False)
+    catalog = Catalog(
+        locale=LANGUAGE,
+        domain=name,
+        project=template.project,
+        version=template.version,
+        fuzzy=False,
+    )
     catalog.update(template, no_fuzzy_matching=True)
     _write(po, catalog)
     return "new"
 
-def update_catalogues(pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES) -> dict[str, str]:
+
+def update_catalogues(
+    pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES
+) -> dict[str, str]:
     """Merge every template into its PO file (created when missing); return what happened to
     each catalogue ("new", "updated", "unchanged").  Catalogues of pages no longer built are
     left as they are (their translations are not thrown away)."""
-    from babel.messages.catalog import Catalog
 
     if not any(pot_dir.rglob("*.pot")):
-        raise SystemExit(f"i18n: no templates in {pot_dir}: run `python -m booktools.i18n pot` "
-                         "first (make po runs both)")
+        raise SystemExit(
+            f"i18n: no templates in {pot_dir}: run `python -m booktools.i18n pot` "
+            "first (make po runs both)"
+        )
     report: dict[str, str] = {}
     for pot in sorted(pot_dir.rglob("*.pot")):
         name = pot.relative_to(pot_dir).with_suffix("").as_posix()
@@ -162,12 +245,16 @@ def update_catalogues(pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES) ->
         template = _read(pot)
         for message in list(template):
             if message.id and not has_prose(message.id):
-                template.delete(message.id)  # display math, a bare identifier: nothing to say
+                template.delete(
+                    message.id
+                )  # display math, a bare identifier: nothing to say
         report[name] = _merge(po, template, name)
     return report
 
 
-def compile_catalogues(catalogues: Path = CATALOGUES, out: Path = BUILD_LOCALES) -> None:
+def compile_catalogues(
+    catalogues: Path = CATALOGUES, out: Path = BUILD_LOCALES
+) -> None:
     """Copy the PO files where the build reads them; Sphinx compiles each to ``.mo`` there
     (``gettext_auto_build``).  A fuzzy translation is not used (Sphinx shows the English)."""
     target = out / LANGUAGE / "LC_MESSAGES"
@@ -178,14 +265,25 @@ def compile_catalogues(catalogues: Path = CATALOGUES, out: Path = BUILD_LOCALES)
             shutil.copyfile(po, dest)  # a new mtime: Sphinx recompiles it
 
 
-def build_html(out: Path = KO_HTML, root: Path = ROOT, cache: Path = CACHE,
-               toc: Path | None = None, strict: bool = True,
-               doctrees: Path = DOCTREES["html"]) -> Path:
+def build_html(
+    out: Path = KO_HTML,
+    root: Path = ROOT,
+    cache: Path = CACHE,
+    toc: Path | None = None,
+    strict: bool = True,
+    doctrees: Path = DOCTREES["html"],
+) -> Path:
     """The Korean HTML book from the execution cache; returns its index page.  A fresh
     ``doctrees`` folder reads every page again (every warning shows, as in a clean build)."""
     compile_catalogues()
-    _sphinx("html", out, root, doctrees, overrides("html", root, cache, toc, strict),
-            strict=strict)
+    _sphinx(
+        "html",
+        out,
+        root,
+        doctrees,
+        overrides("html", root, cache, toc, strict),
+        strict=strict,
+    )
     return out / "index.html"
 
 
@@ -197,7 +295,9 @@ class CatalogueStats:
     messages: int
     translated: int
     fuzzy: int
-    words: int  # English words of the messages still to translate (untranslated or fuzzy)
+    words: (
+        int  # English words of the messages still to translate (untranslated or fuzzy)
+    )
 
 
 _MARKUP = re.compile(r"\$[^$]*\$|`[^`]*`|\{[\w:-]+\}|<[^>]*>")
@@ -210,11 +310,15 @@ def catalogue_stats(catalogues: Path = CATALOGUES) -> list[CatalogueStats]:
         cat = _read(po, LANGUAGE)
         msgs = [m for m in cat if m.id]
         todo = [m for m in msgs if m.fuzzy or not m.string]
-        rows.append(CatalogueStats(
-            name=po.relative_to(catalogues).with_suffix("").as_posix(), messages=len(msgs),
-            translated=sum(1 for m in msgs if m.string and not m.fuzzy),
-            fuzzy=sum(1 for m in msgs if m.fuzzy),
-            words=sum(len(_MARKUP.sub(" ", m.id).split()) for m in todo)))
+        rows.append(
+            CatalogueStats(
+                name=po.relative_to(catalogues).with_suffix("").as_posix(),
+                messages=len(msgs),
+                translated=sum(1 for m in msgs if m.string and not m.fuzzy),
+                fuzzy=sum(1 for m in msgs if m.fuzzy),
+                words=sum(len(_MARKUP.sub(" ", m.id).split()) for m in todo),
+            )
+        )
     return rows
 
 
@@ -227,8 +331,10 @@ _ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<body>[^`]*)`")
 _CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
 #: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
-_IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
-                    r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])")
+_IDENT = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
+    r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])"
+)
 _FENCE = re.compile(r"^(?:`{3,}|:{3,})\{[\w:.-]+\}[ \t]*")
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
@@ -253,7 +359,9 @@ def kept_spans(text: str) -> dict[str, list[str]]:
         titled = _TARGET.match(body)
         if titled and m["name"] != "math":
             body = f"<{titled['target']}>"
-        found["math" if m["name"] == "math" else "role"].append(f"{{{m['name']}}}`{body}`")
+        found["math" if m["name"] == "math" else "role"].append(
+            f"{{{m['name']}}}`{body}`"
+        )
         return " "
 
     rest = _ROLE.sub(role, text)
@@ -284,9 +392,9 @@ def _stuck_emphasis(text: str) -> list[tuple[str, str]]:
         run = m[1]
         closing = opened.get(run, False)
         opened[run] = not closing
-        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
         if closing and _PUNCT.match(before) and _HANGUL.match(after):
-            stuck.append((run, text[max(0, m.start() - 12):m.end() + 3]))
+            stuck.append((run, text[max(0, m.start() - 12) : m.end() + 3]))
     return stuck
 
 
@@ -300,13 +408,22 @@ def message_problems(msgid: str, msgstr: str) -> list[str]:
         if want[kind] != got[kind]:
             lost = [x for x in want[kind] if want[kind].count(x) > got[kind].count(x)]
             added = [x for x in got[kind] if got[kind].count(x) > want[kind].count(x)]
-            problems.append(f"{kind} differs: missing {sorted(set(lost))}, "
-                            f"not in the English {sorted(set(added))}")
+            problems.append(
+                f"{kind} differs: missing {sorted(set(lost))}, "
+                f"not in the English {sorted(set(added))}"
+            )
     # CommonMark closes ** or * only if it follows a letter or precedes a space/punctuation:
     # "**위젯(widget)**으로" shows its asterisks; "**위젯**(widget)으로" is bold.
-    problems += [f"emphasis not closed (punctuation before {run!r}, Hangul after it): "
-                 f"...{where}..." for run, where in _stuck_emphasis(msgstr)]
-    missing = [n for n in set(want["number"]) if got["number"].count(n) < want["number"].count(n)]
+    problems += [
+        f"emphasis not closed (punctuation before {run!r}, Hangul after it): "
+        f"...{where}..."
+        for run, where in _stuck_emphasis(msgstr)
+    ]
+    missing = [
+        n
+        for n in set(want["number"])
+        if got["number"].count(n) < want["number"].count(n)
+    ]
     if missing:
         problems.append(f"number missing or changed: {sorted(missing)}")
     return problems
@@ -316,9 +433,15 @@ def has_prose(msgid: str) -> bool:
     """Whether a message has words to translate outside its math, code and link targets (a
     display formula or a bare identifier has none: it stays out of the catalogue and the Korean
     page shows it as it is)."""
-    text = _ROLE.sub(lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid)
-    return re.search(r"[A-Za-z]{2,}",
-                     _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))) is not None
+    text = _ROLE.sub(
+        lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid
+    )
+    return (
+        re.search(
+            r"[A-Za-z]{2,}", _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
+        )
+        is not None
+    )
 
 
 # -- Glossary -------------------------------------------------------------------------------------
@@ -342,17 +465,27 @@ def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
     terms: dict[str, str] = {}
     owner: dict[str, str] = {}
     for key, korean in entries:
-        if not isinstance(korean, str) or not korean.strip() or re.search(r"[,/;]", korean):
-            raise ValueError(f"{path.name}: {key!r} must have one Korean term, got {korean!r}")
+        if (
+            not isinstance(korean, str)
+            or not korean.strip()
+            or re.search(r"[,/;]", korean)
+        ):
+            raise ValueError(
+                f"{path.name}: {key!r} must have one Korean term, got {korean!r}"
+            )
         if korean in owner:
-            raise ValueError(f"{path.name}: {korean!r} translates both {owner[korean]!r} and "
-                             f"{key!r}: one Korean term per English term")
+            raise ValueError(
+                f"{path.name}: {korean!r} translates both {owner[korean]!r} and "
+                f"{key!r}: one Korean term per English term"
+            )
         owner[korean] = str(key)
         for spelling in str(key).split("|"):
             spelling = spelling.strip().lower()
             if spelling in terms:
-                raise ValueError(f"{path.name}: {spelling!r} is listed twice (as "
-                                 f"{terms[spelling]!r} and {korean!r})")
+                raise ValueError(
+                    f"{path.name}: {spelling!r} is listed twice (as "
+                    f"{terms[spelling]!r} and {korean!r})"
+                )
             terms[spelling] = korean
     return terms
 
@@ -360,14 +493,17 @@ def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
 def _term_pattern(spelling: str) -> re.Pattern[str]:
     words = [re.escape(w) for w in re.split(r"[\s-]+", spelling)]
     # "pre-training", "pre training" and "pretraining"; a plural or third-person -s/-es
-    return re.compile(r"(?<![\w-])" + r"[\s-]?".join(words) + r"(?:s|es)?(?![\w-])", re.I)
+    return re.compile(
+        r"(?<![\w-])" + r"[\s-]?".join(words) + r"(?:s|es)?(?![\w-])", re.I
+    )
 
 
 def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list[str]:
     """The glossary terms of ``msgid`` (outside math, roles' targets and code; longer terms
     first, so "gradient descent" is not also "gradient") whose Korean term ``msgstr`` lacks."""
-    text = _ROLE.sub(lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ",
-                     msgid)
+    text = _ROLE.sub(
+        lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid
+    )
     text = _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
     # a source's English title quoted as it is ("Weights and embeddings") is no term use
     text = _QUOTED.sub(lambda m: " " if (m[1] or m[2]) in msgstr else m[0], text)
@@ -377,9 +513,10 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
         if pattern.search(text):
             text = pattern.sub(" ", text)
             if glossary[spelling] not in msgstr:
-                problems.append(f"{spelling!r} is not translated as {glossary[spelling]!r}")
+                problems.append(
+                    f"{spelling!r} is not translated as {glossary[spelling]!r}"
+                )
     return problems
-
 
 
 # -- Outputs: printed lines, widget labels, figure text (locales/ko/outputs/) ------
@@ -399,7 +536,11 @@ _NUM = r"[-+]?(?:\d+(?:[.,]\d+)*\.?|\.\d+)(?:[eE][-+]?\d+)?%?"
 #: that align a value (``D =    16``) go with it, so aligned lines share one message.
 _VALUE = re.compile(
     r"(?:(?<= ) +)?(?<![\w.])(?:\[[-+\d.,eE\s\[\]]*\d[-+\d.,eE\s\[\]]*\]|"
-    + _NUM + r"(?:,\s?" + _NUM + r")*)(?![\w])")
+    + _NUM
+    + r"(?:,\s?"
+    + _NUM
+    + r")*)(?![\w])"
+)
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+)\}")
 #: Widget-state keys whose strings are labels (a text box's value is data, not a label).
 WIDGET_KEYS = ("description", "tooltip", "_options_labels", "button_style_label")
@@ -429,13 +570,16 @@ def output_template(text: str) -> tuple[str, list[str]]:
 
 def output_fill(translation: str, values: list[str]) -> str:
     """The translation of a template with the printed values put back in their places."""
+
     def put(m: re.Match[str]) -> str:
         if m.group(1) is None:
             return m.group(0)[0]
         index = int(m.group(1))
         if index >= len(values):
-            raise ValueError(f"translation: placeholder {{{index}}} but only {len(values)} "
-                             f"values in the output; got {translation!r}")
+            raise ValueError(
+                f"translation: placeholder {{{index}}} but only {len(values)} "
+                f"values in the output; got {translation!r}"
+            )
         return values[index]
 
     return _PLACEHOLDER.sub(put, translation)
@@ -443,7 +587,9 @@ def output_fill(translation: str, values: list[str]) -> str:
 
 def placeholders(text: str) -> list[str]:
     """The placeholders of a template or its translation, sorted (``{{`` not counted)."""
-    return sorted(m.group(0) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None)
+    return sorted(
+        m.group(0) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None
+    )
 
 
 def _wordy(text: str) -> bool:
@@ -462,7 +608,7 @@ def translate_output(text: str, table: dict[str, str]) -> str:
     if not translation:
         return text
     start = text.index(core[0])
-    return text[:start] + output_fill(translation, values) + text[start + len(core):]
+    return text[:start] + output_fill(translation, values) + text[start + len(core) :]
 
 
 def translate_lines(text: str, table: Mapping[str, str]) -> str:
@@ -472,8 +618,9 @@ def translate_lines(text: str, table: Mapping[str, str]) -> str:
     from booktools.columns import align_columns
 
     english = text.split("\n")
-    return "\n".join(align_columns(english, [translate_output(line, table)
-                                             for line in english]))
+    return "\n".join(
+        align_columns(english, [translate_output(line, table) for line in english])
+    )
 
 
 def translate_clauses(text: str, table: dict[str, str]) -> str:
@@ -526,7 +673,9 @@ def widget_fragments(state: dict[str, Any]) -> list[str]:
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str) and _wordy(item):
                     found.append(item.strip())
-        if model.get("model_name") in HTML_WIDGETS and isinstance(values.get("value"), str):
+        if model.get("model_name") in HTML_WIDGETS and isinstance(
+            values.get("value"), str
+        ):
             found += html_fragments(values["value"])
     return found
 
@@ -545,7 +694,9 @@ def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
                 text = output.get("text", "")
-                for line in (text if isinstance(text, str) else "".join(text)).splitlines():
+                for line in (
+                    text if isinstance(text, str) else "".join(text)
+                ).splitlines():
                     if _wordy(line):
                         add(line, f"cell {index}: printed")
             data = output.get("data", {})
@@ -575,11 +726,14 @@ def executed_notebooks(root: Path = ROOT, cache: Path = CACHE) -> dict[str, Any]
         name = path.relative_to(root).with_suffix("").as_posix()
         if name not in newest or record.created > newest[name].created:
             newest[name] = record
-    return {name: store.get_cache_bundle(rec.pk).nb for name, rec in sorted(newest.items())}
+    return {
+        name: store.get_cache_bundle(rec.pk).nb for name, rec in sorted(newest.items())
+    }
 
 
-def update_output_catalogues(outputs: Path = OUTPUTS, root: Path = ROOT,
-                             cache: Path = CACHE) -> dict[str, str]:
+def update_output_catalogues(
+    outputs: Path = OUTPUTS, root: Path = ROOT, cache: Path = CACHE
+) -> dict[str, str]:
     """Merge the fragments of every executed page into ``outputs/<page>.po`` (as
     :func:`update_catalogues` does: translations kept, changed ones fuzzy, removed obsolete)."""
     from babel.messages.catalog import Catalog
@@ -601,14 +755,18 @@ def output_table(po: Path) -> dict[str, str]:
     """msgid -> translation of one outputs catalogue (fuzzy and empty ones left out)."""
     if not po.is_file():
         return {}
-    return {m.id: m.string for m in _read(po, LANGUAGE)
-            if m.id and m.string and not m.fuzzy}
+    return {
+        m.id: m.string for m in _read(po, LANGUAGE) if m.id and m.string and not m.fuzzy
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("pot", "update", "outputs", "po", "build", "stats"),
-                        help="po = pot, update and outputs")
+    parser.add_argument(
+        "step",
+        choices=("pot", "update", "outputs", "po", "build", "stats"),
+        help="po = pot, update and outputs",
+    )
     args = parser.parse_args(argv)
     start = time.monotonic()
     if args.step in ("pot", "po"):
@@ -628,11 +786,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.step in ("stats", "po"):
         rows = catalogue_stats()
         for r in rows:
-            print(f"{r.name:40} {r.messages:5} messages {r.translated:5} translated "
-                  f"{r.fuzzy:4} fuzzy {r.words:6} words to do")
-        print(f"{'total':40} {sum(r.messages for r in rows):5} messages "
-              f"{sum(r.translated for r in rows):5} translated "
-              f"{sum(r.fuzzy for r in rows):4} fuzzy {sum(r.words for r in rows):6} words to do")
+            print(
+                f"{r.name:40} {r.messages:5} messages {r.translated:5} translated "
+                f"{r.fuzzy:4} fuzzy {r.words:6} words to do"
+            )
+        print(
+            f"{'total':40} {sum(r.messages for r in rows):5} messages "
+            f"{sum(r.translated for r in rows):5} translated "
+            f"{sum(r.fuzzy for r in rows):4} fuzzy {sum(r.words for r in rows):6} words to do"
+        )
     return 0
 
 

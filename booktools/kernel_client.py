@@ -48,13 +48,21 @@ at its default (``"disabled"``), every kernel prints "Kernel is running over TCP
 encryption" on the build's stderr, 26 times in one ``make book``; here the warning's cause goes
 away instead of the warning being filtered, so every other kernel warning still shows.
 """
+
 from __future__ import annotations
 
 import time
 from typing import Any
 
-__all__ = ["SLICE_S", "encrypt_transport", "install", "patch_shell_wait", "shut_down_immediately",
-           "sliced_get_msg", "setup"]
+__all__ = [
+    "SLICE_S",
+    "encrypt_transport",
+    "install",
+    "patch_shell_wait",
+    "shut_down_immediately",
+    "sliced_get_msg",
+    "setup",
+]
 
 #: Longest single wait on a socket; a missed wake-up is noticed after at most this long.
 SLICE_S = 1.0
@@ -62,8 +70,9 @@ SLICE_S = 1.0
 _PATCHED = "_formulated_sliced_get_msg"
 
 
-async def sliced_get_msg(channel: Any, timeout: float | None = None,
-                         slice_s: float = SLICE_S) -> dict[str, Any]:
+async def sliced_get_msg(
+    channel: Any, timeout: float | None = None, slice_s: float = SLICE_S
+) -> dict[str, Any]:
     """``channel.get_msg(timeout)`` of jupyter_client's async channels, polling in slices.
 
     ``timeout`` in seconds (``None``: wait for ever); raises :class:`queue.Empty` at the deadline
@@ -72,10 +81,16 @@ async def sliced_get_msg(channel: Any, timeout: float | None = None,
     from queue import Empty
 
     if slice_s <= 0:
-        raise ValueError(f"slice_s: expected a positive number of seconds, got {slice_s!r}")
+        raise ValueError(
+            f"slice_s: expected a positive number of seconds, got {slice_s!r}"
+        )
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
-        wait = slice_s if deadline is None else max(0.0, min(slice_s, deadline - time.monotonic()))
+        wait = (
+            slice_s
+            if deadline is None
+            else max(0.0, min(slice_s, deadline - time.monotonic()))
+        )
         if await channel.socket.poll(int(wait * 1000)):
             return await channel._recv()  # noqa: SLF001 - the original get_msg's own receive
         if deadline is not None and time.monotonic() >= deadline:
@@ -95,7 +110,9 @@ def patch_shell_wait(slice_s: float = SLICE_S) -> bool:
         return await sliced_get_msg(self, timeout, slice_s)
 
     get_msg.__doc__ = sliced_get_msg.__doc__
-    get_msg.__wrapped__ = AsyncZMQSocketChannel.get_msg  # the original, kept for comparison
+    get_msg.__wrapped__ = (
+        AsyncZMQSocketChannel.get_msg
+    )  # the original, kept for comparison
     setattr(get_msg, _PATCHED, True)
     AsyncZMQSocketChannel.get_msg = get_msg
     return True
@@ -120,7 +137,9 @@ def encrypt_transport() -> None:
     import zmq
     from jupyter_client.manager import KernelManager
 
-    if zmq.has("curve"):  # pyzmq's wheels bundle libsodium; a build without it keeps TCP
+    if zmq.has(
+        "curve"
+    ):  # pyzmq's wheels bundle libsodium; a build without it keeps TCP
         KernelManager.transport_encryption.default_value = "auto"
 
 

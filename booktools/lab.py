@@ -34,6 +34,7 @@ environment (``sys.prefix``), so that every way of starting JupyterLab there beh
 Finally ``jupyter lab`` starts in the repository, with ``--allow-root`` when run as root (a
 container), which JupyterLab otherwise refuses.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,17 +46,34 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import yaml
-from traitlets import Unicode
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
+from traitlets import Unicode
 
 from booktools.lab_kernel import FOLD_MARK
 from booktools.sphinx_source import BLOCK, markdown_box
 
-__all__ = ["ROOT", "SETTINGS_OVERRIDES", "SERVER_CONFIG", "MACRO_CELL_MARK", "FOLD_MARK",
-           "math_macros", "macro_cell", "add_macro_cell", "fold_solutions", "show_sources",
-           "SOURCE_MARK", "prepare_for_save", "KERNEL_CONFIG", "KERNEL_MARK", "match_kernel",
-           "keep_option_blocks",
-           "BookContentsManager", "install", "lab_command", "main"]
+__all__ = [
+    "ROOT",
+    "SETTINGS_OVERRIDES",
+    "SERVER_CONFIG",
+    "MACRO_CELL_MARK",
+    "FOLD_MARK",
+    "math_macros",
+    "macro_cell",
+    "add_macro_cell",
+    "fold_solutions",
+    "show_sources",
+    "SOURCE_MARK",
+    "prepare_for_save",
+    "KERNEL_CONFIG",
+    "KERNEL_MARK",
+    "match_kernel",
+    "keep_option_blocks",
+    "BookContentsManager",
+    "install",
+    "lab_command",
+    "main",
+]
 
 #: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,25 +84,27 @@ JUPYTEXT_NOTEBOOK = "Jupytext Notebook"
 #: JupyterLab settings that the project ships (``overrides.json``).
 SETTINGS_OVERRIDES: dict[str, dict[str, Any]] = {
     "@jupyterlab/docmanager-extension:plugin": {
-        "defaultViewers": {"markdown": JUPYTEXT_NOTEBOOK},
+        "defaultViewers": {"markdown": JUPYTEXT_NOTEBOOK}
     },
     # Virtual scrolling renders only the visible cells; jupyterlab-myst then cannot number the
     # definitions of cells not yet rendered nor resolve {prf:ref} links to them.
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
     # No "fetch Jupyter news?" prompt over the chapter, and no request to the internet.
-    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
-                                                    "checkForUpdates": False},
+    "@jupyterlab/apputils-extension:notification": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
 }
 
 #: IPython kernel configuration that the project ships: :mod:`booktools.lab_kernel` keeps a
 #: folded solution's output in a closed box when the cell runs.
 KERNEL_CONFIG: dict[str, Any] = {
-    "InteractiveShellApp": {"extensions": ["booktools.lab_kernel"]},
+    "InteractiveShellApp": {"extensions": ["booktools.lab_kernel"]}
 }
 
 #: Jupyter server configuration that the project ships.
 SERVER_CONFIG: dict[str, Any] = {
-    "ServerApp": {"contents_manager_class": "booktools.lab.BookContentsManager"},
+    "ServerApp": {"contents_manager_class": "booktools.lab.BookContentsManager"}
 }
 
 #: Metadata key that marks the generated macro cell, so that saving can remove it.
@@ -103,35 +123,47 @@ def math_macros(config_path: Path | None = None) -> dict[str, str]:
     try:
         macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
     except (KeyError, TypeError):
-        raise ValueError(f"config_path: expected {path} to define "
-                         "sphinx.config.mathjax3_config.tex.macros, found none") from None
+        raise ValueError(
+            f"config_path: expected {path} to define "
+            "sphinx.config.mathjax3_config.tex.macros, found none"
+        ) from None
     out: dict[str, str] = {}
     for name, value in macros.items():
         body = value[0] if isinstance(value, list) and value else value
         if not isinstance(body, str):
-            raise ValueError(f"config_path: macro {name!r} in {path}: expected a string or "
-                             f"[string, number of arguments], got {value!r}")
+            raise ValueError(
+                f"config_path: macro {name!r} in {path}: expected a string or "
+                f"[string, number of arguments], got {value!r}"
+            )
         out["\\" + name] = body
     return out
 
 
 def macro_cell(macros: dict[str, str]) -> dict[str, Any]:
     """A Markdown cell whose MyST front matter defines ``macros`` (jupyterlab-myst reads it)."""
-    front = yaml.safe_dump({"math": macros}, default_flow_style=False, allow_unicode=True)
-    return {"cell_type": "markdown", "id": "formulated-math-macros",
-            "metadata": {MACRO_CELL_MARK: "math macros from _config.yml; not saved",
-                         "editable": False, "deletable": False},
-            "source": f"---\n{front}---\n"}
+    front = yaml.safe_dump(
+        {"math": macros}, default_flow_style=False, allow_unicode=True
+    )
+    return {
+        "cell_type": "markdown",
+        "id": "formulated-math-macros",
+        "metadata": {
+            MACRO_CELL_MARK: "math macros from _config.yml; not saved",
+            "editable": False,
+            "deletable": False,
+        },
+        "source": f"---\n{front}---\n",
+    }
 
 
-def add_macro_cell(notebook: dict[str, Any], macros: dict[str, str] | None = None) -> None:
+def add_macro_cell(
+    notebook: dict[str, Any], macros: dict[str, str] | None = None
+) -> None:
     """Put :func:`macro_cell` first in ``notebook`` (a notebook dict), unless it is there."""
     cells = notebook.setdefault("cells", [])
     if cells and MACRO_CELL_MARK in cells[0].get("metadata", {}):
         return
     cells.insert(0, macro_cell(math_macros() if macros is None else macros))
-
-
 
 
 def fold_solutions(notebook: dict[str, Any]) -> int:
@@ -143,12 +175,17 @@ def fold_solutions(notebook: dict[str, Any]) -> int:
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
         if cell.get("cell_type") == "markdown":
-            start, end = source.rfind("{solution-start}"), source.rfind("{solution-end}")
+            start, end = (
+                source.rfind("{solution-start}"),
+                source.rfind("{solution-end}"),
+            )
             if start >= 0 or end >= 0:
                 inside = start > end
         elif cell.get("cell_type") == "code" and inside:
             metadata = cell.setdefault("metadata", {})
-            metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
+            metadata.setdefault("jupyter", {}).update(
+                source_hidden=True, outputs_hidden=True
+            )
             metadata[FOLD_MARK] = True
             folded += 1
     return folded
@@ -166,7 +203,9 @@ def show_sources(notebook: dict[str, Any]) -> int:
     only named); each (box, directive) pair is kept in the cell's metadata for the save.
     Returns the number of cells changed."""
     changed = 0
-    seen: set[str] = set()  # an object shown twice in the notebook: the second box links back
+    seen: set[str] = (
+        set()
+    )  # an object shown twice in the notebook: the second box links back
     for cell in notebook.get("cells", []):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
@@ -178,6 +217,7 @@ def show_sources(notebook: dict[str, Any]) -> int:
             box = markdown_box(match.group("names").split(), seen=seen)
             pairs.append([box, match.group(0)])
             return box
+
         try:
             cell["source"] = BLOCK.sub(expand, source)
         except (ImportError, AttributeError, ValueError, OSError, TypeError):
@@ -204,8 +244,11 @@ def prepare_for_save(notebook: dict[str, Any]) -> None:
     """Undo what the notebook view added: the macro cell, the folds of solutions, and
     ``language_info`` (whose ``pygments_lexer`` would make jupytext write ``ipython3`` instead
     of ``python3``)."""
-    notebook["cells"] = [c for c in notebook.get("cells", [])
-                         if MACRO_CELL_MARK not in c.get("metadata", {})]
+    notebook["cells"] = [
+        c
+        for c in notebook.get("cells", [])
+        if MACRO_CELL_MARK not in c.get("metadata", {})
+    ]
     for cell in notebook["cells"]:
         _restore_sources(cell)
         metadata = cell.get("metadata", {})
@@ -243,16 +286,19 @@ def match_kernel(notebook: dict[str, Any]) -> None:
     except Exception:  # noqa: BLE001 - no such kernel: Lab will ask for one anyway
         return
     metadata.setdefault(KERNEL_MARK, dict(spec))
-    metadata["kernelspec"] = {"name": spec.get("name", "python3"),
-                              "display_name": installed.display_name,
-                              "language": installed.language}
+    metadata["kernelspec"] = {
+        "name": spec.get("name", "python3"),
+        "display_name": installed.display_name,
+        "language": installed.language,
+    }
     if installed.language == "python":
         metadata["language_info"] = dict(IPythonKernel.language_info)
 
 
 #: A code cell's option block in a MyST chapter: the fence line, ``---``, YAML, ``---``.
-_OPTION_BLOCK = re.compile(r"^(?P<fence>`{3,}\{code-cell\}[^\n]*\n)---\n(?P<yaml>.*?)^---$",
-                           re.M | re.S)
+_OPTION_BLOCK = re.compile(
+    r"^(?P<fence>`{3,}\{code-cell\}[^\n]*\n)---\n(?P<yaml>.*?)^---$", re.M | re.S
+)
 
 
 def keep_option_blocks(before: str, after: str) -> str:
@@ -260,8 +306,10 @@ def keep_option_blocks(before: str, after: str) -> str:
     in ``before`` where its content is unchanged: jupytext dumps the YAML in its own style
     (a folded ``alt: >-`` becomes one quoted line), which rewrote every figure cell's alt text
     on a save from Lab."""
-    originals = [(m.group(0), yaml.safe_load(m.group("yaml"))) for m in _OPTION_BLOCK.finditer(
-        before)]
+    originals = [
+        (m.group(0), yaml.safe_load(m.group("yaml")))
+        for m in _OPTION_BLOCK.finditer(before)
+    ]
 
     def restore(match: re.Match) -> str:
         value = yaml.safe_load(match.group("yaml"))
@@ -270,6 +318,7 @@ def keep_option_blocks(before: str, after: str) -> str:
                 del originals[i]
                 return text
         return match.group(0)
+
     return _OPTION_BLOCK.sub(restore, after)
 
 
@@ -280,18 +329,31 @@ def _is_text_notebook(path: str, model: dict[str, Any]) -> bool:
 class BookContentsManager(AsyncTextFileContentsManager):
     """Jupytext's contents manager with the book's macros shown and the chapters saved stably."""
 
-    macros_config = Unicode("", config=True,
-                            help="The _config.yml whose macros the notebooks get (default: the "
-                                 "repository's).")
+    macros_config = Unicode(
+        "",
+        config=True,
+        help="The _config.yml whose macros the notebooks get (default: the "
+        "repository's).",
+    )
 
-    async def get(self, path: str, content: bool = True, type: str | None = None,
-                  format: str | None = None, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    async def get(
+        self,
+        path: str,
+        content: bool = True,
+        type: str | None = None,
+        format: str | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         model = await super().get(path, content, type, format, *args, **kwargs)
         if content and _is_text_notebook(path, model) and model.get("content"):
             config = Path(self.macros_config) if self.macros_config else None
             try:
                 macros = math_macros(config)
-            except (OSError, ValueError) as error:  # e.g. installed without the repository
+            except (
+                OSError,
+                ValueError,
+            ) as error:  # e.g. installed without the repository
                 self.log.warning("formulated: no math macros for %s: %s", path, error)
             else:
                 add_macro_cell(model["content"], macros)
@@ -351,17 +413,24 @@ def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:
     command = [sys.executable, "-m", "jupyterlab"]
     root_options = ("--ServerApp.root_dir", "--notebook-dir", "--root-dir")
     if not any(a.startswith(root_options) for a in extra):
-        command.append(f"--ServerApp.root_dir={ROOT}")  # the repository, unless told otherwise
+        command.append(
+            f"--ServerApp.root_dir={ROOT}"
+        )  # the repository, unless told otherwise
     if uid == 0:
-        command.append("--allow-root")  # a container's root user; Lab refuses it otherwise
+        command.append(
+            "--allow-root"
+        )  # a container's root user; Lab refuses it otherwise
     return command + list(extra)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m booktools.lab [--install-only] [jupyter lab options]``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--install-only", action="store_true",
-                        help="install the settings and server configuration, do not start Lab")
+    parser.add_argument(
+        "--install-only",
+        action="store_true",
+        help="install the settings and server configuration, do not start Lab",
+    )
     args, extra = parser.parse_known_args(argv)
     for path in install():
         print(f"booktools.lab: wrote {path}")

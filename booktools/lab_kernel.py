@@ -12,13 +12,19 @@ inside one ``<details>`` box ("Output of the solution"), closed until the reader
 metadata (``make book``, ``nbclient``, the tests), it does nothing.  Errors are not captured:
 a failing solution shows its traceback.  Widgets are shown after the box (they cannot live in it).
 """
+
 from __future__ import annotations
 
 import html
 from typing import Any
 
-__all__ = ["FOLD_MARK", "SUMMARY", "folded_html", "load_ipython_extension",
-           "unload_ipython_extension"]
+__all__ = [
+    "FOLD_MARK",
+    "SUMMARY",
+    "folded_html",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
 
 #: Metadata key on the code cells of a gated solution that the notebook view folds.
 FOLD_MARK = "formulated-folded"
@@ -30,7 +36,11 @@ def _request_metadata(shell: Any) -> dict[str, Any]:
     """The metadata of the execute request being run (JupyterLab: the cell's metadata)."""
     kernel = getattr(shell, "kernel", None)
     get_parent = getattr(kernel, "get_parent", None)
-    parent = get_parent() if callable(get_parent) else getattr(kernel, "_parent_header", None)
+    parent = (
+        get_parent()
+        if callable(get_parent)
+        else getattr(kernel, "_parent_header", None)
+    )
     metadata = (parent or {}).get("metadata") or {}
     return metadata if isinstance(metadata, dict) else {}
 
@@ -41,7 +51,9 @@ def folded_html(stdout: str, stderr: str, outputs: list[dict[str, Any]]) -> str:
     parts = [f"<pre>{html.escape(text)}</pre>" for text in (stdout, stderr) if text]
     for data in outputs:
         if "image/png" in data:
-            parts.append(f'<img alt="figure" src="data:image/png;base64,{data["image/png"]}">')
+            parts.append(
+                f'<img alt="figure" src="data:image/png;base64,{data["image/png"]}">'
+            )
         elif "image/svg+xml" in data:
             parts.append(data["image/svg+xml"])
         elif "text/html" in data:
@@ -50,8 +62,11 @@ def folded_html(stdout: str, stderr: str, outputs: list[dict[str, Any]]) -> str:
             parts.append(f"<pre>{html.escape(data['text/plain'])}</pre>")
     if not parts:
         return ""
-    return (f"<details class='formulated-solution-output'><summary>{SUMMARY}</summary>"
-            + "".join(parts) + "</details>")
+    return (
+        f"<details class='formulated-solution-output'><summary>{SUMMARY}</summary>"
+        + "".join(parts)
+        + "</details>"
+    )
 
 
 class _Fold:
@@ -79,11 +94,17 @@ class _Fold:
         from IPython.display import display
 
         bundles = [o.data for o in captured.outputs]
-        box = folded_html(captured.stdout, captured.stderr,
-                          [b for b in bundles if _WIDGET not in b])
+        box = folded_html(
+            captured.stdout, captured.stderr, [b for b in bundles if _WIDGET not in b]
+        )
         if box:
-            display({"text/html": box,
-                     "text/plain": "(output of the solution, folded: open the cell)"}, raw=True)
+            display(
+                {
+                    "text/html": box,
+                    "text/plain": "(output of the solution, folded: open the cell)",
+                },
+                raw=True,
+            )
         for bundle in bundles:
             if _WIDGET in bundle:
                 display(bundle, raw=True)

@@ -16,6 +16,7 @@ set-up cell (:mod:`booktools.notebooks`), and this Sphinx extension, which
   would lead there into buttons that say so (``_static/launch/launch.js``) instead of linking to
   a page that does not exist.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,14 +28,27 @@ from urllib.parse import urlparse
 
 import yaml
 
-__all__ = ["PLACEHOLDER_REPOSITORY_URLS", "NOTEBOOKS_DIR", "BookHome", "book_home",
-           "StudentHome", "student_home", "is_placeholder", "colab_url", "binder_url",
-           "jupyterhub_url", "STUDENT_CONFIG", "setup"]
+__all__ = [
+    "PLACEHOLDER_REPOSITORY_URLS",
+    "NOTEBOOKS_DIR",
+    "BookHome",
+    "book_home",
+    "StudentHome",
+    "student_home",
+    "is_placeholder",
+    "colab_url",
+    "binder_url",
+    "jupyterhub_url",
+    "STUDENT_CONFIG",
+    "setup",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Repository URLs that stand for "not decided yet" (the one the book shipped with).
-PLACEHOLDER_REPOSITORY_URLS = frozenset({"https://github.com/formulated-gpt/formulated-gpt"})
+PLACEHOLDER_REPOSITORY_URLS = frozenset(
+    {"https://github.com/formulated-gpt/formulated-gpt"}
+)
 
 #: Hosts reserved for examples (RFC 2606): a URL there cannot be a real JupyterHub.
 _EXAMPLE_DOMAINS = ("example.org", "example.com", "example.net")
@@ -45,8 +59,10 @@ NOTEBOOKS_DIR = "chapters/notebooks"
 #: Static files of this extension, under ``chapters/_static_assets`` (the html_static_path).
 LAUNCH_JS = "launch/launch.js"
 
-NOT_CONFIGURED = ("The book's public {what} is not configured yet: set {key} in _config.yml "
-                  "and rebuild the book.")
+NOT_CONFIGURED = (
+    "The book's public {what} is not configured yet: set {key} in _config.yml "
+    "and rebuild the book."
+)
 
 
 def is_placeholder(url: str) -> bool:
@@ -92,10 +108,14 @@ def book_home(config_path: Path | None = None) -> BookHome:
     launch = config.get("launch_buttons") or {}
     url = repository.get("url")
     if not isinstance(url, str):
-        raise ValueError(f"config_path: expected repository.url (a string) in {path}, got {url!r}")
-    return BookHome(repository_url=url.strip().rstrip("/"),
-                    branch=str(repository.get("branch") or "main"),
-                    jupyterhub_url=str(launch.get("jupyterhub_url") or "").strip().rstrip("/"))
+        raise ValueError(
+            f"config_path: expected repository.url (a string) in {path}, got {url!r}"
+        )
+    return BookHome(
+        repository_url=url.strip().rstrip("/"),
+        branch=str(repository.get("branch") or "main"),
+        jupyterhub_url=str(launch.get("jupyterhub_url") or "").strip().rstrip("/"),
+    )
 
 
 @dataclass(frozen=True)
@@ -123,25 +143,34 @@ def student_home(config_path: Path | None = None) -> StudentHome:
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     student = config.get("student_edition") or {}
     if not isinstance(student, dict):
-        raise ValueError(f"config_path: expected student_edition to be a mapping in {path}, "
-                         f"got {student!r}")
+        raise ValueError(
+            f"config_path: expected student_edition to be a mapping in {path}, "
+            f"got {student!r}"
+        )
     url = str(student.get("repository_url") or "").strip().rstrip("/")
-    return StudentHome(BookHome(url, str(student.get("branch") or "main"), ""),
-                       str(student.get("notebooks_path") or "notebooks").strip("/"))
+    return StudentHome(
+        BookHome(url, str(student.get("branch") or "main"), ""),
+        str(student.get("notebooks_path") or "notebooks").strip("/"),
+    )
 
 
 COLAB = "https://colab.research.google.com"
 
 
-def colab_url(home: BookHome, chapter: str, colab: str = COLAB,
-              folder: str = NOTEBOOKS_DIR) -> str:
+def colab_url(
+    home: BookHome, chapter: str, colab: str = COLAB, folder: str = NOTEBOOKS_DIR
+) -> str:
     """Colab's URL of a chapter's notebook copy in ``folder`` of the repository; ``chapter``
     like ``"11_ffn_gelu"``."""
     if not home.github_repo:
-        raise ValueError(f"home: Colab opens notebooks from GitHub; repository.url is "
-                         f"{home.repository_url!r}")
-    return (f"{colab.rstrip('/')}/github/{home.github_repo}/blob/{home.branch}/"
-            f"{folder.strip('/')}/{chapter}.ipynb")
+        raise ValueError(
+            f"home: Colab opens notebooks from GitHub; repository.url is "
+            f"{home.repository_url!r}"
+        )
+    return (
+        f"{colab.rstrip('/')}/github/{home.github_repo}/blob/{home.branch}/"
+        f"{folder.strip('/')}/{chapter}.ipynb"
+    )
 
 
 def jupyterhub_url(hub: str, home: BookHome, source: str) -> str:
@@ -149,20 +178,34 @@ def jupyterhub_url(hub: str, home: BookHome, source: str) -> str:
     (a path in it) in JupyterLab, as the theme's own JupyterHub button does."""
     from urllib.parse import urlencode
 
-    name = home.github_repo.split("/")[-1] or home.repository_url.rstrip("/").split("/")[-1]
-    query = urlencode({"repo": home.repository_url, "urlpath": f"lab/tree/{name}/{source}",
-                       "branch": home.branch}, safe="/")
+    name = (
+        home.github_repo.split("/")[-1]
+        or home.repository_url.rstrip("/").split("/")[-1]
+    )
+    query = urlencode(
+        {
+            "repo": home.repository_url,
+            "urlpath": f"lab/tree/{name}/{source}",
+            "branch": home.branch,
+        },
+        safe="/",
+    )
     return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{query}"
 
 
-def binder_url(home: BookHome, source: str, binderhub: str = "https://mybinder.org") -> str:
+def binder_url(
+    home: BookHome, source: str, binderhub: str = "https://mybinder.org"
+) -> str:
     """Binder's URL that opens ``source`` (e.g. ``chapters/11_ffn_gelu.md``) in JupyterLab;
     the project's settings (``.binder/postBuild``) open a ``.md`` chapter as a notebook."""
-    return (f"{binderhub.rstrip('/')}/v2/gh/{home.github_repo}/{home.branch}"
-            f"?urlpath=lab/tree/{source}")
+    return (
+        f"{binderhub.rstrip('/')}/v2/gh/{home.github_repo}/{home.branch}"
+        f"?urlpath=lab/tree/{source}"
+    )
 
 
 # --- the Sphinx extension --------------------------------------------------------------------
+
 
 def _iter_buttons(buttons: list[dict[str, Any]]):
     for button in buttons:
@@ -175,16 +218,22 @@ def _not_configured(button: dict[str, Any], message: str) -> None:
     """Turn a link button into one that shows ``message`` (``launch.js``) when clicked."""
     text = button.get("text") or button.get("tooltip") or "Link"
     button.pop("url", None)
-    button.update(type="javascript", tooltip=message, text=f"{text} (not configured)",
-                  javascript="formulatedNotConfigured(this)")
+    button.update(
+        type="javascript",
+        tooltip=message,
+        text=f"{text} (not configured)",
+        javascript="formulatedNotConfigured(this)",
+    )
 
 
 def _home_of(app: Any) -> BookHome:
     theme = app.config.html_theme_options
     launch = theme.get("launch_buttons", {}) or {}
-    return BookHome(repository_url=str(theme.get("repository_url", "")).rstrip("/"),
-                    branch=str(theme.get("repository_branch") or "main"),
-                    jupyterhub_url=str(launch.get("jupyterhub_url", "")).rstrip("/"))
+    return BookHome(
+        repository_url=str(theme.get("repository_url", "")).rstrip("/"),
+        branch=str(theme.get("repository_branch") or "main"),
+        jupyterhub_url=str(launch.get("jupyterhub_url", "")).rstrip("/"),
+    )
 
 
 _LIVE = re.compile(r"window\.FORMULATED_LIVE = (\{.*?\});")
@@ -197,8 +246,9 @@ def student_buttons(app: Any, pagename: str, context: dict[str, Any]) -> None:
     :data:`STUDENT_CONFIG`), the repository button goes there; without that repository (or on
     a page that is not a numbered chapter) they are left out.  Live code (booktools.sphinx_html)
     asks Binder for the course's repository, or for none."""
-    student = getattr(app.config, STUDENT_CONFIG, None) or StudentHome(BookHome("", "main", ""),
-                                                                      "notebooks")
+    student = getattr(app.config, STUDENT_CONFIG, None) or StudentHome(
+        BookHome("", "main", ""), "notebooks"
+    )
     book = _home_of(app)
     chapter = PurePosixPath(pagename).name
     target = f"{student.notebooks_path}/{chapter}.ipynb"
@@ -216,15 +266,22 @@ def student_buttons(app: Any, pagename: str, context: dict[str, Any]) -> None:
                 if not open_here:
                     continue
                 if text == "Colab":
-                    button["url"] = colab_url(student.home, chapter,
-                                              launch.get("colab_url") or COLAB,
-                                              student.notebooks_path)
+                    button["url"] = colab_url(
+                        student.home,
+                        chapter,
+                        launch.get("colab_url") or COLAB,
+                        student.notebooks_path,
+                    )
                 elif text == "Binder":
-                    button["url"] = binder_url(student.home, target,
-                                               launch.get("binderhub_url") or
-                                               "https://mybinder.org")
+                    button["url"] = binder_url(
+                        student.home,
+                        target,
+                        launch.get("binderhub_url") or "https://mybinder.org",
+                    )
                 elif text == "JupyterHub" and book.jupyterhub_configured:
-                    button["url"] = jupyterhub_url(book.jupyterhub_url, student.home, target)
+                    button["url"] = jupyterhub_url(
+                        book.jupyterhub_url, student.home, target
+                    )
                 else:
                     continue
                 kept.append(button)
@@ -234,18 +291,29 @@ def student_buttons(app: Any, pagename: str, context: dict[str, Any]) -> None:
             elif not url.startswith(book.repository_url) and "github.com" not in url:
                 kept.append(button)
         group["buttons"] = kept
-    context["header_buttons"] = [g for g in context.get("header_buttons", [])
-                                 if g.get("type") != "group" or g.get("buttons")]
-    live = {"repo": student.home.github_repo if student.configured else "",
-            "ref": student.home.branch, "kernelPath": student.notebooks_path}
+    context["header_buttons"] = [
+        g
+        for g in context.get("header_buttons", [])
+        if g.get("type") != "group" or g.get("buttons")
+    ]
+    live = {
+        "repo": student.home.github_repo if student.configured else "",
+        "ref": student.home.branch,
+        "kernelPath": student.notebooks_path,
+    }
     context["body"] = _LIVE.sub(
-        lambda m: "window.FORMULATED_LIVE = " + json.dumps({**json.loads(m.group(1)), **live},
-                                                           sort_keys=True) + ";",
-        context.get("body", ""))
+        lambda m: (
+            "window.FORMULATED_LIVE = "
+            + json.dumps({**json.loads(m.group(1)), **live}, sort_keys=True)
+            + ";"
+        ),
+        context.get("body", ""),
+    )
 
 
-def fix_buttons(app: Any, pagename: str, templatename: str, context: dict[str, Any],
-                doctree: Any) -> None:
+def fix_buttons(
+    app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     """Colab -> the chapter's ``.ipynb``; links to unconfigured places -> a notice; in the
     student edition, :func:`student_buttons`."""
     if getattr(app.config, "formulated_student_edition", False):
@@ -253,7 +321,9 @@ def fix_buttons(app: Any, pagename: str, templatename: str, context: dict[str, A
         return
     home = _home_of(app)
     repo_message = NOT_CONFIGURED.format(what="repository URL", key="repository.url")
-    hub_message = NOT_CONFIGURED.format(what="JupyterHub URL", key="launch_buttons.jupyterhub_url")
+    hub_message = NOT_CONFIGURED.format(
+        what="JupyterHub URL", key="launch_buttons.jupyterhub_url"
+    )
     for button in _iter_buttons(context.get("header_buttons", [])):
         if button.get("type") != "link":
             continue
@@ -261,12 +331,15 @@ def fix_buttons(app: Any, pagename: str, templatename: str, context: dict[str, A
         if text == "JupyterHub" and not home.jupyterhub_configured:
             _not_configured(button, hub_message)
         elif not home.repository_configured and (
-                text in {"Binder", "Colab", "JupyterHub"} or url.startswith(home.repository_url)):
+            text in {"Binder", "Colab", "JupyterHub"}
+            or url.startswith(home.repository_url)
+        ):
             _not_configured(button, repo_message)
         elif text == "Colab" and home.github_repo:
             launch = app.config.html_theme_options.get("launch_buttons", {})
-            button["url"] = colab_url(home, PurePosixPath(pagename).name,
-                                      launch.get("colab_url") or COLAB)
+            button["url"] = colab_url(
+                home, PurePosixPath(pagename).name, launch.get("colab_url") or COLAB
+            )
 
 
 def announce(app: Any) -> None:
@@ -277,13 +350,21 @@ def announce(app: Any) -> None:
     home = _home_of(app)
     logger = logging.getLogger(__name__)
     if not home.repository_configured:
-        logger.info(bold("NOTICE: repository.url in _config.yml is a placeholder "
-                         f"({home.repository_url}); the Binder, Colab and repository buttons "
-                         "say 'not configured' until it names the book's public repository."))
+        logger.info(
+            bold(
+                "NOTICE: repository.url in _config.yml is a placeholder "
+                f"({home.repository_url}); the Binder, Colab and repository buttons "
+                "say 'not configured' until it names the book's public repository."
+            )
+        )
     if not home.jupyterhub_configured:
-        logger.info(bold("NOTICE: launch_buttons.jupyterhub_url in _config.yml is a placeholder "
-                         f"({home.jupyterhub_url or 'empty'}); the JupyterHub button says "
-                         "'not configured'."))
+        logger.info(
+            bold(
+                "NOTICE: launch_buttons.jupyterhub_url in _config.yml is a placeholder "
+                f"({home.jupyterhub_url or 'empty'}); the JupyterHub button says "
+                "'not configured'."
+            )
+        )
 
 
 def setup(app: Any) -> dict[str, Any]:

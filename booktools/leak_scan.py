@@ -24,15 +24,23 @@ from typing import Any
 
 from booktools.assign import Exercise, segments
 
-__all__ = ["solution_fingerprints", "executed_outputs", "html_text", "leaks", "scan_edition",
-           "main"]
+__all__ = [
+    "solution_fingerprints",
+    "executed_outputs",
+    "html_text",
+    "leaks",
+    "scan_edition",
+    "main",
+]
 
-_NUM = re.compile(r"(?<![\w.])[-−]?\d+(?:\{,\}\d{3}|,\d{3}|\\,\d{3}| \d{3}(?!\d))*(?:\.\d+)?")
+_NUM = re.compile(
+    r"(?<![\w.])[-−]?\d+(?:\{,\}\d{3}|,\d{3}|\\,\d{3}| \d{3}(?!\d))*(?:\.\d+)?"
+)
 _WORD = re.compile(r"[a-zA-Z]+")
 
 
 def _numbers(text: str) -> set[str]:
-    """The numbers of a text, normalised (thousands separators removed, ASCII minus)."""
+    """The numbers of a text, normalized (thousands separators removed, ASCII minus)."""
     out = set()
     for m in _NUM.finditer(text):
         s = re.sub(r"\{,\}|\\,|,| ", "", m.group(0)).replace("−", "-").lstrip("-")
@@ -52,8 +60,8 @@ def _given_numbers() -> set[str]:
     encoding.  A solution may repeat them without giving anything away."""
     from formulated.models.sizes import SIZES
 
-    given = {str(2 ** k) for k in range(20)} | {"10000"}
-    for row in (SIZES.values() if isinstance(SIZES, dict) else SIZES):
+    given = {str(2**k) for k in range(20)} | {"10000"}
+    for row in SIZES.values() if isinstance(SIZES, dict) else SIZES:
         given |= {str(getattr(row, f)) for f in ("L", "H", "A", "F", "V", "n_ctx")}
     return given
 
@@ -66,7 +74,7 @@ def _prose(text: str) -> str:
 
 def _shingles(text: str, k: int = 8) -> set[str]:
     words = [w.lower() for w in _WORD.findall(_prose(text))]
-    return {" ".join(words[i:i + k]) for i in range(len(words) - k + 1)}
+    return {" ".join(words[i : i + k]) for i in range(len(words) - k + 1)}
 
 
 def _code_lines(code: str) -> set[str]:
@@ -85,22 +93,30 @@ _EXPONENT = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?[eE]([-+]?\d+)")
 def _printed_numbers(text: str) -> set[str]:
     """The significant numbers a cell printed, less those written with an exponent below -4
     (round-off such as ``max |ours - torch| = 8.88e-16``, which every chapter prints)."""
-    noise = {m.group(0).lstrip("-−").split("e")[0].split("E")[0]
-             for m in _EXPONENT.finditer(text) if int(m.group(1)) < -4}
+    noise = {
+        m.group(0).lstrip("-−").split("e")[0].split("E")[0]
+        for m in _EXPONENT.finditer(text)
+        if int(m.group(1)) < -4
+    }
     return {n for n in _numbers(text) if _significant(n)} - noise
 
 
-def solution_fingerprints(ex: Exercise, shown_code: str = "",
-                          printed: str = "") -> dict[str, set[str]]:
+def solution_fingerprints(
+    ex: Exercise, shown_code: str = "", printed: str = ""
+) -> dict[str, set[str]]:
     """What must not appear in student material for ``ex``: the significant numbers and the
     8-word phrases of its solution's text, the significant numbers its solution's code cells
     ``printed`` when executed (the graded values), and its solution's code lines; less what its
     own prompt says, the numbers the book gives (:func:`_given_numbers`) and the code lines the
     book shows outside solutions (``shown_code``)."""
-    nums = {n for n in _numbers(ex.solution_text) if _significant(n)} | _printed_numbers(printed)
-    return {"numbers": nums - _numbers(ex.prompt) - _given_numbers(),
-            "phrases": _shingles(ex.solution_text) - _shingles(ex.prompt),
-            "code": _code_lines("\n".join(ex.solution_code)) - _code_lines(shown_code)}
+    nums = {
+        n for n in _numbers(ex.solution_text) if _significant(n)
+    } | _printed_numbers(printed)
+    return {
+        "numbers": nums - _numbers(ex.prompt) - _given_numbers(),
+        "phrases": _shingles(ex.solution_text) - _shingles(ex.prompt),
+        "code": _code_lines("\n".join(ex.solution_code)) - _code_lines(shown_code),
+    }
 
 
 def _digits(num: str) -> int:
@@ -118,7 +134,7 @@ def _close(a: str, b: str) -> bool:
         return False
     decimals = len(b.split(".")[1])
     try:
-        return abs(float(a) - float(b)) <= 0.5 * 10 ** -decimals + 1e-15
+        return abs(float(a) - float(b)) <= 0.5 * 10**-decimals + 1e-15
     except ValueError:
         return False
 
@@ -138,11 +154,18 @@ def executed_outputs(notebooks: dict[str, Any] | None = None) -> dict[str, str]:
                 continue
             texts = []
             for o in cell.get("outputs", []):
-                t = o.get("text") if o.get("output_type") == "stream" else \
-                    o.get("data", {}).get("text/plain")
+                t = (
+                    o.get("text")
+                    if o.get("output_type") == "stream"
+                    else o.get("data", {}).get("text/plain")
+                )
                 if t:
                     texts.append("".join(t) if isinstance(t, list) else t)
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+            source = (
+                cell["source"]
+                if isinstance(cell["source"], str)
+                else "".join(cell["source"])
+            )
             if texts:
                 out[source.strip()] = "\n".join(texts)
     return out
@@ -150,7 +173,8 @@ def executed_outputs(notebooks: dict[str, Any] | None = None) -> dict[str, str]:
 
 _ATTR = re.compile(r'\b(?:alt|aria-label|title)=(\\?)"(.*?)\1"', re.S)
 _WIDGET_STATE = re.compile(
-    r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', re.S)
+    r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', re.S
+)
 
 
 def html_text(page: str) -> str:
@@ -160,7 +184,9 @@ def html_text(page: str) -> str:
     values in an alt text inside the state's JSON)."""
     from booktools.student import page_text
 
-    parts = [page_text(page)] + [_html.unescape(m.group(2)) for m in _ATTR.finditer(page)]
+    parts = [page_text(page)] + [
+        _html.unescape(m.group(2)) for m in _ATTR.finditer(page)
+    ]
     for m in _WIDGET_STATE.finditer(page):
         try:
             state = json.loads(m.group(1)).get("state", {})
@@ -168,11 +194,15 @@ def html_text(page: str) -> str:
             continue
         for model in state.values():
             for key, value in (model.get("state") or {}).items():
-                if key in ("value", "description", "tooltip", "placeholder") and \
-                        isinstance(value, str) and not value.startswith("IPY_MODEL_"):
+                if (
+                    key in ("value", "description", "tooltip", "placeholder")
+                    and isinstance(value, str)
+                    and not value.startswith("IPY_MODEL_")
+                ):
                     value = re.sub(r'src="data:[^"]*"', "", value)
-                    parts += [page_text(value)] + [_html.unescape(a.group(2))
-                                                   for a in _ATTR.finditer(value)]
+                    parts += [page_text(value)] + [
+                        _html.unescape(a.group(2)) for a in _ATTR.finditer(value)
+                    ]
     return "\n".join(parts)
 
 
@@ -184,8 +214,10 @@ def _student_text(path: Path) -> str:
         return html_text(text)
     if path.suffix == ".ipynb":
         nb = json.loads(text)
-        parts = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-                 for c in nb["cells"]]
+        parts = [
+            "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in nb["cells"]
+        ]
         parts.append(json.dumps(nb.get("metadata", {}), ensure_ascii=False))
         return "\n".join(parts)
     return text
@@ -199,8 +231,10 @@ def _chapter_number(name: str) -> int:
 #: Numbers of a solution that the chapter gives as the exercise's data, not its answer
 #: (label -> number -> why); each was found by the scan of the student edition.
 INPUTS: dict[str, dict[str, str]] = {
-    "ex-18-4": {"1003854": "the training split's size, which chapter 18 prints: the data of "
-                           "the question, whose answers are 3,072,000 predictions and 3.1 passes"},
+    "ex-18-4": {
+        "1003854": "the training split's size, which chapter 18 prints: the data of "
+        "the question, whose answers are 3,072,000 predictions and 3.1 passes"
+    }
 }
 
 
@@ -208,8 +242,11 @@ def _close_to_any(num: str, given: set[str]) -> bool:
     return num in given or any(_close(num, g) for g in given)
 
 
-def leaks(student_files: list[str | Path], chapters: list[str | Path],
-          outputs: dict[str, str] | None = None) -> list[str]:
+def leaks(
+    student_files: list[str | Path],
+    chapters: list[str | Path],
+    outputs: dict[str, str] | None = None,
+) -> list[str]:
     """Every place where a solution of ``chapters`` shows in ``student_files``; empty if none.
 
     A student file of chapter *c* is checked against the solutions of chapters *c* and later:
@@ -227,13 +264,24 @@ def leaks(student_files: list[str | Path], chapters: list[str | Path],
     integers of 5 digits or more, less what any chapter's prose states.
     """
     outputs = outputs or {}
-    segs = {Path(ch).name: segments(Path(ch).read_text(encoding="utf-8")) for ch in chapters}
+    segs = {
+        Path(ch).name: segments(Path(ch).read_text(encoding="utf-8")) for ch in chapters
+    }
     shown = "\n".join(v for seg in segs.values() for k, v in seg if k == "code")
-    prose = {name: _numbers("\n".join(v for k, v in seg if k == "md"))
-             for name, seg in segs.items()}
-    printed_outside = {name: set().union(*[_printed_numbers(outputs.get(v.strip(), ""))
-                                           for k, v in seg if k == "code"])
-                       for name, seg in segs.items()}
+    prose = {
+        name: _numbers("\n".join(v for k, v in seg if k == "md"))
+        for name, seg in segs.items()
+    }
+    printed_outside = {
+        name: set().union(
+            *[
+                _printed_numbers(outputs.get(v.strip(), ""))
+                for k, v in seg
+                if k == "code"
+            ]
+        )
+        for name, seg in segs.items()
+    }
     book_prose = set().union(*prose.values())
     prints = []
     for seg in segs.values():
@@ -242,12 +290,19 @@ def leaks(student_files: list[str | Path], chapters: list[str | Path],
                 continue
             c = _chapter_number(ex.label)
             fp = solution_fingerprints(ex, shown)
-            given = set().union(*[prose[n] for n in segs if _chapter_number(n) <= c],
-                                *[printed_outside[n] for n in segs if _chapter_number(n) < c])
+            given = set().union(
+                *[prose[n] for n in segs if _chapter_number(n) <= c],
+                *[printed_outside[n] for n in segs if _chapter_number(n) < c],
+            )
             out = "\n".join(outputs.get(code.strip(), "") for code in ex.solution_code)
-            fp["printed"] = {n for n in _printed_numbers(out) - fp["numbers"]
-                             - _numbers(ex.prompt) - _given_numbers()
-                             if not _close_to_any(n, given)}
+            fp["printed"] = {
+                n
+                for n in _printed_numbers(out)
+                - fp["numbers"]
+                - _numbers(ex.prompt)
+                - _given_numbers()
+                if not _close_to_any(n, given)
+            }
             for key in ("numbers", "printed"):
                 fp[key] -= set(INPUTS.get(ex.label, {}))
             prints.append((ex.label, fp))
@@ -264,10 +319,15 @@ def leaks(student_files: list[str | Path], chapters: list[str | Path],
             check = set(fp["numbers"])
             if not k or k == c:
                 check |= fp["printed"]
-            if not k and f.suffix == ".html":  # an appendix: no source line numbers, nothing
+            if (
+                not k and f.suffix == ".html"
+            ):  # an appendix: no source line numbers, nothing
                 # any chapter states (other unnumbered files are checked against everything)
-                check = {n for n in check if ("." in n or len(n) >= 5)
-                         and not _close_to_any(n, book_prose)}
+                check = {
+                    n
+                    for n in check
+                    if ("." in n or len(n) >= 5) and not _close_to_any(n, book_prose)
+                }
             # an earlier chapter's printout matches a later answer's rounding to 3 digits by
             # chance (chapter 8's variance 0.999, ex-12-3's 0.99935): 4 digits or exact there
             near = [m for m in nums if not k or k == c or _digits(m) >= 4]
@@ -288,22 +348,35 @@ def hidden_test_lines(chapters: list[str | Path]) -> set[str]:
     at least 30 characters, not an import or comment, not a line the chapters show."""
     from booktools.exercises import SPECS
 
-    shown = re.sub(r"\s+", " ", "\n".join(
-        v for ch in chapters for k, v in segments(Path(ch).read_text(encoding="utf-8"))
-        if k in ("md", "code")))
+    shown = re.sub(
+        r"\s+",
+        " ",
+        "\n".join(
+            v
+            for ch in chapters
+            for k, v in segments(Path(ch).read_text(encoding="utf-8"))
+            if k in ("md", "code")
+        ),
+    )
     out = set()
     for spec in SPECS.values():
         for test in spec.hidden:
             for line in test.splitlines():
                 s = re.sub(r"\s+", " ", line).strip()
-                if len(s) >= 30 and not s.startswith(("import ", "from ", "#")) \
-                        and s not in shown:
+                if (
+                    len(s) >= 30
+                    and not s.startswith(("import ", "from ", "#"))
+                    and s not in shown
+                ):
                     out.add(s)
     return out
 
 
-def scan_edition(folder: Path | None = None, root: Path | None = None,
-                 outputs: dict[str, str] | None = None) -> list[str]:
+def scan_edition(
+    folder: Path | None = None,
+    root: Path | None = None,
+    outputs: dict[str, str] | None = None,
+) -> list[str]:
     """Every solution and hidden-test line found in the student edition: the HTML pages under
     ``folder/html`` (default ``_build/student``; every page, the appendices checked against
     every chapter's solutions) and the student notebooks of every chapter (written afresh
@@ -319,21 +392,29 @@ def scan_edition(folder: Path | None = None, root: Path | None = None,
     chapters = notebooks.chapters(root)
     pages = sorted((folder / "html").rglob("*.html"))
     if not pages:
-        raise FileNotFoundError(f"folder: no student pages in {folder / 'html'} "
-                                "(make student-book builds them)")
-    pages = [p for p in pages if p.parent.name == "chapters" or p.parent == folder / "html"]
+        raise FileNotFoundError(
+            f"folder: no student pages in {folder / 'html'} "
+            "(make student-book builds them)"
+        )
+    pages = [
+        p for p in pages if p.parent.name == "chapters" or p.parent == folder / "html"
+    ]
     outputs = executed_outputs() if outputs is None else outputs
     lines = hidden_test_lines(chapters)
     with tempfile.TemporaryDirectory() as tmp:
         files = list(pages)
         for source in chapters:
             nb = Path(tmp) / source.with_suffix(".ipynb").name
-            nb.write_text(notebooks.notebook_text(source, student=True), encoding="utf-8")
+            nb.write_text(
+                notebooks.notebook_text(source, student=True), encoding="utf-8"
+            )
             files.append(nb)
         found = leaks(files, chapters, outputs)
         for f in files:
             flat = re.sub(r"\s+", " ", _student_text(f))
-            found += [f"{f.name}: hidden test line {s!r}" for s in sorted(lines) if s in flat]
+            found += [
+                f"{f.name}: hidden test line {s!r}" for s in sorted(lines) if s in flat
+            ]
     return found
 
 
@@ -342,22 +423,37 @@ def main(argv: list[str] | None = None) -> int:
     ``_build/student``); exit status 1, with what was found, when a solution shows."""
     import argparse
 
-    parser = argparse.ArgumentParser(description="Scan the student edition for solutions.")
-    parser.add_argument("folder", nargs="?", type=Path, default=None,
-                        help="the student edition's folder (default _build/student)")
+    parser = argparse.ArgumentParser(
+        description="Scan the student edition for solutions."
+    )
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        type=Path,
+        default=None,
+        help="the student edition's folder (default _build/student)",
+    )
     args = parser.parse_args(argv)
     outputs = executed_outputs()
     if not outputs:
-        print("leak scan: no execution cache (_build/.jupyter_cache): the numbers the "
-              "solutions print are not checked", file=sys.stderr)
+        print(
+            "leak scan: no execution cache (_build/.jupyter_cache): the numbers the "
+            "solutions print are not checked",
+            file=sys.stderr,
+        )
     found = scan_edition(args.folder, outputs=outputs)
     for entry in found[:60]:
         print(f"leak: {entry}")
     if found:
-        print(f"leak scan: {len(found)} solution fingerprint(s) in the student edition "
-              "(above, at most 60); nothing may be published", file=sys.stderr)
+        print(
+            f"leak scan: {len(found)} solution fingerprint(s) in the student edition "
+            "(above, at most 60); nothing may be published",
+            file=sys.stderr,
+        )
         return 1
-    print("leak scan: no solution and no hidden test in the student pages and notebooks")
+    print(
+        "leak scan: no solution and no hidden test in the student pages and notebooks"
+    )
     return 0
 
 

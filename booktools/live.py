@@ -9,6 +9,7 @@ server accepts the book's origin only (CORS) and requires the random token. Ctrl
 
 Usage: ``python -m booktools.live [--book _build/html] [--port 0] [--jupyter-port 0]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,9 @@ class Kernel:
 
     def script(self) -> bytes:
         """The ``<script>`` put into each served page."""
-        data = json.dumps({"baseUrl": self.base_url, "wsUrl": self.ws_url, "token": self.token})
+        data = json.dumps(
+            {"baseUrl": self.base_url, "wsUrl": self.ws_url, "token": self.token}
+        )
         return f"<script>window.FORMULATED_LIVE_SERVER = {data};</script>".encode()
 
 
@@ -64,7 +67,9 @@ class BookHandler(http.server.SimpleHTTPRequestHandler):
             path = path / "index.html"
         if path.suffix != ".html" or not path.is_file():
             return super().send_head()
-        body = path.read_bytes().replace(b"</head>", self.kernel.script() + b"</head>", 1)
+        body = path.read_bytes().replace(
+            b"</head>", self.kernel.script() + b"</head>", 1
+        )
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -92,15 +97,22 @@ class _BytesFile:
         self._done = True
 
 
-def start_jupyter(port: int, token: str, origin: str, root_dir: Path,
-                  log: Path) -> subprocess.Popen[bytes]:
+def start_jupyter(
+    port: int, token: str, origin: str, root_dir: Path, log: Path
+) -> subprocess.Popen[bytes]:
     """A Jupyter server in its own process group (so Ctrl-C reaches this process, which stops it
     without the server's interactive 'Shutdown?' prompt); its log goes to ``log``."""
     command = [
-        sys.executable, "-m", "jupyter_server",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.allow_origin={origin}",
-        "--ServerApp.open_browser=False", f"--ServerApp.root_dir={root_dir}",
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.allow_origin={origin}",
+        "--ServerApp.open_browser=False",
+        f"--ServerApp.root_dir={root_dir}",
         "--ServerApp.allow_remote_access=False",
         "--ServerApp.allow_root=True",  # containers and CI run as root; the server is local only
         # Only kernels are needed; the plain contents manager, whatever `make lab` configured.
@@ -112,29 +124,45 @@ def start_jupyter(port: int, token: str, origin: str, root_dir: Path,
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     # Its kernels inherit this: a chapter may take a shortcut when live (chapter 18 loads the
     # book preset's shipped run instead of training it again, unless the reader asks to).
-    from formulated.training.shipped import LIVE_ENV  # imports torch: only when starting
+    from formulated.training.shipped import (
+        LIVE_ENV,  # imports torch: only when starting
+    )
+
     env[LIVE_ENV] = "1"
-    with open(log, "wb") as sink:  # a file, not a pipe: an unread pipe would block the server
-        return subprocess.Popen(command, cwd=root_dir, env=env, start_new_session=True,
-                                stdout=sink, stderr=subprocess.STDOUT)
+    with open(
+        log, "wb"
+    ) as sink:  # a file, not a pipe: an unread pipe would block the server
+        return subprocess.Popen(
+            command,
+            cwd=root_dir,
+            env=env,
+            start_new_session=True,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
 
 
-def wait_until_ready(kernel: Kernel, process: subprocess.Popen[bytes], log: Path,
-                     timeout: float) -> None:
+def wait_until_ready(
+    kernel: Kernel, process: subprocess.Popen[bytes], log: Path, timeout: float
+) -> None:
     """Poll the server's status API until it answers; raise with its log if it died."""
     deadline = time.monotonic() + timeout
     url = f"{kernel.base_url}api/status?token={kernel.token}"
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the Jupyter server exited with code {process.returncode}:\n"
-                               + log.read_text(errors="replace")[-4000:])
+            raise RuntimeError(
+                f"the Jupyter server exited with code {process.returncode}:\n"
+                + log.read_text(errors="replace")[-4000:]
+            )
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
                     return
         except OSError:
             time.sleep(0.3)
-    raise RuntimeError(f"the Jupyter server did not answer at {kernel.base_url} within {timeout} s")
+    raise RuntimeError(
+        f"the Jupyter server did not answer at {kernel.base_url} within {timeout} s"
+    )
 
 
 def stop(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
@@ -152,7 +180,9 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
 class LiveBook:
     """The two servers; a context manager so tests can run it without ``make``."""
 
-    def __init__(self, book: Path = DEFAULT_BOOK, port: int = 0, jupyter_port: int = 0) -> None:
+    def __init__(
+        self, book: Path = DEFAULT_BOOK, port: int = 0, jupyter_port: int = 0
+    ) -> None:
         if not (book / "index.html").is_file():
             raise FileNotFoundError(f"no built book at {book}: run `make book` first")
         self.book = book
@@ -160,19 +190,27 @@ class LiveBook:
         self.jupyter_port = jupyter_port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         jupyter = f"127.0.0.1:{self.jupyter_port}/"
-        self.kernel = Kernel(f"http://{jupyter}", f"ws://{jupyter}", secrets.token_hex(24))
-        self.log = Path(tempfile.gettempdir()) / f"formulated-live-jupyter-{self.jupyter_port}.log"
+        self.kernel = Kernel(
+            f"http://{jupyter}", f"ws://{jupyter}", secrets.token_hex(24)
+        )
+        self.log = (
+            Path(tempfile.gettempdir())
+            / f"formulated-live-jupyter-{self.jupyter_port}.log"
+        )
         self.process: subprocess.Popen[bytes] | None = None
         self.httpd: http.server.ThreadingHTTPServer | None = None
 
     def __enter__(self) -> "LiveBook":
-        self.process = start_jupyter(self.jupyter_port, self.kernel.token,
-                                     self.url.rstrip("/"), ROOT, self.log)
+        self.process = start_jupyter(
+            self.jupyter_port, self.kernel.token, self.url.rstrip("/"), ROOT, self.log
+        )
         try:
             wait_until_ready(self.kernel, self.process, self.log, timeout=60)
             handler = type("Handler", (BookHandler,), {"kernel": self.kernel})
             self.httpd = http.server.ThreadingHTTPServer(
-                ("127.0.0.1", self.port), functools.partial(handler, directory=str(self.book)))
+                ("127.0.0.1", self.port),
+                functools.partial(handler, directory=str(self.book)),
+            )
             threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         except BaseException:
             stop(self.process)
@@ -190,15 +228,22 @@ class LiveBook:
 def main(argv: list[str] | None = None) -> int:
     """Run until Ctrl-C; print the one URL to open."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--book", type=Path, default=DEFAULT_BOOK, help="built HTML book")
-    parser.add_argument("--port", type=int, default=0, help="port of the book (0: any free)")
-    parser.add_argument("--jupyter-port", type=int, default=0, help="port of the Jupyter server")
+    parser.add_argument(
+        "--book", type=Path, default=DEFAULT_BOOK, help="built HTML book"
+    )
+    parser.add_argument(
+        "--port", type=int, default=0, help="port of the book (0: any free)"
+    )
+    parser.add_argument(
+        "--jupyter-port", type=int, default=0, help="port of the Jupyter server"
+    )
     args = parser.parse_args(argv)
     try:
         live = LiveBook(args.book, args.port, args.jupyter_port)
     except FileNotFoundError as err:
         print(f"make live: {err}", file=sys.stderr)
         return 2
+
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
@@ -207,9 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
     with live:
-        print(f"Open {live.url}  On any chapter, the rocket menu -> Live Code runs its cells "
-              "here and makes its widgets live. Ctrl-C stops the book and its Jupyter server.",
-              flush=True)
+        print(
+            f"Open {live.url}  On any chapter, the rocket menu -> Live Code runs its cells "
+            "here and makes its widgets live. Ctrl-C stops the book and its Jupyter server.",
+            flush=True,
+        )
         try:
             while True:
                 time.sleep(3600)

@@ -26,6 +26,7 @@ The notebooks are committed (Colab reads them from GitHub) and ``tests/test_note
 when one is out of date: run ``make notebooks`` after editing a chapter.  The book's build
 ignores the folder (``_config.yml`` ``exclude_patterns``).
 """
+
 from __future__ import annotations
 
 import re
@@ -40,9 +41,20 @@ from booktools.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
 from booktools.plain_markdown import chapter_titles, label_texts, to_plain
 from booktools.student import strip_solutions
 
-__all__ = ["CHAPTER_GLOB", "BOOTSTRAP_TAG", "chapters", "bootstrap_source", "intro_source",
-           "image_base", "colab_notebook", "STUDENT_DIR", "notebook_text", "write_all",
-           "out_of_date", "main"]
+__all__ = [
+    "CHAPTER_GLOB",
+    "BOOTSTRAP_TAG",
+    "chapters",
+    "bootstrap_source",
+    "intro_source",
+    "image_base",
+    "colab_notebook",
+    "STUDENT_DIR",
+    "notebook_text",
+    "write_all",
+    "out_of_date",
+    "main",
+]
 
 #: The chapters that get a Colab notebook: the numbered ones (the appendices run no code).
 CHAPTER_GLOB = "[0-9][0-9]_*.md"
@@ -69,32 +81,38 @@ STUDENT_CHECKOUT = ("formulated", "data")
 
 _FULL_CLONE = (
     '        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "--branch",\n'
-    "                        BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR], check=True)\n")
+    "                        BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR], check=True)\n"
+)
 _STUDENT_CLONE = (
     "        # only the package and its data: the hidden tests and the solutions stay on GitHub\n"
     '        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "--filter=blob:none",\n'
     '                        "--sparse", "--branch", BOOK_BRANCH, BOOK_REPOSITORY, BOOK_DIR],\n'
     "                       check=True)\n"
     '        subprocess.run(["git", "-C", BOOK_DIR, "sparse-checkout", "set", '
-    + ", ".join(f'"{p}"' for p in STUDENT_CHECKOUT) + "],\n"
-    "                       check=True)\n")
+    + ", ".join(f'"{p}"' for p in STUDENT_CHECKOUT)
+    + "],\n"
+    "                       check=True)\n"
+)
 
 
 def bootstrap_source(home: BookHome, student: bool = False) -> str:
     """The set-up cell: on Colab, fetch and install the book; elsewhere nothing.  ``student``:
     fetch only :data:`STUDENT_CHECKOUT` (a sparse, blob-less clone), not the instructor's
     tooling and the chapters with their solutions."""
-    head = ("# Set-up for Google Colab (about a minute): fetch the book's code and data, install\n"
-            "# them, and turn on interactive widgets. Anywhere else this cell does nothing.\n"
-            "import sys\n"
-            "\n"
-            'if "google.colab" in sys.modules:\n')
+    head = (
+        "# Set-up for Google Colab (about a minute): fetch the book's code and data, install\n"
+        "# them, and turn on interactive widgets. Anywhere else this cell does nothing.\n"
+        "import sys\n"
+        "\n"
+        'if "google.colab" in sys.modules:\n'
+    )
     if not home.repository_configured:
         return head + (
             "    raise RuntimeError(\n"
             '        "The book\'s public repository is not configured (repository.url in "\n'
             '        "_config.yml is a placeholder), so this notebook cannot fetch the "\n'
-            '        "formulated package. Clone the book and run `pip install -e .` in it.")\n')
+            '        "formulated package. Clone the book and run `pip install -e .` in it.")\n'
+        )
     return head + (
         "    import os\n"
         "    import subprocess\n"
@@ -103,14 +121,15 @@ def bootstrap_source(home: BookHome, student: bool = False) -> str:
         f'    BOOK_BRANCH = "{home.branch}"\n'
         '    BOOK_DIR = "/content/formulated-gpt"\n'
         "    if not os.path.isdir(BOOK_DIR):\n"
-        + (_STUDENT_CLONE if student else _FULL_CLONE) +
-        "    # Colab's own PyTorch satisfies the requirement; were it missing, the CPU build is used.\n"
+        + (_STUDENT_CLONE if student else _FULL_CLONE)
+        + "    # Colab's own PyTorch satisfies the requirement; were it missing, the CPU build is used.\n"
         '    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--extra-index-url",\n'
         f'                    "{TORCH_CPU_INDEX}", "-e", BOOK_DIR], check=True)\n'
         "    sys.path.insert(0, BOOK_DIR)  # the editable install is seen by new processes only\n"
         "    from google.colab import output\n"
         "\n"
-        "    output.enable_custom_widget_manager()\n")
+        "    output.enable_custom_widget_manager()\n"
+    )
 
 
 def intro_source(macros: dict[str, str]) -> str:
@@ -118,10 +137,16 @@ def intro_source(macros: dict[str, str]) -> str:
     definitions = ""
     for name, body in macros.items():
         n_args = max((int(d) for d in re.findall(r"#(\d)", body)), default=0)
-        definitions += f"\\newcommand{{{name}}}" + (f"[{n_args}]" if n_args else "") + f"{{{body}}}"
-    return ("*The Formulated GPT* as a notebook. **On Google Colab, run the next cell first**: "
-            "it installs the book's `formulated` package. Elsewhere it does nothing.\n"
-            f"${definitions}$")
+        definitions += (
+            f"\\newcommand{{{name}}}"
+            + (f"[{n_args}]" if n_args else "")
+            + f"{{{body}}}"
+        )
+    return (
+        "*The Formulated GPT* as a notebook. **On Google Colab, run the next cell first**: "
+        "it installs the book's `formulated` package. Elsewhere it does nothing.\n"
+        f"${definitions}$"
+    )
 
 
 def image_base(home: BookHome) -> str:
@@ -133,13 +158,16 @@ def image_base(home: BookHome) -> str:
     return "../"
 
 
-def colab_notebook(source: Path, home: BookHome, macros: dict[str, str],
-                   student: bool = False) -> nbformat.NotebookNode:
+def colab_notebook(
+    source: Path, home: BookHome, macros: dict[str, str], student: bool = False
+) -> nbformat.NotebookNode:
     """The Colab notebook of one chapter: set-up cells, then the chapter's cells, no outputs,
     the Markdown cells as plain Markdown (:func:`~booktools.plain_markdown.to_plain`);
     ``student``: without the solutions (:func:`booktools.student.strip_solutions`)."""
     if student:
-        nb = jupytext.reads(strip_solutions(source.read_text(encoding="utf-8")), fmt="md:myst")
+        nb = jupytext.reads(
+            strip_solutions(source.read_text(encoding="utf-8")), fmt="md:myst"
+        )
     else:
         nb = jupytext.read(source)
     titles, labels = chapter_titles(source.parent), label_texts(source.parent)
@@ -147,22 +175,31 @@ def colab_notebook(source: Path, home: BookHome, macros: dict[str, str],
         if cell.cell_type == "markdown":
             cell.source = to_plain(cell.source, titles, labels, image_base(home))
     intro = nbformat.v4.new_markdown_cell(intro_source(macros))
-    setup = nbformat.v4.new_code_cell(bootstrap_source(home, student),
-                                      metadata={"tags": [BOOTSTRAP_TAG]})
+    setup = nbformat.v4.new_code_cell(
+        bootstrap_source(home, student), metadata={"tags": [BOOTSTRAP_TAG]}
+    )
     nb.cells = [intro, setup] + nb.cells
     for i, cell in enumerate(nb.cells):
-        cell.id = f"cell-{i:03d}"   # stable ids: regenerating an unchanged chapter changes nothing
+        cell.id = f"cell-{i:03d}"  # stable ids: regenerating an unchanged chapter changes nothing
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    nb.metadata = {"kernelspec": nb.metadata.get("kernelspec", {
-                       "display_name": "Python 3", "language": "python", "name": "python3"}),
-                   "language_info": {"name": "python"},
-                   "colab": {"provenance": []}}
+    nb.metadata = {
+        "kernelspec": nb.metadata.get(
+            "kernelspec",
+            {"display_name": "Python 3", "language": "python", "name": "python3"},
+        ),
+        "language_info": {"name": "python"},
+        "colab": {"provenance": []},
+    }
     return nb
 
 
-def notebook_text(source: Path, home: BookHome | None = None,
-                  macros: dict[str, str] | None = None, student: bool = False) -> str:
+def notebook_text(
+    source: Path,
+    home: BookHome | None = None,
+    macros: dict[str, str] | None = None,
+    student: bool = False,
+) -> str:
     """The exact text of ``source``'s Colab notebook file (``student``: without solutions)."""
     nb = colab_notebook(source, home or book_home(), macros or math_macros(), student)
     nbformat.validate(nb)
@@ -177,12 +214,18 @@ def target(source: Path, root: Path = ROOT) -> Path:
 def out_of_date(root: Path = ROOT) -> list[str]:
     """Chapters whose notebook is missing or differs, and notebooks without a chapter."""
     home, macros = book_home(root / "_config.yml"), math_macros(root / "_config.yml")
-    stale = [str(s.relative_to(root)) for s in chapters(root)
-             if not target(s, root).is_file()
-             or target(s, root).read_text(encoding="utf-8") != notebook_text(s, home, macros)]
+    stale = [
+        str(s.relative_to(root))
+        for s in chapters(root)
+        if not target(s, root).is_file()
+        or target(s, root).read_text(encoding="utf-8") != notebook_text(s, home, macros)
+    ]
     wanted = {target(s, root).name for s in chapters(root)}
-    stale += [str(p.relative_to(root)) for p in sorted((root / NOTEBOOKS_DIR).glob("*.ipynb"))
-              if p.name not in wanted]
+    stale += [
+        str(p.relative_to(root))
+        for p in sorted((root / NOTEBOOKS_DIR).glob("*.ipynb"))
+        if p.name not in wanted
+    ]
     return stale
 
 

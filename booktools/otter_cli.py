@@ -8,6 +8,7 @@ machine) then leaves the grading waiting for ever.  This entry point installs
 within a second, and then hands the arguments to otter's own command line unchanged.
 :func:`booktools.grading.grade` runs otter this way.
 """
+
 from __future__ import annotations
 
 from booktools.kernel_client import patch_shell_wait

@@ -32,6 +32,7 @@ The instructors' answer keys (``make answer-keys KEYS_ARGS=--pdf``,
 both; ``--tex-only`` stops after step 2, to iterate on the ``.tex`` with ``latexmk`` in
 ``_build/latex``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,9 +47,25 @@ from pathlib import Path
 from booktools.launch import ROOT
 from booktools.sphinx_pdf import PDF_NAMES, PDF_PATH
 
-__all__ = ["LATEX_DIR", "PDF", "TEX", "KO_LATEX_DIR", "KO_PDF", "KO_TEX", "Edition", "EDITIONS",
-           "MAX_OVERFULL_PT", "LogProblems", "log_problems", "sphinx_latex", "build_tex",
-           "check_tools", "latexmk", "build_pdf", "main"]
+__all__ = [
+    "LATEX_DIR",
+    "PDF",
+    "TEX",
+    "KO_LATEX_DIR",
+    "KO_PDF",
+    "KO_TEX",
+    "Edition",
+    "EDITIONS",
+    "MAX_OVERFULL_PT",
+    "LogProblems",
+    "log_problems",
+    "sphinx_latex",
+    "build_tex",
+    "check_tools",
+    "latexmk",
+    "build_pdf",
+    "main",
+]
 
 
 @dataclass(frozen=True)
@@ -68,30 +85,56 @@ class Edition:
 
 
 EDITIONS = {
-    "en": Edition("en", ROOT / "_build" / "latex", ROOT / "_build" / ".doctrees-latex",
-                  ROOT / PDF_PATH),
-    "ko": Edition("ko", ROOT / "_build" / "latex-ko", ROOT / "_build" / ".doctrees-latex-ko",
-                  ROOT / PDF_PATH.parent / PDF_NAMES["ko"]),
+    "en": Edition(
+        "en",
+        ROOT / "_build" / "latex",
+        ROOT / "_build" / ".doctrees-latex",
+        ROOT / PDF_PATH,
+    ),
+    "ko": Edition(
+        "ko",
+        ROOT / "_build" / "latex-ko",
+        ROOT / "_build" / ".doctrees-latex-ko",
+        ROOT / PDF_PATH.parent / PDF_NAMES["ko"],
+    ),
 }
 LATEX_DIR, TEX, PDF = EDITIONS["en"].latex_dir, EDITIONS["en"].tex, EDITIONS["en"].pdf
-KO_LATEX_DIR, KO_TEX, KO_PDF = EDITIONS["ko"].latex_dir, EDITIONS["ko"].tex, EDITIONS["ko"].pdf
+KO_LATEX_DIR, KO_TEX, KO_PDF = (
+    EDITIONS["ko"].latex_dir,
+    EDITIONS["ko"].tex,
+    EDITIONS["ko"].pdf,
+)
 
 #: An overfull box wider than this is a line that runs into the margin visibly.
 MAX_OVERFULL_PT = 10.0
 
 #: Debian packages of the route (``make pdf`` installs them when missing; CI runs as root).
-APT_PACKAGES = ("texlive-xetex", "texlive-latex-extra", "texlive-fonts-recommended", "latexmk",
-                "fonts-freefont-otf", "fonts-dejavu-core", "poppler-utils", "librsvg2-bin",
-                "texlive-lang-cjk", "fonts-noto-cjk")
+APT_PACKAGES = (
+    "texlive-xetex",
+    "texlive-latex-extra",
+    "texlive-fonts-recommended",
+    "latexmk",
+    "fonts-freefont-otf",
+    "fonts-dejavu-core",
+    "poppler-utils",
+    "librsvg2-bin",
+    "texlive-lang-cjk",
+    "fonts-noto-cjk",
+)
 
 _OVERFULL = re.compile(r"^Overfull \\hbox \((\d+(?:\.\d+)?)pt too wide\)(.*)$", re.M)
 #: What the page builder could not fit on a page (a ``tabulary`` taller than the page): it runs
 #: off the page's foot, which no overfull hbox reports.
-_OFF_PAGE = re.compile(r"^Overfull \\vbox \((\d+(?:\.\d+)?)pt too high\) has occurred while "
-                       r"\\output is active", re.M)
+_OFF_PAGE = re.compile(
+    r"^Overfull \\vbox \((\d+(?:\.\d+)?)pt too high\) has occurred while "
+    r"\\output is active",
+    re.M,
+)
 _ERROR = re.compile(r"^! (.*)$", re.M)
-_UNDEFINED = re.compile(r"LaTeX Warning: (?:Reference|Citation|Hyper reference) `([^']*)' "
-                        r"on page (\d+) undefined")
+_UNDEFINED = re.compile(
+    r"LaTeX Warning: (?:Reference|Citation|Hyper reference) `([^']*)' "
+    r"on page (\d+) undefined"
+)
 
 
 @dataclass(frozen=True)
@@ -105,12 +148,19 @@ class LogProblems:
 
     def messages(self) -> list[str]:
         """One line per problem, for a build's output or a test's failure."""
-        return ([f"LaTeX error: {e}" for e in self.errors]
-                + [f"undefined reference: {u}" for u in self.undefined]
-                + [f"overfull box {pt:.1f}pt > {MAX_OVERFULL_PT}pt{where}"
-                   for pt, where in self.overfull]
-                + [f"{pt:.1f}pt of a page's content run off its foot (a table or box taller "
-                   f"than the page)" for pt in self.off_page])
+        return (
+            [f"LaTeX error: {e}" for e in self.errors]
+            + [f"undefined reference: {u}" for u in self.undefined]
+            + [
+                f"overfull box {pt:.1f}pt > {MAX_OVERFULL_PT}pt{where}"
+                for pt, where in self.overfull
+            ]
+            + [
+                f"{pt:.1f}pt of a page's content run off its foot (a table or box taller "
+                f"than the page)"
+                for pt in self.off_page
+            ]
+        )
 
 
 def log_problems(log: str, max_overfull_pt: float = MAX_OVERFULL_PT) -> LogProblems:
@@ -119,31 +169,57 @@ def log_problems(log: str, max_overfull_pt: float = MAX_OVERFULL_PT) -> LogProbl
     of a (Xe)LaTeX log."""
     return LogProblems(
         errors=_ERROR.findall(log),
-        undefined=sorted({f"{name} (page {page})" for name, page in _UNDEFINED.findall(log)}),
-        overfull=[(float(pt), where) for pt, where in _OVERFULL.findall(log)
-                  if float(pt) > max_overfull_pt],
-        off_page=[float(pt) for pt in _OFF_PAGE.findall(log) if float(pt) > max_overfull_pt])
+        undefined=sorted(
+            {f"{name} (page {page})" for name, page in _UNDEFINED.findall(log)}
+        ),
+        overfull=[
+            (float(pt), where)
+            for pt, where in _OVERFULL.findall(log)
+            if float(pt) > max_overfull_pt
+        ],
+        off_page=[
+            float(pt) for pt in _OFF_PAGE.findall(log) if float(pt) > max_overfull_pt
+        ],
+    )
 
 
-def sphinx_latex(srcdir: Path, outdir: Path, doctrees: Path, conf: dict,
-                 path_config: Path = ROOT / "_config.yml") -> None:
+def sphinx_latex(
+    srcdir: Path,
+    outdir: Path,
+    doctrees: Path,
+    conf: dict,
+    path_config: Path = ROOT / "_config.yml",
+) -> None:
     """Sphinx's LaTeX builder through Jupyter Book 1 (``_config.yml`` and ``conf`` on top),
     warnings as errors: the one place the book, its Korean edition and the answer keys
     (:mod:`booktools.answer_keys`) write their ``.tex``."""
     from jupyter_book.sphinx import build_sphinx
 
     result = build_sphinx(
-        srcdir, outdir, noconfig=True, path_config=str(path_config), confoverrides=conf,
-        doctreedir=doctrees, builder="latex", warningiserror=True, keep_going=True)
+        srcdir,
+        outdir,
+        noconfig=True,
+        path_config=str(path_config),
+        confoverrides=conf,
+        doctreedir=doctrees,
+        builder="latex",
+        warningiserror=True,
+        keep_going=True,
+    )
     if result:
-        raise SystemExit(f"pdf: the LaTeX build failed ({result!r}); see the messages above")
+        raise SystemExit(
+            f"pdf: the LaTeX build failed ({result!r}); see the messages above"
+        )
 
 
 def build_tex(edition: Edition = EDITIONS["en"]) -> None:
     """Sphinx's LaTeX builder on the book, from the execution cache, warnings as errors; for
     Korean with the Korean HTML book's settings (:func:`booktools.i18n.overrides`)."""
-    conf = {"external_toc_path": (ROOT / "_toc.yml").as_posix(),
-            "latex_individualpages": False, "nitpicky": True}
+    conf = {
+        "external_toc_path": (ROOT / "_toc.yml").as_posix(),
+        "latex_individualpages": False,
+        "nitpicky": True,
+    }
     if edition.language != "en":
         from booktools import i18n
 
@@ -156,8 +232,11 @@ def check_tools() -> None:
     """Stop with the packages to install when XeLaTeX or ``latexmk`` is missing."""
     missing = [tool for tool in ("xelatex", "latexmk") if shutil.which(tool) is None]
     if missing:
-        raise SystemExit(f"pdf: {' and '.join(missing)} not found: apt-get install "
-                         + " ".join(APT_PACKAGES) + " (make pdf does this as root)")
+        raise SystemExit(
+            f"pdf: {' and '.join(missing)} not found: apt-get install "
+            + " ".join(APT_PACKAGES)
+            + " (make pdf does this as root)"
+        )
 
 
 def latexmk(tex: Path) -> Path:
@@ -167,15 +246,29 @@ def latexmk(tex: Path) -> Path:
     check_tools()
     built = tex.with_suffix(".pdf")
     built.unlink(missing_ok=True)  # never copy a PDF of an earlier run
-    done = subprocess.run(["latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error",
-                           "-silent", tex.name], cwd=tex.parent, check=False,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done = subprocess.run(
+        [
+            "latexmk",
+            "-xelatex",
+            "-interaction=nonstopmode",
+            "-halt-on-error",
+            "-silent",
+            tex.name,
+        ],
+        cwd=tex.parent,
+        check=False,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     log = tex.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     for line in log_problems(log).messages():
         print(f"pdf: {tex.name}: {line}")
     if done.returncode or not built.is_file() or _ERROR.search(log):
         print(done.stdout[-3000:])
-        raise SystemExit(f"pdf: latexmk failed ({done.returncode}); see {tex.with_suffix('.log')}")
+        raise SystemExit(
+            f"pdf: latexmk failed ({done.returncode}); see {tex.with_suffix('.log')}"
+        )
     return built
 
 
@@ -190,8 +283,12 @@ def build_pdf(edition: Edition = EDITIONS["en"]) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--language", choices=(*EDITIONS, "all"), default="all",
-                        help="the edition to build (default: all)")
+    parser.add_argument(
+        "--language",
+        choices=(*EDITIONS, "all"),
+        default="all",
+        help="the edition to build (default: all)",
+    )
     parser.add_argument("--tex-only", action="store_true", help="stop after the .tex")
     args = parser.parse_args(argv)
     for language in EDITIONS if args.language == "all" else [args.language]:

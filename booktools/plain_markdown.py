@@ -30,6 +30,7 @@ other directives                       their body, without the fence and option 
 Numbers and titles come from :func:`label_texts` (all chapters: a reference may point to another
 chapter) and :func:`chapter_titles`.  Code blocks, inline code and ``$$`` math are kept as they are.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,34 +40,86 @@ from booktools.sphinx_chapter_refs import chapter_ref_text, number_from_stem
 from booktools.sphinx_source import DIRECTIVE as SOURCE_DIRECTIVE
 from booktools.sphinx_source import render_blocks
 
-__all__ = ["to_plain", "chapter_titles", "label_texts", "directive_names", "DIRECTIVES",
-           "ADMONITIONS"]
+__all__ = [
+    "to_plain",
+    "chapter_titles",
+    "label_texts",
+    "directive_names",
+    "DIRECTIVES",
+    "ADMONITIONS",
+]
 
 #: A MyST directive's opening fence: ```{name} argument (or :::{name} argument).
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}"
-                        r"[ \t]*(?P<arg>.*?)[ \t]*$")
+FENCE_OPEN = re.compile(
+    r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}"
+    r"[ \t]*(?P<arg>.*?)[ \t]*$"
+)
 #: A plain code fence: ```python (kept verbatim up to its closing fence).
-CODE_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$")
+CODE_OPEN = re.compile(
+    r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$"
+)
 #: A directive option line, ``:label: def-08-attention``.
 OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*?)[ \t]*$")
 #: A MyST target, ``(label)=`` on its own line.
 TARGET = re.compile(r"^[ \t]*\((?P<label>[^()\s]+)\)=[ \t]*$")
 #: A role, {name}`text`, or an inline code span (matched so that roles inside code stay as is).
-ROLE_OR_CODE = re.compile(r"(?P<role>\{(?P<name>[\w:.-]+)\}`(?P<text>[^`]+)`)|(?P<code>(`+)[^`]+?\5)")
+ROLE_OR_CODE = re.compile(
+    r"(?P<role>\{(?P<name>[\w:.-]+)\}`(?P<text>[^`]+)`)|(?P<code>(`+)[^`]+?\5)"
+)
 #: ``text <target>``: a role's explicit text.
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
 
 #: Admonitions without an argument: their title is their name.
-ADMONITIONS = ("note", "warning", "tip", "hint", "important", "caution", "attention", "danger",
-               "error", "seealso")
+ADMONITIONS = (
+    "note",
+    "warning",
+    "tip",
+    "hint",
+    "important",
+    "caution",
+    "attention",
+    "danger",
+    "error",
+    "seealso",
+)
 #: Every directive :func:`to_plain` converts on purpose (others: their body is kept).
-DIRECTIVES = ("prf:definition", "prf:theorem", "prf:lemma", "prf:proof", "prf:example",
-              "prf:remark", "prf:algorithm", "prf:property", "prf:corollary", "prf:proposition",
-              "prf:axiom", "prf:conjecture", "prf:criterion", "prf:observation", "prf:assumption",
-              "exercise", "solution", "solution-start", "solution-end", "admonition", "dropdown",
-              "figure", "image", "math", "code-block", "code", "margin", "sidebar", "topic",
-              "epigraph", "toctree", "tableofcontents", SOURCE_DIRECTIVE, *ADMONITIONS)
+DIRECTIVES = (
+    "prf:definition",
+    "prf:theorem",
+    "prf:lemma",
+    "prf:proof",
+    "prf:example",
+    "prf:remark",
+    "prf:algorithm",
+    "prf:property",
+    "prf:corollary",
+    "prf:proposition",
+    "prf:axiom",
+    "prf:conjecture",
+    "prf:criterion",
+    "prf:observation",
+    "prf:assumption",
+    "exercise",
+    "solution",
+    "solution-start",
+    "solution-end",
+    "admonition",
+    "dropdown",
+    "figure",
+    "image",
+    "math",
+    "code-block",
+    "code",
+    "margin",
+    "sidebar",
+    "topic",
+    "epigraph",
+    "toctree",
+    "tableofcontents",
+    SOURCE_DIRECTIVE,
+    *ADMONITIONS,
+)
 
 #: The chapter of a numbered chapter's file name, ``08_attention`` -> 8.
 CHAPTER_NUMBER = re.compile(r"^(?P<n>\d+)_")
@@ -74,12 +127,22 @@ CHAPTER_NUMBER = re.compile(r"^(?P<n>\d+)_")
 
 def directive_names(markdown: str) -> list[str]:
     """The directives ``markdown`` uses, in order of first use."""
-    names = [m.group("name") for line in markdown.split("\n") if (m := FENCE_OPEN.match(line))]
+    names = [
+        m.group("name")
+        for line in markdown.split("\n")
+        if (m := FENCE_OPEN.match(line))
+    ]
     return list(dict.fromkeys(names))
 
 
 def _doc_name(target: str) -> str:
-    return target.strip().lstrip("/").removeprefix("./").removeprefix("chapters/").removesuffix(".md")
+    return (
+        target.strip()
+        .lstrip("/")
+        .removeprefix("./")
+        .removeprefix("chapters/")
+        .removesuffix(".md")
+    )
 
 
 def chapter_titles(chapters_dir: Path) -> dict[str, str]:
@@ -116,8 +179,12 @@ def _options(body: list[str]) -> tuple[dict[str, str], list[str]]:
 
 def _closing(lines: list[str], start: int, fence: str) -> int:
     """Index of the line that closes the fence opened at ``start`` (len(lines) if none)."""
-    close = re.compile("^[ \t]{0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
-    return next((j for j in range(start + 1, len(lines)) if close.match(lines[j])), len(lines))
+    close = re.compile(
+        "^[ \t]{0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$"
+    )
+    return next(
+        (j for j in range(start + 1, len(lines)) if close.match(lines[j])), len(lines)
+    )
 
 
 def label_texts(chapters_dir: Path) -> dict[str, str]:
@@ -142,12 +209,16 @@ def label_texts(chapters_dir: Path) -> dict[str, str]:
             if f := FENCE_OPEN.match(line):
                 name, arg = f.group("name"), f.group("arg")
                 end = _closing(lines, i, f.group("fence"))
-                options, _ = _options(lines[i + 1:end])
+                options, _ = _options(lines[i + 1 : end])
                 kind = _kind(name)
                 if kind:
                     counts[kind] = counts.get(kind, 0) + 1
                     number = f" {chapter}.{counts[kind]}" if chapter is not None else ""
-                    text = kind + number + (f" ({arg})" if arg and kind != "Exercise" else "")
+                    text = (
+                        kind
+                        + number
+                        + (f" ({arg})" if arg and kind != "Exercise" else "")
+                    )
                     if "label" in options:
                         texts[options["label"]] = text
                 elif arg and pending:
@@ -169,25 +240,34 @@ def label_texts(chapters_dir: Path) -> dict[str, str]:
 def _summary_code(html: str) -> str:
     """``html`` with the Markdown code spans of its ``<summary>`` lines as ``<code>`` (a viewer
     renders no Markdown inside an HTML tag)."""
-    return re.sub(r"<summary>.*?</summary>", lambda m: re.sub(r"`([^`]+)`", r"<code>\1</code>",
-                                                             m.group(0)), html)
+    return re.sub(
+        r"<summary>.*?</summary>",
+        lambda m: re.sub(r"`([^`]+)`", r"<code>\1</code>", m.group(0)),
+        html,
+    )
 
 
 def _kind(name: str) -> str:
-    """"Definition" for prf:definition, "Exercise" for exercise, "" for other directives."""
+    """ "Definition" for prf:definition, "Exercise" for exercise, "" for other directives."""
     if name.startswith("prf:") and name != "prf:proof":
         return name.removeprefix("prf:").capitalize()
     return "Exercise" if name == "exercise" else ""
 
 
 class _Converter:
-    def __init__(self, chapter_titles: dict[str, str], labels: dict[str, str], image_base: str):
+    def __init__(
+        self, chapter_titles: dict[str, str], labels: dict[str, str], image_base: str
+    ):
         self.titles, self.labels, self.image_base = chapter_titles, labels, image_base
 
     # -- roles ------------------------------------------------------------------------------
     def role(self, name: str, text: str) -> str:
         explicit = EXPLICIT.match(text)
-        shown, target = (explicit.group("text"), explicit.group("target")) if explicit else ("", text)
+        shown, target = (
+            (explicit.group("text"), explicit.group("target"))
+            if explicit
+            else ("", text)
+        )
         target = target.strip()
         if name == "math":
             return f"${text}$"
@@ -202,8 +282,9 @@ class _Converter:
             known = self.labels.get(target)
             if name == "numref" and shown:
                 number = re.search(r"\d+(\.\d+)*", known or "")
-                return shown.replace("%s", number.group(0) if number else target).replace(
-                    "{number}", number.group(0) if number else target)
+                return shown.replace(
+                    "%s", number.group(0) if number else target
+                ).replace("{number}", number.group(0) if number else target)
             if shown:
                 return shown
             if name == "eq":
@@ -219,8 +300,13 @@ class _Converter:
 
     def roles(self, prose: str) -> str:
         return ROLE_OR_CODE.sub(
-            lambda m: m.group("code") if m.group("code") else self.role(m.group("name"),
-                                                                         m.group("text")), prose)
+            lambda m: (
+                m.group("code")
+                if m.group("code")
+                else self.role(m.group("name"), m.group("text"))
+            ),
+            prose,
+        )
 
     # -- directives -------------------------------------------------------------------------
     def inner(self, body: list[str]) -> str:
@@ -233,17 +319,26 @@ class _Converter:
 
     def directive(self, name: str, arg: str, body: list[str], raw: str) -> str:
         if name == SOURCE_DIRECTIVE:
-            return _summary_code(render_blocks(raw + "\n", open_tag="details").rstrip("\n"))
+            return _summary_code(
+                render_blocks(raw + "\n", open_tag="details").rstrip("\n")
+            )
         if name in ("toctree", "tableofcontents"):
             return ""
-        if name in ADMONITIONS and arg:  # ```{note} text: the text is the body's first line
+        if (
+            name in ADMONITIONS and arg
+        ):  # ```{note} text: the text is the body's first line
             body = [arg] + body
             arg = ""
         options, rest = _options(body)
         if name in ("code-block", "code", "math"):
-            rest = [line for line in body if not OPTION.match(line)] if not rest else rest
-            return ("$$\n" + "\n".join(rest) + "\n$$" if name == "math"
-                    else f"```{arg}\n" + "\n".join(rest) + "\n```")
+            rest = (
+                [line for line in body if not OPTION.match(line)] if not rest else rest
+            )
+            return (
+                "$$\n" + "\n".join(rest) + "\n$$"
+                if name == "math"
+                else f"```{arg}\n" + "\n".join(rest) + "\n```"
+            )
         inner = self.inner(rest)
         title = self.roles(arg)
         kind = _kind(name)
@@ -255,16 +350,20 @@ class _Converter:
                 head += f" ({title})"
             return f"**{head}.**" + (f"\n\n{inner}" if inner else "")
         if name == "solution":
-            return (f"<details>\n<summary>{self.solution_title(arg)}</summary>\n\n{inner}\n\n"
-                    "</details>")
+            return (
+                f"<details>\n<summary>{self.solution_title(arg)}</summary>\n\n{inner}\n\n"
+                "</details>"
+            )
         if name == "solution-start":
             return f"**{self.solution_title(arg)}** (try the exercise first)" + (
-                f"\n\n{inner}" if inner else "")
+                f"\n\n{inner}" if inner else ""
+            )
         if name == "solution-end":
             return "---"
         if name == "dropdown":
             return _summary_code(
-                f"<details>\n<summary>{title or 'Details'}</summary>\n\n{inner}\n\n</details>")
+                f"<details>\n<summary>{title or 'Details'}</summary>\n\n{inner}\n\n</details>"
+            )
         if name in ("figure", "image"):
             alt = options.get("alt", "")
             picture = f"![{alt or (inner if name == 'figure' else '')}]({self.image_url(arg)})"
@@ -272,10 +371,18 @@ class _Converter:
             return picture + (f"\n\n*{inner}*" if name == "figure" and inner else "")
         if name == "prf:proof":
             return "*Proof.*" + (f" {inner}" if inner else "")
-        if name in ADMONITIONS or name in ("admonition", "margin", "sidebar", "topic", "epigraph"):
+        if name in ADMONITIONS or name in (
+            "admonition",
+            "margin",
+            "sidebar",
+            "topic",
+            "epigraph",
+        ):
             heading = title or (name.capitalize() if name in ADMONITIONS else "")
             text = (f"**{heading}**\n\n" if heading else "") + inner
-            return "\n".join("> " + line if line.strip() else ">" for line in text.split("\n"))
+            return "\n".join(
+                "> " + line if line.strip() else ">" for line in text.split("\n")
+            )
         return inner  # an unknown directive: its body, without the fence
 
     def solution_title(self, exercise: str) -> str:
@@ -305,8 +412,10 @@ class _Converter:
             line = lines[i]
             if f := FENCE_OPEN.match(line):
                 end = _closing(lines, i, f.group("fence"))
-                raw = "\n".join(lines[i:end + 1])
-                text = self.directive(f.group("name"), f.group("arg"), lines[i + 1:end], raw)
+                raw = "\n".join(lines[i : end + 1])
+                text = self.directive(
+                    f.group("name"), f.group("arg"), lines[i + 1 : end], raw
+                )
                 block(text)
                 i = end + 1
                 if text and i < len(lines) and lines[i].strip():
@@ -315,16 +424,25 @@ class _Converter:
             if c := CODE_OPEN.match(line):
                 end = _closing(lines, i, c.group("fence"))
                 flush()
-                out.extend(lines[i:end + 1])
+                out.extend(lines[i : end + 1])
                 i = end + 1
                 continue
             if line.lstrip().startswith("$$"):
                 stripped = line.strip()
-                end = i if len(stripped) > 2 and stripped.endswith("$$") else next(
-                    (j for j in range(i + 1, len(lines)) if lines[j].rstrip().endswith("$$")),
-                    len(lines) - 1)
+                end = (
+                    i
+                    if len(stripped) > 2 and stripped.endswith("$$")
+                    else next(
+                        (
+                            j
+                            for j in range(i + 1, len(lines))
+                            if lines[j].rstrip().endswith("$$")
+                        ),
+                        len(lines) - 1,
+                    )
+                )
                 flush()
-                out.extend(lines[i:end + 1])
+                out.extend(lines[i : end + 1])
                 i = end + 1
                 continue
             if TARGET.match(line):
@@ -336,8 +454,12 @@ class _Converter:
         return out
 
 
-def to_plain(markdown: str, chapter_titles: dict[str, str] | None = None,
-             labels: dict[str, str] | None = None, image_base: str = "../") -> str:
+def to_plain(
+    markdown: str,
+    chapter_titles: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
+    image_base: str = "../",
+) -> str:
     """``markdown`` (one MyST Markdown cell) as plain Markdown that Colab renders.
 
     ``chapter_titles`` (:func:`chapter_titles`) names the chapters {doc} points to, ``labels``

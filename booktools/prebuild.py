@@ -15,11 +15,12 @@ would run it:
 
 Every chapter still runs in a fresh kernel of its own and the chapters set their own seeds and
 thread counts, so the outputs are the ones a one-at-a-time build prints.  The numbered chapters
-are started last-first: the later ones train and analyse models and take longest (chapter 18
+are started last-first: the later ones train and analyze models and take longest (chapter 18
 about 50 s), and starting them first keeps the workers evenly loaded.
 
 ``python -m booktools.prebuild [--jobs N]`` (``make book`` passes ``JOBS``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,17 @@ import yaml
 
 from booktools.launch import ROOT
 
-__all__ = ["CACHE_DIR", "Outcome", "chapters", "read_chapter", "pending", "execute", "run",
-           "execution_timeout", "main"]
+__all__ = [
+    "CACHE_DIR",
+    "Outcome",
+    "chapters",
+    "read_chapter",
+    "pending",
+    "execute",
+    "run",
+    "execution_timeout",
+    "main",
+]
 
 #: Where Jupyter Book 1 keeps executed notebooks (``_build/.jupyter_cache``).
 CACHE_DIR = ROOT / "_build" / ".jupyter_cache"
@@ -56,8 +66,11 @@ def chapters(root: Path = ROOT) -> list[Path]:
     """The book's notebook chapters, in the order they are started (see the module docstring)."""
     from myst_nb.core.read import is_myst_markdown_notebook
 
-    found = [p for p in sorted((root / "chapters").glob("*.md"))
-             if is_myst_markdown_notebook(p.read_text(encoding="utf-8"))]
+    found = [
+        p
+        for p in sorted((root / "chapters").glob("*.md"))
+        if is_myst_markdown_notebook(p.read_text(encoding="utf-8"))
+    ]
     numbered = [p for p in found if p.name[:2].isdigit()]
     return numbered[::-1] + [p for p in found if not p.name[:2].isdigit()]
 
@@ -67,8 +80,12 @@ def read_chapter(path: Path) -> nbformat.NotebookNode:
     from myst_nb.core.read import read_myst_markdown_notebook
     from myst_parser.config.main import MdParserConfig
 
-    return read_myst_markdown_notebook(path.read_text(encoding="utf-8"),
-                                       config=MdParserConfig(), add_source_map=True, path=path)
+    return read_myst_markdown_notebook(
+        path.read_text(encoding="utf-8"),
+        config=MdParserConfig(),
+        add_source_map=True,
+        path=path,
+    )
 
 
 def pending(paths: list[Path], cache: object) -> list[Path]:
@@ -96,10 +113,18 @@ def execute(path: str, timeout: int, threads: int) -> Outcome:
     nb = read_chapter(Path(path))
     # coalesce_streams: one print() can reach the client in two pieces on a busy machine, and
     # Myst-NB would join them with a line break; the kernel's own text is kept instead.
-    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout,
-                                 allow_errors=False, meta_override=True, coalesce_streams=True)
+    result = single_nb_execution(
+        nb,
+        cwd=str(Path(path).parent),
+        timeout=timeout,
+        allow_errors=False,
+        meta_override=True,
+        coalesce_streams=True,
+    )
     if result.err is not None:
-        return Outcome(path, result.time, None, f"{type(result.err).__name__}: {result.err}")
+        return Outcome(
+            path, result.time, None, f"{type(result.err).__name__}: {result.err}"
+        )
     return Outcome(path, result.time, nbformat.writes(nb), None)
 
 
@@ -119,21 +144,30 @@ def run(paths: list[Path], cache: object, jobs: int, timeout: int) -> list[Outco
     threads = max(1, (os.cpu_count() or 1) // jobs)
     outcomes = []
     # spawn: each worker starts clean (no copy of this process's open cache database)
-    with ProcessPoolExecutor(max_workers=jobs,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
         futures = [pool.submit(execute, str(p), timeout, threads) for p in paths]
         for future in as_completed(futures):
             out = future.result()
             outcomes.append(out)
             name = Path(out.path).name
             if out.error is not None:
-                print(f"prebuild: {name} failed ({out.error.splitlines()[0][:200]}); "
-                      f"the build will run it again and report the error", flush=True)
+                print(
+                    f"prebuild: {name} failed ({out.error.splitlines()[0][:200]}); "
+                    f"the build will run it again and report the error",
+                    flush=True,
+                )
                 continue
             cache.cache_notebook_bundle(
-                CacheBundleIn(nbformat.reads(out.notebook, as_version=4), out.path,
-                              data={"execution_seconds": out.seconds}),
-                check_validity=False, overwrite=True)
+                CacheBundleIn(
+                    nbformat.reads(out.notebook, as_version=4),
+                    out.path,
+                    data={"execution_seconds": out.seconds},
+                ),
+                check_validity=False,
+                overwrite=True,
+            )
             print(f"prebuild: {name} executed in {out.seconds:.1f} s", flush=True)
     return outcomes
 
@@ -144,8 +178,12 @@ def main(argv: list[str] | None = None) -> int:
     from jupyter_cache import get_cache
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
-                        help="chapters executed at once (default: cores, at most 4)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=min(4, os.cpu_count() or 1),
+        help="chapters executed at once (default: cores, at most 4)",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs: expected a positive number of workers, got {args.jobs}")
@@ -153,13 +191,18 @@ def main(argv: list[str] | None = None) -> int:
     every = chapters()
     todo = pending(every, cache)
     if not todo:
-        print(f"prebuild: the {len(every)} chapters' outputs are in the cache", flush=True)
+        print(
+            f"prebuild: the {len(every)} chapters' outputs are in the cache", flush=True
+        )
         return 0
     start = time.perf_counter()
     outcomes = run(todo, cache, args.jobs, execution_timeout())
     done = sum(o.error is None for o in outcomes)
-    print(f"prebuild: {done} of {len(todo)} chapters executed in "
-          f"{time.perf_counter() - start:.0f} s, {args.jobs} at a time", flush=True)
+    print(
+        f"prebuild: {done} of {len(todo)} chapters executed in "
+        f"{time.perf_counter() - start:.0f} s, {args.jobs} at a time",
+        flush=True,
+    )
     return 0
 
 

@@ -6,6 +6,7 @@ Binder's postBuild) run this file, which writes one ``.pth`` line pointing at th
 root into the environment's site-packages, so Jupyter Book, the kernels, pytest and JupyterLab
 can all ``import booktools``.
 """
+
 from __future__ import annotations
 
 import sysconfig

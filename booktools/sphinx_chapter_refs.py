@@ -24,6 +24,7 @@ text, ``{doc}`chapter 5 <05_notation_shapes>```, keeps it.
 :func:`chapter_ref_text` is the one format of such a reference; the Colab notebooks use it too
 (:mod:`booktools.plain_markdown`).
 """
+
 from __future__ import annotations
 
 import re
@@ -35,11 +36,19 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.util.nodes import clean_astext
 from sphinx.util import docname_join
+from sphinx.util.nodes import clean_astext
 
-__all__ = ["FORMATS", "FORMATS_BRACKETED", "chapter_ref_text", "number_from_stem", "toc_order", "chapter_numbers",
-           "ChapterReferences", "setup"]
+__all__ = [
+    "FORMATS",
+    "FORMATS_BRACKETED",
+    "chapter_ref_text",
+    "number_from_stem",
+    "toc_order",
+    "chapter_numbers",
+    "ChapterReferences",
+    "setup",
+]
 
 #: language -> (a numbered chapter, an appendix); ``{n}`` its number or letter.  Korean: no
 #: space before the bracket, as the Korean book writes a gloss ("15장(BERT와 RoBERTa)").
@@ -54,8 +63,12 @@ FORMATS_BRACKETED: dict[str, tuple[str, str]] = {
 }
 
 
-def chapter_ref_text(number: int | str | None, title: str, language: str | None = "en",
-                     bracketed: bool = False) -> str:
+def chapter_ref_text(
+    number: int | str | None,
+    title: str,
+    language: str | None = "en",
+    bracketed: bool = False,
+) -> str:
     """How a reference to a chapter reads: ``number`` an int for a numbered chapter, a letter
     for an appendix, ``None`` for a page without a number (then the title alone).
 
@@ -69,7 +82,9 @@ def chapter_ref_text(number: int | str | None, title: str, language: str | None 
         raise TypeError(f"number: expected an int, a letter or None, got {number!r}")
     formats = FORMATS_BRACKETED if bracketed else FORMATS
     chapter, appendix = formats.get((language or "en").split("_")[0], formats["en"])
-    return (appendix if isinstance(number, str) else chapter).format(n=number, title=title)
+    return (appendix if isinstance(number, str) else chapter).format(
+        n=number, title=title
+    )
 
 
 def number_from_stem(stem: str) -> int | str | None:
@@ -113,7 +128,9 @@ def chapter_numbers(env: BuildEnvironment, root: str) -> dict[str, int | str]:
         if doc in numbers:
             seen_numbered = True
         elif seen_numbered:
-            numbers[doc] = next(letters, None) or doc  # 27 appendices: never (then the name)
+            numbers[doc] = (
+                next(letters, None) or doc
+            )  # 27 appendices: never (then the name)
     return numbers
 
 
@@ -131,22 +148,35 @@ class ChapterReferences(SphinxPostTransform):
     (:func:`chapter_ref_text`): it becomes a reference *with* that text before the references
     are resolved, so Sphinx's resolver (std domain, ``doc``) keeps it, in every builder."""
 
-    default_priority = 5  # before sphinx.transforms.post_transforms.ReferencesResolver (10)
+    default_priority = (
+        5  # before sphinx.transforms.post_transforms.ReferencesResolver (10)
+    )
 
     def run(self, **kwargs: Any) -> None:
         numbers = chapter_numbers(self.env, self.config.root_doc)  # 26 pages: cheap
         for node in list(self.document.findall(addnodes.pending_xref)):
-            if node.get("refdomain") != "std" or node.get("reftype") != "doc" \
-                    or node.get("refexplicit"):
+            if (
+                node.get("refdomain") != "std"
+                or node.get("reftype") != "doc"
+                or node.get("refexplicit")
+            ):
                 continue
-            docname = docname_join(node.get("refdoc", self.env.docname), node["reftarget"])
+            docname = docname_join(
+                node.get("refdoc", self.env.docname), node["reftarget"]
+            )
             if docname not in self.env.titles:
                 continue  # a missing page: Sphinx warns about it as before
-            text = chapter_ref_text(numbers.get(docname),
-                                    clean_astext(self.env.titles[docname]),
-                                    self.config.language, bracketed=_in_brackets(node))
-            inner = node.children[0] if node.children and \
-                isinstance(node.children[0], nodes.Element) else nodes.inline(classes=["xref"])
+            text = chapter_ref_text(
+                numbers.get(docname),
+                clean_astext(self.env.titles[docname]),
+                self.config.language,
+                bracketed=_in_brackets(node),
+            )
+            inner = (
+                node.children[0]
+                if node.children and isinstance(node.children[0], nodes.Element)
+                else nodes.inline(classes=["xref"])
+            )
             inner[:] = [nodes.Text(text)]
             node[:] = [inner]
             node["refexplicit"] = True

@@ -19,7 +19,7 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
   ``::`` and ``_``: on a phone, ``formulated.formulas.attention`` then wraps after a dot instead of
   inside a word (the stylesheet's ``overflow-wrap: anywhere`` stays the fallback).  ``<wbr>`` is
   not a character, so copied text is unchanged.
-* ``default_mode`` for the theme's colour mode, whose absence makes the theme log an error.
+* ``default_mode`` for the theme's color mode, whose absence makes the theme log an error.
 * **Lighter, accessible theme chrome** (:func:`tidy_page`, on every written page once the build
   has finished): no Font Awesome script (1.5 MB on every page; the theme's stylesheet already
   draws the same icons with its webfont), icons hidden from screen readers, and the search
@@ -33,6 +33,7 @@ What it changes in the HTML that Jupyter Book 1 produces (``_config.yml`` lists 
 * **Live code without a repository** says how to make the page live: the page config carries no
   Binder repository while ``repository.url`` is a placeholder (:mod:`booktools.launch`).
 """
+
 from __future__ import annotations
 
 import json
@@ -93,6 +94,7 @@ _SEPARATOR = re.compile(r"(::|[./_])(?=.)")
 def break_long_code(html: str, min_len: int = WBR_MIN) -> str:
     """``html`` with ``<wbr>`` after each separator of every inline-code token of at least
     ``min_len`` characters (``a.b`` -> ``a.<wbr>b``); shorter tokens and the rest unchanged."""
+
     def one(m: re.Match[str]) -> str:
         token = m.group(1)
         if len(token) < min_len:
@@ -107,8 +109,14 @@ def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
     theme = app.config.html_theme_options
     launch = theme.get("launch_buttons", {})
     repo_url = str(theme.get("repository_url", ""))
-    repo = repo_url.split("github.com/")[-1].strip("/") if "github.com/" in repo_url else ""
-    if is_placeholder(repo_url):  # no Binder to ask: the page says how to go live instead
+    repo = (
+        repo_url.split("github.com/")[-1].strip("/")
+        if "github.com/" in repo_url
+        else ""
+    )
+    if is_placeholder(
+        repo_url
+    ):  # no Binder to ask: the page says how to go live instead
         repo = ""
     folder = str(PurePosixPath(pagename).parent)
     book_path = str(theme.get("path_to_docs", "")).strip("/")
@@ -120,21 +128,33 @@ def live_config(app: Sphinx, pagename: str) -> dict[str, Any]:
     }
 
 
-def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
-                 doctree: nodes.document | None) -> None:
+def page_context(
+    app: Sphinx,
+    pagename: str,
+    templatename: str,
+    context: dict[str, Any],
+    doctree: nodes.document | None,
+) -> None:
     """Break long inline code at its separators; drop the launch menu on pages without visible
     code (or whose front matter says ``launch_buttons: false``); give the other pages their live
     config."""
     context["body"] = break_long_code(context.get("body", ""))
     front_matter = app.env.metadata.get(pagename, {})
-    opted_out = str(front_matter.get("launch_buttons", "")).lower() == "false"  # arrives as "False"
+    opted_out = (
+        str(front_matter.get("launch_buttons", "")).lower() == "false"
+    )  # arrives as "False"
     if opted_out or not shows_code(doctree):
-        context["header_buttons"] = [b for b in context.get("header_buttons", [])
-                                     if b.get("label") != "launch-buttons"]
+        context["header_buttons"] = [
+            b
+            for b in context.get("header_buttons", [])
+            if b.get("label") != "launch-buttons"
+        ]
         return
     config = json.dumps(live_config(app, pagename), sort_keys=True)
-    context["body"] = (context.get("body", "")
-                       + f'\n<script>window.FORMULATED_LIVE = {config};</script>\n')
+    context["body"] = (
+        context.get("body", "")
+        + f"\n<script>window.FORMULATED_LIVE = {config};</script>\n"
+    )
 
 
 def set_default_mode(app: Sphinx) -> None:
@@ -144,20 +164,25 @@ def set_default_mode(app: Sphinx) -> None:
 
 # The theme's Font Awesome script: it swaps every <i class="fa-..."> for an inline SVG. The
 # theme's stylesheet has the webfont rules for the same classes, so the icons stay without it.
-_FONTAWESOME_JS = re.compile(r'[ \t]*<script [^>]*src="[^"]*/fontawesome\.js[^"]*"></script>\n?')
+_FONTAWESOME_JS = re.compile(
+    r'[ \t]*<script [^>]*src="[^"]*/fontawesome\.js[^"]*"></script>\n?'
+)
 # An icon element (no text of its own) that does not yet say it is decorative.
 _ICON = re.compile(r'<i class="((?:[^"]*\s)?fa[bsr]?[ -][^"]*)"(?![^>]*aria-hidden)')
 # The search buttons show "Search" and a shortcut (Ctrl+K); their aria-label ("Search", in the
 # Korean book "검색") leaves the shortcut out, so the name a voice user says does not match what
 # is shown.
 _SEARCH_BUTTON = re.compile(
-    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="[^"]*"')
+    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="[^"]*"'
+)
 
 
 # The theme's search scripts, loaded on every page for search-as-you-type; with that off, only
 # the search page (which has its own copies of these tags) uses them.
-_SEARCH_SCRIPTS = re.compile(r'[ \t]*<script src="[^"]*(?:_static/searchtools\.js|'
-                             r'_static/language_data\.js|searchindex\.js)"></script>\n?')
+_SEARCH_SCRIPTS = re.compile(
+    r'[ \t]*<script src="[^"]*(?:_static/searchtools\.js|'
+    r'_static/language_data\.js|searchindex\.js)"></script>\n?'
+)
 _NO_SEARCH_AS_YOU_TYPE = "DOCUMENTATION_OPTIONS.search_as_you_type = false;"
 _SEARCH_PAGE = "DOCUMENTATION_OPTIONS.pagename = 'search';"
 # The brands webfont's only icon on the pages; the solid font, loaded anyway, has this one.

@@ -33,6 +33,7 @@
   Korean book into ``_build/html/jupyter_execute`` (4.5 MB): sphinx-book-theme's launch buttons
   read the notebooks from exactly that folder (``outdir/../jupyter_execute``), so it stays.
 """
+
 from __future__ import annotations
 
 import base64
@@ -52,12 +53,34 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n, launch
 
-__all__ = ["KeepMathBlocks", "KoreanSolutionTitles", "TITLE_KO", "EXERCISE_KO", "SOLUTION_KO",
-           "translate_ui", "TranslateTocCaptions", "LANGUAGES", "SUBDIR", "KO_CSS",
-           "SWITCH_CSS", "other_language", "switch_href", "switch_html", "UI_KO",
-           "translate_page", "translate_svg", "translate_printed", "translate_widget_state",
-           "output_table", "docname_of", "translate_outputs", "TranslatePrinted", "korean_stem",
-           "SearchKorean", "setup"]
+__all__ = [
+    "KeepMathBlocks",
+    "KoreanSolutionTitles",
+    "TITLE_KO",
+    "EXERCISE_KO",
+    "SOLUTION_KO",
+    "translate_ui",
+    "TranslateTocCaptions",
+    "LANGUAGES",
+    "SUBDIR",
+    "KO_CSS",
+    "SWITCH_CSS",
+    "other_language",
+    "switch_href",
+    "switch_html",
+    "UI_KO",
+    "translate_page",
+    "translate_svg",
+    "translate_printed",
+    "translate_widget_state",
+    "output_table",
+    "docname_of",
+    "translate_outputs",
+    "TranslatePrinted",
+    "korean_stem",
+    "SearchKorean",
+    "setup",
+]
 
 #: The two editions: language code -> the switch's text, in that language.
 LANGUAGES = {"en": "English", "ko": "한국어"}
@@ -76,8 +99,10 @@ def switch_href(pagename: str, language: str | None) -> str:
     """The relative URL of page ``pagename`` (a Sphinx docname, ``/``-separated) in the other
     language, from the page itself."""
     if "\\" in pagename or pagename.startswith("/") or not pagename:
-        raise ValueError(f"pagename: expected a relative docname like 'chapters/intro', "
-                         f"got {pagename!r}")
+        raise ValueError(
+            f"pagename: expected a relative docname like 'chapters/intro', "
+            f"got {pagename!r}"
+        )
     up = "../" * pagename.count("/")
     if other_language(language) == "ko":
         return f"{up}{SUBDIR}/{pagename}.html"
@@ -89,20 +114,25 @@ def switch_html(pagename: str, language: str | None) -> str:
     target = other_language(language)
     href = html.escape(switch_href(pagename, language))
     label = "Language" if language != "ko" else "언어"
-    return (f'<nav class="formulated-lang-switch" aria-label="{label}">'
-            f'<a href="{href}" hreflang="{target}" lang="{target}" rel="alternate">'
-            f"{LANGUAGES[target]}</a></nav>\n")
+    return (
+        f'<nav class="formulated-lang-switch" aria-label="{label}">'
+        f'<a href="{href}" hreflang="{target}" lang="{target}" rel="alternate">'
+        f"{LANGUAGES[target]}</a></nav>\n"
+    )
 
 
-def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
-                  doctree: Any) -> None:
+def _page_context(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     if app.builder.format != "html":
         return
     language = app.config.language
     target = other_language(language)
     href = html.escape(switch_href(pagename, language))
-    context["metatags"] = (context.get("metatags", "")
-                           + f'\n<link rel="alternate" hreflang="{target}" href="{href}" />')
+    context["metatags"] = (
+        context.get("metatags", "")
+        + f'\n<link rel="alternate" hreflang="{target}" href="{href}" />'
+    )
     if "body" in context:  # pages with an article (not the search page or the index)
         context["body"] = switch_html(pagename, language) + context["body"]
 
@@ -121,8 +151,10 @@ def _korean_exercise_labels(app: Sphinx, config: Any) -> None:
     연습): boxes, references and the PDF's titles all read ``numfig_format["exercise"]``.
     Before sphinx-exercise's handler, which keeps a value set here."""
     if config.language == "ko" and "exercise" not in (config.numfig_format or {}):
-        config.numfig_format = {**(config.numfig_format or {}),
-                                "exercise": f"{EXERCISE_KO} %s"}
+        config.numfig_format = {
+            **(config.numfig_format or {}),
+            "exercise": f"{EXERCISE_KO} %s",
+        }
 
 
 class KoreanSolutionTitles(SphinxPostTransform):
@@ -148,7 +180,9 @@ class KoreanSolutionTitles(SphinxPostTransform):
             first = ref.children[0] if ref.children else None
             if not isinstance(first, nodes.Text):
                 continue
-            words = str(first).strip().split(" ", 1)  # "연습 8.1" -> the number after the word
+            words = (
+                str(first).strip().split(" ", 1)
+            )  # "연습 8.1" -> the number after the word
             number = words[1] if len(words) > 1 else ""
             ref.replace(first, nodes.Text(f"{EXERCISE_KO} {number}".strip()))
             title.children = []
@@ -203,8 +237,10 @@ TITLE_KO = "수식으로 구현하는 GPT"
 EXERCISE_KO = "연습문제"
 SOLUTION_KO = "풀이"
 
-_NOT_CONFIGURED_KO = ("이 책의 공개 {what}이 아직 설정되지 않았습니다. _config.yml에서 {key}을(를) "
-                      "설정하고 책을 다시 빌드하십시오.")
+_NOT_CONFIGURED_KO = (
+    "이 책의 공개 {what}이 아직 설정되지 않았습니다. _config.yml에서 {key}을(를) "
+    "설정하고 책을 다시 빌드하십시오."
+)
 
 #: Every interface string that booktools, Sphinx, the theme (pydata-sphinx-theme and
 #: sphinx-book-theme), MyST-NB and sphinx-proof leave in English (or in a wrong Korean) on a
@@ -227,11 +263,15 @@ UI_KO: dict[str, str] = {
     ' (not configured) logo"': ' (설정되지 않음) 로고"',
     ">Repository (설정되지 않음)<": ">저장소 (설정되지 않음)<",
     ">Open issue (설정되지 않음)<": ">이슈 열기 (설정되지 않음)<",
-    **{'"' + launch.NOT_CONFIGURED.format(what=what, key=key) + '"':
-       '"' + _NOT_CONFIGURED_KO.format(what=korean, key=key) + '"'
-       for what, korean, key in (("repository URL", "저장소 URL", "repository.url"),
-                                 ("JupyterHub URL", "JupyterHub URL",
-                                  "launch_buttons.jupyterhub_url"))},
+    **{
+        '"' + launch.NOT_CONFIGURED.format(what=what, key=key) + '"': '"'
+        + _NOT_CONFIGURED_KO.format(what=korean, key=key)
+        + '"'
+        for what, korean, key in (
+            ("repository URL", "저장소 URL", "repository.url"),
+            ("JupyterHub URL", "JupyterHub URL", "launch_buttons.jupyterhub_url"),
+        )
+    },
     # MyST-NB: folded cells
     ">Show code cell source<": ">코드 셀 소스 보기<",
     ">Hide code cell source<": ">코드 셀 소스 숨기기<",
@@ -241,7 +281,7 @@ UI_KO: dict[str, str] = {
     ">Hide code cell content<": ">코드 셀 내용 숨기기<",
     # pydata-sphinx-theme (no Korean for these in its catalogue)
     ">Skip to main content<": ">본문으로 건너뛰기<",
-    '</i>Back to top</button>': '</i>맨 위로</button>',
+    "</i>Back to top</button>": "</i>맨 위로</button>",
     '="Search this book..."': '="이 책에서 검색…"',
     '="Color mode"': '="색상 모드"',
     '="Light"': '="밝게"',
@@ -256,8 +296,7 @@ UI_KO: dict[str, str] = {
     '="next page"': '="다음 페이지"',
     # pydata-sphinx-theme's Korean, corrected: the page TOC's title (usual: 목차), the footer
     # ("By {author}" comes out as "으로 {author}"; a Korean book says "{author} 지음")
-    '<i class="fa-solid fa-list" aria-hidden="true"></i> 내용\n':
-        '<i class="fa-solid fa-list" aria-hidden="true"></i> 목차\n',
+    '<i class="fa-solid fa-list" aria-hidden="true"></i> 내용\n': '<i class="fa-solid fa-list" aria-hidden="true"></i> 목차\n',
     "\n으로 The Formulated GPT authors\n": f"\n{TITLE_KO} 저자들 지음\n",
     "© Copyright ": "저작권 © ",
     # sphinx-book-theme (buttons and tooltips without a Korean in its catalogue; the
@@ -289,23 +328,37 @@ UI_KO: dict[str, str] = {
 #: sphinx-copybutton's tooltips, which its script picks by the page's language and has no
 #: Korean for (English: Copy, Copy to clipboard, Copied!, Failed to copy): added to the
 #: Korean book's copy of the script (:func:`translate_outputs`).
-COPYBUTTON_KO = {"copy": "복사", "copy_to_clipboard": "클립보드에 복사",
-                 "copy_success": "복사했습니다!", "copy_failure": "복사하지 못했습니다"}
+COPYBUTTON_KO = {
+    "copy": "복사",
+    "copy_to_clipboard": "클립보드에 복사",
+    "copy_success": "복사했습니다!",
+    "copy_failure": "복사하지 못했습니다",
+}
 _COPYBUTTON_MESSAGES = "const messages = {\n"
 
-_STREAM = re.compile(r'(<div class="output stream[^"]*"><div class="highlight"><pre>'
-                     r'(?:<span></span>)?)(.*?)(</pre>)', re.S)
-_WIDGET_STATE = re.compile(r'(<script type="application/vnd\.jupyter\.widget-state\+json">)'
-                           r'(.*?)(</script>)', re.S)
+_STREAM = re.compile(
+    r'(<div class="output stream[^"]*"><div class="highlight"><pre>'
+    r"(?:<span></span>)?)(.*?)(</pre>)",
+    re.S,
+)
+_WIDGET_STATE = re.compile(
+    r'(<script type="application/vnd\.jupyter\.widget-state\+json">)'
+    r"(.*?)(</script>)",
+    re.S,
+)
 _SVG_IMG = re.compile(r'<img [^>]*src="((?:\.\./)*_images/[^"]+\.svg)"')
 # A text of a figure drawn as glyphs (svg.fonttype path): the comment names the text, the
 # group places it (translate, maybe rotate, then the glyphs' scale), the <use>s draw it.
 _GLYPHS = re.compile(
     r'(<g id="text_\d+">\s*<!-- )(?P<text>.*?)( -->\s*)<g (?:style="(?P<style>[^"]*)" )?'
     r'transform="(?P<place>translate\([^)]*\)(?: rotate\([^)]*\))?) scale\((?P<scale>[\d.]+) '
-    r'-[\d.]+\)">(?P<body>(?:(?!</g>).)*?)</g>', re.S)
-_USE = re.compile(r'<use xlink:href="#[^"]+"(?: transform="translate\(([\d.]+)(?: [-\d.]+)?\)")?'
-                  r'/>\s*')
+    r'-[\d.]+\)">(?P<body>(?:(?!</g>).)*?)</g>',
+    re.S,
+)
+_USE = re.compile(
+    r'<use xlink:href="#[^"]+"(?: transform="translate\(([\d.]+)(?: [-\d.]+)?\)")?'
+    r"/>\s*"
+)
 _SVG_FONT = "'DejaVu Sans', 'Noto Sans CJK KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif"
 _PYGMENTS_ESCAPE = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 
@@ -317,12 +370,22 @@ def _escape_pre(text: str) -> str:
 
 def translate_svg(svg: str, table: Mapping[str, str]) -> str:
     """A figure with its texts translated: ``<text>`` contents, or a glyph-drawn text replaced
-    by a ``<text>`` in the same place, size and colour (centred on the English text's middle;
+    by a ``<text>`` in the same place, size and color (centered on the English text's middle;
     left-aligned in a legend)."""
-    svg = i18n.SVG_TEXT.sub(lambda m: m.group(1) + html.escape(i18n.translate_output(
-        html.unescape(m.group(2)), table), quote=False) + m.group(3), svg)
+    svg = i18n.SVG_TEXT.sub(
+        lambda m: (
+            m.group(1)
+            + html.escape(
+                i18n.translate_output(html.unescape(m.group(2)), table), quote=False
+            )
+            + m.group(3)
+        ),
+        svg,
+    )
     legends = [m.start() for m in re.finditer(r'<g id="legend_\d+">', svg)]
-    others = [m.start() for m in re.finditer(r'<g id="(?:axes_|matplotlib\.axis_)\d+">', svg)]
+    others = [
+        m.start() for m in re.finditer(r'<g id="(?:axes_|matplotlib\.axis_)\d+">', svg)
+    ]
 
     def glyphs(m: re.Match[str]) -> str:
         english = html.unescape(m["text"])
@@ -331,30 +394,55 @@ def translate_svg(svg: str, table: Mapping[str, str]) -> str:
             return m.group(0)
         scale = float(m["scale"])
         uses = _USE.findall(m["body"])
-        width = (float(uses[-1] or 0) if uses else 0.0) + 60.0  # + about one glyph's advance
-        in_legend = max([p for p in legends if p < m.start()], default=-1) > \
-            max([p for p in others if p < m.start()], default=-1)
+        width = (
+            float(uses[-1] or 0) if uses else 0.0
+        ) + 60.0  # + about one glyph's advance
+        in_legend = max([p for p in legends if p < m.start()], default=-1) > max(
+            [p for p in others if p < m.start()], default=-1
+        )
         x, anchor = (0.0, "start") if in_legend else (width * scale / 2, "middle")
         style = (m["style"] + "; ") if m["style"] else ""
-        defs = "".join(re.findall(r"<defs>.*?</defs>", m["body"], re.S))  # later texts use them
-        return (f'{m.group(1)}{m["text"]}{m.group(3)}{defs}<text x="{x:.3f}" y="0" '
-                f'transform="{m["place"]}" style="{style}font-size: {scale * 100:.4g}px; '
-                f'font-family: {_SVG_FONT}; text-anchor: {anchor}">'
-                f'{html.escape(korean, quote=False)}</text>')
+        defs = "".join(
+            re.findall(r"<defs>.*?</defs>", m["body"], re.S)
+        )  # later texts use them
+        return (
+            f'{m.group(1)}{m["text"]}{m.group(3)}{defs}<text x="{x:.3f}" y="0" '
+            f'transform="{m["place"]}" style="{style}font-size: {scale * 100:.4g}px; '
+            f'font-family: {_SVG_FONT}; text-anchor: {anchor}">'
+            f"{html.escape(korean, quote=False)}</text>"
+        )
 
     return _GLYPHS.sub(glyphs, svg)
 
 
 def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
     """A widget's HTML: alt texts and texts between tags by clauses, figures inside too."""
-    value = i18n.ALT_ATTR.sub(lambda m: m.group(1) + html.escape(i18n.translate_clauses(
-        html.unescape(m.group(2)), table)) + m.group(3), value)
-    value = i18n.SVG_DATA.sub(lambda m: m.group(1) + base64.b64encode(translate_svg(
-        base64.b64decode(m.group(2)).decode("utf-8"), table).encode()).decode(), value)
+    value = i18n.ALT_ATTR.sub(
+        lambda m: (
+            m.group(1)
+            + html.escape(i18n.translate_clauses(html.unescape(m.group(2)), table))
+            + m.group(3)
+        ),
+        value,
+    )
+    value = i18n.SVG_DATA.sub(
+        lambda m: (
+            m.group(1)
+            + base64.b64encode(
+                translate_svg(
+                    base64.b64decode(m.group(2)).decode("utf-8"), table
+                ).encode()
+            ).decode()
+        ),
+        value,
+    )
     parts = re.split(r"(<[^>]*>)", value)
-    return "".join(p if p.startswith("<") or not p.strip() else
-                   html.escape(i18n.translate_clauses(html.unescape(p), table), quote=False)
-                   for p in parts)
+    return "".join(
+        p
+        if p.startswith("<") or not p.strip()
+        else html.escape(i18n.translate_clauses(html.unescape(p), table), quote=False)
+        for p in parts
+    )
 
 
 def translate_printed(text: str, table: Mapping[str, str]) -> str:
@@ -373,10 +461,13 @@ def translate_widget_state(state: dict[str, Any], table: Mapping[str, str]) -> N
             if isinstance(values.get(key), str):
                 values[key] = i18n.translate_output(values[key], table)
             elif isinstance(values.get(key), list):
-                values[key] = [i18n.translate_output(v, table) if isinstance(v, str) else v
-                               for v in values[key]]
-        if model.get("model_name") in i18n.HTML_WIDGETS and isinstance(values.get("value"),
-                                                                         str):
+                values[key] = [
+                    i18n.translate_output(v, table) if isinstance(v, str) else v
+                    for v in values[key]
+                ]
+        if model.get("model_name") in i18n.HTML_WIDGETS and isinstance(
+            values.get("value"), str
+        ):
             values["value"] = _translate_html_value(values["value"], table)
 
 
@@ -384,18 +475,26 @@ def translate_page(page: str, table: Mapping[str, str]) -> str:
     """A written Korean page with its printed lines and widget state translated by ``table``
     (from :func:`booktools.i18n.output_table`) and the interface strings by :data:`UI_KO`;
     a line without a translation stays as it is (applying it twice changes nothing)."""
+
     def stream(m: re.Match[str]) -> str:
         lines = m.group(2).split("\n")
         english = [html.unescape(line) for line in lines]
         korean = translate_printed("\n".join(english), table).split("\n")
-        out = [line if k == e else _escape_pre(k) for line, e, k in zip(lines, english, korean)]
+        out = [
+            line if k == e else _escape_pre(k)
+            for line, e, k in zip(lines, english, korean)
+        ]
         return m.group(1) + "\n".join(out) + m.group(3)
 
     def widgets(m: re.Match[str]) -> str:
         state = json.loads(m.group(2))
         translate_widget_state(state, table)
         # as MyST-NB writes it: "</" escaped so the JSON cannot close its script element
-        return m.group(1) + json.dumps(state, ensure_ascii=False).replace("</", "<\\/") + m.group(3)
+        return (
+            m.group(1)
+            + json.dumps(state, ensure_ascii=False).replace("</", "<\\/")
+            + m.group(3)
+        )
 
     page = _STREAM.sub(stream, page)
     page = _WIDGET_STATE.sub(widgets, page)
@@ -410,8 +509,10 @@ def translate_ui(page: str) -> str:
 
 
 def _tables(catalogues: Path) -> dict[str, dict[str, str]]:
-    return {po.relative_to(catalogues).with_suffix("").as_posix(): i18n.output_table(po)
-            for po in sorted(catalogues.rglob("*.po"))}
+    return {
+        po.relative_to(catalogues).with_suffix("").as_posix(): i18n.output_table(po)
+        for po in sorted(catalogues.rglob("*.po"))
+    }
 
 
 def output_table(app: Sphinx, docname: str) -> Mapping[str, str] | None:
@@ -450,8 +551,11 @@ def docname_of(node: nodes.Node, root_doc: str) -> str:
 def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
     """After the Korean HTML build: every page through :func:`translate_page` and the figures
     it shows through :func:`translate_svg`, with the page's :func:`output_table`."""
-    if exception is not None or app.builder.format != "html" \
-            or output_table(app, app.config.root_doc) is None:
+    if (
+        exception is not None
+        or app.builder.format != "html"
+        or output_table(app, app.config.root_doc) is None
+    ):
         return
     outdir = Path(app.outdir)
     copybutton = outdir / "_static" / "copybutton.js"
@@ -459,11 +563,14 @@ def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
         script = copybutton.read_text(encoding="utf-8")
         if "'ko':" not in script and _COPYBUTTON_MESSAGES in script:
             korean = f"  'ko': {json.dumps(COPYBUTTON_KO, ensure_ascii=False)},\n"
-            copybutton.write_text(script.replace(_COPYBUTTON_MESSAGES,
-                                                 _COPYBUTTON_MESSAGES + korean, 1),
-                                  encoding="utf-8")
+            copybutton.write_text(
+                script.replace(_COPYBUTTON_MESSAGES, _COPYBUTTON_MESSAGES + korean, 1),
+                encoding="utf-8",
+            )
     pages = {outdir / f"{docname}.html" for docname in app.env.found_docs}
-    for path in sorted(outdir.rglob("*.html")):  # the pages Sphinx writes itself: search, …
+    for path in sorted(
+        outdir.rglob("*.html")
+    ):  # the pages Sphinx writes itself: search, …
         if path not in pages and not {"_static", "_sources"} & set(path.parts):
             text = path.read_text(encoding="utf-8")
             if translate_ui(text) != text:
@@ -505,16 +612,43 @@ class TranslatePrinted(SphinxPostTransform):
             english = block.astext()
             korean = translate_printed(english, table or {})
             if korean != english:
-                block.rawsource = korean  # Sphinx highlights a block whose text is its source
+                block.rawsource = (
+                    korean  # Sphinx highlights a block whose text is its source
+                )
                 block[:] = [nodes.Text(korean)]
 
 
 # -- Korean search --------------------------------------------------------------------------------
 
 #: Particles (조사) that follow a noun, longest first: 트랜스포머의, 어텐션에서, 토큰으로.
-PARTICLES = ("에서는", "에서도", "으로는", "에게서", "에서", "으로", "에는", "에도", "까지",
-             "부터", "처럼", "보다", "이나", "은", "는", "이", "가", "을", "를", "의", "에",
-             "로", "와", "과", "도", "만")
+PARTICLES = (
+    "에서는",
+    "에서도",
+    "으로는",
+    "에게서",
+    "에서",
+    "으로",
+    "에는",
+    "에도",
+    "까지",
+    "부터",
+    "처럼",
+    "보다",
+    "이나",
+    "은",
+    "는",
+    "이",
+    "가",
+    "을",
+    "를",
+    "의",
+    "에",
+    "로",
+    "와",
+    "과",
+    "도",
+    "만",
+)
 _HANGUL_WORD = re.compile(r"^[\uac00-\ud7a3]+$")
 
 
@@ -524,7 +658,7 @@ def korean_stem(word: str) -> str:
     if _HANGUL_WORD.match(word):
         for particle in PARTICLES:
             if word.endswith(particle) and len(word) - len(particle) >= 2:
-                return word[:-len(particle)]
+                return word[: -len(particle)]
     return word
 
 

@@ -16,7 +16,7 @@ For the LaTeX builder (``make pdf``, :mod:`booktools.pdf`):
 * **Figures as PDF.** The chapters' figures are SVG (:mod:`formulated.plotting`), which LaTeX
   cannot include: MyST-NB is told to pick ``image/svg+xml`` for LaTeX too (after
   ``application/pdf``, before ``image/png``), and :class:`SvgToPdf` converts each SVG with
-  ``rsvg-convert`` (Debian's ``librsvg2-bin``) after fixing its light colours in
+  ``rsvg-convert`` (Debian's ``librsvg2-bin``) after fixing its light colors in
   (:func:`formulated.plotting.light_svg`).  Vector figures, sharp at any zoom; the HTML book
   and the notebooks are unchanged.
 * **Widget snapshots as figures.** A widget output shows in the HTML book as its saved state;
@@ -41,6 +41,7 @@ For the HTML builder:
   to the pages; without the PDF there is no link (no dead link). Its presence is a config value
   of the ``html`` kind, so a rebuild after ``make pdf`` rewrites every page.
 """
+
 from __future__ import annotations
 
 import base64
@@ -78,14 +79,16 @@ KOREAN_LATEX = {
     "babel": "",
     "polyglossia": "",
     "fncychap": "",
-    "fontenc": ("\\usepackage{fontspec}\n"
-                "\\defaultfontfeatures[\\rmfamily,\\sffamily,\\ttfamily]{}\n"
-                "\\usepackage{xeCJK}\n"
-                "\\setCJKmainfont{Noto Serif CJK KR}\n"
-                "\\setCJKsansfont{Noto Sans CJK KR}\n"
-                "\\setCJKmonofont{Noto Sans Mono CJK KR}\n"
-                # Korean puts blanks between words (xeCJK drops them, as Chinese has none)
-                "\\xeCJKsetup{CJKspace=true}\n"),
+    "fontenc": (
+        "\\usepackage{fontspec}\n"
+        "\\defaultfontfeatures[\\rmfamily,\\sffamily,\\ttfamily]{}\n"
+        "\\usepackage{xeCJK}\n"
+        "\\setCJKmainfont{Noto Serif CJK KR}\n"
+        "\\setCJKsansfont{Noto Sans CJK KR}\n"
+        "\\setCJKmonofont{Noto Sans Mono CJK KR}\n"
+        # Korean puts blanks between words (xeCJK drops them, as Chinese has none)
+        "\\xeCJKsetup{CJKspace=true}\n"
+    ),
     "fvset": "\\fvset{fontsize=\\small,formatcom=\\xeCJKVerbAddon}",
 }
 
@@ -123,8 +126,10 @@ KOREAN_PREAMBLE = r"""
 #: MathJax commands with a different spelling under XeLaTeX + unicode-math.
 LATEX_SPELLING = {"\\boldsymbol": "\\symbfit"}
 
-BBM_STY = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of the book]\n"
-           "\\newcommand{\\mathbbm}[1]{\\mathbb{#1}}\n")
+BBM_STY = (
+    "\\NeedsTeXFormat{LaTeX2e}\\ProvidesPackage{bbm}[2026/01/01 stub of the book]\n"
+    "\\newcommand{\\mathbbm}[1]{\\mathbb{#1}}\n"
+)
 
 APPENDIX_TITLE = "Solutions to the exercises"
 #: Its title in the Korean edition.
@@ -190,7 +195,9 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_FIGURE_HEIGHT = 0.8
 _MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 _TAG = re.compile(r"<[^>]+>")
-_IMG_DATA = re.compile(r'<img\b[^>]*\bsrc="data:(image/(?:svg\+xml|png));base64,([^"]+)"')
+_IMG_DATA = re.compile(
+    r'<img\b[^>]*\bsrc="data:(image/(?:svg\+xml|png));base64,([^"]+)"'
+)
 
 #: MyST-NB's choice of output for LaTeX: SVG after PDF and before PNG (its default list has
 #: no SVG: a figure would print its repr); :class:`SvgToPdf` converts it.
@@ -199,7 +206,7 @@ SVG_TOOL = "rsvg-convert"
 
 
 def svg_to_pdf(svg: str, dest: Path, table: Mapping[str, str] | None = None) -> None:
-    """Write the SVG document ``svg`` as a PDF to ``dest``, its themed colours fixed to the
+    """Write the SVG document ``svg`` as a PDF to ``dest``, its themed colors fixed to the
     light ones (:func:`formulated.plotting.light_svg`), with ``rsvg-convert``; its texts
     translated by ``table`` first (:func:`booktools.sphinx_i18n.translate_svg`, the Korean
     edition)."""
@@ -212,13 +219,21 @@ def svg_to_pdf(svg: str, dest: Path, table: Mapping[str, str] | None = None) -> 
 
     tool = shutil.which(SVG_TOOL)
     if tool is None:
-        raise ExtensionError(f"{SVG_TOOL} not found: the PDF's figures are SVG; apt-get install "
-                             "librsvg2-bin (make tex does this as root)")
-    done = subprocess.run([tool, "--format=pdf", f"--output={dest}"], check=False,
-                          input=light_svg(svg).encode(), capture_output=True)
+        raise ExtensionError(
+            f"{SVG_TOOL} not found: the PDF's figures are SVG; apt-get install "
+            "librsvg2-bin (make tex does this as root)"
+        )
+    done = subprocess.run(
+        [tool, "--format=pdf", f"--output={dest}"],
+        check=False,
+        input=light_svg(svg).encode(),
+        capture_output=True,
+    )
     if done.returncode or not dest.is_file():
-        raise ExtensionError(f"{SVG_TOOL} could not convert an SVG to {dest}: "
-                             f"{done.stderr.decode(errors='replace').strip()}")
+        raise ExtensionError(
+            f"{SVG_TOOL} could not convert an SVG to {dest}: "
+            f"{done.stderr.decode(errors='replace').strip()}"
+        )
 
 
 class SvgToPdf(ImageConverter):
@@ -249,8 +264,10 @@ def mathjax_macros(mathjax3_config: dict[str, Any] | None) -> dict[str, Any]:
     try:
         return dict(mathjax3_config["tex"]["macros"])  # type: ignore[index]
     except (KeyError, TypeError) as err:
-        raise ValueError(f"mathjax3_config: expected tex.macros (sphinx.config.mathjax3_config "
-                         f"of _config.yml), missing {err}") from None
+        raise ValueError(
+            f"mathjax3_config: expected tex.macros (sphinx.config.mathjax3_config "
+            f"of _config.yml), missing {err}"
+        ) from None
 
 
 def latex_macros(macros: dict[str, Any]) -> str:
@@ -258,14 +275,20 @@ def latex_macros(macros: dict[str, Any]) -> str:
     defines is not an error) then ``\\renewcommand`` (so the book's meaning wins)."""
     lines = []
     for name, value in macros.items():
-        body, nargs = (value, 0) if isinstance(value, str) else (value[0], int(value[1]))
+        body, nargs = (
+            (value, 0) if isinstance(value, str) else (value[0], int(value[1]))
+        )
         if not isinstance(body, str) or not name.isalpha():
-            raise ValueError(f"macro {name!r}: expected a letters-only name and a string body "
-                             f"or [body, arguments], got {value!r}")
+            raise ValueError(
+                f"macro {name!r}: expected a letters-only name and a string body "
+                f"or [body, arguments], got {value!r}"
+            )
         for mathjax, latex in LATEX_SPELLING.items():
             body = body.replace(mathjax, latex)
         args = f"[{nargs}]" if nargs else ""
-        lines.append(f"\\providecommand{{\\{name}}}{{}}\\renewcommand{{\\{name}}}{args}{{{body}}}")
+        lines.append(
+            f"\\providecommand{{\\{name}}}{{}}\\renewcommand{{\\{name}}}{args}{{{body}}}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -288,8 +311,12 @@ def set_version(app: Sphinx, config: Config) -> None:
     elements = config.latex_elements
     if config.language == "ko":
         korean_latex(elements)
-    elements["preamble"] = (elements.get("preamble", "") + LAYOUT_PREAMBLE
-                            + "\n% The book's macros (_config.yml)\n" + macros)
+    elements["preamble"] = (
+        elements.get("preamble", "")
+        + LAYOUT_PREAMBLE
+        + "\n% The book's macros (_config.yml)\n"
+        + macros
+    )
 
 
 def korean_latex(elements: dict[str, str]) -> None:
@@ -322,18 +349,23 @@ def _walk(states: dict[str, Any], model_id: str) -> list[dict[str, Any]]:
         out.append(model)
         if model.get("model_name") == "LayoutModel":
             continue
-        refs = _MODEL_REF.findall(json.dumps(model.get("state", {}).get("children", [])))
+        refs = _MODEL_REF.findall(
+            json.dumps(model.get("state", {}).get("children", []))
+        )
         stack.extend(reversed(refs))
     return out
 
 
 #: A widget snapshot's caption, by language: what it is, and what comes before its settings.
-WIDGET_CAPTIONS = {"en": ("Snapshot of the interactive widget", " at "),
-                   "ko": ("대화형 위젯의 스냅숏", ": ")}
+WIDGET_CAPTIONS = {
+    "en": ("Snapshot of the interactive widget", " at "),
+    "ko": ("대화형 위젯의 스냅숏", ": "),
+}
 
 
-def widget_snapshot(states: dict[str, Any], model_id: str, language: str | None = "en"
-                    ) -> tuple[list[tuple[str, bytes]], str, str]:
+def widget_snapshot(
+    states: dict[str, Any], model_id: str, language: str | None = "en"
+) -> tuple[list[tuple[str, bytes]], str, str]:
     """A widget's figure panels in order, as (mime type, bytes): the ``<img>`` data of its
     ``HTML`` children (:func:`formulated.plotting.img_html`) and the images of its ``Output``
     children (SVG or PNG); its caption (in ``language``: :data:`WIDGET_CAPTIONS`); the text it
@@ -348,30 +380,43 @@ def widget_snapshot(states: dict[str, Any], model_id: str, language: str | None 
                 for mime in ("image/svg+xml", "image/png"):
                     if mime in data:
                         raw = data[mime]
-                        images.append((mime, raw.encode() if mime == "image/svg+xml"
-                                       else base64.b64decode(raw)))
+                        images.append(
+                            (
+                                mime,
+                                raw.encode()
+                                if mime == "image/svg+xml"
+                                else base64.b64decode(raw),
+                            )
+                        )
                         break
         elif name == "HTMLModel" and _IMG_DATA.search(state.get("value") or ""):
-            images += [(mime, base64.b64decode(data))
-                       for mime, data in _IMG_DATA.findall(state["value"])]
+            images += [
+                (mime, base64.b64decode(data))
+                for mime, data in _IMG_DATA.findall(state["value"])
+            ]
         elif name == "HTMLModel" and state.get("value"):
             text = _plain(state["value"])
             if not title and state["value"].lstrip().startswith("<b>"):
                 title = text
             elif text:
                 texts.append(text)
-        elif name not in ("HTMLModel", "LabelModel") and "description" in state \
-                and "value" in state:
+        elif (
+            name not in ("HTMLModel", "LabelModel")
+            and "description" in state
+            and "value" in state
+        ):
             value = state.get("value")
             labels = state.get("_options_labels")
             if labels and isinstance(state.get("index"), int):
                 value = labels[state["index"]]
             shown = str(value)
-            settings.append(f"{_plain(state['description']) or name[:-5]} = "
-                            f"{shown if len(shown) <= 40 else shown[:39] + '…'}")
+            settings.append(
+                f"{_plain(state['description']) or name[:-5]} = "
+                f"{shown if len(shown) <= 40 else shown[:39] + '…'}"
+            )
     what, before = WIDGET_CAPTIONS.get(language or "en", WIDGET_CAPTIONS["en"])
     caption = (title + ". " if title else "") + what
-    caption += (before + "; ".join(settings) + "." if settings else ".")
+    caption += before + "; ".join(settings) + "." if settings else "."
     return images, caption, "\n".join(texts)
 
 
@@ -387,10 +432,16 @@ class WidgetSnapshots(SphinxPostTransform):
 
         states: dict[str, Any] = {}
         for docname, meta in getattr(self.env, "nb_metadata", {}).items():
-            body = meta.get("js_files", {}).get("ipywidgets_state", (None, {}))[1].get("body")
+            body = (
+                meta.get("js_files", {})
+                .get("ipywidgets_state", (None, {}))[1]
+                .get("body")
+            )
             if body:
                 state = json.loads(body)
-                table = output_table(self.app, docname)  # the Korean edition: its labels
+                table = output_table(
+                    self.app, docname
+                )  # the Korean edition: its labels
                 if table is not None:
                     translate_widget_state(state, table)
                 states.update(state["state"])
@@ -402,14 +453,19 @@ class WidgetSnapshots(SphinxPostTransform):
             if not views:
                 continue
             found = re.search(r'"model_id":\s*"([0-9a-f]+)"', views[0].astext())
-            images, caption, text = widget_snapshot(states, found.group(1) if found else "",
-                                                    self.config.language)
+            images, caption, text = widget_snapshot(
+                states, found.group(1) if found else "", self.config.language
+            )
             if not images:  # a widget without a figure: keep what myst-nb shows
                 continue
             figure = nodes.figure(align="center")
             # The panels stack: together, with the caption, they fit one page.
-            figure += nodes.raw("", "\\formulatedimagemaxheight{%.2f\\textheight}\n"
-                                % (WIDGET_FIGURE_HEIGHT / len(images)), format="latex")
+            figure += nodes.raw(
+                "",
+                "\\formulatedimagemaxheight{%.2f\\textheight}\n"
+                % (WIDGET_FIGURE_HEIGHT / len(images)),
+                format="latex",
+            )
             for mime, data in images:
                 stem = f"widget-{hashlib.sha1(data).hexdigest()[:16]}"
                 if mime == "image/svg+xml":
@@ -432,7 +488,9 @@ class WidgetSnapshots(SphinxPostTransform):
             bundle.parent.remove(bundle)
             if not output.children and output is not cell:
                 output.parent.remove(output)
-            if cell.parent is None:  # not in a code cell (never seen): in place of the output
+            if (
+                cell.parent is None
+            ):  # not in a code cell (never seen): in place of the output
                 cell = output
             cell.parent.insert(cell.parent.index(cell) + 1, new)
 
@@ -466,7 +524,9 @@ def latex_fixes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     letter_appendices(doctree, set(app.env.toc_secnumbers), set(app.env.found_docs))
     if app.config.language == "ko":
         korean_solution_titles(doctree)
-    solutions_to_appendix(doctree, APPENDIX_TITLES.get(app.config.language, APPENDIX_TITLE))
+    solutions_to_appendix(
+        doctree, APPENDIX_TITLES.get(app.config.language, APPENDIX_TITLE)
+    )
 
 
 def korean_solution_titles(doctree: nodes.document) -> None:
@@ -507,7 +567,10 @@ def fit_table(table: nodes.table) -> None:
     most = LONG_WIDE_TABLE_ROWS if columns >= WIDE_TABLES[-1][0] else LONG_TABLE_ROWS
     long = rows > most and "colwidths-given" not in table["classes"]
     if long:
-        table["classes"] += ["colwidths-given", "longtable"]  # Sphinx's own rule: > 30 rows
+        table["classes"] += [
+            "colwidths-given",
+            "longtable",
+        ]  # Sphinx's own rule: > 30 rows
         for colspec, width in zip(table.findall(nodes.colspec), column_widths(table)):
             colspec["colwidth"] = width
     wide = [(size, tymax) for least, size, tymax in WIDE_TABLES if columns >= least]
@@ -517,11 +580,17 @@ def fit_table(table: nodes.table) -> None:
         split_math_lists(table)
         parent, at = table.parent, table.parent.index(table)
         parent.insert(at + 1, nodes.raw("", "\\endgroup\n", format="latex"))
-        parent.insert(at, nodes.raw(
-            "", f"\\begingroup{size}\\setlength{{\\tabcolsep}}{{{TABCOLSEP_PT}pt}}"
-            f"\\setlength{{\\tymin}}{{{MIN_COLUMN_PT}pt}}"
-            + (f"\\setlength{{\\tymax}}{{{tymax}pt}}" if tymax else "") + "\n",
-            format="latex"))
+        parent.insert(
+            at,
+            nodes.raw(
+                "",
+                f"\\begingroup{size}\\setlength{{\\tabcolsep}}{{{TABCOLSEP_PT}pt}}"
+                f"\\setlength{{\\tymin}}{{{MIN_COLUMN_PT}pt}}"
+                + (f"\\setlength{{\\tymax}}{{{tymax}pt}}" if tymax else "")
+                + "\n",
+                format="latex",
+            ),
+        )
 
 
 #: Hangul followed by an opening bracket: "트랜스포머(EDTransformer)".  XeTeX with xeCJK breaks a
@@ -536,15 +605,16 @@ def break_before_brackets(table: nodes.table) -> None:
     ("transformer (EDTransformer)"), the Korean without ("트랜스포머(EDTransformer)")."""
     for text in list(table.findall(nodes.Text)):
         parent = text.parent
-        if isinstance(parent, (nodes.literal, nodes.raw, nodes.math)) \
-                or not _HANGUL_BRACKET.search(text):
+        if isinstance(
+            parent, (nodes.literal, nodes.raw, nodes.math)
+        ) or not _HANGUL_BRACKET.search(text):
             continue
         pieces = _HANGUL_BRACKET.split(str(text))
         new: list[nodes.Node] = []
         for piece in pieces:
             new += [nodes.Text(piece), nodes.raw("", "\\allowbreak{}", format="latex")]
         at = parent.index(text)
-        parent[at:at + 1] = new[:-1]
+        parent[at : at + 1] = new[:-1]
 
 
 def split_math_lists(table: nodes.table) -> None:
@@ -575,18 +645,29 @@ def column_widths(table: nodes.table, line: int = SMALL_LINE_CHARS) -> list[int]
     goes to the columns whose mean cell is longer than that, in proportion to the excess."""
     cells: list[list[str]] = []
     for row in table.findall(nodes.row):
-        for i, entry in enumerate(c for c in row.children if isinstance(c, nodes.entry)):
+        for i, entry in enumerate(
+            c for c in row.children if isinstance(c, nodes.entry)
+        ):
             while len(cells) <= i:
                 cells.append([])
             cells[i].append(entry.astext())
-    need = [1 + max((len(w) for c in col for w in _BREAK.split(c)), default=1) for col in cells]
-    excess = [max(sum(map(len, col)) / len(col) - n, 0.0) for col, n in zip(cells, need)]
+    need = [
+        1 + max((len(w) for c in col for w in _BREAK.split(c)), default=1)
+        for col in cells
+    ]
+    excess = [
+        max(sum(map(len, col)) / len(col) - n, 0.0) for col, n in zip(cells, need)
+    ]
     left = max(line - sum(need), 0)
-    chars = [n + (left * e / sum(excess) if sum(excess) else 0) for n, e in zip(need, excess)]
+    chars = [
+        n + (left * e / sum(excess) if sum(excess) else 0) for n, e in zip(need, excess)
+    ]
     return [max(1, round(100 * c / sum(chars))) for c in chars]
 
 
-def letter_appendices(doctree: nodes.document, numbered: set[str], docs: set[str]) -> None:
+def letter_appendices(
+    doctree: nodes.document, numbered: set[str], docs: set[str]
+) -> None:
     """``\\appendix`` before the first chapter whose document (one of ``docs``) has no section
     number (the unnumbered part after the numbered ones): from there on LaTeX letters the
     chapters.  (sphinx-jupyterbook-latex wraps each part in a ``start_of_file`` too, named by
@@ -596,8 +677,9 @@ def letter_appendices(doctree: nodes.document, numbered: set[str], docs: set[str
         if start["docname"] in numbered:
             seen_numbered = True
         elif seen_numbered and start["docname"] in docs:
-            start.parent.insert(start.parent.index(start),
-                                nodes.raw("", "\\appendix\n", format="latex"))
+            start.parent.insert(
+                start.parent.index(start), nodes.raw("", "\\appendix\n", format="latex")
+            )
             return
 
 
@@ -608,7 +690,9 @@ def solutions_to_appendix(doctree: nodes.document, title: str = APPENDIX_TITLE) 
     found = list(doctree.findall(solution_node))
     if not found:
         return
-    section = nodes.section(ids=["formulated-solutions"], names=["formulated-solutions"])
+    section = nodes.section(
+        ids=["formulated-solutions"], names=["formulated-solutions"]
+    )
     section += nodes.title(title, title)
     for node in found:
         node.parent.remove(node)
@@ -618,28 +702,43 @@ def solutions_to_appendix(doctree: nodes.document, title: str = APPENDIX_TITLE) 
     last.parent.insert(last.parent.index(last) + 1, section)
 
 
-def add_pdf_link(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
-                 doctree: nodes.document | None) -> None:
-    """"Download PDF" as the first entry of the theme's download menu (when the PDF exists)."""
+def add_pdf_link(
+    app: Sphinx,
+    pagename: str,
+    templatename: str,
+    context: dict[str, Any],
+    doctree: nodes.document | None,
+) -> None:
+    """ "Download PDF" as the first entry of the theme's download menu (when the PDF exists)."""
     if not app.config.formulated_pdf:
         return
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":
-            group["buttons"].insert(0, {
-                "type": "link", "url": context["pathto"](app.config.formulated_pdf, 1),
-                "text": "Download PDF", "tooltip": "The whole book as one PDF",
-                "icon": "fas fa-book", "label": "download-book-pdf-button"})
+            group["buttons"].insert(
+                0,
+                {
+                    "type": "link",
+                    "url": context["pathto"](app.config.formulated_pdf, 1),
+                    "text": "Download PDF",
+                    "tooltip": "The whole book as one PDF",
+                    "icon": "fas fa-book",
+                    "label": "download-book-pdf-button",
+                },
+            )
 
 
 def copy_pdf(app: Sphinx, exception: Exception | None) -> None:
     """The PDF next to the HTML pages, so that the link works (also from ``file://``)."""
     if exception is None and app.builder.format == "html" and app.config.formulated_pdf:
         name = app.config.formulated_pdf
-        shutil.copyfile(Path(app.srcdir) / PDF_PATH.parent / name, Path(app.outdir) / name)
+        shutil.copyfile(
+            Path(app.srcdir) / PDF_PATH.parent / name, Path(app.outdir) / name
+        )
 
 
-def proof_title_in_language(depart: Callable[[Any, nodes.Element], None]
-                            ) -> Callable[[Any, nodes.Element], None]:
+def proof_title_in_language(
+    depart: Callable[[Any, nodes.Element], None],
+) -> Callable[[Any, nodes.Element], None]:
     """sphinx-proof's LaTeX departure, then its box title in the book's language.
 
     sphinx-proof titles a box ``realtype.title()`` ("Definition 8.2.1") in LaTeX but
@@ -652,7 +751,8 @@ def proof_title_in_language(depart: Callable[[Any, nodes.Element], None]
         word = node.attributes.get("realtype", "").title()
         at = proof.list_rindex(self.body, proof.latex_admonition_start) + 2
         if word and self.body[at].startswith(word):
-            self.body[at] = proof._(word) + self.body[at][len(word):]
+            self.body[at] = proof._(word) + self.body[at][len(word) :]
+
     return wrapped
 
 
@@ -661,13 +761,22 @@ def translate_proof_titles(app: Sphinx) -> None:
     if app.builder.format != "latex" or "sphinx_proof" not in app.extensions:
         return
     from sphinx_proof import nodes as proof
-    kinds = [(proof.unenumerable_node, proof.visit_unenumerable_node,
-              proof.depart_unenumerable_node)]
-    kinds += [(cls, proof.visit_enumerable_node, proof.depart_enumerable_node)
-              for cls in proof.NODE_TYPES.values()]
+
+    kinds = [
+        (
+            proof.unenumerable_node,
+            proof.visit_unenumerable_node,
+            proof.depart_unenumerable_node,
+        )
+    ]
+    kinds += [
+        (cls, proof.visit_enumerable_node, proof.depart_enumerable_node)
+        for cls in proof.NODE_TYPES.values()
+    ]
     for cls, visit, depart in kinds:
         app.registry.add_translation_handlers(
-            cls, latex=(visit, proof_title_in_language(depart)))
+            cls, latex=(visit, proof_title_in_language(depart))
+        )
 
 
 #: sphinx-proof's and sphinx-exercise's boxes are numbered within chapters in every edition:
@@ -689,9 +798,13 @@ def number_boxes_by_chapter(app: Sphinx) -> None:
     if app.builder.format == "latex":
         app._formulated_numfig_depth = app.config.numfig_secnum_depth  # type: ignore[attr-defined]
         app.config.numfig_secnum_depth = NUMFIG_SECNUM_DEPTH
-        if app.config.language == "ko":  # exercise titles and references: "연습문제 8.1"
-            app.config.numfig_format = {**app.config.numfig_format,
-                                        "exercise": KOREAN_EXERCISE}
+        if (
+            app.config.language == "ko"
+        ):  # exercise titles and references: "연습문제 8.1"
+            app.config.numfig_format = {
+                **app.config.numfig_format,
+                "exercise": KOREAN_EXERCISE,
+            }
 
 
 def restore_numfig_depth(app: Sphinx, env: Any) -> list[str]:

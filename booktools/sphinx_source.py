@@ -22,6 +22,7 @@ so the docstring (what ``help()`` shows) and the page (what a reader sees) canno
 uses it to check that every label exists, that every box whose label a function names shows
 that function's source, and that every test named exists.
 """
+
 from __future__ import annotations
 
 import ast
@@ -40,16 +41,20 @@ from sphinx.application import Sphinx
 
 DIRECTIVE = "formulated-source"
 #: ``Definition: def-11-ffn, def-11-gelu.`` in a docstring: the boxes the object implements.
-DEFINITION_LINE = re.compile(r"^\s*Definitions?:\s*(?P<labels>def-[\w-]+(?:\s*,\s*def-[\w-]+)*)",
-                             re.M)
+DEFINITION_LINE = re.compile(
+    r"^\s*Definitions?:\s*(?P<labels>def-[\w-]+(?:\s*,\s*def-[\w-]+)*)", re.M
+)
 #: ``Checked by: tests/test_x.py::test_y, ...`` in a docstring: the tests against a reference.
 #: The list may wrap (88 columns): it may start on the next line, and a comma at the end of a
 #: line continues it on the next.
-CHECKED_LINE = re.compile(r"^[ \t]*Checked by:[ \t]*(?:\n[ \t]*)?"
-                          r"(?P<tests>[^\s,]+(?:[ \t]*,\s*[^\s,]+)*)", re.M)
+CHECKED_LINE = re.compile(
+    r"^[ \t]*Checked by:[ \t]*(?:\n[ \t]*)?"
+    r"(?P<tests>[^\s,]+(?:[ \t]*,\s*[^\s,]+)*)",
+    re.M,
+)
 TEST_ID = re.compile(r"^tests/[\w/]+\.py::\w+$")
 #: A box of more shown lines (blank ones not counted) than this is folded: a long helper.
-FOLD_OVER = 25
+FOLD_OVER = 40
 #: The columns a box shows (tests/test_columns.py).
 WIDTH = 88
 
@@ -58,26 +63,35 @@ WIDTH = 88
 class Implementation:
     """One object of :mod:`formulated` whose docstring names definition boxes."""
 
-    name: str                    # dotted path, e.g. "formulated.formulas.ffn_gelu"
-    labels: tuple[str, ...]      # the definition labels it implements
-    tests: tuple[str, ...]       # "tests/test_formulas.py::test_name", ...
+    name: str  # dotted path, e.g. "formulated.formulas.ffn_gelu"
+    labels: tuple[str, ...]  # the definition labels it implements
+    tests: tuple[str, ...]  # "tests/test_formulas.py::test_name", ...
 
 
 def docstring_facts(obj: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The labels (``Definition:``) and tests (``Checked by:``) named in ``obj``'s docstring."""
     doc = inspect.getdoc(obj) or ""
-    labels = tuple(label.strip() for m in DEFINITION_LINE.finditer(doc)
-                   for label in m.group("labels").split(","))
-    tests = tuple(t.strip().rstrip(".") for m in CHECKED_LINE.finditer(doc)
-                  for t in m.group("tests").split(","))
+    labels = tuple(
+        label.strip()
+        for m in DEFINITION_LINE.finditer(doc)
+        for label in m.group("labels").split(",")
+    )
+    tests = tuple(
+        t.strip().rstrip(".")
+        for m in CHECKED_LINE.finditer(doc)
+        for t in m.group("tests").split(",")
+    )
     return labels, tests
 
 
 def _own_objects(module: Any) -> list[tuple[str, Any]]:
     """The functions and classes defined in ``module`` (not imported into it)."""
-    return [(k, v) for k, v in vars(module).items()
-            if (inspect.isfunction(v) or inspect.isclass(v))
-            and getattr(v, "__module__", None) == module.__name__]
+    return [
+        (k, v)
+        for k, v in vars(module).items()
+        if (inspect.isfunction(v) or inspect.isclass(v))
+        and getattr(v, "__module__", None) == module.__name__
+    ]
 
 
 @functools.lru_cache(maxsize=None)
@@ -85,18 +99,24 @@ def implementations(package: str = "formulated") -> tuple[Implementation, ...]:
     """Every function or class of ``package`` (all submodules) whose docstring has a
     ``Definition:`` line, under the dotted path of the module that defines it."""
     root = importlib.import_module(package)
-    names = [package] + [m.name for m in pkgutil.walk_packages(root.__path__, package + ".")]
+    names = [package] + [
+        m.name for m in pkgutil.walk_packages(root.__path__, package + ".")
+    ]
     found = []
     for mod_name in sorted(names):
-        if mod_name.startswith(f"{package}.book.sphinx") or mod_name.endswith("__main__"):
+        if mod_name.startswith(f"{package}.book.sphinx") or mod_name.endswith(
+            "__main__"
+        ):
             continue  # the extensions import Sphinx; a __main__ runs a command line
         module = importlib.import_module(mod_name)
         for obj_name, obj in _own_objects(module):
             # a class's own methods too (GPT.forward), under module.Class.method; only a
             # docstring of their own (getdoc would inherit the base class's)
             members = [(obj_name, obj)] + [
-                (f"{obj_name}.{k}", v) for k, v in vars(obj).items()
-                if inspect.isclass(obj) and inspect.isfunction(v) and v.__doc__]
+                (f"{obj_name}.{k}", v)
+                for k, v in vars(obj).items()
+                if inspect.isclass(obj) and inspect.isfunction(v) and v.__doc__
+            ]
             for name, member in members:
                 labels, tests = docstring_facts(member)
                 if labels:
@@ -109,14 +129,18 @@ def resolve(dotted: str) -> Callable[..., Any]:
     method, ``formulated.models.trainable.GPT.forward``)."""
     module_name, _, attr = dotted.rpartition(".")
     if not module_name:
-        raise ValueError(f"{DIRECTIVE}: expected a dotted path such as "
-                         f"formulated.formulas.layer_norm, got {dotted!r}")
+        raise ValueError(
+            f"{DIRECTIVE}: expected a dotted path such as "
+            f"formulated.formulas.layer_norm, got {dotted!r}"
+        )
     try:
         owner = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
         if err.name != module_name:
             raise
-        owner = resolve(module_name)  # a method: formulated.models.trainable.GPT.forward
+        owner = resolve(
+            module_name
+        )  # a method: formulated.models.trainable.GPT.forward
     return getattr(owner, attr)
 
 
@@ -134,8 +158,11 @@ def _summary(doc: str, indent: str = "") -> str:
     lines left out, a closing colon made a full stop), or its first sentence where the
     paragraph would take more than two lines of the box at ``indent``."""
     first = inspect.cleandoc(doc).split("\n\n", 1)[0]
-    kept = [line.strip() for line in first.splitlines()
-            if not re.match(r"\s*(Definitions?|Checked by):", line)]
+    kept = [
+        line.strip()
+        for line in first.splitlines()
+        if not re.match(r"\s*(Definitions?|Checked by):", line)
+    ]
     text = " ".join(kept).strip()
     text = text[:-1] + "." if text.endswith(":") else text
     if len(_docstring_lines(text, indent)) > 2:
@@ -160,9 +187,13 @@ def _docstring_lines(summary: str, indent: str) -> list[str]:
 
 def _docstring(node: ast.AST) -> ast.Expr | None:
     body = getattr(node, "body", None)
-    if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
-            and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)):
+    if (
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[0]
     return None
 
@@ -182,7 +213,9 @@ def shown_text(source: str) -> str:
             continue
         indent = lines[doc.lineno - 1][: doc.col_offset]
         keep = node is top or len(node.body) == 1
-        new = _docstring_lines(_summary(doc.value.value, indent), indent) if keep else []
+        new = (
+            _docstring_lines(_summary(doc.value.value, indent), indent) if keep else []
+        )
         edits.append((doc.lineno - 1, doc.end_lineno, new))
     for start, end, new in sorted(edits, reverse=True):
         lines[start:end] = new
@@ -210,16 +243,22 @@ def checked_sentence(dotted: str) -> str:
     _, tests = docstring_facts(resolve(dotted))
     if not tests:
         return "No test names this function."
-    return "Checked against its reference by " + ", ".join(f"`{t}`" for t in tests) + "."
+    return (
+        "Checked against its reference by " + ", ".join(f"`{t}`" for t in tests) + "."
+    )
 
 
 #: The directive block in a chapter's Markdown: ```{formulated-source} names``` (and its end).
-BLOCK = re.compile(r"^(?P<fence>`{3,})\{" + re.escape(DIRECTIVE) + r"\}[ \t]+(?P<names>[^\n]+)\n"
-                   r"(?:[^\n]*\n)*?(?P=fence)[ \t]*$", re.M)
+BLOCK = re.compile(
+    r"^(?P<fence>`{3,})\{" + re.escape(DIRECTIVE) + r"\}[ \t]+(?P<names>[^\n]+)\n"
+    r"(?:[^\n]*\n)*?(?P=fence)[ \t]*$",
+    re.M,
+)
 
 
-def markdown_box(names: list[str], open_tag: str = "dropdown",
-                 seen: set[str] | None = None) -> str:
+def markdown_box(
+    names: list[str], open_tag: str = "dropdown", seen: set[str] | None = None
+) -> str:
     """The source box of ``names`` as MyST Markdown (``open_tag`` "dropdown": a ``{dropdown}``
     for jupyterlab-myst) or plain HTML (``open_tag`` "details": ``<details>`` for Colab and any
     Markdown viewer); the same content as the book's directive: open unless :func:`folded`.
@@ -231,13 +270,17 @@ def markdown_box(names: list[str], open_tag: str = "dropdown",
     seen.update(names)
     title = "Code: " + ", ".join(f"`{n}`" for n in names)
     texts = [shown_source(n) for n in new]
-    parts = [f"```python\n{t}\n```\n\n{checked_sentence(n)}" for n, t in zip(new, texts)]
+    parts = [
+        f"```python\n{t}\n```\n\n{checked_sentence(n)}" for n, t in zip(new, texts)
+    ]
     parts += [f"`{n}`: its code is shown above." for n in again]
     body = "\n\n".join(parts)
     is_open = not folded(texts)
     if open_tag == "details":
-        return (f"<details{' open' if is_open else ''}>\n<summary>{title}</summary>\n\n{body}"
-                f"\n\n</details>")
+        return (
+            f"<details{' open' if is_open else ''}>\n<summary>{title}</summary>\n\n{body}"
+            f"\n\n</details>"
+        )
     options = ":open:\n\n" if is_open else ""
     return f"::::{{dropdown}} {title}\n{options}{body}\n::::"
 
@@ -246,19 +289,32 @@ def render_blocks(markdown: str, open_tag: str = "dropdown") -> str:
     """``markdown`` with every ``{formulated-source}`` block replaced by :func:`markdown_box`
     (an object shown twice in ``markdown``: the second box links back, as in the book)."""
     seen: set[str] = set()
-    return BLOCK.sub(lambda m: markdown_box(m.group("names").split(), open_tag, seen),
-                     markdown)
+    return BLOCK.sub(
+        lambda m: markdown_box(m.group("names").split(), open_tag, seen), markdown
+    )
 
 
 #: The box's words in each edition (the Korean book builds the same directive with
 #: ``language = "ko"``; these words are not prose of the chapter, so no catalogue holds them).
 WORDS: dict[str, dict[str, str]] = {
-    "en": {"code": "Code: ", "checked": "Checked against its reference by ", "end": ".",
-           "none": "No test names this function.", "shown": ": its code is shown ",
-           "above": "above", "after": "."},
-    "ko": {"code": "코드: ", "checked": "참조 구현과 대조하는 테스트: ", "end": ".",
-           "none": "이 함수를 확인하는 테스트가 없다.", "shown": ": 코드는 ",
-           "above": "위", "after": "에 있다."},
+    "en": {
+        "code": "Code: ",
+        "checked": "Checked against its reference by ",
+        "end": ".",
+        "none": "No test names this function.",
+        "shown": ": its code is shown ",
+        "above": "above",
+        "after": ".",
+    },
+    "ko": {
+        "code": "코드: ",
+        "checked": "참조 구현과 대조하는 테스트: ",
+        "end": ".",
+        "none": "이 함수를 확인하는 테스트가 없다.",
+        "shown": ": 코드는 ",
+        "above": "위",
+        "after": "에 있다.",
+    },
 }
 
 
@@ -301,8 +357,17 @@ class SourceDirective(Directive):
         try:
             obj = resolve(dotted)
             source = shown_source(dotted)
-        except (ImportError, AttributeError, ValueError, OSError, TypeError, SyntaxError) as err:
-            raise self.error(f"{DIRECTIVE}: cannot show the source of {dotted!r}: {err}")
+        except (
+            ImportError,
+            AttributeError,
+            ValueError,
+            OSError,
+            TypeError,
+            SyntaxError,
+        ) as err:
+            raise self.error(
+                f"{DIRECTIVE}: cannot show the source of {dotted!r}: {err}"
+            )
         env = self.state.document.settings.env
         # Rebuild the page when the code changes (unwrap: a torch.no_grad() function's own file).
         env.note_dependency(inspect.getsourcefile(inspect.unwrap(obj)))
@@ -310,7 +375,9 @@ class SourceDirective(Directive):
             line = nodes.paragraph()
             line += nodes.literal(dotted, dotted)
             line += nodes.Text(self.words["shown"])
-            line += nodes.reference("", self.words["above"], internal=True, refid=shown[dotted])
+            line += nodes.reference(
+                "", self.words["above"], internal=True, refid=shown[dotted]
+            )
             line += nodes.Text(self.words["after"])
             return [line], ""
         target = nodes.make_id(f"code-{dotted}")

@@ -21,6 +21,7 @@ instructors' guide (hidden tests, answer keys, the tooling's files), is replaced
 for students (:data:`STUDENT_APPENDIX_C`).  ``python -m booktools.leak_scan`` then scans the
 pages and the student notebooks (``make student-book`` runs it and fails on a find).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,14 +32,24 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
 from booktools.launch import ROOT, STUDENT_CONFIG, StudentHome, student_home
 
-__all__ = ["CONFIG_NAME", "HTML_DIR", "NOTEBOOKS_DIR", "RemoveSolutions", "strip_solutions",
-           "page_text", "INSTRUCTORS_PAGE", "STUDENT_APPENDIX_C", "build_html", "setup", "main"]
+__all__ = [
+    "CONFIG_NAME",
+    "HTML_DIR",
+    "NOTEBOOKS_DIR",
+    "RemoveSolutions",
+    "strip_solutions",
+    "page_text",
+    "INSTRUCTORS_PAGE",
+    "STUDENT_APPENDIX_C",
+    "build_html",
+    "setup",
+    "main",
+]
 
 #: The Sphinx config value that turns the student edition on.
 CONFIG_NAME = "formulated_student_edition"
@@ -80,18 +91,29 @@ class RemoveSolutions(SphinxTransform):
     def apply(self, **kwargs: Any) -> None:
         if not getattr(self.config, CONFIG_NAME, False):
             return
-        from sphinx_exercise.nodes import solution_end_node, solution_node, solution_start_node
+        from sphinx_exercise.nodes import (
+            solution_end_node,
+            solution_node,
+            solution_start_node,
+        )
 
-        for node in list(self.document.findall(
-                lambda n: isinstance(n, (solution_node, solution_start_node,
-                                         solution_end_node)))):
+        for node in list(
+            self.document.findall(
+                lambda n: isinstance(
+                    n, (solution_node, solution_start_node, solution_end_node)
+                )
+            )
+        ):
             if node.parent is not None:
                 node.parent.remove(node)
         # sphinx-exercise lists solutions for its reference resolution: a removed one must
         # not be found (it would link to a page section that is not there)
         registry = getattr(self.env, "sphinx_exercise_registry", {})
-        for label in [k for k, v in registry.items()
-                      if v.get("type") == "solution" and v.get("docname") == self.env.docname]:
+        for label in [
+            k
+            for k, v in registry.items()
+            if v.get("type") == "solution" and v.get("docname") == self.env.docname
+        ]:
             del registry[label]
 
 
@@ -116,20 +138,26 @@ def strip_solutions(text: str) -> str:
         while j < len(lines) and not close.match(lines[j].strip()):
             j += 1
         if j == len(lines):
-            raise ValueError(f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
-                             f"closed (expected a line {m['fence']!r})")
+            raise ValueError(
+                f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
+                f"closed (expected a line {m['fence']!r})"
+            )
         name = m["name"]
         if name == "solution-start":
             gated = True
         elif name == "solution-end":
             if not gated:
-                raise ValueError(f"text: solution-end on line {i + 1} has no solution-start")
+                raise ValueError(
+                    f"text: solution-end on line {i + 1} has no solution-start"
+                )
             gated = False
         elif name != "solution" and not gated:
-            out.extend(lines[i:j + 1])
+            out.extend(lines[i : j + 1])
         i = j + 1
     if gated:
-        raise ValueError("text: a solution-start is never ended (expected a {solution-end})")
+        raise ValueError(
+            "text: a solution-start is never ended (expected a {solution-end})"
+        )
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
 
 
@@ -158,9 +186,15 @@ def page_text(html: str) -> str:
     return "".join(parser.parts)
 
 
-def build_html(out: Path = HTML_DIR, doctrees: Path = DOCTREES, cache: Path = CACHE,
-               root: Path = ROOT, toc: Path | None = None, strict: bool = True,
-               student: StudentHome | None = None) -> Path:
+def build_html(
+    out: Path = HTML_DIR,
+    doctrees: Path = DOCTREES,
+    cache: Path = CACHE,
+    root: Path = ROOT,
+    toc: Path | None = None,
+    strict: bool = True,
+    student: StudentHome | None = None,
+) -> Path:
     """Sphinx's HTML builder on the book at ``root`` with :data:`CONFIG_NAME` true, from the
     execution cache ``cache``; ``toc`` (default ``root/_toc.yml``) may list fewer chapters (a
     test), ``strict`` is ``-n -W`` as for ``make book``, ``student`` where the launch buttons
@@ -172,30 +206,45 @@ def build_html(out: Path = HTML_DIR, doctrees: Path = DOCTREES, cache: Path = CA
     # them: after a Korean build in the same process, this English one said "연습문제".
     locale.translators.clear()
     result = build_sphinx(
-        root, out, noconfig=True, path_config=str(root / "_config.yml"),
-        confoverrides={"external_toc_path": Path(toc or root / "_toc.yml").as_posix(),
-                       CONFIG_NAME: True, "nb_execution_cache_path": str(cache),
-                       STUDENT_CONFIG: student or student_home(root / "_config.yml"),
-                       "nitpicky": strict, "html_copy_source": False,
-                       "html_show_sourcelink": False,
-                       "latex_individualpages": False},  # jupyter-book requires the key
-        doctreedir=doctrees, builder="html", warningiserror=strict, keep_going=True)
+        root,
+        out,
+        noconfig=True,
+        path_config=str(root / "_config.yml"),
+        confoverrides={
+            "external_toc_path": Path(toc or root / "_toc.yml").as_posix(),
+            CONFIG_NAME: True,
+            "nb_execution_cache_path": str(cache),
+            STUDENT_CONFIG: student or student_home(root / "_config.yml"),
+            "nitpicky": strict,
+            "html_copy_source": False,
+            "html_show_sourcelink": False,
+            "latex_individualpages": False,
+        },  # jupyter-book requires the key
+        doctreedir=doctrees,
+        builder="html",
+        warningiserror=strict,
+        keep_going=True,
+    )
     if result:
         raise SystemExit(f"student-book: the HTML build failed ({result!r}); see above")
     return out / "index.html"
 
 
-def _no_source_download(app: Sphinx, pagename: str, templatename: str,
-                        context: dict[str, Any], doctree: Any) -> None:
+def _no_source_download(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     """The student edition's download menu keeps "print to PDF" only: the page's ``.md`` and
     ``.ipynb`` hold the solutions."""
     if not getattr(app.config, CONFIG_NAME, False):
         return
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":
-            group["buttons"] = [b for b in group["buttons"]
-                                if b.get("label") not in ("download-notebook-button",
-                                                          "download-source-button")]
+            group["buttons"] = [
+                b
+                for b in group["buttons"]
+                if b.get("label")
+                not in ("download-notebook-button", "download-source-button")
+            ]
 
 
 def _no_pdf(app: Sphinx, config: Any) -> None:
@@ -221,8 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.parse_args(argv)
     start = time.monotonic()
     index = build_html()
-    print(f"student-book: {index.relative_to(ROOT)} in {time.monotonic() - start:.0f} s "
-          "(no solutions)")
+    print(
+        f"student-book: {index.relative_to(ROOT)} in {time.monotonic() - start:.0f} s "
+        "(no solutions)"
+    )
     return 0
 
 

@@ -38,20 +38,30 @@ __all__ = ["main"]
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["grade"]:
-        g = argparse.ArgumentParser(prog="python -m booktools.teaching grade",
-                                    description="Grade submissions with otter run; write a CSV.")
+        g = argparse.ArgumentParser(
+            prog="python -m booktools.teaching grade",
+            description="Grade submissions with otter run; write a CSV.",
+        )
         g.add_argument("submissions", nargs="+", help="the students' .ipynb files")
-        g.add_argument("--autograder", required=True, help="the chapter's autograder zip")
+        g.add_argument(
+            "--autograder", required=True, help="the chapter's autograder zip"
+        )
         g.add_argument("--out", required=True, help="folder for results and grades.csv")
         a = g.parse_args(argv[1:])
         print(grade_all(a.submissions, a.autograder, a.out))
         return
-    p = argparse.ArgumentParser(prog="python -m booktools.teaching", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m booktools.teaching",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("chapters", nargs="+", help="MyST chapter files (chapters/*.md)")
     p.add_argument("--out", required=True, help="folder for the assignments")
-    p.add_argument("--check", action="store_true",
-                   help="also grade each chapter's own solutions and require full marks")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="also grade each chapter's own solutions and require full marks",
+    )
     args = p.parse_args(argv)
     students = write_assignments(args.chapters, args.out)
     for path in students:
@@ -61,10 +71,14 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("solutions leak into student material:\n" + "\n".join(found))
     if args.check:
         for ch in args.chapters:
-            print(Path(ch).stem, "solutions score", check_solutions(ch, args.out)["total"])
+            print(
+                Path(ch).stem, "solutions score", check_solutions(ch, args.out)["total"]
+            )
     counts = kind_counts(args.chapters)
-    print(f"exercises: {counts['auto']} autograded, {counts['written']} written, "
-          f"{counts['open']} open-ended; no solution found in the student files")
+    print(
+        f"exercises: {counts['auto']} autograded, {counts['written']} written, "
+        f"{counts['open']} open-ended; no solution found in the student files"
+    )
 
 
 if __name__ == "__main__":

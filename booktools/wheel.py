@@ -15,7 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["AUTOGRADER_PYTHON", "AUTOGRADER_REQUIREMENTS", "GRADESCOPE_SOURCE", "package_wheel"]
+__all__ = [
+    "AUTOGRADER_PYTHON",
+    "AUTOGRADER_REQUIREMENTS",
+    "GRADESCOPE_SOURCE",
+    "package_wheel",
+]
 
 #: The Python of the autograder's environment (the zip's ``environment.yml``; otter's own
 #: default, 3.13, is never tested): the one the book's CI runs ``make test`` with, which
@@ -43,7 +48,7 @@ GRADESCOPE_SOURCE = "/autograder/source"
 
 def _has_data(wheel: Path) -> bool:
     """Whether ``wheel`` holds every file of :data:`formulated.data.PACKAGED_DATA` (a wheel
-    built before the data travelled with it does not)."""
+    built before the data traveled with it does not)."""
     import zipfile
 
     from formulated.data import PACKAGED_DATA
@@ -67,7 +72,7 @@ def package_wheel(dest: str | Path) -> Path:
     found = sorted(dest.glob(f"formulated-{__version__}-*.whl"))
     if found and _has_data(found[-1]):
         return found[-1]
-    for old in found:  # from before the data travelled with the wheel
+    for old in found:  # from before the data traveled with the wheel
         old.unlink()
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,16 +82,34 @@ def package_wheel(dest: str | Path) -> Path:
         src.mkdir()
         for name in ("pyproject.toml", "README.md"):
             shutil.copy(root / name, src / name)
-        shutil.copytree(root / "formulated", src / "formulated",
-                        ignore=shutil.ignore_patterns("__pycache__", "_data"))
+        shutil.copytree(
+            root / "formulated",
+            src / "formulated",
+            ignore=shutil.ignore_patterns("__pycache__", "_data"),
+        )
         for name in PACKAGED_DATA:
             target = src / "formulated" / "_data" / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(root / "data" / name, target)
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                        "--no-build-isolation", "-w", str(dest), str(src)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "-w",
+                str(dest),
+                str(src),
+            ],
+            check=True,
+        )
     (wheel,) = dest.glob(f"formulated-{__version__}-*.whl")
     if not _has_data(wheel):
-        raise RuntimeError(f"{wheel.name}: the wheel lacks formulated/_data/ (pyproject.toml's "
-                           "package-data must name it)")
+        raise RuntimeError(
+            f"{wheel.name}: the wheel lacks formulated/_data/ (pyproject.toml's "
+            "package-data must name it)"
+        )
     return wheel

@@ -26,7 +26,7 @@ Math in the book is 1-based (token :math:`x_1`); code is 0-based (``x[0]``).
 
 from __future__ import annotations
 
-from . import formulas, examples, errata
+from . import errata, examples, formulas
 from .formulas import *  # noqa: F401,F403  (the formulas are the package's main API)
 
 __version__ = "0.1.0"

@@ -35,6 +35,7 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
     nothing) is a bug of the package: the call raises ``TypeError`` naming the checker,
     instead of running the formula with a default in place of the caller's argument.
     """
+
     def decorate(formula: F) -> F:
         signature = inspect.signature(formula)
 
@@ -45,18 +46,24 @@ def checked(checker: Callable[..., Any]) -> Callable[[F], F]:
             n, want = len(bound.args), len(bound.args) + len(bound.kwargs)
             values = checker(*bound.args, **bound.kwargs)
             if values is None:
-                raise TypeError(f"{checker.__name__} returned nothing; a checker of "
-                                f"{formula.__name__} returns its checked arguments")
+                raise TypeError(
+                    f"{checker.__name__} returned nothing; a checker of "
+                    f"{formula.__name__} returns its checked arguments"
+                )
             if want == 1 and not (isinstance(values, tuple) and len(values) == 1):
                 values = (values,)  # one parameter: the checker returns its one value
             if not isinstance(values, tuple) or len(values) != want:
                 got = len(values) if isinstance(values, tuple) else 1
-                raise TypeError(f"{checker.__name__} returned {got} value(s) for the {want} "
-                                f"argument(s) of {formula.__name__}; a checker returns every "
-                                f"argument, checked, in the formula's order")
+                raise TypeError(
+                    f"{checker.__name__} returned {got} value(s) for the {want} "
+                    f"argument(s) of {formula.__name__}; a checker returns every "
+                    f"argument, checked, in the formula's order"
+                )
             return formula(*values[:n], **dict(zip(bound.kwargs, values[n:])))
+
         run_checked.__checked_by__ = checker  # type: ignore[attr-defined]
         return run_checked  # type: ignore[return-value]
+
     return decorate
 
 
@@ -74,9 +81,11 @@ def as_array(x: Any, name: str) -> np.ndarray:
     """
     if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
         if getattr(x, "requires_grad", False):
-            raise TypeError(f"{name}: expected a NumPy array or a tensor without gradient; got a "
-                            f"tensor that requires grad (shape {tuple(x.shape)}); call .detach() "
-                            f"first, the NumPy formulas do not propagate gradients")
+            raise TypeError(
+                f"{name}: expected a NumPy array or a tensor without gradient; got a "
+                f"tensor that requires grad (shape {tuple(x.shape)}); call .detach() "
+                f"first, the NumPy formulas do not propagate gradients"
+            )
         x = x.detach().cpu()
     try:
         return np.asarray(x)
@@ -84,14 +93,24 @@ def as_array(x: Any, name: str) -> np.ndarray:
         if "inhomogeneous" not in str(err):
             raise
         lengths = sorted({len(r) for r in x if hasattr(r, "__len__")})
-        where = (f"rows of lengths {lengths}" if len(lengths) > 1
-                 else "rows whose own rows differ in length")
-        raise ValueError(f"{name}: expected a rectangular array (every row of the same "
-                         f"length), got a ragged nested sequence with {where}") from None
+        where = (
+            f"rows of lengths {lengths}"
+            if len(lengths) > 1
+            else "rows whose own rows differ in length"
+        )
+        raise ValueError(
+            f"{name}: expected a rectangular array (every row of the same "
+            f"length), got a ragged nested sequence with {where}"
+        ) from None
 
 
-def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None,
-                   allow_inf: bool = False) -> np.ndarray:
+def as_float_array(
+    x: Any,
+    name: str,
+    *,
+    ndim: int | Sequence[int] | None = None,
+    allow_inf: bool = False,
+) -> np.ndarray:
     """Return ``x`` as a floating-point array, checking its rank and that it is finite.
 
     Integer and boolean inputs are converted to float64; float inputs keep their dtype so that a
@@ -99,7 +118,9 @@ def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None
     but NaN is never accepted: it would propagate silently through every later formula.
     """
     arr = as_array(x, name)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or arr.dtype == bool
+    ):
         raise TypeError(f"{name}: expected a numeric array, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
         raise TypeError(f"{name}: expected a real array, got dtype {arr.dtype}")
@@ -107,8 +128,10 @@ def as_float_array(x: Any, name: str, *, ndim: int | Sequence[int] | None = None
         arr = arr.astype(np.float64)
     want = _unmet_ndim(arr, ndim)
     if want:
-        raise ValueError(f"{name}: expected an array with {want} dimension(s), "
-                         f"got shape {arr.shape} ({arr.ndim} dimension(s))")
+        raise ValueError(
+            f"{name}: expected an array with {want} dimension(s), "
+            f"got shape {arr.shape} ({arr.ndim} dimension(s))"
+        )
     check_finite(arr, name, allow_inf=allow_inf)
     return arr
 
@@ -132,21 +155,30 @@ def check_finite(arr: np.ndarray, name: str, *, allow_inf: bool = False) -> None
         what = "NaN or infinite"
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name}: expected finite values, got {np.count_nonzero(bad)} "
-                         f"{what} value(s), the first at index {idx} ({arr[idx]})")
+        raise ValueError(
+            f"{name}: expected finite values, got {np.count_nonzero(bad)} "
+            f"{what} value(s), the first at index {idx} ({arr[idx]})"
+        )
 
 
 def check_shape(arr: np.ndarray, name: str, expected: Sequence[int | None]) -> None:
     """Raise ``ValueError`` unless ``arr.shape`` matches ``expected`` (``None`` = any size)."""
     shape = tuple(arr.shape)
-    ok = len(shape) == len(expected) and all(e is None or e == s for e, s in zip(expected, shape))
+    ok = len(shape) == len(expected) and all(
+        e is None or e == s for e, s in zip(expected, shape)
+    )
     if not ok:
         want = "(" + ", ".join("any" if e is None else str(e) for e in expected) + ")"
         raise ValueError(f"{name}: expected shape {want}, got {shape}")
 
 
-def as_token_ids(ids: Any, name: str, V: int | None = None, *,
-                 ndim: int | Sequence[int] | None = None) -> np.ndarray:
+def as_token_ids(
+    ids: Any,
+    name: str,
+    V: int | None = None,
+    *,
+    ndim: int | Sequence[int] | None = None,
+) -> np.ndarray:
     """Return ``ids`` as an int64 array of token ids in ``0 .. V-1`` (0-based, as in the code).
 
     Float ids are rejected even when integral (``2.0``): a float id almost always means that an
@@ -157,26 +189,37 @@ def as_token_ids(ids: Any, name: str, V: int | None = None, *,
         raise TypeError(f"{name}: expected integer token ids, got dtype {arr.dtype}")
     want = _unmet_ndim(arr, ndim)
     if want:
-        raise ValueError(f"{name}: expected {want} dimension(s) of token ids, "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"{name}: expected {want} dimension(s) of token ids, got shape {arr.shape}"
+        )
     arr = arr.astype(np.int64)
     if V is not None and arr.size:
         lo, hi = int(arr.min()), int(arr.max())
         if lo < 0 or hi >= V:
             bad = lo if lo < 0 else hi
-            raise ValueError(f"{name}: expected token ids in 0..{V - 1} (vocabulary size V={V}), "
-                             f"got {bad}")
+            raise ValueError(
+                f"{name}: expected token ids in 0..{V - 1} (vocabulary size V={V}), "
+                f"got {bad}"
+            )
     return arr
 
 
-def check_int(value: Any, name: str, minimum: int | None = 1, what: str = "a positive integer",
-              *, maximum: int | None = None) -> int:
+def check_int(
+    value: Any,
+    name: str,
+    minimum: int | None = 1,
+    what: str = "a positive integer",
+    *,
+    maximum: int | None = None,
+) -> int:
     """The one integer validator: return ``value`` as an int, raising unless it is an integer
     in ``minimum .. maximum`` (``None``: no bound); ``what`` is how the message describes the
     expected value.  NumPy integers are accepted; bools and floats (even integral ones) are a
     ``TypeError``, a value out of range a ``ValueError``."""
     if not is_int(value):
-        raise TypeError(f"{name}: expected {what}, got {value!r} ({type(value).__name__})")
+        raise TypeError(
+            f"{name}: expected {what}, got {value!r} ({type(value).__name__})"
+        )
     v = int(value)
     if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
         raise ValueError(f"{name}: expected {what}, got {v}")
@@ -185,7 +228,9 @@ def check_int(value: Any, name: str, minimum: int | None = 1, what: str = "a pos
 
 def is_int(value: Any) -> bool:
     """An integer (Python or NumPy), not a bool: the test every integer argument passes."""
-    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
+    return not isinstance(value, (bool, np.bool_)) and isinstance(
+        value, (int, np.integer)
+    )
 
 
 def check_positive_int(value: Any, name: str) -> int:
@@ -193,8 +238,15 @@ def check_positive_int(value: Any, name: str) -> int:
     return check_int(value, name, 1, "a positive integer")
 
 
-def check_real(value: Any, name: str, *, minimum: float | None = None, strict: bool = False,
-               what: str | None = None, finite: bool = True) -> float:
+def check_real(
+    value: Any,
+    name: str,
+    *,
+    minimum: float | None = None,
+    strict: bool = False,
+    what: str | None = None,
+    finite: bool = True,
+) -> float:
     """The one real-number validator: return ``value`` as a float, raising unless it is a real
     number (finite unless ``finite=False``; ``>= minimum``, or ``> minimum`` when ``strict``).
 
@@ -206,8 +258,10 @@ def check_real(value: Any, name: str, *, minimum: float | None = None, strict: b
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected {what or 'a real number'}, got {value!r} "
-                        f"({type(value).__name__})")
+        raise TypeError(
+            f"{name}: expected {what or 'a real number'}, got {value!r} "
+            f"({type(value).__name__})"
+        )
     v = float(value)
     infinite = finite and not math.isfinite(v)
     below = minimum is not None and (v <= minimum if strict else v < minimum)
@@ -216,7 +270,9 @@ def check_real(value: Any, name: str, *, minimum: float | None = None, strict: b
     if infinite:
         raise ValueError(f"{name}: expected a finite number, got {v}")
     if below:
-        raise ValueError(f"{name}: expected a number {'>' if strict else '>='} {minimum}, got {v}")
+        raise ValueError(
+            f"{name}: expected a number {'>' if strict else '>='} {minimum}, got {v}"
+        )
     return v
 
 
@@ -235,7 +291,9 @@ def check_nonempty(arr: np.ndarray, name: str, what: str) -> None:
     """Raise ``ValueError`` if ``arr`` has no elements; ``what`` says what a reduction over it
     would lack (e.g. ``"a softmax needs at least one score per slice"``)."""
     if arr.size == 0:
-        raise ValueError(f"{name}: expected a non-empty array, got shape {tuple(arr.shape)}; {what}")
+        raise ValueError(
+            f"{name}: expected a non-empty array, got shape {tuple(arr.shape)}; {what}"
+        )
 
 
 def check_eps(eps: Any) -> float:
@@ -269,13 +327,16 @@ def as_mask(mask: Any, name: str = "mask") -> np.ndarray:
         return np.where(arr, 0.0, -np.inf)
     arr = as_float_array(arr, name, allow_inf=True)
     if np.any(arr == np.inf):
-        raise ValueError(f"{name}: expected values below +inf (0 or -inf, or 1 or -inf "
-                         "for a multiplicative mask), got +inf")
+        raise ValueError(
+            f"{name}: expected values below +inf (0 or -inf, or 1 or -inf "
+            "for a multiplicative mask), got +inf"
+        )
     return arr
 
 
-def check_ffn(X: Any, W1: Any, b1: Any, W2: Any,
-              b2: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def check_ffn(
+    X: Any, W1: Any, b1: Any, W2: Any, b2: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Check the arguments of a feed-forward network ``act(X W1 + b1) W2 + b2`` and return them
     as float arrays: ``X (..., H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H')``, ``b2 (H',)``."""
     X = as_float_array(X, "X")
@@ -312,16 +373,19 @@ def check_segment_ids(t: Any, ids: np.ndarray) -> np.ndarray:
 IGNORE_INDEX = -100
 
 
-def check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
-                       ignore_index: bool = False) -> Any:
+def check_token_tensor(
+    t: Any, name: str, V: int, *, values: bool = True, ignore_index: bool = False
+) -> Any:
     """Check that ``t`` is an integer ``torch.Tensor`` of token ids in ``0 .. V-1`` (or
     :data:`IGNORE_INDEX` where ``ignore_index``) and return it; the values are checked with one
     min/max reduction when ``values``.  PyTorch is imported here, not by the NumPy code."""
     import torch
 
     if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{name}: expected a torch.Tensor of integer token ids, got "
-                        f"{type(t).__name__}")
+        raise TypeError(
+            f"{name}: expected a torch.Tensor of integer token ids, got "
+            f"{type(t).__name__}"
+        )
     if t.dtype == torch.bool or t.is_floating_point() or t.is_complex():
         raise TypeError(f"{name}: expected integer token ids, got dtype {t.dtype}")
     if values and t.numel():
@@ -330,23 +394,34 @@ def check_token_tensor(t: Any, name: str, V: int, *, values: bool = True,
         if not low_ok or hi >= V:
             bad = lo if not low_ok else hi
         elif ignore_index and lo < 0:
-            wrong = (t < 0) & (t != IGNORE_INDEX)   # only reached when some target is negative
+            wrong = (t < 0) & (
+                t != IGNORE_INDEX
+            )  # only reached when some target is negative
             bad = int(t[wrong][0]) if bool(wrong.any()) else None
         else:
             bad = None
         if bad is not None:
             where = tuple(int(i) for i in (t == bad).nonzero()[0])
             extra = f" or {IGNORE_INDEX} (ignored)" if ignore_index else ""
-            raise ValueError(f"{name}: expected token ids in 0..{V - 1}{extra} (vocabulary size "
-                             f"V={V}), got {bad} at index {where}")
+            raise ValueError(
+                f"{name}: expected token ids in 0..{V - 1}{extra} (vocabulary size "
+                f"V={V}), got {bad} at index {where}"
+            )
         if ignore_index and hi == IGNORE_INDEX:
-            raise ValueError(f"{name}: every target is {IGNORE_INDEX} (ignored), so the mean "
-                             f"loss would be 0/0; expected at least one target in 0..{V - 1}")
+            raise ValueError(
+                f"{name}: every target is {IGNORE_INDEX} (ignored), so the mean "
+                f"loss would be 0/0; expected at least one target in 0..{V - 1}"
+            )
     return t
 
 
-def check_positive_number(value: Any, name: str, what: str = "a positive finite number", *,
-                          allow_zero: bool = False) -> float:
+def check_positive_number(
+    value: Any,
+    name: str,
+    what: str = "a positive finite number",
+    *,
+    allow_zero: bool = False,
+) -> float:
     """:func:`check_real` for a finite number > 0 (>= 0 with ``allow_zero``), every message
     saying ``what``."""
     return check_real(value, name, minimum=0, strict=not allow_zero, what=what)
@@ -357,10 +432,14 @@ def check_probabilities(p: Any, name: str) -> np.ndarray:
     ``(V,)`` or ``(n, V)``): every entry ≥ 0 and each vector summing to 1 (to 1e-9)."""
     p = as_float_array(p, name, ndim=(1, 2))
     if np.any(p < 0):
-        raise ValueError(f"{name}: expected probabilities ≥ 0, got a minimum of {p.min()}")
+        raise ValueError(
+            f"{name}: expected probabilities ≥ 0, got a minimum of {p.min()}"
+        )
     sums = p.sum(axis=-1)
     if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
         bad = float(np.atleast_1d(sums)[np.argmax(np.abs(np.atleast_1d(sums) - 1))])
-        raise ValueError(f"{name}: expected probabilities summing to 1 along the last axis, "
-                         f"got a sum of {bad}")
+        raise ValueError(
+            f"{name}: expected probabilities summing to 1 along the last axis, "
+            f"got a sum of {bad}"
+        )
     return p

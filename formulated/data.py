@@ -15,6 +15,7 @@ folder (``data/README.md`` gives their provenance).  :data:`DATA_DIR` is the fir
 The repository keeps one copy of each file, in ``data/``; ``formulated/_data/`` exists only in
 the wheel.
 """
+
 from __future__ import annotations
 
 import os
@@ -54,14 +55,23 @@ TINY_SHAKESPEARE = "tinyshakespeare.txt"
 
 def data_path(name: str) -> Path:
     """The path of ``name`` inside :data:`DATA_DIR`; a clear error when the file is missing."""
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"name: expected a plain file name inside {DATA_DIR}, got {name!r}")
+    if (
+        not isinstance(name, str)
+        or not name
+        or "/" in name
+        or "\\" in name
+        or name.startswith(".")
+    ):
+        raise ValueError(
+            f"name: expected a plain file name inside {DATA_DIR}, got {name!r}"
+        )
     path = DATA_DIR / name
     if not path.is_file():
         raise FileNotFoundError(
             f"name: {name!r} is not in {DATA_DIR}. The data ship with the repository: install the "
             f"package from a checkout (`pip install -e .` in the cloned repository), or set "
-            f"{DATA_ENV} to a folder that holds them.")
+            f"{DATA_ENV} to a folder that holds them."
+        )
     return path
 
 

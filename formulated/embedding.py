@@ -3,13 +3,14 @@ vectors and the embedding lookup, the sinusoidal positional encoding.
 
 Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
 conventions: notation, 1-based math and 0-based code, dtypes)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_token_ids, check_positive_int, checked)
+from ._checks import as_float_array, as_token_ids, check_positive_int, checked
 
 __all__ = ["diag", "stack", "one_hot", "embed", "positional_encoding_sinusoidal"]
 
@@ -87,6 +88,7 @@ def embed(ids: Any, W_e: Any) -> np.ndarray:
     Checked by: tests/test_formulas.py::test_embed_matches_nn_embedding_and_one_hot
     """
     return W_e[ids]  # (n, H): row ids[i] of W_e
+
 
 # --------------------------------------------------------------------------------------
 # Positional encoding

@@ -3,6 +3,7 @@ its tanh and sigmoid approximations), the ReLU and GELU feed-forward networks.
 
 Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
 conventions)."""
+
 from __future__ import annotations
 
 import math
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, check_ffn, checked)
+from ._checks import as_float_array, check_ffn, checked
 
 __all__ = ["relu", "sigmoid", "gelu", "ffn_relu", "ffn_gelu"]
 
@@ -56,8 +57,10 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 def _gelu_args(x: Any, approximation: Any = "erf") -> tuple[np.ndarray, str]:
     x = as_float_array(x, "x")
     if not isinstance(approximation, str) or approximation not in GELU_APPROXIMATIONS:
-        raise ValueError(f"approximation: expected one of {GELU_APPROXIMATIONS}, "
-                         f"got {approximation!r}")
+        raise ValueError(
+            f"approximation: expected one of {GELU_APPROXIMATIONS}, "
+            f"got {approximation!r}"
+        )
     return x, approximation
 
 
@@ -97,14 +100,16 @@ def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
     return relu(X @ W1 + b1) @ W2 + b2  # (n, F) -> (n, H)
 
 
-def _ffn_gelu_args(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
-                   approximation: Any = "erf") -> tuple:
+def _ffn_gelu_args(
+    X: Any, W1: Any, b1: Any, W2: Any, b2: Any, approximation: Any = "erf"
+) -> tuple:
     return (*check_ffn(X, W1, b1, W2, b2), approximation)  # gelu checks approximation
 
 
 @checked(_ffn_gelu_args)
-def ffn_gelu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any,
-             approximation: str = "erf") -> np.ndarray:
+def ffn_gelu(
+    X: Any, W1: Any, b1: Any, W2: Any, b2: Any, approximation: str = "erf"
+) -> np.ndarray:
     """Feed-forward GELU network, row by row: ``GELU(X W1 + b1) W2 + b2``.
 
     ``approximation`` picks the GELU form (see :func:`gelu`; the sources' box uses

@@ -38,24 +38,47 @@ its docstring (``Definition: def-11-ffn``) together with the tests that check it
 an independent reference (``Checked by: tests/...::test_...``); the book shows the
 function's source under that box (:mod:`booktools.sphinx_source`).
 """
+
 from __future__ import annotations
 
 from ._checks import MASK_KINDS  # noqa: F401  (re-exported, as GELU_APPROXIMATIONS)
 from .embedding import diag, embed, one_hot, positional_encoding_sinusoidal, stack
 from .feedforward import GELU_APPROXIMATIONS, ffn_gelu, ffn_relu, gelu, relu, sigmoid
-from .heads import (attention, concat, merge_heads, multi_head_self_attention,
-                    multi_head_self_attention_batched, split_heads)
+from .heads import (
+    attention,
+    concat,
+    merge_heads,
+    multi_head_self_attention,
+    multi_head_self_attention_batched,
+    split_heads,
+)
 from .losses import cross_entropy, cross_entropy_from_logits
 from .masking import mask_autoregressive, mask_bidirectional, masked_softmax, softmax
 from .normalization import layer_norm, layer_norm_std_eps
 
 __all__ = [
-    "diag", "stack", "one_hot", "embed",
-    "softmax", "mask_bidirectional", "mask_autoregressive", "masked_softmax",
-    "attention", "concat", "split_heads", "merge_heads",
-    "multi_head_self_attention", "multi_head_self_attention_batched",
-    "relu", "sigmoid", "gelu", "ffn_relu", "ffn_gelu",
-    "layer_norm", "layer_norm_std_eps",
+    "diag",
+    "stack",
+    "one_hot",
+    "embed",
+    "softmax",
+    "mask_bidirectional",
+    "mask_autoregressive",
+    "masked_softmax",
+    "attention",
+    "concat",
+    "split_heads",
+    "merge_heads",
+    "multi_head_self_attention",
+    "multi_head_self_attention_batched",
+    "relu",
+    "sigmoid",
+    "gelu",
+    "ffn_relu",
+    "ffn_gelu",
+    "layer_norm",
+    "layer_norm_std_eps",
     "positional_encoding_sinusoidal",
-    "cross_entropy", "cross_entropy_from_logits",
+    "cross_entropy",
+    "cross_entropy_from_logits",
 ]

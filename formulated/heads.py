@@ -3,6 +3,7 @@ and merge of heads, multi-head self-attention one head at a time and batched.
 
 Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
 conventions)."""
+
 from __future__ import annotations
 
 import math
@@ -10,8 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_mask, check_mask_kind, check_nonempty, check_positive_int,
-                      check_real, check_shape, checked)
+from ._checks import (
+    as_float_array,
+    as_mask,
+    check_mask_kind,
+    check_nonempty,
+    check_positive_int,
+    check_real,
+    check_shape,
+    checked,
+)
 from .masking import masked_softmax, softmax
 
 __all__ = [
@@ -28,35 +37,46 @@ __all__ = [
 # Attention
 
 
-def _attention_args(Q: Any, K: Any, V: Any, mask: Any = None, scale: Any = True,
-                    kind: Any = "additive") -> tuple:
+def _attention_args(
+    Q: Any, K: Any, V: Any, mask: Any = None, scale: Any = True, kind: Any = "additive"
+) -> tuple:
     kind = check_mask_kind(kind)
     Q = as_float_array(Q, "Q")
     K = as_float_array(K, "K")
     V = as_float_array(V, "V")
     for name, arr in (("Q", Q), ("K", K), ("V", V)):
         if arr.ndim < 2:
-            raise ValueError(f"{name}: expected an array of shape (..., n, D), "
-                             f"got {arr.shape}")
-        check_nonempty(arr, name,
-                       "attention needs at least one query, one key and widths >= 1")
+            raise ValueError(
+                f"{name}: expected an array of shape (..., n, D), got {arr.shape}"
+            )
+        check_nonempty(
+            arr, name, "attention needs at least one query, one key and widths >= 1"
+        )
     if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(f"K: expected the same width D as Q (D={Q.shape[-1]}), "
-                         f"got shape {K.shape}")
+        raise ValueError(
+            f"K: expected the same width D as Q (D={Q.shape[-1]}), got shape {K.shape}"
+        )
     if K.shape[-2] != V.shape[-2]:
-        raise ValueError(f"V: expected as many rows as K (m={K.shape[-2]}), "
-                         f"got shape {V.shape}")
+        raise ValueError(
+            f"V: expected as many rows as K (m={K.shape[-2]}), got shape {V.shape}"
+        )
     if not (Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]):
-        raise ValueError(f"K, V: expected the same leading (batch) shape as Q "
-                         f"{Q.shape[:-2]}, got K {K.shape[:-2]} and V {V.shape[:-2]}")
-    scale = bool(scale) if isinstance(scale, (bool, np.bool_)) else check_real(scale,
-                                                                                "scale")
+        raise ValueError(
+            f"K, V: expected the same leading (batch) shape as Q "
+            f"{Q.shape[:-2]}, got K {K.shape[:-2]} and V {V.shape[:-2]}"
+        )
+    scale = (
+        bool(scale)
+        if isinstance(scale, (bool, np.bool_))
+        else check_real(scale, "scale")
+    )
     if mask is not None:
         mask = as_mask(mask)
         nm = (Q.shape[-2], K.shape[-2])
         if mask.shape[-2:] != nm:
-            raise ValueError(f"mask: expected shape (n, m) = {nm} "
-                             f"(queries, keys), got {mask.shape}")
+            raise ValueError(
+                f"mask: expected shape (n, m) = {nm} (queries, keys), got {mask.shape}"
+            )
     return Q, K, V, mask, scale, kind
 
 
@@ -67,13 +87,21 @@ def _check_scores(scores: np.ndarray, Q: np.ndarray, K: np.ndarray, s: float) ->
             raw = Q @ np.swapaxes(K, -1, -2)
         who = "Q, K" if not np.all(np.isfinite(raw)) else "scale"
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(scores))[0])
-        raise ValueError(f"{who}: expected scores Q K^T * scale (scale={s}) to be "
-                         f"finite, got {scores[idx]} at index {idx} (overflow)")
+        raise ValueError(
+            f"{who}: expected scores Q K^T * scale (scale={s}) to be "
+            f"finite, got {scores[idx]} at index {idx} (overflow)"
+        )
 
 
 @checked(_attention_args)
-def attention(Q: Any, K: Any, V: Any, mask: Any = None, scale: bool | float = True,
-              kind: str = "additive") -> np.ndarray:
+def attention(
+    Q: Any,
+    K: Any,
+    V: Any,
+    mask: Any = None,
+    scale: bool | float = True,
+    kind: str = "additive",
+) -> np.ndarray:
     """(Masked) scaled dot-product attention: ``softmax(Q K^T / sqrt(D) + mask) V``.
 
     Shapes: ``Q (n, D)``, ``K (m, D)``, ``V (m, D_v)``, ``mask (n, m)`` or None ->
@@ -105,8 +133,9 @@ def _concat_args(*Xs: Any) -> tuple[np.ndarray, ...]:
     arrs = [as_float_array(X, f"Xs[{k}]") for k, X in enumerate(Xs)]
     first = arrs[0]
     if first.ndim < 2:
-        raise ValueError(f"Xs[0]: expected an array of shape (..., n, D), "
-                         f"got {first.shape}")
+        raise ValueError(
+            f"Xs[0]: expected an array of shape (..., n, D), got {first.shape}"
+        )
     for k, arr in enumerate(arrs[1:], start=1):
         check_shape(arr, f"Xs[{k}]", list(first.shape[:-1]) + [None])
     return tuple(arrs)
@@ -131,8 +160,9 @@ def _split_heads_args(X: Any, A: Any) -> tuple[np.ndarray, int]:
     X = as_float_array(X, "X", ndim=3)
     A = check_positive_int(A, "A")
     if X.shape[2] % A:
-        raise ValueError(f"A: expected a number of heads dividing the width "
-                         f"{X.shape[2]}, got {A}")
+        raise ValueError(
+            f"A: expected a number of heads dividing the width {X.shape[2]}, got {A}"
+        )
     return X, A
 
 
@@ -185,19 +215,22 @@ def _check_mhsa_weights(H: int, W_q: Any, W_k: Any, W_v: Any, W_o: Any):
     return W_q, W_k, W_v, W_o
 
 
-def _mhsa_args(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
-               kind: Any = "additive") -> tuple:
+def _mhsa_args(
+    X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any, kind: Any = "additive"
+) -> tuple:
     kind = check_mask_kind(kind)
     X = as_float_array(X, "X", ndim=2)
-    check_nonempty(X, "X", "self-attention needs at least one token (n >= 1) and a "
-                   "width H >= 1")
+    check_nonempty(
+        X, "X", "self-attention needs at least one token (n >= 1) and a width H >= 1"
+    )
     W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[1], W_q, W_k, W_v, W_o)
     return X, mask, W_q, W_k, W_v, W_o, kind
 
 
 @checked(_mhsa_args)
-def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
-                              kind: str = "additive") -> np.ndarray:
+def multi_head_self_attention(
+    X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any, kind: str = "additive"
+) -> np.ndarray:
     """Masked multi-head self-attention, one head at a time (the box's definition):
 
     ``MultiHeadSA(X, Mask) = Concat(head_1, ..., head_A) W_o`` with
@@ -210,24 +243,32 @@ def multi_head_self_attention(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W
     Definition: def-10-mhsa.
     Checked by: tests/test_formulas.py::test_mhsa_matches_nn_multihead_attention
     """
-    heads = [attention(X @ W_q[i], X @ W_k[i], X @ W_v[i], mask, kind=kind)
-             for i in range(W_q.shape[0])]
+    heads = [
+        attention(X @ W_q[i], X @ W_k[i], X @ W_v[i], mask, kind=kind)
+        for i in range(W_q.shape[0])
+    ]
     return concat(*heads) @ W_o
 
 
-def _mhsa_batched_args(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any,
-                       kind: Any = "additive") -> tuple:
+def _mhsa_batched_args(
+    X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any, kind: Any = "additive"
+) -> tuple:
     kind = check_mask_kind(kind)
     X = as_float_array(X, "X", ndim=3)
-    check_nonempty(X, "X", "self-attention needs at least one sequence (B >= 1), one "
-                   "token (n >= 1) and a width H >= 1")
+    check_nonempty(
+        X,
+        "X",
+        "self-attention needs at least one sequence (B >= 1), one "
+        "token (n >= 1) and a width H >= 1",
+    )
     W_q, W_k, W_v, W_o = _check_mhsa_weights(X.shape[2], W_q, W_k, W_v, W_o)
     return X, mask, W_q, W_k, W_v, W_o, kind
 
 
 @checked(_mhsa_batched_args)
-def multi_head_self_attention_batched(X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any,
-                                      W_o: Any, kind: str = "additive") -> np.ndarray:
+def multi_head_self_attention_batched(
+    X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any, kind: str = "additive"
+) -> np.ndarray:
     """Multi-head self-attention for a batch, all heads at once
     ("Notations" Steps 7.1-7.4).
 

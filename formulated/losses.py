@@ -3,6 +3,7 @@ ids under the softmax of logits (log-sum-exp).
 
 Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
 conventions)."""
+
 from __future__ import annotations
 
 import math
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_token_ids, check_nonempty, check_shape, checked)
+from ._checks import as_float_array, as_token_ids, check_nonempty, check_shape, checked
 
 __all__ = ["cross_entropy", "cross_entropy_from_logits"]
 
@@ -24,22 +25,27 @@ def _cross_entropy_args(y: Any, y_hat: Any) -> tuple[np.ndarray, np.ndarray]:
     y_hat = as_float_array(y_hat, "y_hat")
     if y.ndim < 1:
         raise ValueError(f"y: expected an array of shape (..., V), got {y.shape}")
-    check_nonempty(y, "y",
-                   "a cross entropy needs at least one row and one class (V >= 1)")
+    check_nonempty(
+        y, "y", "a cross entropy needs at least one row and one class (V >= 1)"
+    )
     check_shape(y_hat, "y_hat", y.shape)
     for name, arr in (("y", y), ("y_hat", y_hat)):
         if np.any((arr < 0) | (arr > 1)):
-            raise ValueError(f"{name}: expected probabilities in [0, 1], got values in "
-                             f"[{arr.min()}, {arr.max()}] "
-                             f"(logits? use cross_entropy_from_logits)")
+            raise ValueError(
+                f"{name}: expected probabilities in [0, 1], got values in "
+                f"[{arr.min()}, {arr.max()}] "
+                f"(logits? use cross_entropy_from_logits)"
+            )
     sums = np.atleast_1d(y_hat.sum(axis=-1))
     # the rounding of the softmax that made y_hat, in its own precision
     tol = math.sqrt(np.finfo(y_hat.dtype).eps)
     if np.any(np.abs(sums - 1) > tol):
         bad = float(sums[np.argmax(np.abs(sums - 1))])
-        raise ValueError(f"y_hat: expected a probability distribution in every row "
-                         f"(summing to 1 along the last axis), got a row summing to "
-                         f"{bad}")
+        raise ValueError(
+            f"y_hat: expected a probability distribution in every row "
+            f"(summing to 1 along the last axis), got a row summing to "
+            f"{bad}"
+        )
     return y, y_hat
 
 
@@ -65,27 +71,34 @@ def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
 
 def _from_logits_args(logits: Any, targets: Any, reduction: Any = "mean") -> tuple:
     if not isinstance(reduction, str) or reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"reduction: expected 'mean', 'sum' or 'none', "
-                         f"got {reduction!r}")
+        raise ValueError(
+            f"reduction: expected 'mean', 'sum' or 'none', got {reduction!r}"
+        )
     logits = as_float_array(logits, "logits")
     if logits.ndim < 1:
-        raise ValueError(f"logits: expected an array of shape (..., V), "
-                         f"got {logits.shape}")
+        raise ValueError(
+            f"logits: expected an array of shape (..., V), got {logits.shape}"
+        )
     if logits.shape[-1] == 0:
-        raise ValueError(f"logits: expected at least one class (V >= 1), "
-                         f"got shape {logits.shape}")
-    check_nonempty(logits, "logits", "the loss of no tokens is undefined (its mean "
-                   "would be 0/0)")
+        raise ValueError(
+            f"logits: expected at least one class (V >= 1), got shape {logits.shape}"
+        )
+    check_nonempty(
+        logits, "logits", "the loss of no tokens is undefined (its mean would be 0/0)"
+    )
     targets = as_token_ids(targets, "targets", logits.shape[-1])
     if targets.shape != logits.shape[:-1]:
-        raise ValueError(f"targets: expected shape {logits.shape[:-1]} (one id per row "
-                         f"of logits {logits.shape}), got {targets.shape}")
+        raise ValueError(
+            f"targets: expected shape {logits.shape[:-1]} (one id per row "
+            f"of logits {logits.shape}), got {targets.shape}"
+        )
     return logits, targets, reduction
 
 
 @checked(_from_logits_args)
-def cross_entropy_from_logits(logits: Any, targets: Any,
-                              reduction: str = "mean") -> np.ndarray | float:
+def cross_entropy_from_logits(
+    logits: Any, targets: Any, reduction: str = "mean"
+) -> np.ndarray | float:
     """Cross entropy of token ids under ``softmax(logits)``, computed
     stably (log-sum-exp):
 

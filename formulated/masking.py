@@ -3,14 +3,22 @@ autoregressive masks, the masked softmax (additive, or the sources' multiplicati
 
 Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
 conventions, masks included)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, as_mask, check_int, check_mask_kind, check_nonempty,
-                      check_positive_int, checked)
+from ._checks import (
+    as_float_array,
+    as_mask,
+    check_int,
+    check_mask_kind,
+    check_nonempty,
+    check_positive_int,
+    checked,
+)
 
 __all__ = ["softmax", "mask_bidirectional", "mask_autoregressive", "masked_softmax"]
 
@@ -21,8 +29,13 @@ __all__ = ["softmax", "mask_bidirectional", "mask_autoregressive", "masked_softm
 
 def _check_axis(axis: Any, ndim: int) -> int:
     check_int(axis, "axis", None, "an integer axis")
-    return check_int(axis, "axis", -ndim, f"an axis in {-ndim}..{ndim - 1} (the array has "
-                     f"{ndim} dimension(s))", maximum=ndim - 1)
+    return check_int(
+        axis,
+        "axis",
+        -ndim,
+        f"an axis in {-ndim}..{ndim - 1} (the array has {ndim} dimension(s))",
+        maximum=ndim - 1,
+    )
 
 
 def _softmax_args(X: Any, axis: Any = -1, name: str = "X") -> tuple[np.ndarray, int]:
@@ -31,21 +44,28 @@ def _softmax_args(X: Any, axis: Any = -1, name: str = "X") -> tuple[np.ndarray, 
     finite value in every slice along ``axis``."""
     X = as_float_array(X, name, allow_inf=True)
     if X.ndim < 1:
-        raise ValueError(f"{name}: expected an array with at least 1 dimension (a "
-                         f"vector of scores), got a scalar")
+        raise ValueError(
+            f"{name}: expected an array with at least 1 dimension (a "
+            f"vector of scores), got a scalar"
+        )
     axis = _check_axis(axis, X.ndim)
-    check_nonempty(X, name,
-                   "a softmax needs at least one value in every slice (0/0 otherwise)")
+    check_nonempty(
+        X, name, "a softmax needs at least one value in every slice (0/0 otherwise)"
+    )
     if np.any(X == np.inf):
         idx = tuple(int(i) for i in np.argwhere(X == np.inf)[0])
-        raise ValueError(f"{name}: expected values below +inf, got +inf at index "
-                         f"{idx}; softmax of a +inf score is inf/inf, undefined")
+        raise ValueError(
+            f"{name}: expected values below +inf, got +inf at index "
+            f"{idx}; softmax of a +inf score is inf/inf, undefined"
+        )
     m = np.max(X, axis=axis, keepdims=True)
     if np.any(m == -np.inf):
         idx = tuple(int(i) for i in np.argwhere(m == -np.inf)[0])
-        raise ValueError(f"{name}: expected at least one finite value in every slice "
-                         f"along axis {axis}, got a slice that is entirely -inf (index "
-                         f"{idx} of the max); its softmax would be 0/0")
+        raise ValueError(
+            f"{name}: expected at least one finite value in every slice "
+            f"along axis {axis}, got a slice that is entirely -inf (index "
+            f"{idx} of the max); its softmax would be 0/0"
+        )
     return X, axis
 
 
@@ -106,14 +126,16 @@ def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
     return np.where(future, -np.inf, allowed)
 
 
-def _masked_softmax_args(scores: Any, mask: Any,
-                         kind: Any = "additive") -> tuple[np.ndarray, np.ndarray, str]:
+def _masked_softmax_args(
+    scores: Any, mask: Any, kind: Any = "additive"
+) -> tuple[np.ndarray, np.ndarray, str]:
     kind = check_mask_kind(kind)
     scores = as_float_array(scores, "scores", allow_inf=True)
     mask = as_mask(mask)
     if scores.ndim < 1:
-        raise ValueError(f"scores: expected an array of shape (..., n, m), "
-                         f"got {scores.shape}")
+        raise ValueError(
+            f"scores: expected an array of shape (..., n, m), got {scores.shape}"
+        )
     check_nonempty(scores, "scores", "a softmax needs at least one score in every row")
     try:
         joint = np.broadcast_shapes(mask.shape, scores.shape)
@@ -121,8 +143,10 @@ def _masked_softmax_args(scores: Any, mask: Any,
         joint = None
     # a mask that enlarges the scores would invent rows or batches
     if joint != scores.shape:
-        raise ValueError(f"mask: expected a shape broadcastable to the scores' shape "
-                         f"{scores.shape} without enlarging it, got {mask.shape}")
+        raise ValueError(
+            f"mask: expected a shape broadcastable to the scores' shape "
+            f"{scores.shape} without enlarging it, got {mask.shape}"
+        )
     return scores, mask, kind
 
 
@@ -138,13 +162,16 @@ def _check_masked(masked: np.ndarray, scores: np.ndarray, kind: str) -> None:
             f"mask: the multiplicative mask gives mask * scores = {masked[idx]} at "
             f"index {idx} (score {s} times -inf); a 1/-inf mask only blocks "
             "positive scores. Use the additive mask (kind='additive'): "
-            "scores + mask.")
+            "scores + mask."
+        )
     full = np.all(masked == -np.inf, axis=-1)
     if np.any(full):
         idx = tuple(int(i) for i in np.argwhere(full)[0])
-        raise ValueError(f"mask: expected at least one allowed position in every row, "
-                         f"got a row with every position masked (row index {idx}); its "
-                         f"softmax would be 0/0")
+        raise ValueError(
+            f"mask: expected at least one allowed position in every row, "
+            f"got a row with every position masked (row index {idx}); its "
+            f"softmax would be 0/0"
+        )
     _softmax_args(masked, -1, "scores")
 
 

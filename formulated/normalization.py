@@ -3,13 +3,14 @@
 
 Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
 conventions)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ._checks import (as_float_array, check_eps, check_nonempty, check_shape, checked)
+from ._checks import as_float_array, check_eps, check_nonempty, check_shape, checked
 
 __all__ = ["layer_norm", "layer_norm_std_eps"]
 
@@ -22,8 +23,12 @@ def _check_ln(X: Any, gamma: Any, beta: Any, eps: Any = 1e-5) -> tuple:
     X = as_float_array(X, "X")
     if X.ndim < 1:
         raise ValueError(f"X: expected an array of shape (..., H), got {X.shape}")
-    check_nonempty(X, "X", "LayerNorm needs at least one row and H >= 1 columns (the "
-                   "mean of an empty row is undefined)")
+    check_nonempty(
+        X,
+        "X",
+        "LayerNorm needs at least one row and H >= 1 columns (the "
+        "mean of an empty row is undefined)",
+    )
     gamma = as_float_array(gamma, "gamma", ndim=1)
     check_shape(gamma, "gamma", (X.shape[-1],))
     beta = as_float_array(beta, "beta", ndim=1)
@@ -38,9 +43,11 @@ def _check_spread(spread: np.ndarray, eps: float, what: str) -> None:
     if eps == 0 and np.any(spread == 0):
         idx = tuple(int(i) for i in np.argwhere(spread[..., 0] == 0)[0])
         row = "X" if not idx else f"row {idx[0] if len(idx) == 1 else idx} of X"
-        raise ValueError(f"eps: eps=0 is only defined for rows that are not constant, "
-                         f"got {row} with {what} 0, whose normalization is 0/0; use "
-                         f"eps > 0 (GPT and GPT-2 use 1e-5)")
+        raise ValueError(
+            f"eps: eps=0 is only defined for rows that are not constant, "
+            f"got {row} with {what} 0, whose normalization is 0/0; use "
+            f"eps > 0 (GPT and GPT-2 use 1e-5)"
+        )
 
 
 @checked(_check_ln)

@@ -8,10 +8,11 @@ Three filters, applied in this order (the order of ``transformers``' ``generate`
   adds up to at least ``p`` (Definition: def-19-top-p).
 
 A removed token gets the logit ``-inf``, so the softmax gives it probability 0 and
-renormalises the rest.  Every function takes a NumPy array or a torch tensor of logits,
+renormalizes the rest.  Every function takes a NumPy array or a torch tensor of logits,
 ``(V,)`` or a batch ``(..., V)``, and returns the same kind; the filters act on the last
 axis.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,13 @@ import numpy as np
 from . import formulas
 from ._checks import as_array, check_int, check_real_type, checked
 
-__all__ = ["apply_temperature", "top_k_mask", "top_p_mask", "filter_logits",
-           "sampling_distribution"]
+__all__ = [
+    "apply_temperature",
+    "top_k_mask",
+    "top_p_mask",
+    "filter_logits",
+    "sampling_distribution",
+]
 
 
 def _is_torch(z: Any) -> bool:
@@ -43,17 +49,22 @@ def _check_logits(z: Any, name: str = "z") -> Any:
         bad = bool(z.isnan().any())
     else:
         arr = as_array(z, name)  # a ragged nested list is named here
-        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-                or np.issubdtype(arr.dtype, np.complexfloating):
+        if (
+            arr.dtype == bool
+            or not np.issubdtype(arr.dtype, np.number)
+            or np.issubdtype(arr.dtype, np.complexfloating)
+        ):
             raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
         z = arr.astype(np.float64)
         bad = bool(np.isnan(z).any())
     if z.ndim == 0 or z.shape[-1] == 0:
-        raise ValueError(f"{name}: expected shape (..., V) with V >= 1, "
-                         f"got {tuple(z.shape)}")
+        raise ValueError(
+            f"{name}: expected shape (..., V) with V >= 1, got {tuple(z.shape)}"
+        )
     if bad:
-        raise ValueError(f"{name}: expected no NaN, "
-                         f"got NaN among {tuple(z.shape)} logits")
+        raise ValueError(
+            f"{name}: expected no NaN, got NaN among {tuple(z.shape)} logits"
+        )
     return z
 
 
@@ -61,8 +72,10 @@ def _temperature_args(z: Any, temperature: Any) -> tuple[Any, float]:
     z = _check_logits(z)
     T = check_real_type(temperature, "temperature", "a number > 0")
     if not (T > 0 and math.isfinite(T)):
-        raise ValueError(f"temperature: expected a finite number > 0 (T = 0 is greedy "
-                         f"decoding, an argmax, not a division), got {temperature!r}")
+        raise ValueError(
+            f"temperature: expected a finite number > 0 (T = 0 is greedy "
+            f"decoding, an argmax, not a division), got {temperature!r}"
+        )
     return z, T
 
 
@@ -85,13 +98,18 @@ def _top_p_args(z: Any, p: Any) -> tuple[Any, float]:
     return _check_logits(z), _check_p(p)
 
 
-def _filter_args(z: Any, temperature: Any, top_k: Any, top_p: Any
-                 ) -> tuple[Any, float, int | None, float | None]:
+def _filter_args(
+    z: Any, temperature: Any, top_k: Any, top_p: Any
+) -> tuple[Any, float, int | None, float | None]:
     """The checks of :func:`filter_logits` and :func:`sampling_distribution`, whose
     messages name ``top_k`` and ``top_p`` (the masks' own name ``k`` and ``p``)."""
     z, T = _temperature_args(z, temperature)
-    return (z, T, None if top_k is None else _check_k(top_k, "top_k"),
-            None if top_p is None else _check_p(top_p, "top_p"))
+    return (
+        z,
+        T,
+        None if top_k is None else _check_k(top_k, "top_k"),
+        None if top_p is None else _check_p(top_p, "top_p"),
+    )
 
 
 @checked(_temperature_args)
@@ -119,9 +137,10 @@ def top_k_mask(z: Any, k: int) -> Any:
         return z == z  # all True (NaN was rejected)
     if _is_torch(z):
         import torch
+
         kth = torch.topk(z, k, dim=-1).values[..., -1:]
     else:
-        kth = -np.partition(-z, k - 1, axis=-1)[..., k - 1:k]
+        kth = -np.partition(-z, k - 1, axis=-1)[..., k - 1 : k]
     return z >= kth
 
 
@@ -140,6 +159,7 @@ def top_p_mask(z: Any, p: float) -> Any:
     """
     if _is_torch(z):
         import torch
+
         if p == 1.0:
             return torch.ones_like(z, dtype=torch.bool)
         probs = torch.softmax(z.double(), dim=-1)
@@ -159,13 +179,17 @@ def top_p_mask(z: Any, p: float) -> Any:
 
 
 @checked(_filter_args)
-def filter_logits(z: Any, temperature: float = 1.0, top_k: int | None = None,
-                  top_p: float | None = None) -> Any:
+def filter_logits(
+    z: Any,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+) -> Any:
     """Temperature, then top-k, then top-p: the logits with every removed token at
     ``-inf``.
 
     ``(..., V) -> (..., V)``; ``None`` skips a filter.  Each filter sees the logits left
-    by the one before (top-p renormalises over what top-k kept), as in ``transformers``.
+    by the one before (top-p renormalizes over what top-k kept), as in ``transformers``.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers
     """
     z = apply_temperature(z, temperature)
@@ -183,10 +207,14 @@ def _drop(z: Any, keep: Any) -> Any:
 
 
 @checked(_filter_args)
-def sampling_distribution(z: Any, temperature: float = 1.0, top_k: int | None = None,
-                          top_p: float | None = None) -> Any:
+def sampling_distribution(
+    z: Any,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+) -> Any:
     """``softmax(filter_logits(z, T, k, p))``: the distribution the sampler draws from,
-    ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalised inside.
+    ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalized inside.
 
     Definitions: def-19-temperature, def-19-top-k, def-19-top-p.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers
@@ -195,6 +223,7 @@ def sampling_distribution(z: Any, temperature: float = 1.0, top_k: int | None = 
         f = filter_logits(_shifted(z), temperature, top_k, top_p)
     if _is_torch(f):
         import torch
+
         return torch.softmax(f, dim=-1).to(z.dtype)
     return formulas.softmax(f)
 

@@ -21,12 +21,28 @@ from typing import Any, Callable
 import numpy as np
 
 from . import formulas as f
-from ._checks import as_float_array, as_token_ids, check_positive_int, check_shape, checked
+from ._checks import (
+    as_float_array,
+    as_token_ids,
+    check_positive_int,
+    check_shape,
+    checked,
+)
 from .models import sizes as published_sizes
 
-__all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table", "symbolic_shape",
-           "GPTBlockParams", "random_block_params", "TraceStep", "trace_gpt_block",
-           "format_trace", "gpt2_reference"]
+__all__ = [
+    "SOURCE_KEYS",
+    "Symbol",
+    "NOTATION",
+    "notation_table",
+    "symbolic_shape",
+    "GPTBlockParams",
+    "random_block_params",
+    "TraceStep",
+    "trace_gpt_block",
+    "format_trace",
+    "gpt2_reference",
+]
 
 SOURCE_KEYS = ("000", "001", "002", "003", "004")
 _NONE = "—"
@@ -56,13 +72,23 @@ class Symbol:
 
 
 def _s(book, code, shape, meaning, group, gpt1=None, gpt2=None, **letters) -> Symbol:
-    return Symbol(book, code, shape, meaning, group,
-                  {k.removeprefix("s"): v for k, v in letters.items()}, gpt1, gpt2)
+    return Symbol(
+        book,
+        code,
+        shape,
+        meaning,
+        group,
+        {k.removeprefix("s"): v for k, v in letters.items()},
+        gpt1,
+        gpt2,
+    )
 
 
 def _values(field_name: str) -> tuple[int, int]:
     """GPT-1's and GPT-2 small's value of a dimension, from the table of published sizes."""
-    return tuple(getattr(published_sizes.size(m), field_name) for m in ("GPT-1", "GPT-2 small"))
+    return tuple(
+        getattr(published_sizes.size(m), field_name) for m in ("GPT-1", "GPT-2 small")
+    )
 
 
 # The letters of the sources, read from them: 000/001 "The Formulated GPT-2" (first version and
@@ -70,124 +96,425 @@ def _values(field_name: str) -> tuple[int, int]:
 # the source uses where it has no letter (a table heading, a figure label).
 NOTATION: list[Symbol] = [
     # -- dimensions -------------------------------------------------------------------------
-    _s("n", "n", "", "sequence length: tokens in the context", "dimension", *_values("n_ctx"),
-       s000=r"$n$ (maximum $n_\text{ctx}$)", s001=r"$n$ (maximum $n_\text{ctx}$)", s002="$T$",
-       s003='"Max Seq"'),
-    _s("V", "V", "", "vocabulary size", "dimension", *_values("V"),
-       s000="$V$", s001="$V$", s002=r"$V = \lvert\mathcal{V}\rvert$", s003='"Unique Tokens"'),
-    _s("H", "H", "", "model width: size of the residual stream", "dimension", *_values("H"),
-       s000="$H$", s001="$H$", s002=r"$D$ ($d_\text{model}$)", s003="$d$",
-       s004=r"$d_\text{model}$"),
-    _s("A", "A", "", "number of attention heads", "dimension", *_values("A"),
-       s000="$A$", s001="$A$", s002="$H$", s003='"Attention Heads"'),
-    _s("D", "D", "", "width of one head's queries, keys and values ($H/A$)", "dimension",
-       *_values("D"),
-       s000="$D$", s001="$D$", s002=r"$d_k = d_q = d_v = D/H$ (also $D//H$)",
-       s004="(3 in the worked example)"),
-    _s("F", "F", "", "hidden width of the feed-forward network ($4H$)", "dimension", *_values("F"),
-       s000="$F$", s001="$F$", s002=r"$d_\text{ff}$", s003="$4d$"),
-    _s("L", "L", "", "number of layers (transformer blocks)", "dimension", *_values("L"),
-       s000="$L$", s001="$L$", s002="$L$", s003="$K$"),
-    _s("B", "B", "", "batch size: sequences processed together", "dimension",
-       s002=r"$\mathcal{B}$ (also $B$)"),
+    _s(
+        "n",
+        "n",
+        "",
+        "sequence length: tokens in the context",
+        "dimension",
+        *_values("n_ctx"),
+        s000=r"$n$ (maximum $n_\text{ctx}$)",
+        s001=r"$n$ (maximum $n_\text{ctx}$)",
+        s002="$T$",
+        s003='"Max Seq"',
+    ),
+    _s(
+        "V",
+        "V",
+        "",
+        "vocabulary size",
+        "dimension",
+        *_values("V"),
+        s000="$V$",
+        s001="$V$",
+        s002=r"$V = \lvert\mathcal{V}\rvert$",
+        s003='"Unique Tokens"',
+    ),
+    _s(
+        "H",
+        "H",
+        "",
+        "model width: size of the residual stream",
+        "dimension",
+        *_values("H"),
+        s000="$H$",
+        s001="$H$",
+        s002=r"$D$ ($d_\text{model}$)",
+        s003="$d$",
+        s004=r"$d_\text{model}$",
+    ),
+    _s(
+        "A",
+        "A",
+        "",
+        "number of attention heads",
+        "dimension",
+        *_values("A"),
+        s000="$A$",
+        s001="$A$",
+        s002="$H$",
+        s003='"Attention Heads"',
+    ),
+    _s(
+        "D",
+        "D",
+        "",
+        "width of one head's queries, keys and values ($H/A$)",
+        "dimension",
+        *_values("D"),
+        s000="$D$",
+        s001="$D$",
+        s002=r"$d_k = d_q = d_v = D/H$ (also $D//H$)",
+        s004="(3 in the worked example)",
+    ),
+    _s(
+        "F",
+        "F",
+        "",
+        "hidden width of the feed-forward network ($4H$)",
+        "dimension",
+        *_values("F"),
+        s000="$F$",
+        s001="$F$",
+        s002=r"$d_\text{ff}$",
+        s003="$4d$",
+    ),
+    _s(
+        "L",
+        "L",
+        "",
+        "number of layers (transformer blocks)",
+        "dimension",
+        *_values("L"),
+        s000="$L$",
+        s001="$L$",
+        s002="$L$",
+        s003="$K$",
+    ),
+    _s(
+        "B",
+        "B",
+        "",
+        "batch size: sequences processed together",
+        "dimension",
+        s002=r"$\mathcal{B}$ (also $B$)",
+    ),
     # -- indices ------------------------------------------------------------------------------
-    _s("i", "i - 1", "", "position of a token (row of a sequence matrix), $1 \\le i \\le n$",
-       "index", s000="$i$", s001="$i$", s002="$t$ ($0 \\le t < T$ and $1 \\le t \\le T$)",
-       s003="$i$", s004="$pos$ (1-based in the example: dog → Position 2)"),
-    _s("j", "j - 1", "", "vocabulary id or column, $1 \\le j \\le V$", "index",
-       s000="$j$", s001="$j$", s002="$j$, $v$"),
-    _s(r"i \text{ in } \operatorname{head}_i", "W_q[i - 1]", "", "attention head, $1 \\le i \\le A$",
-       "index", s000="$i$ (and $k$ in Concat)", s001="$i$ (and $k$ in Concat)", s002="$h$"),
-    _s("l", "", "", "layer, $1 \\le l \\le L$", "index", s000=r"$l$, subscript: $\bm{X}_l$",
-       s001=r"$l$, superscript: $\bm{X}^{(l)}$", s002=r"$\ell$, superscript: $(\ell)$",
-       s003="$k$, superscript: $(k)$"),
+    _s(
+        "i",
+        "i - 1",
+        "",
+        "position of a token (row of a sequence matrix), $1 \\le i \\le n$",
+        "index",
+        s000="$i$",
+        s001="$i$",
+        s002="$t$ ($0 \\le t < T$ and $1 \\le t \\le T$)",
+        s003="$i$",
+        s004="$pos$ (1-based in the example: dog → Position 2)",
+    ),
+    _s(
+        "j",
+        "j - 1",
+        "",
+        "vocabulary id or column, $1 \\le j \\le V$",
+        "index",
+        s000="$j$",
+        s001="$j$",
+        s002="$j$, $v$",
+    ),
+    _s(
+        r"i \text{ in } \operatorname{head}_i",
+        "W_q[i - 1]",
+        "",
+        "attention head, $1 \\le i \\le A$",
+        "index",
+        s000="$i$ (and $k$ in Concat)",
+        s001="$i$ (and $k$ in Concat)",
+        s002="$h$",
+    ),
+    _s(
+        "l",
+        "",
+        "",
+        "layer, $1 \\le l \\le L$",
+        "index",
+        s000=r"$l$, subscript: $\bm{X}_l$",
+        s001=r"$l$, superscript: $\bm{X}^{(l)}$",
+        s002=r"$\ell$, superscript: $(\ell)$",
+        s003="$k$, superscript: $(k)$",
+    ),
     _s("b", "b - 1", "", "sequence of a batch, $1 \\le b \\le B$", "index", s002="$b$"),
     # -- data ---------------------------------------------------------------------------------
-    _s(r"\bm{x} = (x_1, \dots, x_n)", "ids", "n", "token ids, $x_i \\in \\{1, \\dots, V\\}$ "
-       "(code: $0 \\dots V-1$)", "data", s000=r"$\bm{x} \in \{1..V\}^n$",
-       s001=r"$\bm{x} \in \{1..V\}^n$", s002=r"$\mathbf{x} \in \mathbb{Z}^{1 \times T}$",
-       s003='"Tokens"'),
-    _s("", "ids", "B × n", "a batch of token ids, one sequence per row", "data",
-       s002=r"$\mathbf{x}^{\mathcal{B}}$"),
-    _s(r"\mathcal{V}", "tok.itos", "", "the vocabulary: the list of tokens", "data",
-       s002=r"$\mathcal{V} = \{w_1, \dots, w_V\}$", s003='"Unique Tokens"'),
-    _s(r"\operatorname{stoi}", "tok.stoi", "", "token → id", "data",
-       s002=r"$f_\text{stoi}$ (to $0..V-1$); $f$ in Step 2 (to $1..V$)"),
-    _s(r"\operatorname{itos}", "tok.itos", "", "id → token", "data", s002=r"$f_\text{itos}$"),
-    _s(r"\operatorname{OneHot}(\bm{x})", "one_hot(ids, V)", "n × V", "one-hot rows of the ids",
-       "data", s000=r"$\text{OneHot}(\bm{x})$", s001=r"$\text{OneHot}(\bm{x})$",
-       s002=r"$\mathbf{X}^\text{ohe}$", s004='"One Hot Encoding"'),
+    _s(
+        r"\bm{x} = (x_1, \dots, x_n)",
+        "ids",
+        "n",
+        "token ids, $x_i \\in \\{1, \\dots, V\\}$ (code: $0 \\dots V-1$)",
+        "data",
+        s000=r"$\bm{x} \in \{1..V\}^n$",
+        s001=r"$\bm{x} \in \{1..V\}^n$",
+        s002=r"$\mathbf{x} \in \mathbb{Z}^{1 \times T}$",
+        s003='"Tokens"',
+    ),
+    _s(
+        "",
+        "ids",
+        "B × n",
+        "a batch of token ids, one sequence per row",
+        "data",
+        s002=r"$\mathbf{x}^{\mathcal{B}}$",
+    ),
+    _s(
+        r"\mathcal{V}",
+        "tok.itos",
+        "",
+        "the vocabulary: the list of tokens",
+        "data",
+        s002=r"$\mathcal{V} = \{w_1, \dots, w_V\}$",
+        s003='"Unique Tokens"',
+    ),
+    _s(
+        r"\operatorname{stoi}",
+        "tok.stoi",
+        "",
+        "token → id",
+        "data",
+        s002=r"$f_\text{stoi}$ (to $0..V-1$); $f$ in Step 2 (to $1..V$)",
+    ),
+    _s(
+        r"\operatorname{itos}",
+        "tok.itos",
+        "",
+        "id → token",
+        "data",
+        s002=r"$f_\text{itos}$",
+    ),
+    _s(
+        r"\operatorname{OneHot}(\bm{x})",
+        "one_hot(ids, V)",
+        "n × V",
+        "one-hot rows of the ids",
+        "data",
+        s000=r"$\text{OneHot}(\bm{x})$",
+        s001=r"$\text{OneHot}(\bm{x})$",
+        s002=r"$\mathbf{X}^\text{ohe}$",
+        s004='"One Hot Encoding"',
+    ),
     # -- parameters ---------------------------------------------------------------------------
-    _s(r"\bm{W}_e", "W_e", "V × H", "token embeddings (row $j$: token $j$); also the output "
-       "layer $\\bm{W}_e^\\top$", "parameter", s000=r"$\bm{W}_e$", s001=r"$\bm{W}_e$",
-       s002=r"$\mathbf{W}_e$", s003=r"rows $\mathbf{x}_\text{TOKEN}$", s004='"Input Embedding"'),
-    _s(r"\bm{W}_p", "W_p", "n × H", "learned position embeddings", "parameter",
-       s000=r"$\bm{W}_p$", s001=r"$\bm{W}_p$", s002=r"$\mathbf{W}_p$, $\operatorname{PE}(\cdot)$",
-       s003=r"rows $\mathbf{x}_\text{POS}$", s004=r"$PE_{(pos, 2i)}$ (sinusoidal)"),
-    _s(r"\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i", "W_q[i-1], W_k[i-1], W_v[i-1]", "H × D",
-       "query, key, value projections of head $i$ (code: all heads, $A \\times H \\times D$)",
-       "parameter", s000=r"$\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i$",
-       s001=r"$\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i$",
-       s002=r"$\mathbf{W}^{Q,(\ell)}_h$ ($D \times d_q$); all heads: $\mathbf{W}^{Q,(\ell)}$ ($D \times D$)",
-       s004=r"$Q_w, K_w, V_w$ ($4 \times 3$)"),
-    _s(r"\bm{W}^O", "W_o", "AD × H", "output projection of multi-head attention", "parameter",
-       s000=r"$\bm{W}^O$", s001=r"$\bm{W}^O$", s002=r"$\mathbf{W}^{O,(\ell)}$ ($D \times D$)"),
-    _s(r"\bm{W}_1, \bm{b}_1", "W1, b1", "H × F, F", "first layer of the feed-forward network",
-       "parameter", s000=r"$\bm{W}_1, \bm{b}_1$", s001=r"$\bm{W}_1, \bm{b}_1$",
-       s002=r"$\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}^{FF,(\ell)}_1$",
-       s003=r"$\mathbf{W}^{(k)}_1, \mathbf{b}^{(k)}_1$"),
-    _s(r"\bm{W}_2, \bm{b}_2", "W2, b2", "F × H, H", "second layer of the feed-forward network",
-       "parameter", s000=r"$\bm{W}_2, \bm{b}_2$", s001=r"$\bm{W}_2, \bm{b}_2$",
-       s002=r"$\mathbf{W}^{FF,(\ell)}_2, \mathbf{b}^{FF,(\ell)}_2$",
-       s003=r"$\mathbf{W}^{(k)}_2, \mathbf{b}^{(k)}_2$"),
-    _s(r"\bm{\gamma}, \bm{\beta}", "gamma, beta", "H", "LayerNorm scale and shift", "parameter",
-       s000=r"$\bm{\gamma}, \bm{\beta}$ (second: $\bm{\gamma}', \bm{\beta}'$)",
-       s001=r"$\bm{\gamma}, \bm{\beta}$ (second: $\bm{\gamma}', \bm{\beta}'$)",
-       s002=r"$\gamma, \beta$"),
-    _s(r"\epsilon", "eps", "", "LayerNorm's small constant", "parameter", s000=r"$\epsilon$",
-       s001=r"$\epsilon$", s002=r"$\epsilon$"),
-    _s(r"\theta", "", "", "all parameters", "parameter", s000=r"$\theta$", s001=r"$\bm{\theta}$",
-       s002=r"$\boldsymbol{\Theta}$", s004=r"$\theta$"),
-    _s(r"\lambda", "", "", "number of parameters", "parameter", s000=r"$\lambda$",
-       s001=r"$\lambda$"),
+    _s(
+        r"\bm{W}_e",
+        "W_e",
+        "V × H",
+        "token embeddings (row $j$: token $j$); also the output "
+        "layer $\\bm{W}_e^\\top$",
+        "parameter",
+        s000=r"$\bm{W}_e$",
+        s001=r"$\bm{W}_e$",
+        s002=r"$\mathbf{W}_e$",
+        s003=r"rows $\mathbf{x}_\text{TOKEN}$",
+        s004='"Input Embedding"',
+    ),
+    _s(
+        r"\bm{W}_p",
+        "W_p",
+        "n × H",
+        "learned position embeddings",
+        "parameter",
+        s000=r"$\bm{W}_p$",
+        s001=r"$\bm{W}_p$",
+        s002=r"$\mathbf{W}_p$, $\operatorname{PE}(\cdot)$",
+        s003=r"rows $\mathbf{x}_\text{POS}$",
+        s004=r"$PE_{(pos, 2i)}$ (sinusoidal)",
+    ),
+    _s(
+        r"\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i",
+        "W_q[i-1], W_k[i-1], W_v[i-1]",
+        "H × D",
+        "query, key, value projections of head $i$ (code: all heads, $A \\times H \\times D$)",
+        "parameter",
+        s000=r"$\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i$",
+        s001=r"$\bm{W}^Q_i, \bm{W}^K_i, \bm{W}^V_i$",
+        s002=r"$\mathbf{W}^{Q,(\ell)}_h$ ($D \times d_q$); all heads: $\mathbf{W}^{Q,(\ell)}$ ($D \times D$)",
+        s004=r"$Q_w, K_w, V_w$ ($4 \times 3$)",
+    ),
+    _s(
+        r"\bm{W}^O",
+        "W_o",
+        "AD × H",
+        "output projection of multi-head attention",
+        "parameter",
+        s000=r"$\bm{W}^O$",
+        s001=r"$\bm{W}^O$",
+        s002=r"$\mathbf{W}^{O,(\ell)}$ ($D \times D$)",
+    ),
+    _s(
+        r"\bm{W}_1, \bm{b}_1",
+        "W1, b1",
+        "H × F, F",
+        "first layer of the feed-forward network",
+        "parameter",
+        s000=r"$\bm{W}_1, \bm{b}_1$",
+        s001=r"$\bm{W}_1, \bm{b}_1$",
+        s002=r"$\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}^{FF,(\ell)}_1$",
+        s003=r"$\mathbf{W}^{(k)}_1, \mathbf{b}^{(k)}_1$",
+    ),
+    _s(
+        r"\bm{W}_2, \bm{b}_2",
+        "W2, b2",
+        "F × H, H",
+        "second layer of the feed-forward network",
+        "parameter",
+        s000=r"$\bm{W}_2, \bm{b}_2$",
+        s001=r"$\bm{W}_2, \bm{b}_2$",
+        s002=r"$\mathbf{W}^{FF,(\ell)}_2, \mathbf{b}^{FF,(\ell)}_2$",
+        s003=r"$\mathbf{W}^{(k)}_2, \mathbf{b}^{(k)}_2$",
+    ),
+    _s(
+        r"\bm{\gamma}, \bm{\beta}",
+        "gamma, beta",
+        "H",
+        "LayerNorm scale and shift",
+        "parameter",
+        s000=r"$\bm{\gamma}, \bm{\beta}$ (second: $\bm{\gamma}', \bm{\beta}'$)",
+        s001=r"$\bm{\gamma}, \bm{\beta}$ (second: $\bm{\gamma}', \bm{\beta}'$)",
+        s002=r"$\gamma, \beta$",
+    ),
+    _s(
+        r"\epsilon",
+        "eps",
+        "",
+        "LayerNorm's small constant",
+        "parameter",
+        s000=r"$\epsilon$",
+        s001=r"$\epsilon$",
+        s002=r"$\epsilon$",
+    ),
+    _s(
+        r"\theta",
+        "",
+        "",
+        "all parameters",
+        "parameter",
+        s000=r"$\theta$",
+        s001=r"$\bm{\theta}$",
+        s002=r"$\boldsymbol{\Theta}$",
+        s004=r"$\theta$",
+    ),
+    _s(
+        r"\lambda",
+        "",
+        "",
+        "number of parameters",
+        "parameter",
+        s000=r"$\lambda$",
+        s001=r"$\lambda$",
+    ),
     # -- activations --------------------------------------------------------------------------
-    _s(r"\bm{X}^{(0)}", "X", "n × H", "input of the first block: token + position embeddings",
-       "activation", s000=r"$\bm{X}_0$", s001=r"$\bm{X}^{(0)}$", s002=r"$\tilde{\mathbf{X}}$",
-       s003=r"$\mathcal{X}^{(0)}$"),
-    _s(r"\bm{X}'^{(l)}", "", "n × H", "inside block $l$: after the attention sub-layer",
-       "activation", s000=r"$\bm{X}_l'$", s001=r"$\bm{X}'^{(l)}$",
-       s002=r"$\mathbf{Z}^{(\ell)}_3$", s003=r"$\mathcal{H}^{(k)}$"),
-    _s(r"\bm{X}^{(l)}", "", "n × H", "output of block $l$", "activation", s000=r"$\bm{X}_l$",
-       s001=r"$\bm{X}^{(l)}$", s002=r"$\mathbf{Z}^{(\ell)}_\text{out}$",
-       s003=r"$\mathcal{Y}^{(k)} = \mathcal{X}^{(k+1)}$"),
-    _s(r"\bm{Q}, \bm{K}, \bm{V}", "Q, K, V", "n × D",
-       "one head's queries, keys, values (batched: $B \\times A \\times n \\times D$)",
-       "activation", s000=r"$\bm{Q}, \bm{K}, \bm{V}$", s001=r"$\bm{Q}, \bm{K}, \bm{V}$",
-       s002=r"$\mathbf{Q}^{(\ell)}_h$; batched $\mathcal{B} \times H \times T \times D//H$",
-       s004="$Q, K, V$"),
-    _s(r"\bm{Q}\bm{K}^\top / \sqrt{D}", "scores", "n × n", "scaled attention scores",
-       "activation", s002=r"$\mathbf{A}^{(\ell)}_s$", s004='"attention scores"'),
-    _s(r"\operatorname{Mask}", "mask", "n × n", "attention mask (additive: $0$ or $-\\infty$)",
-       "activation", s000=r"$\text{Mask}_\text{AR}$, $\text{Mask}_\text{BD}$",
-       s001=r"$\text{Mask}^\text{AR}$, $\text{Mask}^\text{BD}$", s002=r"$\mathbf{M}$",
-       s003=r"$\mathcal{M}$", s004='"Look-Ahead Mask"'),
-    _s(r"\operatorname{Softmax}(\cdot)", "weights", "n × n", "attention weights (rows sum to 1)",
-       "activation", s002=r"$\mathbf{A}^{(\ell)}_w$"),
-    _s(r"\operatorname{head}_i", "", "n × D", "output of head $i$", "activation",
-       s000=r"$\text{head}_i$", s001=r"$\text{head}_i$",
-       s002=r"$\operatorname{head}_{\ell,h}$; all heads $\mathbf{C}^{(\ell)}$"),
-    _s(r"\bm{X}^{(L)} \bm{W}_e^\top", "logits", "n × V", "scores over the vocabulary",
-       "activation", s002=r"$\mathbf{Z}$"),
-    _s(r"\bm{Y}", "probs", "n × V", "row $i$: the distribution of the next token $x_{i+1}$",
-       "activation", s000=r"$\bm{Y}$", s001=r"$\text{Softmax}(\bm{X}^{(L)} \bm{W}_e^\top)$",
-       s002=r"$\mathbf{P}$"),
+    _s(
+        r"\bm{X}^{(0)}",
+        "X",
+        "n × H",
+        "input of the first block: token + position embeddings",
+        "activation",
+        s000=r"$\bm{X}_0$",
+        s001=r"$\bm{X}^{(0)}$",
+        s002=r"$\tilde{\mathbf{X}}$",
+        s003=r"$\mathcal{X}^{(0)}$",
+    ),
+    _s(
+        r"\bm{X}'^{(l)}",
+        "",
+        "n × H",
+        "inside block $l$: after the attention sub-layer",
+        "activation",
+        s000=r"$\bm{X}_l'$",
+        s001=r"$\bm{X}'^{(l)}$",
+        s002=r"$\mathbf{Z}^{(\ell)}_3$",
+        s003=r"$\mathcal{H}^{(k)}$",
+    ),
+    _s(
+        r"\bm{X}^{(l)}",
+        "",
+        "n × H",
+        "output of block $l$",
+        "activation",
+        s000=r"$\bm{X}_l$",
+        s001=r"$\bm{X}^{(l)}$",
+        s002=r"$\mathbf{Z}^{(\ell)}_\text{out}$",
+        s003=r"$\mathcal{Y}^{(k)} = \mathcal{X}^{(k+1)}$",
+    ),
+    _s(
+        r"\bm{Q}, \bm{K}, \bm{V}",
+        "Q, K, V",
+        "n × D",
+        "one head's queries, keys, values (batched: $B \\times A \\times n \\times D$)",
+        "activation",
+        s000=r"$\bm{Q}, \bm{K}, \bm{V}$",
+        s001=r"$\bm{Q}, \bm{K}, \bm{V}$",
+        s002=r"$\mathbf{Q}^{(\ell)}_h$; batched $\mathcal{B} \times H \times T \times D//H$",
+        s004="$Q, K, V$",
+    ),
+    _s(
+        r"\bm{Q}\bm{K}^\top / \sqrt{D}",
+        "scores",
+        "n × n",
+        "scaled attention scores",
+        "activation",
+        s002=r"$\mathbf{A}^{(\ell)}_s$",
+        s004='"attention scores"',
+    ),
+    _s(
+        r"\operatorname{Mask}",
+        "mask",
+        "n × n",
+        "attention mask (additive: $0$ or $-\\infty$)",
+        "activation",
+        s000=r"$\text{Mask}_\text{AR}$, $\text{Mask}_\text{BD}$",
+        s001=r"$\text{Mask}^\text{AR}$, $\text{Mask}^\text{BD}$",
+        s002=r"$\mathbf{M}$",
+        s003=r"$\mathcal{M}$",
+        s004='"Look-Ahead Mask"',
+    ),
+    _s(
+        r"\operatorname{Softmax}(\cdot)",
+        "weights",
+        "n × n",
+        "attention weights (rows sum to 1)",
+        "activation",
+        s002=r"$\mathbf{A}^{(\ell)}_w$",
+    ),
+    _s(
+        r"\operatorname{head}_i",
+        "",
+        "n × D",
+        "output of head $i$",
+        "activation",
+        s000=r"$\text{head}_i$",
+        s001=r"$\text{head}_i$",
+        s002=r"$\operatorname{head}_{\ell,h}$; all heads $\mathbf{C}^{(\ell)}$",
+    ),
+    _s(
+        r"\bm{X}^{(L)} \bm{W}_e^\top",
+        "logits",
+        "n × V",
+        "scores over the vocabulary",
+        "activation",
+        s002=r"$\mathbf{Z}$",
+    ),
+    _s(
+        r"\bm{Y}",
+        "probs",
+        "n × V",
+        "row $i$: the distribution of the next token $x_{i+1}$",
+        "activation",
+        s000=r"$\bm{Y}$",
+        s001=r"$\text{Softmax}(\bm{X}^{(L)} \bm{W}_e^\top)$",
+        s002=r"$\mathbf{P}$",
+    ),
 ]
 
-_GROUP_TITLES = {"dimension": "Dimensions", "index": "Indices", "data": "Data",
-                 "parameter": "Parameters", "activation": "Activations"}
+_GROUP_TITLES = {
+    "dimension": "Dimensions",
+    "index": "Indices",
+    "data": "Data",
+    "parameter": "Parameters",
+    "activation": "Activations",
+}
 
 
-def notation_table(groups: tuple[str, ...] | None = None, *, values: bool = False) -> str:
+def notation_table(
+    groups: tuple[str, ...] | None = None, *, values: bool = False
+) -> str:
     """The notation table as MyST Markdown: one row per symbol of :data:`NOTATION`.
 
     ``groups`` selects rows (e.g. ``("dimension",)`` for chapter 5's concordance); ``values``
@@ -195,7 +522,9 @@ def notation_table(groups: tuple[str, ...] | None = None, *, values: bool = Fals
     """
     unknown = set(groups or ()) - set(_GROUP_TITLES)
     if unknown:
-        raise ValueError(f"groups: expected some of {tuple(_GROUP_TITLES)}, got {sorted(unknown)}")
+        raise ValueError(
+            f"groups: expected some of {tuple(_GROUP_TITLES)}, got {sorted(unknown)}"
+        )
     rows = [s for s in NOTATION if groups is None or s.group in groups]
     head = ["book", "code", "shape", "meaning"] + [f"`{k}`" for k in SOURCE_KEYS]
     if values:
@@ -203,8 +532,12 @@ def notation_table(groups: tuple[str, ...] | None = None, *, values: bool = Fals
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for s in rows:
         shape = s.shape.replace("×", r"\times")
-        cells = [f"${s.book}$" if s.book else _NONE, f"`{s.code}`" if s.code else _NONE,
-                 f"${shape}$" if shape else _NONE, s.meaning]
+        cells = [
+            f"${s.book}$" if s.book else _NONE,
+            f"`{s.code}`" if s.code else _NONE,
+            f"${shape}$" if shape else _NONE,
+            s.meaning,
+        ]
         cells += [s.letters.get(k, _NONE) for k in SOURCE_KEYS]
         if values:
             cells += [f"{v:,}" if v is not None else _NONE for v in (s.gpt1, s.gpt2)]
@@ -223,23 +556,32 @@ def symbolic_shape(letters: tuple[str, ...], dims: dict[str, int]) -> tuple[int,
     Every size used must be a positive integer.
     """
     if not isinstance(dims, dict):
-        raise TypeError(f"dims: expected a dict letter -> size, got {type(dims).__name__}")
+        raise TypeError(
+            f"dims: expected a dict letter -> size, got {type(dims).__name__}"
+        )
     out = []
     for letter in letters:
         if not isinstance(letter, str):
-            raise TypeError(f"letters: expected strings such as 'n' or 'A*D', got {letter!r}")
+            raise TypeError(
+                f"letters: expected strings such as 'n' or 'A*D', got {letter!r}"
+            )
         size = 1
         for part in letter.split("*"):
-            digits = part[:len(part) - len(part.lstrip("0123456789"))]
-            name = part[len(digits):]
+            digits = part[: len(part) - len(part.lstrip("0123456789"))]
+            name = part[len(digits) :]
             if not name:
-                raise ValueError(f"letters: expected a product of names such as '3H' or 'A*D', "
-                                 f"got {letter!r} (in {letters})")
+                raise ValueError(
+                    f"letters: expected a product of names such as '3H' or 'A*D', "
+                    f"got {letter!r} (in {letters})"
+                )
             if name not in dims:
-                raise KeyError(f"dims: expected a size for {name!r} (in {letters}), "
-                               f"got sizes for {sorted(dims)}")
-            size *= (int(digits) if digits else 1) * check_positive_int(dims[name],
-                                                                       f"dims[{name!r}]")
+                raise KeyError(
+                    f"dims: expected a size for {name!r} (in {letters}), "
+                    f"got sizes for {sorted(dims)}"
+                )
+            size *= (int(digits) if digits else 1) * check_positive_int(
+                dims[name], f"dims[{name!r}]"
+            )
         out.append(size)
     return tuple(out)
 
@@ -280,33 +622,68 @@ class GPTBlockParams:
         other field must agree.  ``prefix`` (``"params."``) names the argument when a function
         re-checks a ``GPTBlockParams`` that may have been modified after it was built.
         """
-        ranks = {"W_e": 2, "W_p": 2, "W_q": 3, "W_k": 3, "W_v": 3, "W_o": 2, "W1": 2, "b1": 1,
-                 "W2": 2, "b2": 1}
+        ranks = {
+            "W_e": 2,
+            "W_p": 2,
+            "W_q": 3,
+            "W_k": 3,
+            "W_v": 3,
+            "W_o": 2,
+            "W1": 2,
+            "b1": 1,
+            "W2": 2,
+            "b2": 1,
+        }
         arrs: dict[str, np.ndarray] = {}
         for fld in fields(self):
             name = fld.name
-            arr = as_float_array(getattr(self, name), prefix + name, ndim=ranks.get(name, 1))
+            arr = as_float_array(
+                getattr(self, name), prefix + name, ndim=ranks.get(name, 1)
+            )
             arrs[name] = arr
-        for name in ("W_e", "W_p", "W_q", "W1"):  # the arrays that define V, n_max, H, A, D, F
+        for name in (
+            "W_e",
+            "W_p",
+            "W_q",
+            "W1",
+        ):  # the arrays that define V, n_max, H, A, D, F
             if 0 in arrs[name].shape:
-                raise ValueError(f"{prefix}{name}: expected no dimension of size 0, got shape "
-                                 f"{arrs[name].shape}")
+                raise ValueError(
+                    f"{prefix}{name}: expected no dimension of size 0, got shape "
+                    f"{arrs[name].shape}"
+                )
         H = arrs["W_e"].shape[1]
         A, _, D = arrs["W_q"].shape
         F = arrs["W1"].shape[1]
         size = {"H": H, "A": A, "D": D, "F": F, "A*D": A * D}
-        expected = {"W_q": ("A", "H", "D"), "W_k": ("A", "H", "D"), "W_v": ("A", "H", "D"),
-                    "W_o": ("A*D", "H"), "W1": ("H", "F"), "b1": ("F",), "W2": ("F", "H"),
-                    "b2": ("H",)}
-        for name in ("ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta", "lnf_gamma", "lnf_beta"):
+        expected = {
+            "W_q": ("A", "H", "D"),
+            "W_k": ("A", "H", "D"),
+            "W_v": ("A", "H", "D"),
+            "W_o": ("A*D", "H"),
+            "W1": ("H", "F"),
+            "b1": ("F",),
+            "W2": ("F", "H"),
+            "b2": ("H",),
+        }
+        for name in (
+            "ln1_gamma",
+            "ln1_beta",
+            "ln2_gamma",
+            "ln2_beta",
+            "lnf_gamma",
+            "lnf_beta",
+        ):
             expected[name] = ("H",)
         check_shape(arrs["W_p"], prefix + "W_p", (None, H))
         for name, letters in expected.items():
             want = tuple(size[k] for k in letters)
             if arrs[name].shape != want:  # the letters say which size disagrees
-                raise ValueError(f"{prefix}{name}: expected shape ({', '.join(letters)}) = {want} "
-                                 f"(H from W_e, A and D from W_q, F from W1), "
-                                 f"got {arrs[name].shape}")
+                raise ValueError(
+                    f"{prefix}{name}: expected shape ({', '.join(letters)}) = {want} "
+                    f"(H from W_e, A and D from W_q, F from W1), "
+                    f"got {arrs[name].shape}"
+                )
         for name, arr in arrs.items():
             object.__setattr__(self, name, arr)
 
@@ -314,8 +691,14 @@ class GPTBlockParams:
     def dims(self) -> dict[str, int]:
         """The sizes ``V, H, A, D, F`` read off the weights (``n_max``: rows of ``W_p``)."""
         A, H, D = self.W_q.shape
-        return {"V": self.W_e.shape[0], "H": H, "A": A, "D": D, "F": self.W1.shape[1],
-                "n_max": self.W_p.shape[0]}
+        return {
+            "V": self.W_e.shape[0],
+            "H": H,
+            "A": A,
+            "D": D,
+            "F": self.W1.shape[1],
+            "n_max": self.W_p.shape[0],
+        }
 
 
 def _check_trace_args(ids: Any, params: Any) -> np.ndarray:
@@ -328,21 +711,28 @@ def _check_trace_args(ids: Any, params: Any) -> np.ndarray:
     ids = as_token_ids(ids, "ids", dims["V"], ndim=2)
     B, n = ids.shape
     if B == 0 or n == 0:
-        raise ValueError(f"ids: expected at least one sequence of at least one token, "
-                         f"got shape {ids.shape}")
+        raise ValueError(
+            f"ids: expected at least one sequence of at least one token, "
+            f"got shape {ids.shape}"
+        )
     if n > dims["n_max"]:
-        raise ValueError(f"ids: expected sequences of at most n_max={dims['n_max']} tokens "
-                         f"(rows of W_p), got n={n}")
+        raise ValueError(
+            f"ids: expected sequences of at most n_max={dims['n_max']} tokens "
+            f"(rows of W_p), got n={n}"
+        )
     return ids
 
 
-def random_block_params(V: int, n_max: int, H: int, A: int, F: int | None = None, *,
-                        seed: int = 0) -> GPTBlockParams:
-    """Random weights (``N(0, 0.02^2)`` like GPT-2's initialisation; LayerNorms perturbed around
+def random_block_params(
+    V: int, n_max: int, H: int, A: int, F: int | None = None, *, seed: int = 0
+) -> GPTBlockParams:
+    """Random weights (``N(0, 0.02^2)`` like GPT-2's initialization; LayerNorms perturbed around
     ``gamma = 1, beta = 0`` so that they matter in a check).  ``F`` defaults to ``4 H``; ``A``
     must divide ``H`` (``D = H / A``)."""
-    V, n_max, H, A = (check_positive_int(v, k) for v, k in
-                      ((V, "V"), (n_max, "n_max"), (H, "H"), (A, "A")))
+    V, n_max, H, A = (
+        check_positive_int(v, k)
+        for v, k in ((V, "V"), (n_max, "n_max"), (H, "H"), (A, "A"))
+    )
     F = 4 * H if F is None else check_positive_int(F, "F")
     if H % A:
         raise ValueError(f"A: expected a number of heads that divides H={H}, got {A}")
@@ -353,12 +743,23 @@ def random_block_params(V: int, n_max: int, H: int, A: int, F: int | None = None
         return rng.normal(0.0, scale, size=shape)
 
     return GPTBlockParams(
-        W_e=w(V, H), W_p=w(n_max, H, scale=0.01),
-        ln1_gamma=1 + w(H, scale=0.1), ln1_beta=w(H, scale=0.1),
-        W_q=w(A, H, D, scale=0.3), W_k=w(A, H, D, scale=0.3), W_v=w(A, H, D), W_o=w(A * D, H),
-        ln2_gamma=1 + w(H, scale=0.1), ln2_beta=w(H, scale=0.1),
-        W1=w(H, F), b1=w(F), W2=w(F, H), b2=w(H),
-        lnf_gamma=1 + w(H, scale=0.1), lnf_beta=w(H, scale=0.1))
+        W_e=w(V, H),
+        W_p=w(n_max, H, scale=0.01),
+        ln1_gamma=1 + w(H, scale=0.1),
+        ln1_beta=w(H, scale=0.1),
+        W_q=w(A, H, D, scale=0.3),
+        W_k=w(A, H, D, scale=0.3),
+        W_v=w(A, H, D),
+        W_o=w(A * D, H),
+        ln2_gamma=1 + w(H, scale=0.1),
+        ln2_beta=w(H, scale=0.1),
+        W1=w(H, F),
+        b1=w(F),
+        W2=w(F, H),
+        b2=w(H),
+        lnf_gamma=1 + w(H, scale=0.1),
+        lnf_beta=w(H, scale=0.1),
+    )
 
 
 @dataclass(frozen=True)
@@ -376,8 +777,9 @@ class TraceStep:
         return tuple(self.value.shape)
 
 
-def _trace_attention(Z: np.ndarray, p: GPTBlockParams,
-                     rec: Callable[..., Any]) -> np.ndarray:
+def _trace_attention(
+    Z: np.ndarray, p: GPTBlockParams, rec: Callable[..., Any]
+) -> np.ndarray:
     """Masked multi-head self-attention of :func:`trace_gpt_block`, step by step
     ("Notations" Steps 7.1-7.4), each intermediate recorded with ``rec``; returns the
     output ``(B, n, H)``.
@@ -391,44 +793,75 @@ def _trace_attention(Z: np.ndarray, p: GPTBlockParams,
     def heads_side_by_side(W: np.ndarray) -> np.ndarray:  # (A, H, D) -> (H, A*D)
         return W.transpose(1, 0, 2).reshape(H, A * D)
 
-    Q = rec("queries, all heads", r"\bm{Z}[\bm{W}^Q_1 \cdots \bm{W}^Q_A]",
-            ("B", "n", "A*D"), Z @ heads_side_by_side(p.W_q))
-    K = rec("keys, all heads", r"\bm{Z}[\bm{W}^K_1 \cdots \bm{W}^K_A]",
-            ("B", "n", "A*D"), Z @ heads_side_by_side(p.W_k))
-    Vv = rec("values, all heads", r"\bm{Z}[\bm{W}^V_1 \cdots \bm{W}^V_A]",
-             ("B", "n", "A*D"), Z @ heads_side_by_side(p.W_v))
+    Q = rec(
+        "queries, all heads",
+        r"\bm{Z}[\bm{W}^Q_1 \cdots \bm{W}^Q_A]",
+        ("B", "n", "A*D"),
+        Z @ heads_side_by_side(p.W_q),
+    )
+    K = rec(
+        "keys, all heads",
+        r"\bm{Z}[\bm{W}^K_1 \cdots \bm{W}^K_A]",
+        ("B", "n", "A*D"),
+        Z @ heads_side_by_side(p.W_k),
+    )
+    Vv = rec(
+        "values, all heads",
+        r"\bm{Z}[\bm{W}^V_1 \cdots \bm{W}^V_A]",
+        ("B", "n", "A*D"),
+        Z @ heads_side_by_side(p.W_v),
+    )
     Qh = rec("queries, split", r"\bm{Q}", ("B", "A", "n", "D"), f.split_heads(Q, A))
     Kh = rec("keys, split", r"\bm{K}", ("B", "A", "n", "D"), f.split_heads(K, A))
     Vh = rec("values, split", r"\bm{V}", ("B", "A", "n", "D"), f.split_heads(Vv, A))
-    S = rec("scores", r"\bm{Q}\bm{K}^\top / \sqrt{D}", ("B", "A", "n", "n"),
-            Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D))
-    M = rec("mask", r"\operatorname{Mask}_\text{AR}", ("n", "n"),
-            f.mask_autoregressive(n))
-    P = rec("attention weights",
-            r"\operatorname{Softmax}(\text{scores} + \operatorname{Mask})",
-            ("B", "A", "n", "n"), f.masked_softmax(S, M))
+    S = rec(
+        "scores",
+        r"\bm{Q}\bm{K}^\top / \sqrt{D}",
+        ("B", "A", "n", "n"),
+        Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D),
+    )
+    M = rec(
+        "mask", r"\operatorname{Mask}_\text{AR}", ("n", "n"), f.mask_autoregressive(n)
+    )
+    P = rec(
+        "attention weights",
+        r"\operatorname{Softmax}(\text{scores} + \operatorname{Mask})",
+        ("B", "A", "n", "n"),
+        f.masked_softmax(S, M),
+    )
     C = rec("heads", r"\operatorname{head}_i", ("B", "A", "n", "D"), P @ Vh)
-    Cm = rec("heads, concatenated",
-             r"\operatorname{Concat}(\operatorname{head}_1, \dots)",
-             ("B", "n", "A*D"), f.merge_heads(C))
-    return rec("attention output", r"\operatorname{Concat}(\dots)\,\bm{W}^O",
-               ("B", "n", "H"), Cm @ p.W_o)
+    Cm = rec(
+        "heads, concatenated",
+        r"\operatorname{Concat}(\operatorname{head}_1, \dots)",
+        ("B", "n", "A*D"),
+        f.merge_heads(C),
+    )
+    return rec(
+        "attention output",
+        r"\operatorname{Concat}(\dots)\,\bm{W}^O",
+        ("B", "n", "H"),
+        Cm @ p.W_o,
+    )
 
 
-def _trace_gpt_block_args(ids: Any, params: Any, gelu_approximation: Any
-                          ) -> tuple[np.ndarray, GPTBlockParams, str]:
+def _trace_gpt_block_args(
+    ids: Any, params: Any, gelu_approximation: Any
+) -> tuple[np.ndarray, GPTBlockParams, str]:
     """The arguments of :func:`trace_gpt_block`: ids ``(B, n)`` and the block's params
     (:func:`_check_trace_args`), and a GELU of ``formulas.GELU_APPROXIMATIONS``."""
     ids = _check_trace_args(ids, params)
     if gelu_approximation not in f.GELU_APPROXIMATIONS:
-        raise ValueError(f"gelu_approximation: expected one of "
-                         f"{f.GELU_APPROXIMATIONS}, got {gelu_approximation!r}")
+        raise ValueError(
+            f"gelu_approximation: expected one of "
+            f"{f.GELU_APPROXIMATIONS}, got {gelu_approximation!r}"
+        )
     return ids, params, gelu_approximation
 
 
 @checked(_trace_gpt_block_args)
-def trace_gpt_block(ids: Any, params: GPTBlockParams,
-                    gelu_approximation: str = "tanh") -> list[TraceStep]:
+def trace_gpt_block(
+    ids: Any, params: GPTBlockParams, gelu_approximation: str = "tanh"
+) -> list[TraceStep]:
     """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the
     output layer, recording every intermediate tensor.
 
@@ -456,40 +889,90 @@ def trace_gpt_block(ids: Any, params: GPTBlockParams,
     p = params
     steps: list[TraceStep] = []
 
-    def rec(name: str, formula: str, letters: tuple[str, ...],
-            value: np.ndarray) -> np.ndarray:
+    def rec(
+        name: str, formula: str, letters: tuple[str, ...], value: np.ndarray
+    ) -> np.ndarray:
         steps.append(TraceStep(name, formula, letters, value))
         return value
 
     rec("ids", r"\bm{x}", ("B", "n"), ids)
-    onehot = rec("one-hot", r"\operatorname{OneHot}(\bm{x})", ("B", "n", "V"),
-                 f.one_hot(ids, dims["V"]))
-    tok = rec("token embeddings", r"\operatorname{OneHot}(\bm{x})\,\bm{W}_e",
-              ("B", "n", "H"), onehot @ p.W_e)
+    onehot = rec(
+        "one-hot",
+        r"\operatorname{OneHot}(\bm{x})",
+        ("B", "n", "V"),
+        f.one_hot(ids, dims["V"]),
+    )
+    tok = rec(
+        "token embeddings",
+        r"\operatorname{OneHot}(\bm{x})\,\bm{W}_e",
+        ("B", "n", "H"),
+        onehot @ p.W_e,
+    )
     pos = rec("position embeddings", r"\bm{W}_p[1..n]", ("n", "H"), p.W_p[:n])
-    X = rec("block input", r"\bm{X}^{(0)}", ("B", "n", "H"),
-            tok + pos)  # pos broadcasts over B
-    Z = rec("LayerNorm 1", r"\operatorname{LayerNorm}(\bm{X})", ("B", "n", "H"),
-            f.layer_norm(X, p.ln1_gamma, p.ln1_beta))
+    X = rec(
+        "block input", r"\bm{X}^{(0)}", ("B", "n", "H"), tok + pos
+    )  # pos broadcasts over B
+    Z = rec(
+        "LayerNorm 1",
+        r"\operatorname{LayerNorm}(\bm{X})",
+        ("B", "n", "H"),
+        f.layer_norm(X, p.ln1_gamma, p.ln1_beta),
+    )
     att = _trace_attention(Z, p, rec)
-    X1 = rec("after attention + residual", r"\bm{X}' = \bm{X} + \text{attention}",
-             ("B", "n", "H"), X + att)
-    Z2 = rec("LayerNorm 2", r"\operatorname{LayerNorm}(\bm{X}')", ("B", "n", "H"),
-             f.layer_norm(X1, p.ln2_gamma, p.ln2_beta))
-    h = rec("FFN hidden (pre-activation)", r"\bm{Z}\bm{W}_1 + \bm{b}_1",
-            ("B", "n", "F"), Z2 @ p.W1 + p.b1)
-    g = rec("FFN hidden (GELU)", r"\operatorname{GELU}(\cdot)", ("B", "n", "F"),
-            f.gelu(h, gelu_approximation))
-    ffn = rec("FFN output", r"\operatorname{GELU}(\cdot)\,\bm{W}_2 + \bm{b}_2",
-              ("B", "n", "H"), g @ p.W2 + p.b2)
-    X2 = rec("block output", r"\bm{X}^{(1)} = \bm{X}' + \text{FFN}",
-             ("B", "n", "H"), X1 + ffn)
-    Zf = rec("final LayerNorm", r"\operatorname{LayerNorm}(\bm{X}^{(1)})",
-             ("B", "n", "H"), f.layer_norm(X2, p.lnf_gamma, p.lnf_beta))
-    logits = rec("logits", r"\operatorname{LayerNorm}(\bm{X}^{(1)})\,\bm{W}_e^\top",
-                 ("B", "n", "V"), Zf @ p.W_e.T)
-    rec("probabilities", r"\bm{Y} = \operatorname{Softmax}(\text{logits})",
-        ("B", "n", "V"), f.softmax(logits, axis=-1))
+    X1 = rec(
+        "after attention + residual",
+        r"\bm{X}' = \bm{X} + \text{attention}",
+        ("B", "n", "H"),
+        X + att,
+    )
+    Z2 = rec(
+        "LayerNorm 2",
+        r"\operatorname{LayerNorm}(\bm{X}')",
+        ("B", "n", "H"),
+        f.layer_norm(X1, p.ln2_gamma, p.ln2_beta),
+    )
+    h = rec(
+        "FFN hidden (pre-activation)",
+        r"\bm{Z}\bm{W}_1 + \bm{b}_1",
+        ("B", "n", "F"),
+        Z2 @ p.W1 + p.b1,
+    )
+    g = rec(
+        "FFN hidden (GELU)",
+        r"\operatorname{GELU}(\cdot)",
+        ("B", "n", "F"),
+        f.gelu(h, gelu_approximation),
+    )
+    ffn = rec(
+        "FFN output",
+        r"\operatorname{GELU}(\cdot)\,\bm{W}_2 + \bm{b}_2",
+        ("B", "n", "H"),
+        g @ p.W2 + p.b2,
+    )
+    X2 = rec(
+        "block output",
+        r"\bm{X}^{(1)} = \bm{X}' + \text{FFN}",
+        ("B", "n", "H"),
+        X1 + ffn,
+    )
+    Zf = rec(
+        "final LayerNorm",
+        r"\operatorname{LayerNorm}(\bm{X}^{(1)})",
+        ("B", "n", "H"),
+        f.layer_norm(X2, p.lnf_gamma, p.lnf_beta),
+    )
+    logits = rec(
+        "logits",
+        r"\operatorname{LayerNorm}(\bm{X}^{(1)})\,\bm{W}_e^\top",
+        ("B", "n", "V"),
+        Zf @ p.W_e.T,
+    )
+    rec(
+        "probabilities",
+        r"\bm{Y} = \operatorname{Softmax}(\text{logits})",
+        ("B", "n", "V"),
+        f.softmax(logits, axis=-1),
+    )
     return steps
 
 
@@ -499,8 +982,10 @@ def format_trace(steps: list[TraceStep], dims: dict[str, int] | None = None) -> 
     for s in steps:
         letters = " × ".join(s.letters)
         if dims is not None and symbolic_shape(s.letters, dims) != s.shape:
-            raise ValueError(f"steps: {s.name!r} has shape {s.shape}, expected "
-                             f"{symbolic_shape(s.letters, dims)} = ({letters})")
+            raise ValueError(
+                f"steps: {s.name!r} has shape {s.shape}, expected "
+                f"{symbolic_shape(s.letters, dims)} = ({letters})"
+            )
         lines.append(f"{s.name:30s} {letters:22s} {s.shape}")
     return "\n".join(lines)
 
@@ -522,10 +1007,21 @@ def gpt2_reference(ids: Any, params: GPTBlockParams) -> dict[str, np.ndarray]:
     A, H, D = params.W_q.shape
     if A * D != H:
         raise ValueError(f"params: GPT-2 needs A*D == H, got A={A}, D={D}, H={H}")
-    cfg = GPT2Config(vocab_size=dims["V"], n_positions=dims["n_max"], n_embd=H, n_layer=1,
-                     n_head=A, n_inner=dims["F"], activation_function="gelu_new",
-                     resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, layer_norm_epsilon=1e-5,
-                     bos_token_id=None, eos_token_id=None)
+    cfg = GPT2Config(
+        vocab_size=dims["V"],
+        n_positions=dims["n_max"],
+        n_embd=H,
+        n_layer=1,
+        n_head=A,
+        n_inner=dims["F"],
+        activation_function="gelu_new",
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        layer_norm_epsilon=1e-5,
+        bos_token_id=None,
+        eos_token_id=None,
+    )
     cfg._attn_implementation = "eager"  # returns the attention weights
     torch.manual_seed(0)
     model = GPT2LMHeadModel(cfg).double().eval()
@@ -540,15 +1036,25 @@ def gpt2_reference(ids: Any, params: GPTBlockParams) -> dict[str, np.ndarray]:
     with torch.no_grad():
         model.transformer.wte.weight.copy_(t(params.W_e))
         model.transformer.wpe.weight.copy_(t(params.W_p))
-        blk.ln_1.weight.copy_(t(params.ln1_gamma)); blk.ln_1.bias.copy_(t(params.ln1_beta))
+        blk.ln_1.weight.copy_(t(params.ln1_gamma))
+        blk.ln_1.bias.copy_(t(params.ln1_beta))
         # Conv1D computes x @ weight + bias with weight (in, out): q | k | v side by side.
-        blk.attn.c_attn.weight.copy_(t(np.concatenate([side(params.W_q), side(params.W_k),
-                                                        side(params.W_v)], axis=1)))
+        blk.attn.c_attn.weight.copy_(
+            t(
+                np.concatenate(
+                    [side(params.W_q), side(params.W_k), side(params.W_v)], axis=1
+                )
+            )
+        )
         blk.attn.c_attn.bias.zero_()
-        blk.attn.c_proj.weight.copy_(t(params.W_o)); blk.attn.c_proj.bias.zero_()
-        blk.ln_2.weight.copy_(t(params.ln2_gamma)); blk.ln_2.bias.copy_(t(params.ln2_beta))
-        blk.mlp.c_fc.weight.copy_(t(params.W1)); blk.mlp.c_fc.bias.copy_(t(params.b1))
-        blk.mlp.c_proj.weight.copy_(t(params.W2)); blk.mlp.c_proj.bias.copy_(t(params.b2))
+        blk.attn.c_proj.weight.copy_(t(params.W_o))
+        blk.attn.c_proj.bias.zero_()
+        blk.ln_2.weight.copy_(t(params.ln2_gamma))
+        blk.ln_2.bias.copy_(t(params.ln2_beta))
+        blk.mlp.c_fc.weight.copy_(t(params.W1))
+        blk.mlp.c_fc.bias.copy_(t(params.b1))
+        blk.mlp.c_proj.weight.copy_(t(params.W2))
+        blk.mlp.c_proj.bias.copy_(t(params.b2))
         model.transformer.ln_f.weight.copy_(t(params.lnf_gamma))
         model.transformer.ln_f.bias.copy_(t(params.lnf_beta))
 
@@ -558,11 +1064,20 @@ def gpt2_reference(ids: Any, params: GPTBlockParams) -> dict[str, np.ndarray]:
         def fn(_module, _inputs, output):
             out = output[0] if isinstance(output, tuple) else output
             captured[name] = out.detach().numpy().copy()
+
         return fn
 
-    modules = {"ln_1": blk.ln_1, "c_attn": blk.attn.c_attn, "attn": blk.attn, "ln_2": blk.ln_2,
-               "c_fc": blk.mlp.c_fc, "act": blk.mlp.act, "mlp": blk.mlp, "block": blk,
-               "ln_f": model.transformer.ln_f}
+    modules = {
+        "ln_1": blk.ln_1,
+        "c_attn": blk.attn.c_attn,
+        "attn": blk.attn,
+        "ln_2": blk.ln_2,
+        "c_fc": blk.mlp.c_fc,
+        "act": blk.mlp.act,
+        "mlp": blk.mlp,
+        "block": blk,
+        "ln_f": model.transformer.ln_f,
+    }
     handles = [m.register_forward_hook(hook(k)) for k, m in modules.items()]
     try:
         with torch.no_grad():

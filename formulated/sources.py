@@ -3,6 +3,7 @@
 The errata (:mod:`formulated.errata`) and the coverage map (:mod:`formulated.coverage`)
 name sources by these ids; the book names them the same way (``000`` … ``004``).
 """
+
 from __future__ import annotations
 
 __all__ = ["SOURCES", "source_title"]

@@ -32,9 +32,11 @@ def _check_chars(chars: Iterable[str], name: str = "chars") -> list[str]:
 
 def _check_corpus(text: Any) -> None:
     if not isinstance(text, str) or not text:
-        raise ValueError(f"text: expected a non-empty string, "
-                         f"got {type(text).__name__} "
-                         f"of length {len(text) if isinstance(text, str) else '?'}")
+        raise ValueError(
+            f"text: expected a non-empty string, "
+            f"got {type(text).__name__} "
+            f"of length {len(text) if isinstance(text, str) else '?'}"
+        )
 
 
 def _check_text(text: Any) -> None:
@@ -49,17 +51,21 @@ def _check_known(text: Any, stoi: dict[str, int]) -> None:
     unknown = sorted(set(text) - stoi.keys())
     if unknown:
         pos = next(i for i, c in enumerate(text) if c not in stoi)
-        raise KeyError(f"text: expected only characters of the vocabulary "
-                       f"(V={len(stoi)}), got unknown character(s) "
-                       f"{unknown!r}, the first at position {pos}")
+        raise KeyError(
+            f"text: expected only characters of the vocabulary "
+            f"(V={len(stoi)}), got unknown character(s) "
+            f"{unknown!r}, the first at position {pos}"
+        )
 
 
 def _check_char_dict(d: Any) -> list[str]:
     """The characters of a saved character tokenizer ``d``, with messages naming ``d``."""
-    if not isinstance(d, dict) or d.get("kind") != "char" \
-            or not isinstance(d.get("itos"), str):
-        raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, "
-                         f"got {d!r:.80}")
+    if (
+        not isinstance(d, dict)
+        or d.get("kind") != "char"
+        or not isinstance(d.get("itos"), str)
+    ):
+        raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, got {d!r:.80}")
     return _check_chars(d["itos"], "d['itos']")
 
 
@@ -144,9 +150,20 @@ from typing import Any, Mapping  # noqa: E402
 
 from ._checks import as_array, check_int, check_positive_int, checked, is_int  # noqa: E402
 
-__all__ += ["END_OF_WORD", "Merge", "BPETokenizer", "word_frequencies", "split_word", "merge_pair",
-            "count_pairs", "initial_symbols", "learn_bpe", "learn_bpe_incremental",
-            "greedy_bpe_states", "bpe_vocab_size"]
+__all__ += [
+    "END_OF_WORD",
+    "Merge",
+    "BPETokenizer",
+    "word_frequencies",
+    "split_word",
+    "merge_pair",
+    "count_pairs",
+    "initial_symbols",
+    "learn_bpe",
+    "learn_bpe_incremental",
+    "greedy_bpe_states",
+    "bpe_vocab_size",
+]
 
 END_OF_WORD = "</w>"
 
@@ -165,7 +182,9 @@ class Merge:
     left: str
     right: str
     count: int
-    tied_with: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+    tied_with: tuple[tuple[str, str], ...] = field(
+        default=(), compare=False, repr=False
+    )
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -193,7 +212,9 @@ def split_word(word: str, end_of_word: str = END_OF_WORD) -> tuple[str, ...]:
     With ``end_of_word=""`` there is no marker: ``("l", "o", "w")`` (the lecture notes' setting).
     """
     if not isinstance(word, str) or not word or any(c.isspace() for c in word):
-        raise ValueError(f"word: expected a non-empty string without whitespace, got {word!r}")
+        raise ValueError(
+            f"word: expected a non-empty string without whitespace, got {word!r}"
+        )
     _check_end_of_word(end_of_word)
     return tuple(word[:-1]) + (word[-1] + end_of_word,)
 
@@ -201,8 +222,10 @@ def split_word(word: str, end_of_word: str = END_OF_WORD) -> tuple[str, ...]:
 def _check_end_of_word(end_of_word: Any) -> str:
     """The end-of-word marker is glued to strings: it must be a string (``""``: no marker)."""
     if not isinstance(end_of_word, str):
-        raise TypeError(f"end_of_word: expected a string such as {END_OF_WORD!r} (or '' for no "
-                        f"marker), got {end_of_word!r} ({type(end_of_word).__name__})")
+        raise TypeError(
+            f"end_of_word: expected a string such as {END_OF_WORD!r} (or '' for no "
+            f"marker), got {end_of_word!r} ({type(end_of_word).__name__})"
+        )
     return end_of_word
 
 
@@ -213,10 +236,15 @@ def merge_pair(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]
     """
     # A string "ab" would unpack as ("a", "b") and a 3-tuple would fail to unpack: both are
     # rejected with the argument's name.
-    if not (isinstance(pair, (tuple, list)) and len(pair) == 2
-            and all(isinstance(x, str) and x for x in pair)):
-        raise ValueError(f"pair: expected a pair of two non-empty symbols (left, right), "
-                         f"got {pair!r}")
+    if not (
+        isinstance(pair, (tuple, list))
+        and len(pair) == 2
+        and all(isinstance(x, str) and x for x in pair)
+    ):
+        raise ValueError(
+            f"pair: expected a pair of two non-empty symbols (left, right), "
+            f"got {pair!r}"
+        )
     left, right = pair
     out: list[str] = []
     i = 0
@@ -244,19 +272,27 @@ def count_pairs(segmented: Mapping[tuple[str, ...], int]) -> Counter:
 
 def _check_word_counts(word_counts: Mapping[str, int]) -> dict[str, int]:
     if isinstance(word_counts, str) or not isinstance(word_counts, Mapping):
-        raise TypeError(f"word_counts: expected a mapping word -> count (use word_frequencies(text) "
-                        f"for a text), got {type(word_counts).__name__}")
+        raise TypeError(
+            f"word_counts: expected a mapping word -> count (use word_frequencies(text) "
+            f"for a text), got {type(word_counts).__name__}"
+        )
     if not word_counts:
         raise ValueError("word_counts: expected at least one word, got none")
     for w, c in word_counts.items():
         if not isinstance(w, str) or not w or any(ch.isspace() for ch in w):
-            raise ValueError(f"word_counts: expected words without whitespace, got {w!r}")
+            raise ValueError(
+                f"word_counts: expected words without whitespace, got {w!r}"
+            )
         if not is_int(c) or c < 1:
-            raise ValueError(f"word_counts: expected a positive integer count for {w!r}, got {c!r}")
+            raise ValueError(
+                f"word_counts: expected a positive integer count for {w!r}, got {c!r}"
+            )
     return {w: int(c) for w, c in word_counts.items()}
 
 
-def initial_symbols(word_counts: Mapping[str, int], end_of_word: str = END_OF_WORD) -> list[str]:
+def initial_symbols(
+    word_counts: Mapping[str, int], end_of_word: str = END_OF_WORD
+) -> list[str]:
     """The vocabulary before any merge, in the trainer's tie-breaking order.
 
     Every character of the corpus, sorted by code point, then the end-of-word symbols
@@ -274,54 +310,78 @@ def _check_symbol_order(symbol_order: Any) -> list[str]:
     """Distinct non-empty strings: a duplicate would give one symbol two ranks (the later one
     silently winning), so the tie-breaks would not follow the order given."""
     if isinstance(symbol_order, str) or not isinstance(symbol_order, Iterable):
-        raise TypeError(f"symbol_order: expected a sequence of symbols (strings), got "
-                        f"{type(symbol_order).__name__}")
+        raise TypeError(
+            f"symbol_order: expected a sequence of symbols (strings), got "
+            f"{type(symbol_order).__name__}"
+        )
     order = list(symbol_order)
     for s in order:
         if not isinstance(s, str) or not s:
             raise ValueError(f"symbol_order: expected non-empty strings, got {s!r}")
     dups = sorted(s for s, c in Counter(order).items() if c > 1)
     if dups:
-        raise ValueError(f"symbol_order: expected distinct symbols, got duplicates {dups[:5]}")
+        raise ValueError(
+            f"symbol_order: expected distinct symbols, got duplicates {dups[:5]}"
+        )
     return order
 
 
-def _learn_bpe_args(word_counts: Any, num_merges: Any, end_of_word: Any = END_OF_WORD,
-                    min_frequency: Any = 1, symbol_order: Any = None) -> tuple:
+def _learn_bpe_args(
+    word_counts: Any,
+    num_merges: Any,
+    end_of_word: Any = END_OF_WORD,
+    min_frequency: Any = 1,
+    symbol_order: Any = None,
+) -> tuple:
     """The checks of :func:`learn_bpe`; ``symbol_order`` comes back as a list, by default
     :func:`initial_symbols`, holding every initial symbol of the corpus."""
     word_counts = _check_word_counts(word_counts)
     num_merges = check_int(num_merges, "num_merges", 0, "a non-negative integer")
     min_frequency = check_positive_int(min_frequency, "min_frequency")
     _check_end_of_word(end_of_word)
-    order = (_check_symbol_order(symbol_order) if symbol_order is not None
-             else initial_symbols(word_counts, end_of_word))
+    order = (
+        _check_symbol_order(symbol_order)
+        if symbol_order is not None
+        else initial_symbols(word_counts, end_of_word)
+    )
     known = set(order)
-    missing = sorted({s for w in word_counts for s in split_word(w, end_of_word)
-                      if s not in known})
+    missing = sorted(
+        {s for w in word_counts for s in split_word(w, end_of_word) if s not in known}
+    )
     if missing:
-        raise ValueError(f"symbol_order: expected every initial symbol of the corpus, "
-                         f"got none for {missing[:5]}")
+        raise ValueError(
+            f"symbol_order: expected every initial symbol of the corpus, "
+            f"got none for {missing[:5]}"
+        )
     return word_counts, num_merges, end_of_word, min_frequency, order
 
 
-def _best_pair(counts: Mapping[tuple[str, str], int],
-               rank: Mapping[str, int]) -> tuple[tuple[str, str], Merge]:
+def _best_pair(
+    counts: Mapping[tuple[str, str], int], rank: Mapping[str, int]
+) -> tuple[tuple[str, str], Merge]:
     """The pair to merge next and its :class:`Merge`: the most frequent pair, ties going to
     the smallest (rank of left, rank of right); ``tied_with`` the other pairs of that count
     with the same left symbol."""
     top = max(counts.values())
     tops = [p for p, c in counts.items() if c == top]
     best = min(tops, key=lambda p: (rank[p[0]], rank[p[1]]))
-    tied = tuple(sorted((p for p in tops if p[0] == best[0] and p != best),
-                        key=lambda p: rank[p[1]]))
+    tied = tuple(
+        sorted(
+            (p for p in tops if p[0] == best[0] and p != best), key=lambda p: rank[p[1]]
+        )
+    )
     return best, Merge(best[0], best[1], top, tied)
 
 
 @checked(_learn_bpe_args)
-def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
-              end_of_word: str = END_OF_WORD, min_frequency: int = 1,
-              symbol_order: Sequence[str] | None = None) -> list[Merge]:
+def learn_bpe(
+    word_counts: Mapping[str, int],
+    num_merges: int,
+    *,
+    end_of_word: str = END_OF_WORD,
+    min_frequency: int = 1,
+    symbol_order: Sequence[str] | None = None,
+) -> list[Merge]:
     """Learn up to ``num_merges`` BPE merges from a table of word frequencies.
 
     The algorithm (Sennrich et al. 2016, Algorithm 1), as a textbook loop: split every
@@ -363,9 +423,14 @@ def learn_bpe(word_counts: Mapping[str, int], num_merges: int, *,
 
 
 @checked(_learn_bpe_args)
-def learn_bpe_incremental(word_counts: Mapping[str, int], num_merges: int, *,
-                          end_of_word: str = END_OF_WORD, min_frequency: int = 1,
-                          symbol_order: Sequence[str] | None = None) -> list[Merge]:
+def learn_bpe_incremental(
+    word_counts: Mapping[str, int],
+    num_merges: int,
+    *,
+    end_of_word: str = END_OF_WORD,
+    min_frequency: int = 1,
+    symbol_order: Sequence[str] | None = None,
+) -> list[Merge]:
     """The merges of :func:`learn_bpe`, learned without recounting the corpus at each step.
 
     The pair counts are kept from step to step: a merge updates them for the words that
@@ -409,8 +474,12 @@ def learn_bpe_incremental(word_counts: Mapping[str, int], num_merges: int, *,
     return merges
 
 
-def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_OF_WORD,
-                      max_states: int = 100_000) -> set[tuple[tuple[str, ...], ...]]:
+def greedy_bpe_states(
+    word_counts: Mapping[str, int],
+    *,
+    end_of_word: str = END_OF_WORD,
+    max_states: int = 100_000,
+) -> set[tuple[tuple[str, ...], ...]]:
     """Every segmentation of the corpus that greedy BPE can reach, under *any* tie-breaking.
 
     A state is the tuple of the words' current symbols (words in the order of ``word_counts``).
@@ -427,7 +496,9 @@ def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_
     frontier = [start]
     while frontier:
         state = frontier.pop()
-        counts = count_pairs(dict(zip(state, freqs)))  # distinct words never share a segmentation
+        counts = count_pairs(
+            dict(zip(state, freqs))
+        )  # distinct words never share a segmentation
         if not counts:
             continue
         top = max(counts.values())
@@ -439,10 +510,11 @@ def greedy_bpe_states(word_counts: Mapping[str, int], *, end_of_word: str = END_
                 seen.add(nxt)
                 frontier.append(nxt)
                 if len(seen) > max_states:
-                    raise ValueError(f"max_states: expected at most {max_states} reachable states, "
-                                     "got more; use a smaller corpus")
+                    raise ValueError(
+                        f"max_states: expected at most {max_states} reachable states, "
+                        "got more; use a smaller corpus"
+                    )
     return seen
-
 
 
 def _check_bpe_args(merges: Any, alphabet: Any, end_of_word: Any) -> list[Merge]:
@@ -450,9 +522,11 @@ def _check_bpe_args(merges: Any, alphabet: Any, end_of_word: Any) -> list[Merge]
     symbols of the alphabet or of earlier merges; the alphabet distinct non-empty strings,
     the end-of-word marker a non-empty string."""
     if not isinstance(end_of_word, str) or not end_of_word:
-        raise ValueError(f"end_of_word: expected a non-empty marker such as '</w>' "
-                         f"(decoding needs it to find the spaces), "
-                         f"got {end_of_word!r}")
+        raise ValueError(
+            f"end_of_word: expected a non-empty marker such as '</w>' "
+            f"(decoding needs it to find the spaces), "
+            f"got {end_of_word!r}"
+        )
     known = list(alphabet)
     for s in known:
         if not isinstance(s, str) or not s:
@@ -464,30 +538,42 @@ def _check_bpe_args(merges: Any, alphabet: Any, end_of_word: Any) -> list[Merge]
     for k, m in enumerate(merges):
         if not isinstance(m, Merge):
             if not (isinstance(m, tuple) and len(m) == 2):
-                raise ValueError(f"merges[{k}]: expected a Merge or a pair of "
-                                 f"strings, got {m!r}")
+                raise ValueError(
+                    f"merges[{k}]: expected a Merge or a pair of strings, got {m!r}"
+                )
             m = Merge(m[0], m[1], 0)
         for side in (m.left, m.right):
             if side not in known:
-                raise ValueError(f"merges[{k}]: expected symbols already in the "
-                                 f"vocabulary, got {side!r} in {m.pair}")
+                raise ValueError(
+                    f"merges[{k}]: expected symbols already in the "
+                    f"vocabulary, got {side!r} in {m.pair}"
+                )
         known.add(m.token)
         checked_merges.append(m)
     return checked_merges
 
 
-def _check_symbols(symbols: tuple[str, ...], word: str, stoi: dict[str, int],
-                   end_of_word: str) -> None:
+def _check_symbols(
+    symbols: tuple[str, ...], word: str, stoi: dict[str, int], end_of_word: str
+) -> None:
     """Every initial symbol of ``word`` is in the vocabulary (``KeyError`` otherwise)."""
     unknown = [s for s in symbols if s not in stoi]
     if unknown:
-        bare = (unknown[0][: -len(end_of_word)]
-                if unknown[0].endswith(end_of_word) else None)
-        why = (f" ({bare!r} is known, but never ended a word of the "
-               f"training corpus)" if bare in stoi else "")
-        raise KeyError(f"text: expected only symbols of the vocabulary "
-                       f"(V={len(stoi)}), got unknown symbol {unknown[0]!r} "
-                       f"in the word {word!r}{why}")
+        bare = (
+            unknown[0][: -len(end_of_word)]
+            if unknown[0].endswith(end_of_word)
+            else None
+        )
+        why = (
+            f" ({bare!r} is known, but never ended a word of the training corpus)"
+            if bare in stoi
+            else ""
+        )
+        raise KeyError(
+            f"text: expected only symbols of the vocabulary "
+            f"(V={len(stoi)}), got unknown symbol {unknown[0]!r} "
+            f"in the word {word!r}{why}"
+        )
 
 
 class BPETokenizer:
@@ -510,8 +596,13 @@ class BPETokenizer:
     Checked by: tests/test_tokenizers.py::test_shakespeare_slice_equals_hugging_face
     """
 
-    def __init__(self, merges: Sequence[Merge | tuple[str, str]],
-                 alphabet: Iterable[str], *, end_of_word: str = END_OF_WORD):
+    def __init__(
+        self,
+        merges: Sequence[Merge | tuple[str, str]],
+        alphabet: Iterable[str],
+        *,
+        end_of_word: str = END_OF_WORD,
+    ):
         alphabet = list(alphabet)  # an iterator is read once, by the check and here
         self.merges: list[Merge] = _check_bpe_args(merges, alphabet, end_of_word)
         self.end_of_word = end_of_word
@@ -527,17 +618,30 @@ class BPETokenizer:
         self._cache: dict[str, tuple[str, ...]] = {}
 
     @classmethod
-    def train(cls, corpus: str | Mapping[str, int], num_merges: int, *,
-              end_of_word: str = END_OF_WORD, min_frequency: int = 1,
-              symbol_order: Sequence[str] | None = None) -> "BPETokenizer":
+    def train(
+        cls,
+        corpus: str | Mapping[str, int],
+        num_merges: int,
+        *,
+        end_of_word: str = END_OF_WORD,
+        min_frequency: int = 1,
+        symbol_order: Sequence[str] | None = None,
+    ) -> "BPETokenizer":
         """Learn ``num_merges`` merges (:func:`learn_bpe`, computed by the faster
         :func:`learn_bpe_incremental`) from a text or a word-frequency table."""
         word_counts = word_frequencies(corpus) if isinstance(corpus, str) else corpus
-        merges = learn_bpe_incremental(word_counts, num_merges, end_of_word=end_of_word,
-                                       min_frequency=min_frequency,
-                                       symbol_order=symbol_order)
-        alphabet = (list(symbol_order) if symbol_order is not None
-                    else initial_symbols(word_counts, end_of_word))
+        merges = learn_bpe_incremental(
+            word_counts,
+            num_merges,
+            end_of_word=end_of_word,
+            min_frequency=min_frequency,
+            symbol_order=symbol_order,
+        )
+        alphabet = (
+            list(symbol_order)
+            if symbol_order is not None
+            else initial_symbols(word_counts, end_of_word)
+        )
         return cls(merges, alphabet, end_of_word=end_of_word)
 
     @property
@@ -583,9 +687,14 @@ class BPETokenizer:
 
 
 def _vocab_size_args(base_symbols: Any, merges: Any, special_tokens: Any = 0) -> tuple:
-    return tuple(check_int(v, name, 0, "a non-negative integer")
-                 for name, v in (("base_symbols", base_symbols), ("merges", merges),
-                                 ("special_tokens", special_tokens)))
+    return tuple(
+        check_int(v, name, 0, "a non-negative integer")
+        for name, v in (
+            ("base_symbols", base_symbols),
+            ("merges", merges),
+            ("special_tokens", special_tokens),
+        )
+    )
 
 
 @checked(_vocab_size_args)

@@ -2,13 +2,14 @@
 via selenium, a static server for the built book, and one measurement of a page in the browser.
 
 Both books are checked: the English pages and the Korean ones under ``ko/`` (issue 25). Each
-page is loaded once per (width, colour mode) and test process (:func:`audit`): the layout
+page is loaded once per (width, color mode) and test process (:func:`audit`): the layout
 measurement, axe's audit and the page's images and controls come from that one load, and
 both test modules read them.
 
 The book must be built first (``make book``; CI runs it before ``make test``). ``BOOK_HTML`` may
 point the tests at another build folder.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -22,22 +23,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _chapters import ROOT, toc_files
 
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-INSTALL = ("apt-get install chromium chromium-driver fonts-noto-cjk (Debian/Ubuntu; `make test` "
-           "does this when it can)")
+INSTALL = (
+    "apt-get install chromium chromium-driver fonts-noto-cjk (Debian/Ubuntu; `make test` "
+    "does this when it can)"
+)
 WIDTHS = (1280, 390)
 
 
 def require_book() -> Path:
     """The built book, or a failure that says how to get it (never a silent skip)."""
     if not (HTML / "chapters" / "intro.html").is_file():
-        pytest.fail(f"no built book at {HTML}: run `make book` first (the browser tests read it)",
-                    pytrace=False)
+        pytest.fail(
+            f"no built book at {HTML}: run `make book` first (the browser tests read it)",
+            pytrace=False,
+        )
     return HTML
 
 
@@ -51,14 +55,27 @@ def new_driver(width: int, height: int = 900) -> Any:
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={width},{height}", "--hide-scrollbars"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        "--hide-scrollbars",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     # A window is at least 500 px wide, so a phone's width is emulated (as a mobile viewport).
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {
+            "width": width,
+            "height": height,
+            "deviceScaleFactor": 1,
+            "mobile": width < 600,
+        },
+    )
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
     return driver
@@ -276,7 +293,9 @@ def measure(driver: Any, url: str, page: str, width: int) -> PageReport:
     driver.get_log("browser")  # drop what an earlier page left
     driver.get(url)
     data = driver.execute_async_script(MEASURE_JS)
-    console = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    console = [
+        e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"
+    ]
     return PageReport(page, width, data, console)
 
 
@@ -290,11 +309,16 @@ MODES = ("light", "dark")
 
 
 def set_mode(driver: Any, site: str, mode: str) -> None:
-    """The theme's colour mode for every later page of ``site``: pydata-sphinx-theme reads
+    """The theme's color mode for every later page of ``site``: pydata-sphinx-theme reads
     ``localStorage.mode`` before it paints (``data-theme`` on ``<html>``)."""
-    driver.get(site + "_static/live/favicon.svg")  # any page of the origin, without scripts
-    driver.execute_script("localStorage.setItem('mode', arguments[0]);"
-                          "localStorage.setItem('theme', arguments[0]);", mode)
+    driver.get(
+        site + "_static/live/favicon.svg"
+    )  # any page of the origin, without scripts
+    driver.execute_script(
+        "localStorage.setItem('mode', arguments[0]);"
+        "localStorage.setItem('theme', arguments[0]);",
+        mode,
+    )
 
 
 AXE_RUN_JS = r"""
@@ -347,8 +371,8 @@ CONTENT_JS = r"""
 const article = document.querySelector("article") || document.body;
 const text = (id) => ((document.getElementById(id) || {}).textContent || "").trim();
 const name = (el) => {
-  const labelledby = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
-  if (labelledby.length) return labelledby.map(text).join(" ").trim();
+  const labeledby = (el.getAttribute("aria-labeledby") || "").split(/\s+/).filter(Boolean);
+  if (labeledby.length) return labeledby.map(text).join(" ").trim();
   if ((el.getAttribute("aria-label") || "").trim()) return el.getAttribute("aria-label").trim();
   if (el.id) {
     const label = document.querySelector(`label[for="${CSS.escape(el.id)}"]`);
@@ -382,6 +406,7 @@ return {
 
 # ---- one load per (page, width, mode), shared by the test modules of a process ------------------
 
+
 class _Browsers:
     """The built book served over http on 127.0.0.1 (as readers get it, not file://) and one
     Chromium per width, for the whole test process; closed when it ends."""
@@ -396,7 +421,9 @@ class _Browsers:
     def driver(self, width: int, mode: str) -> Any:
         if width not in self.drivers:
             self.drivers[width] = new_driver(width)
-            no_cache(self.drivers[width])  # every page as on a first visit: its full weight
+            no_cache(
+                self.drivers[width]
+            )  # every page as on a first visit: its full weight
         if self.modes.get(width) != mode:
             set_mode(self.drivers[width], self.url, mode)
             self.modes[width] = mode
@@ -417,7 +444,7 @@ def browsers() -> _Browsers:
 
 
 def audit(page: str, width: int, mode: str = "light") -> PageReport:
-    """``page`` (a path of :func:`pages`) loaded once per ``width`` and colour ``mode`` in this
+    """``page`` (a path of :func:`pages`) loaded once per ``width`` and color ``mode`` in this
     process: :func:`measure`'s report, axe's violations (:func:`axe_violations`) and the page's
     images and widget controls (:data:`CONTENT_JS`)."""
     if mode not in MODES:

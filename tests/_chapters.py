@@ -1,4 +1,5 @@
 """Helpers to find and execute the book's chapters (MyST-Markdown notebooks) outside Sphinx."""
+
 from __future__ import annotations
 
 import re
@@ -44,8 +45,12 @@ def execute_chapter(path: Path, timeout: int = 900):
     from nbclient import NotebookClient
 
     nb = jupytext.read(path)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()
     return nb
 
@@ -55,15 +60,20 @@ def source_directives() -> list[tuple[str, str]]:
     chapter shows, in chapter order (the directive block as the book's extension parses it)."""
     from booktools.sphinx_source import BLOCK
 
-    return [(path.name, name) for path in sorted((ROOT / "chapters").glob("*.md"))
-            for m in BLOCK.finditer(path.read_text(encoding="utf-8"))
-            for name in m.group("names").split()]
+    return [
+        (path.name, name)
+        for path in sorted((ROOT / "chapters").glob("*.md"))
+        for m in BLOCK.finditer(path.read_text(encoding="utf-8"))
+        for name in m.group("names").split()
+    ]
 
 
 def tool(name: str) -> str:
     """The path of a TeX or poppler program the PDF tests run; a clear failure when missing."""
     found = shutil.which(name)
     if found is None:
-        pytest.fail(f"{name} not found: `make tex` installs TeX Live and poppler-utils",
-                    pytrace=False)
+        pytest.fail(
+            f"{name} not found: `make tex` installs TeX Live and poppler-utils",
+            pytrace=False,
+        )
     return found

@@ -7,6 +7,7 @@ Other chapters are rendered without executing (their cached outputs are not used
 script prints the warnings that concern the named chapters (and all of them with --all) and exits
 non-zero if there are any. Not part of the test suite: a tool for authors.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,19 +37,36 @@ def main(argv: list[str]) -> int:
     cfg["execute"]["execute_notebooks"] = "force"
     cfg["execute"]["exclude_patterns"] = [f"{c}.md" for c in every if c not in chapters]
     out = Path(tempfile.gettempdir()) / f"jb_{Path(chapters[0]).name}"
-    with tempfile.NamedTemporaryFile("w", suffix=".yml", dir=ROOT, delete=False,
-                                     prefix="._config_") as f:
+    with tempfile.NamedTemporaryFile(
+        "w", suffix=".yml", dir=ROOT, delete=False, prefix="._config_"
+    ) as f:
         yaml.safe_dump(cfg, f, sort_keys=False)
         tmpcfg = Path(f.name)
     try:
         proc = subprocess.run(
-            [str(ROOT / ".venv/bin/jupyter-book"), "build", str(ROOT), "--config", str(tmpcfg),
-             "--path-output", str(out), "--builder", "html", "-n", "--keep-going"],
-            capture_output=True, text=True, cwd=ROOT)
+            [
+                str(ROOT / ".venv/bin/jupyter-book"),
+                "build",
+                str(ROOT),
+                "--config",
+                str(tmpcfg),
+                "--path-output",
+                str(out),
+                "--builder",
+                "html",
+                "-n",
+                "--keep-going",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
     finally:
         tmpcfg.unlink(missing_ok=True)
     log = proc.stdout + proc.stderr
-    lines = [ln for ln in log.splitlines() if re.search(r"WARNING|ERROR|Traceback|Error", ln)]
+    lines = [
+        ln for ln in log.splitlines() if re.search(r"WARNING|ERROR|Traceback|Error", ln)
+    ]
     mine = [ln for ln in lines if show_all or any(Path(c).name in ln for c in chapters)]
     for ln in mine:
         print(ln)
@@ -56,7 +74,9 @@ def main(argv: list[str]) -> int:
         print("\n".join(log.splitlines()[-30:]))
         print(f"jupyter-book exited with {proc.returncode} (see above)")
         return 1
-    print(f"{len(mine)} warning(s) for {', '.join(chapters)}; HTML in {out}/_build/html")
+    print(
+        f"{len(mine)} warning(s) for {', '.join(chapters)}; HTML in {out}/_build/html"
+    )
     return 1 if mine else 0
 
 

@@ -8,6 +8,7 @@
 4. no page or downloadable notebook shows the repository's path on the machine that built it
    (a book rebuilt elsewhere would differ, and readers would see a stranger's folders).
 """
+
 from __future__ import annotations
 
 import re
@@ -31,7 +32,9 @@ def main() -> int:
             continue
         nb_path = HTML / "_sources" / f"{chapter}.ipynb"
         if not nb_path.exists():
-            problems.append(f"{chapter}: no downloadable notebook {nb_path.relative_to(ROOT)}")
+            problems.append(
+                f"{chapter}: no downloadable notebook {nb_path.relative_to(ROOT)}"
+            )
         else:
             nbformat.validate(nbformat.read(nb_path, as_version=4))
     pages = list(HTML.rglob("*.html"))
@@ -39,24 +42,37 @@ def main() -> int:
     for page in pages:
         html = page.read_text(encoding="utf-8", errors="replace")
         if where in html.replace("<wbr>", ""):
-            problems.append(f"{page.relative_to(HTML)} shows this machine's path {where}")
+            problems.append(
+                f"{page.relative_to(HTML)} shows this machine's path {where}"
+            )
         for src in re.findall(r'<script[^>]*src="(https?://[^"]+)"', html):
             if re.search(r"mathjax|require|embed-amd|jupyter-widgets", src, re.I):
-                problems.append(f"{page.relative_to(HTML)} loads {src} from the internet")
-        if ("application/vnd.jupyter.widget-state+json" in html
-                and "live/widgets-on-demand.js" not in html):
-            problems.append(f"{page.relative_to(HTML)} has widgets but not the local runtime "
-                            "(live/widgets-on-demand.js)")
-        for heavy in re.findall(r'<script[^>]*src="([^"]*(?:embed-amd|require|fontawesome)'
-                                r'\.js)[^"]*"', html):
+                problems.append(
+                    f"{page.relative_to(HTML)} loads {src} from the internet"
+                )
+        if (
+            "application/vnd.jupyter.widget-state+json" in html
+            and "live/widgets-on-demand.js" not in html
+        ):
+            problems.append(
+                f"{page.relative_to(HTML)} has widgets but not the local runtime "
+                "(live/widgets-on-demand.js)"
+            )
+        for heavy in re.findall(
+            r'<script[^>]*src="([^"]*(?:embed-amd|require|fontawesome)'
+            r'\.js)[^"]*"',
+            html,
+        ):
             problems.append(f"{page.relative_to(HTML)} loads {heavy} with the page")
     for nb in (HTML / "_sources").rglob("*.ipynb"):
         if where in nb.read_text(encoding="utf-8", errors="replace"):
             problems.append(f"{nb.relative_to(HTML)} shows this machine's path {where}")
     for p in problems:
         print(f"check_build: {p}")
-    print(f"check_build: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "
-          f"{len(problems)} problem(s)")
+    print(
+        f"check_build: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "
+        f"{len(problems)} problem(s)"
+    )
     return 1 if problems else 0
 
 

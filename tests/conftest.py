@@ -1,4 +1,5 @@
 """Shared test settings: a headless matplotlib, a fixed hypothesis profile, one torch thread."""
+
 import os
 
 import pytest
@@ -15,8 +16,13 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 # Deterministic property tests: the same examples on every run (derandomize) and no deadline,
 # since CI runs on 2 shared cores.
-settings.register_profile("book", derandomize=True, deadline=None, max_examples=60,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "book",
+    derandomize=True,
+    deadline=None,
+    max_examples=60,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("book")
 
 
@@ -25,6 +31,7 @@ def one_torch_thread():
     """One PyTorch thread for a test module: tiny models run faster (no thread hand-offs) and
     the same on every machine; the previous setting is restored afterwards."""
     import torch
+
     old = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

@@ -17,6 +17,7 @@ width and mode, and that load also gives tests/test_browser.py its measurement
 (``_browser.audit``). Needs the built book (``make book``) and Chromium with its driver
 (``make test`` installs them).
 """
+
 from __future__ import annotations
 
 import re
@@ -24,12 +25,11 @@ import statistics
 from typing import Any
 
 import pytest
-
-from _browser import (AXE_VERSION, LANGUAGES, MODES, WIDTHS, audit as load, language_of,
-                      page_id, pages)
+from _browser import AXE_VERSION, LANGUAGES, MODES, WIDTHS, language_of, page_id, pages
+from _browser import audit as load
 
 PAGES = [page for language in LANGUAGES for page in pages(language)]
-#: The colour modes each book is audited in (the Korean book: light; see above).
+#: The color modes each book is audited in (the Korean book: light; see above).
 BOOK_MODES = {"en": MODES, "ko": ("light",)}
 #: The targets of issue 22 for a page as opened (the widget runtime loads later, on demand).
 MAX_PAGE_BYTES = 4_000_000
@@ -42,18 +42,26 @@ FAILING_IMPACTS = ("serious", "critical")
 def audit() -> Any:
     """Each page once per (width, mode), lazily (``_browser.audit``): axe's violations, the
     images and widget controls of the page (``_browser.CONTENT_JS``), and its weight."""
+
     def get(page: str, width: int, mode: str) -> dict[str, Any]:
         report = load(page, width, mode)
-        return {"violations": report.violations, "weight": report.data["weight"],
-                **report.content}
+        return {
+            "violations": report.violations,
+            "weight": report.data["weight"],
+            **report.content,
+        }
 
     return get
 
 
 # Width outermost, then mode, then page: a worker switches browser and mode rarely.
-CASES = [pytest.param(page, width, mode, id=page_id(page, width, mode))
-         for width in WIDTHS for mode in MODES for page in PAGES
-         if mode in BOOK_MODES[language_of(page)]]
+CASES = [
+    pytest.param(page, width, mode, id=page_id(page, width, mode))
+    for width in WIDTHS
+    for mode in MODES
+    for page in PAGES
+    if mode in BOOK_MODES[language_of(page)]
+]
 PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in PAGES]
 EN_PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in pages("en")]
 
@@ -67,16 +75,24 @@ def format_violations(violations: list[dict[str, Any]]) -> str:
 
 
 @pytest.mark.parametrize(("page", "width", "mode"), CASES)
-def test_no_serious_or_critical_axe_violations(audit: Any, page: str, width: int,
-                                               mode: str) -> None:
-    bad = [v for v in audit(page, width, mode)["violations"] if v["impact"] in FAILING_IMPACTS]
-    assert bad == [], (f"{page} at {width}px, {mode} mode: axe {AXE_VERSION} WCAG 2.1 AA "
-                       f"violations\n" + format_violations(bad))
+def test_no_serious_or_critical_axe_violations(
+    audit: Any, page: str, width: int, mode: str
+) -> None:
+    bad = [
+        v
+        for v in audit(page, width, mode)["violations"]
+        if v["impact"] in FAILING_IMPACTS
+    ]
+    assert bad == [], (
+        f"{page} at {width}px, {mode} mode: axe {AXE_VERSION} WCAG 2.1 AA "
+        f"violations\n" + format_violations(bad)
+    )
 
 
 #: An alt text that is only a file's name or path says nothing about the figure.
-FILE_NAME = re.compile(r"(^|[/\\])[\w.-]+\.(png|jpe?g|gif|svg|webp)$|^(\.\.?/|_images/|data:)",
-                       re.I)
+FILE_NAME = re.compile(
+    r"(^|[/\\])[\w.-]+\.(png|jpe?g|gif|svg|webp)$|^(\.\.?/|_images/|data:)", re.I
+)
 
 
 def alt_problem(alt: str | None) -> str:
@@ -90,7 +106,7 @@ def alt_problem(alt: str | None) -> str:
     return ""
 
 
-def test_alt_problem_recognises_paths_and_file_names() -> None:
+def test_alt_problem_recognizes_paths_and_file_names() -> None:
     assert alt_problem("Loss falls from 4.2 to 2.1 over 200 steps") == ""
     assert alt_problem("../_images/0a1b2c.png") and alt_problem("figure.PNG")
     assert alt_problem("") and alt_problem("   ") and alt_problem(None)
@@ -102,7 +118,8 @@ def test_every_content_image_has_meaningful_alt(audit: Any, page: str) -> None:
     bad = [(i, alt_problem(i["alt"])) for i in images if alt_problem(i["alt"])]
     assert bad == [], f"{page}: images without a meaningful alt text\n" + "\n".join(
         f"  §{i['section']}{' (widget)' if i['widget'] else ''}: {why} [{i['src']}]"
-        for i, why in bad)
+        for i, why in bad
+    )
 
 
 #: A computed background that lets the page show through.
@@ -118,15 +135,19 @@ def test_dark_mode_puts_no_figure_on_a_light_slab(audit: Any, page: str) -> None
     bad = [i for i in images if i["background"] not in TRANSPARENT]
     assert bad == [], f"{page}: images on a slab in dark mode\n" + "\n".join(
         f"  §{i['section']}{' (widget)' if i['widget'] else ''}: background {i['background']} "
-        f"[{i['src']}]" for i in bad)
+        f"[{i['src']}]"
+        for i in bad
+    )
 
 
 @pytest.mark.parametrize("page", PAGE_CASES)
 def test_every_widget_control_has_an_accessible_name(audit: Any, page: str) -> None:
     controls = audit(page, WIDTHS[0], MODES[0])["controls"]
     bad = [c for c in controls if not c["name"]]
-    assert bad == [], f"{page}: widget controls without an accessible name\n" + "\n".join(
-        f"  §{c['section']}: <{c['tag']}> {c['role']}" for c in bad)
+    assert bad == [], (
+        f"{page}: widget controls without an accessible name\n"
+        + "\n".join(f"  §{c['section']}: <{c['tag']}> {c['role']}" for c in bad)
+    )
 
 
 @pytest.mark.parametrize("page", PAGE_CASES)
@@ -134,7 +155,8 @@ def test_math_is_readable_by_assistive_technology(audit: Any, page: str) -> None
     """MathJax puts a MathML copy of every formula next to its drawing (assistive MathML)."""
     data = audit(page, WIDTHS[0], MODES[0])
     assert data["assistiveMath"] == data["math"], (
-        f"{page}: {data['math']} formulas, {data['assistiveMath']} with assistive MathML")
+        f"{page}: {data['math']} formulas, {data['assistiveMath']} with assistive MathML"
+    )
 
 
 @pytest.mark.parametrize("page", PAGE_CASES)
@@ -142,13 +164,17 @@ def test_page_weight_under_the_limit(audit: Any, page: str) -> None:
     weight = audit(page, WIDTHS[0], MODES[0])["weight"]
     assert weight["bytes"] <= MAX_PAGE_BYTES, (
         f"{page}: {weight['bytes'] / 1e6:.2f} MB in {weight['requests']} requests when opened "
-        f"(limit {MAX_PAGE_BYTES / 1e6:.1f} MB)")
+        f"(limit {MAX_PAGE_BYTES / 1e6:.1f} MB)"
+    )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_median_page_weight(audit: Any, language: str) -> None:
-    weights = [audit(page, WIDTHS[0], MODES[0])["weight"]["bytes"] for page in pages(language)]
+    weights = [
+        audit(page, WIDTHS[0], MODES[0])["weight"]["bytes"] for page in pages(language)
+    ]
     median = statistics.median(weights)
     assert median <= MEDIAN_PAGE_BYTES, (
         f"{language}: median page {median / 1e6:.2f} MB (limit {MEDIAN_PAGE_BYTES / 1e6:.1f} MB); max "
-        f"{max(weights) / 1e6:.2f} MB")
+        f"{max(weights) / 1e6:.2f} MB"
+    )

@@ -1,5 +1,6 @@
 """Chapter 19's look inside the model: attention weights against transformers, head shares on a
 model whose attention is known, the shipped checkpoint's recorded validation loss."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from formulated.analysis import (CHECKPOINT, attention_weights, head_shares,
-                                 load_shakespeare_gpt, pattern_targets)
+from formulated.analysis import (
+    CHECKPOINT,
+    attention_weights,
+    head_shares,
+    load_shakespeare_gpt,
+    pattern_targets,
+)
 from formulated.models.pretrained import to_gpt2_lm_head
 from formulated.models.trainable import GPT, GPTConfig
 from formulated.tokenizers import CharTokenizer
@@ -68,12 +74,14 @@ def test_head_shares_by_hand():
     for name in ("previous character", "last newline", "start of the word"):
         total, count = 0.0, 0
         for s in range(0, len(text) - 1, 8):
-            t = pattern_targets(text[s:s + 8])[name]
+            t = pattern_targets(text[s : s + 8])[name]
             for i, ti in enumerate(t):
                 if i >= 1 and ti >= 0:
                     total, count = total + 1 / (i + 1), count + 1
         assert shares[name]["queries"] == count
-        np.testing.assert_allclose(shares[name]["share"], total / count, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            shares[name]["share"], total / count, rtol=0, atol=1e-12
+        )
         assert shares[name]["chance"] == pytest.approx(total / count, abs=1e-12)
 
 
@@ -95,15 +103,20 @@ def test_attention_weights_out_of_range_id_names_idx(bad, where):
     range in self', or for -1 silently read the last row)."""
     x = torch.tensor([[1, 2], [3, 4]])
     x[where] = bad
-    with pytest.raises(ValueError, match=re.escape(
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
             f"idx: expected token ids in 0..11 (vocabulary size V=12), got {bad} at index "
-            f"{where}")):
+            f"{where}"
+        ),
+    ):
         attention_weights(perturbed(), x)
 
 
 def test_attention_weights_float_or_empty_ids_name_idx():
     with pytest.raises(TypeError, match="idx: expected integer token ids, got dtype"):
         attention_weights(perturbed(), torch.ones(1, 3))
-    with pytest.raises(ValueError,
-                       match=r"idx: expected .* B, n >= 1, got torch\.Size\(\[1, 0\]\)"):
+    with pytest.raises(
+        ValueError, match=r"idx: expected .* B, n >= 1, got torch\.Size\(\[1, 0\]\)"
+    ):
         attention_weights(perturbed(), torch.zeros(1, 0, dtype=torch.long))

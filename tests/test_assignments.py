@@ -5,43 +5,44 @@ The wrong submissions make the common mistakes the hidden tests must reject: a m
 mask, a missing 1/sqrt(D), the unbiased variance in LayerNorm, the tanh form of GELU taken for
 the exact one, 1.702 taken for the best constant of x*sigmoid(a*x).
 """
+
 from __future__ import annotations
 
 import csv
 import shutil
 
 import pytest
-
 from _chapters import ROOT
+
 from booktools import assign, grading, leak_scan
 
 WRONG = {
     "08_attention": {
         # forgets the 1/sqrt(D) of scaled dot-product attention
         "ex-08-3": "def self_attention(X):\n"
-                   "    Q, K, V = X @ ex.QKV_W_QUERY, X @ ex.QKV_W_KEY, X @ ex.QKV_W_VALUE\n"
-                   "    return fg.softmax(Q @ K.T) @ V",
+        "    Q, K, V = X @ ex.QKV_W_QUERY, X @ ex.QKV_W_KEY, X @ ex.QKV_W_VALUE\n"
+        "    return fg.softmax(Q @ K.T) @ V"
     },
     "09_masks": {
         # multiplies the weights by the 0/1 mask instead of adding -inf to the scores
         "ex-09-2": "lengths, n_b, D_b = [5, 3], 5, 4\n"
-                   "Qb, Kb, Vb = (rng.standard_normal((2, n_b, D_b)) for _ in range(3))\n"
-                   "real = np.arange(n_b)[None, :] < np.array(lengths)[:, None]\n"
-                   "mask_b = np.tril(np.ones((n_b, n_b), dtype=bool))[None] & real[:, None, :]\n"
-                   "ours_b = np.stack([(fg.softmax(Qb[b] @ Kb[b].T / np.sqrt(D_b)) * mask_b[b])"
-                   " @ Vb[b] for b in range(2)])",
-        # forgets to renormalise
+        "Qb, Kb, Vb = (rng.standard_normal((2, n_b, D_b)) for _ in range(3))\n"
+        "real = np.arange(n_b)[None, :] < np.array(lengths)[:, None]\n"
+        "mask_b = np.tril(np.ones((n_b, n_b), dtype=bool))[None] & real[:, None, :]\n"
+        "ours_b = np.stack([(fg.softmax(Qb[b] @ Kb[b].T / np.sqrt(D_b)) * mask_b[b])"
+        " @ Vb[b] for b in range(2)])",
+        # forgets to renormalize
         "ex-09-3": "product_w = fg.softmax(ex.MASK_SCALED_SCORES) * np.tril(np.ones((4, 4)))\n"
-                   "renormalized = product_w",
+        "renormalized = product_w",
         # counts n^2/2 and forgets the diagonal
         "ex-09-4": "causal_pairs = 1024 * 1023 // 2\nwasted_fraction = 0.5\n"
-                   "band_pairs = 2048 * 256",
+        "band_pairs = 2048 * 256",
     },
     "11_ffn_gelu": {
         # the tanh approximation taken for GELU
         "ex-11-2": "grid = np.linspace(-3, 0, 300001)\n"
-                   "values = fg.gelu(grid, approximation='tanh')\n"
-                   "x_min, gelu_min = grid[np.argmin(values)], values.min()",
+        "values = fg.gelu(grid, approximation='tanh')\n"
+        "x_min, gelu_min = grid[np.argmin(values)], values.min()",
         # 1.702 believed best for both
         "ex-11-3": "a1 = a2 = 1.702",
     },
@@ -60,21 +61,36 @@ def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
     student = assign.write_assignment(chapter, tmp_path / "out")
     zip_path = assign.autograder_zip_path(tmp_path / "out", chapter)
     answers = grading.solutions(chapter)
-    correct = grading.fill_answers(student, answers, tmp_path / "correct" / student.name)
-    wrong = grading.fill_answers(student, {**answers, **WRONG[stem]},
-                                  tmp_path / "wrong" / student.name)
+    correct = grading.fill_answers(
+        student, answers, tmp_path / "correct" / student.name
+    )
+    wrong = grading.fill_answers(
+        student, {**answers, **WRONG[stem]}, tmp_path / "wrong" / student.name
+    )
     blank = tmp_path / "blank" / student.name
     blank.parent.mkdir()
     shutil.copy(student, blank)
     # A run takes 10-50 s; one that still exceeds 120 s would be retried (grading.grade).
-    table = grading.grade_all([correct, wrong, blank], zip_path, tmp_path / "grades",
-                               timeout=120)
+    table = grading.grade_all(
+        [correct, wrong, blank], zip_path, tmp_path / "grades", timeout=120
+    )
     with table.open() as f:
-        full, partial, zero = ({k: float(v) for k, v in row.items() if k != "submission"}
-                               for row in csv.DictReader(f))
+        full, partial, zero = (
+            {k: float(v) for k, v in row.items() if k != "submission"}
+            for row in csv.DictReader(f)
+        )
     possible = 2 * len(answers)  # every autograded exercise is worth 2 points
-    print(stem, "correct", full["total"], "wrong", partial["total"], "blank", zero["total"],
-          "of", possible)
+    print(
+        stem,
+        "correct",
+        full["total"],
+        "wrong",
+        partial["total"],
+        "blank",
+        zero["total"],
+        "of",
+        possible,
+    )
     assert full["total"] == possible, full
     assert 0 < partial["total"] < possible, partial
     for label in WRONG[stem]:
@@ -83,8 +99,13 @@ def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
 
 
 def _errors(nb) -> list[str]:
-    return [f"{o.get('ename')}: {o.get('evalue')}" for c in nb.cells if c.cell_type == "code"
-            for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    return [
+        f"{o.get('ename')}: {o.get('evalue')}"
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
 
 
 @pytest.mark.parametrize("stem", ["09_masks", "06_tokenization"])
@@ -98,19 +119,29 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     import nbformat
     from nbclient import NotebookClient
 
-    student = assign.write_assignment(ROOT / "chapters" / f"{stem}.md", tmp_path / "out")
+    student = assign.write_assignment(
+        ROOT / "chapters" / f"{stem}.md", tmp_path / "out"
+    )
     elsewhere = tmp_path / "somewhere" / "else"
     elsewhere.mkdir(parents=True)
     copy = elsewhere / student.name
     shutil.copy(student, copy)
     nb = nbformat.read(copy, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(elsewhere)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(elsewhere)}},
+    ).execute()
     assert not _errors(nb), _errors(nb)
-    checks = [o for c in nb.cells if "grader.check(" in c.source for o in c.get("outputs", [])]
+    checks = [
+        o for c in nb.cells if "grader.check(" in c.source for o in c.get("outputs", [])
+    ]
     assert checks, "the grader.check cells should report on the (blank) answers"
     export = next(c for c in nb.cells if "grader.export(" in c.source)
-    assert "run_tests=True" not in export.source, export.source  # export's default: False
+    assert "run_tests=True" not in export.source, (
+        export.source
+    )  # export's default: False
     zips = list(elsewhere.glob("*.zip"))
     assert len(zips) == 1, zips
     assert student.name in zipfile.ZipFile(zips[0]).namelist()
@@ -120,7 +151,9 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
 def test_student_notebook_gives_away_no_solution(stem, tmp_path):
     """Every solution's numbers, sentences and code are scanned for in the student notebook
     (cells and the public tests in its metadata), for this chapter's exercises and later ones."""
-    student = assign.write_assignment(ROOT / "chapters" / f"{stem}.md", tmp_path / "out")
+    student = assign.write_assignment(
+        ROOT / "chapters" / f"{stem}.md", tmp_path / "out"
+    )
     chapters = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
     found = leak_scan.leaks([student], chapters)
     assert not found, "\n".join(found)

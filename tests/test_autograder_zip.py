@@ -17,6 +17,7 @@ and its data are the zip's.  One environment serves every chapter (the zips' ``e
 must agree), and two ``otter run`` at a time share the machine's cores.  The wrong submission
 of each chapter is an empty hand-in (:func:`_empty_hand_in`), which runs in seconds.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,27 +32,42 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
 from _chapters import ROOT
+
 from booktools import assign, grading
 from booktools.exercises import SPECS
 from booktools.wheel import AUTOGRADER_PYTHON, GRADESCOPE_SOURCE, package_wheel
 
 #: Every chapter with an autograded exercise (the others' zips have no tests to run).
-GRADED = [p for p in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md")) if grading.solutions(p)]
+GRADED = [
+    p
+    for p in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
+    if grading.solutions(p)
+]
 
 
 def _clean_env(venv: Path, home: Path) -> dict[str, str]:
     """A process environment in which only ``venv`` provides Python packages and kernels."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTHON", "JUPYTER", "IPYTHON", "VIRTUAL_ENV", "CONDA", "PIP_"))
-           and k not in {"FORMULATED_DATA", "FORMULATED_LIVE", "JPY_SESSION_NAME"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(
+            ("PYTHON", "JUPYTER", "IPYTHON", "VIRTUAL_ENV", "CONDA", "PIP_")
+        )
+        and k not in {"FORMULATED_DATA", "FORMULATED_LIVE", "JPY_SESSION_NAME"}
+    }
     for name in ("jupyter_data", "jupyter_config", "ipython"):
         (home / name).mkdir(parents=True, exist_ok=True)
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv),
-               PYTHONNOUSERSITE="1", JUPYTER_DATA_DIR=str(home / "jupyter_data"),
-               JUPYTER_CONFIG_DIR=str(home / "jupyter_config"), IPYTHONDIR=str(home / "ipython"),
-               MPLBACKEND="Agg", OMP_NUM_THREADS="1")  # two runs at a time on shared cores
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        VIRTUAL_ENV=str(venv),
+        PYTHONNOUSERSITE="1",
+        JUPYTER_DATA_DIR=str(home / "jupyter_data"),
+        JUPYTER_CONFIG_DIR=str(home / "jupyter_config"),
+        IPYTHONDIR=str(home / "ipython"),
+        MPLBACKEND="Agg",
+        OMP_NUM_THREADS="1",
+    )  # two runs at a time on shared cores
     return env
 
 
@@ -68,16 +84,32 @@ def _zip_environment(zip_path: Path, where: Path) -> tuple[Path, dict[str, str]]
     pip = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
     wheel = next(p for p in pip if p.endswith(".whl"))
     assert wheel.startswith(f"{GRADESCOPE_SOURCE}/files/formulated-"), wheel
-    requirements = [p.replace(GRADESCOPE_SOURCE, str(source)) for p in pip
-                    if not p.startswith("--extra-index-url")]
+    requirements = [
+        p.replace(GRADESCOPE_SOURCE, str(source))
+        for p in pip
+        if not p.startswith("--extra-index-url")
+    ]
     venv = where / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = _clean_env(venv, where / "home")
     python = str(venv / "bin" / "python")
     extra = [c for c in conda if not c.startswith(("python", "pip"))]
     # --no-compile: the kernels compile what they import (PyTorch holds thousands of modules)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-compile", *extra,
-                    *requirements], check=True, cwd=where, env=env)
+    subprocess.run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-compile",
+            *extra,
+            *requirements,
+        ],
+        check=True,
+        cwd=where,
+        env=env,
+    )
     return venv, env
 
 
@@ -87,26 +119,42 @@ def _empty_hand_in(student: Path, out: Path) -> Path:
     import nbformat
 
     nb = nbformat.read(student, as_version=4)
-    nb.cells = [c for c in nb.cells if c.cell_type == "code" and (
-        re.search(r"^grader = otter\.Notebook\(", c.source, re.M)
-        or re.match(r"# Exercise \S+: define", c.source))]
+    nb.cells = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code"
+        and (
+            re.search(r"^grader = otter\.Notebook\(", c.source, re.M)
+            or re.match(r"# Exercise \S+: define", c.source)
+        )
+    ]
     out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
     return out
 
 
-def _grade(venv: Path, env: dict[str, str], zip_path: Path, submission: Path,
-           out: Path) -> dict[str, float]:
+def _grade(
+    venv: Path, env: dict[str, str], zip_path: Path, submission: Path, out: Path
+) -> dict[str, float]:
     """``otter run`` of the environment on one submission: points per graded question.  A run
     that hangs (a kernel reply missed; booktools/otter_cli.py is not in the zip's environment)
     is tried once more."""
     out.mkdir(parents=True)
-    cmd = [str(venv / "bin" / "otter"), "run", "--no-logo", "-a", str(zip_path), "-o", str(out),
-           str(submission)]
+    cmd = [
+        str(venv / "bin" / "otter"),
+        "run",
+        "--no-logo",
+        "-a",
+        str(zip_path),
+        "-o",
+        str(out),
+        str(submission),
+    ]
     for attempt in (1, 2):
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=out, env=env,
-                                  timeout=420)
+            done = subprocess.run(
+                cmd, capture_output=True, text=True, cwd=out, env=env, timeout=420
+            )
             break
         except subprocess.TimeoutExpired:
             if attempt == 2:
@@ -138,24 +186,39 @@ def test_every_chapter_grades_from_its_zip_alone(tmp_path):
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(write, GRADED))
     # one environment for all: every zip asks for the same one, with the Python the tests use
-    specs = {stem: zipfile.ZipFile(z).read("environment.yml").decode() for stem, z in zips.items()}
+    specs = {
+        stem: zipfile.ZipFile(z).read("environment.yml").decode()
+        for stem, z in zips.items()
+    }
     assert len(set(specs.values())) == 1, "the zips' environment.yml differ"
     tested = f"{sys.version_info.major}.{sys.version_info.minor}"
     assert AUTOGRADER_PYTHON == tested, (AUTOGRADER_PYTHON, tested)
-    assert f"python={AUTOGRADER_PYTHON}" in next(iter(specs.values())), next(iter(specs.values()))
+    assert f"python={AUTOGRADER_PYTHON}" in next(iter(specs.values())), next(
+        iter(specs.values())
+    )
     written = time.monotonic()
     venv, env = _zip_environment(next(iter(zips.values())), tmp_path / "autograder")
     # the zip's package, its data inside it, not this repository's tree; and the corpus read
     # as chapter 18 reads it (ex-18-3's score does not depend on it, the chapter's cells do)
-    probe = subprocess.run([str(venv / "bin" / "python"), "-c",
-                            "import formulated, formulated.data as d, torch; "
-                            "from formulated.training import load_data; "
-                            "print(formulated.__file__, d.DATA_DIR, torch.__version__, "
-                            "load_data()[0].vocab_size)"],
-                           capture_output=True, text=True, cwd=tmp_path, env=env)
+    probe = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import formulated, formulated.data as d, torch; "
+            "from formulated.training import load_data; "
+            "print(formulated.__file__, d.DATA_DIR, torch.__version__, "
+            "load_data()[0].vocab_size)",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert probe.returncode == 0, probe.stderr[-2000:]
     package, data_dir, torch_version, vocab = probe.stdout.split()
-    assert package.startswith(str(venv)) and data_dir.startswith(str(venv)), probe.stdout
+    assert package.startswith(str(venv)) and data_dir.startswith(str(venv)), (
+        probe.stdout
+    )
     assert str(ROOT) + os.sep not in probe.stdout, probe.stdout
     assert torch_version.startswith("2.13.0") and vocab == "65", probe.stdout
     built = time.monotonic()
@@ -163,37 +226,50 @@ def test_every_chapter_grades_from_its_zip_alone(tmp_path):
     jobs = []
     for chapter in GRADED:
         student, folder = students[chapter.stem], tmp_path / "graded" / chapter.stem
-        right = grading.fill_answers(student, grading.solutions(chapter),
-                                     folder / "solutions" / student.name)
+        right = grading.fill_answers(
+            student, grading.solutions(chapter), folder / "solutions" / student.name
+        )
         wrong = _empty_hand_in(student, folder / "wrong" / student.name)
-        jobs += [(chapter.stem, "solutions", right, folder / "solutions" / "results"),
-                 (chapter.stem, "wrong", wrong, folder / "wrong" / "results")]
+        jobs += [
+            (chapter.stem, "solutions", right, folder / "solutions" / "results"),
+            (chapter.stem, "wrong", wrong, folder / "wrong" / "results"),
+        ]
     # the chapter that trains a model first, so the two workers finish together
     jobs.sort(key=lambda j: j[0] != "18_train_tiny_gpt")
     with ThreadPoolExecutor(2) as pool:
-        scores = list(pool.map(lambda j: _grade(venv, env, zips[j[0]], j[2], j[3]), jobs))
+        scores = list(
+            pool.map(lambda j: _grade(venv, env, zips[j[0]], j[2], j[3]), jobs)
+        )
     graded = time.monotonic()
 
     table, problems = {}, []
     for (stem, kind, _, _), got in zip(jobs, scores):
         table.setdefault(stem, {})[kind] = got
-        full = {label: SPECS[label].points for label in grading.solutions(ROOT / "chapters"
-                                                                          / f"{stem}.md")}
+        full = {
+            label: SPECS[label].points
+            for label in grading.solutions(ROOT / "chapters" / f"{stem}.md")
+        }
         if kind == "solutions" and got != full:
-            problems.append(f"{stem}: the book's solutions score {got}, expected {full}")
+            problems.append(
+                f"{stem}: the book's solutions score {got}, expected {full}"
+            )
         if kind == "wrong" and not sum(got.values()) < sum(full.values()):
             problems.append(f"{stem}: an empty hand-in scores {got} (full: {full})")
     for stem, row in table.items():
-        print(f"{stem}: solutions {sum(row['solutions'].values()):g}, wrong "
-              f"{sum(row['wrong'].values()):g}  {row}")
-    print(f"zips written in {written - start:.0f} s, environment built in {built - written:.0f}"
-          f" s, {len(jobs)} submissions graded in {graded - built:.0f} s")
+        print(
+            f"{stem}: solutions {sum(row['solutions'].values()):g}, wrong "
+            f"{sum(row['wrong'].values()):g}  {row}"
+        )
+    print(
+        f"zips written in {written - start:.0f} s, environment built in {built - written:.0f}"
+        f" s, {len(jobs)} submissions graded in {graded - built:.0f} s"
+    )
     assert not problems, "\n".join(problems)
 
 
 def test_the_wheel_carries_the_data_and_builds_cleanly(tmp_path, capfd):
     """The zips' wheel holds the data the chapters read (formulated/_data/), setuptools builds it
-    without a deprecation warning (the licence as an SPDX string), and the installed package
+    without a deprecation warning (the license as an SPDX string), and the installed package
     finds its data there — not in a repository beside it."""
     from formulated.data import PACKAGED_DATA
 
@@ -202,20 +278,40 @@ def test_the_wheel_carries_the_data_and_builds_cleanly(tmp_path, capfd):
     assert "Deprecat" not in log.out + log.err, (log.out + log.err)[-3000:]
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-        metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        metadata = z.read(
+            next(n for n in names if n.endswith(".dist-info/METADATA"))
+        ).decode()
     assert {f"formulated/_data/{name}" for name in PACKAGED_DATA} <= names
     assert "License-Expression: MIT" in metadata
-    assert wheel.stat().st_size < 2_000_000, wheel.stat().st_size  # the checkpoints stay out
+    assert wheel.stat().st_size < 2_000_000, (
+        wheel.stat().st_size
+    )  # the checkpoints stay out
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "FORMULATED_DATA"}}
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import formulated.data as d; "
-            "print(d.__file__); print(d.DATA_DIR); print(len(d.tiny_shakespeare()))")
-    done = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True,
-                          text=True, cwd=tmp_path, env=env, check=True)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"PYTHONPATH", "FORMULATED_DATA"}
+    }
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import formulated.data as d; "
+        "print(d.__file__); print(d.DATA_DIR); print(len(d.tiny_shakespeare()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(site)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=True,
+    )
     module, data_dir, length = done.stdout.split("\n")[:3]
-    assert module.startswith(str(site)) and data_dir == str(site / "formulated" / "_data")
-    assert int(length) == len((ROOT / "data" / "tinyshakespeare.txt").read_text("utf-8"))
+    assert module.startswith(str(site)) and data_dir == str(
+        site / "formulated" / "_data"
+    )
+    assert int(length) == len(
+        (ROOT / "data" / "tinyshakespeare.txt").read_text("utf-8")
+    )
 
 
 def test_the_data_folder_can_be_named_by_an_environment_variable(tmp_path):
@@ -224,10 +320,21 @@ def test_the_data_folder_can_be_named_by_an_environment_variable(tmp_path):
     (tmp_path / "tinyshakespeare.txt").write_text("To be.", encoding="utf-8")
     code = "import formulated.data as d; print(d.DATA_DIR); print(d.tiny_shakespeare())"
     env = {k: v for k, v in os.environ.items() if k != "FORMULATED_DATA"}
-    given = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           cwd=tmp_path, env={**env, "FORMULATED_DATA": str(tmp_path)},
-                           check=True).stdout.split("\n")
+    given = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "FORMULATED_DATA": str(tmp_path)},
+        check=True,
+    ).stdout.split("\n")
     assert given[:2] == [str(tmp_path), "To be."], given
-    default = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             cwd=tmp_path, env=env, check=True).stdout
+    default = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=True,
+    ).stdout
     assert default.startswith(str(ROOT / "data") + "\n"), default[:200]

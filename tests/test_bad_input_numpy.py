@@ -5,6 +5,7 @@ marked "silent" returned a wrong or NaN result before the checks existed, so the
 code.  Where a check draws a boundary (``eps = 0``, a broadcasting mask, the RoBERTa context),
 the valid side is compared with an independent reference: ``torch`` or ``transformers``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,10 +16,9 @@ import torch
 import torch.nn.functional as F
 
 import formulated as f
-from formulated.sampling import sampling_distribution
-from formulated.models import hf
 from formulated import models as M
-from formulated.models import Config
+from formulated.models import Config, hf
+from formulated.sampling import sampling_distribution
 
 torch.set_num_threads(1)
 TOL = 1e-12
@@ -42,6 +42,7 @@ def t(x: np.ndarray) -> torch.Tensor:
 # ---------------------------------------------------------------------------------------------
 # formulas: softmax and its axis
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("X", [np.zeros(0), np.zeros((2, 0)), np.zeros((0, 3))])
 def test_softmax_rejects_empty_input(X):
@@ -78,8 +79,11 @@ def test_softmax_axis_in_range_matches_torch():
 # formulas: masks must broadcast to the scores without enlarging them (silent before)
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("scores_shape,mask_shape", [((3, 1), (3, 3)), ((3, 3), (2, 3, 3)),
-                                                     ((2, 3, 3), (4, 2, 3, 3))])
+
+@pytest.mark.parametrize(
+    "scores_shape,mask_shape",
+    [((3, 1), (3, 3)), ((3, 3), (2, 3, 3)), ((2, 3, 3), (4, 2, 3, 3))],
+)
 def test_masked_softmax_mask_may_not_enlarge_the_scores(scores_shape, mask_shape):
     # before: masked_softmax(ones((3, 1)), zeros((3, 3))) returned a (3, 3) matrix
     with raises(ValueError, "mask", ".*without enlarging it"):
@@ -112,18 +116,25 @@ def test_multi_head_functions_reject_enlarging_masks():
     W = r.normal(size=(2, 4, 2))
     W_o = r.normal(size=(4, 4))
     with raises(ValueError, "mask"):
-        f.multi_head_self_attention(r.normal(size=(3, 4)), np.zeros((2, 3, 3)), W, W, W, W_o)
+        f.multi_head_self_attention(
+            r.normal(size=(3, 4)), np.zeros((2, 3, 3)), W, W, W, W_o
+        )
     with raises(ValueError, "mask", ".*without enlarging it"):
-        f.multi_head_self_attention_batched(r.normal(size=(2, 3, 4)), np.zeros((5, 3, 3)),
-                                            W, W, W, W_o)
-    with raises(ValueError, "mask", ".*without enlarging it"):  # (B, A, ...) with B = 3 ≠ 2
-        f.multi_head_self_attention_batched(r.normal(size=(2, 3, 4)), np.zeros((3, 1, 3, 3)),
-                                            W, W, W, W_o)
+        f.multi_head_self_attention_batched(
+            r.normal(size=(2, 3, 4)), np.zeros((5, 3, 3)), W, W, W, W_o
+        )
+    with raises(
+        ValueError, "mask", ".*without enlarging it"
+    ):  # (B, A, ...) with B = 3 ≠ 2
+        f.multi_head_self_attention_batched(
+            r.normal(size=(2, 3, 4)), np.zeros((3, 1, 3, 3)), W, W, W, W_o
+        )
 
 
 # ---------------------------------------------------------------------------------------------
 # formulas: attention's scale and kind, empty inputs
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf")])
 def test_attention_scale_must_be_finite(scale):
@@ -153,7 +164,9 @@ def test_attention_numeric_scales_match_torch():
     r = rng(7)
     Q, K, V = r.normal(size=(3, 4)), r.normal(size=(5, 4)), r.normal(size=(5, 2))
     for scale in (0.5, np.float32(0.25), 2, -1.0, 0.0):
-        ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), scale=float(scale)).numpy()
+        ref = F.scaled_dot_product_attention(
+            t(Q), t(K), t(V), scale=float(scale)
+        ).numpy()
         assert np.abs(f.attention(Q, K, V, scale=scale) - ref).max() < TOL
 
 
@@ -167,13 +180,17 @@ def test_attention_rejects_unknown_kind_without_mask(kind):
     with raises(ValueError, "kind"):
         f.multi_head_self_attention(X, None, W, W, W, np.eye(4), kind=kind)
     with raises(ValueError, "kind"):
-        f.multi_head_self_attention_batched(X[None], None, W, W, W, np.eye(4), kind=kind)
+        f.multi_head_self_attention_batched(
+            X[None], None, W, W, W, np.eye(4), kind=kind
+        )
 
 
 @pytest.mark.parametrize("which", ["Q", "K", "V"])
 def test_attention_rejects_empty_inputs(which):
     arrs = {"Q": np.ones((3, 4)), "K": np.ones((5, 4)), "V": np.ones((5, 2))}
-    arrs[which] = {"Q": np.zeros((0, 4)), "K": np.zeros((0, 4)), "V": np.zeros((5, 0))}[which]
+    arrs[which] = {"Q": np.zeros((0, 4)), "K": np.zeros((0, 4)), "V": np.zeros((5, 0))}[
+        which
+    ]
     if which == "K":
         arrs["V"] = np.zeros((0, 2))
     with raises(ValueError, which, " expected a non-empty array"):
@@ -185,7 +202,9 @@ def test_multi_head_self_attention_rejects_no_tokens():
     with raises(ValueError, "X", " expected a non-empty array"):
         f.multi_head_self_attention(np.zeros((0, 4)), None, W, W, W, np.eye(4))
     with raises(ValueError, "X", " expected a non-empty array"):
-        f.multi_head_self_attention_batched(np.zeros((2, 0, 4)), None, W, W, W, np.eye(4))
+        f.multi_head_self_attention_batched(
+            np.zeros((2, 0, 4)), None, W, W, W, np.eye(4)
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +226,9 @@ def test_layer_norm_rejects_empty_input(fn, X):
 @pytest.mark.parametrize("fn", LN)
 @pytest.mark.parametrize("eps", [True, np.bool_(False), "1e-5", None])
 def test_layer_norm_eps_of_wrong_type(fn, eps):
-    with raises(TypeError, "eps", " expected a real number"):  # before: True was read as 1.0
+    with raises(
+        TypeError, "eps", " expected a real number"
+    ):  # before: True was read as 1.0
         fn(np.eye(4), np.ones(4), np.zeros(4), eps=eps)
 
 
@@ -237,16 +258,23 @@ def test_layer_norm_eps_zero_on_varying_rows_matches_torch():
     # with eps = 0 both placements of eps are (x - mu) / sigma
     assert np.abs(f.layer_norm_std_eps(X, gamma, beta, eps=0.0) - ref).max() < 1e-10
     ref32 = F.layer_norm(t(X), (6,), t(gamma), t(beta), eps=1e-5).numpy()
-    assert np.abs(f.layer_norm(X, gamma, beta, eps=np.float32(1e-5)) - ref32).max() < 1e-10
+    assert (
+        np.abs(f.layer_norm(X, gamma, beta, eps=np.float32(1e-5)) - ref32).max() < 1e-10
+    )
 
 
-@pytest.mark.parametrize("logits,targets,name", [
-    (np.zeros((0, 5)), np.zeros(0, dtype=int), "logits"),
-    (np.zeros((2, 0)), np.zeros(2, dtype=int), "logits"),
-    (np.zeros((2, 0, 5)), np.zeros((2, 0), dtype=int), "logits"),
-])
+@pytest.mark.parametrize(
+    "logits,targets,name",
+    [
+        (np.zeros((0, 5)), np.zeros(0, dtype=int), "logits"),
+        (np.zeros((2, 0)), np.zeros(2, dtype=int), "logits"),
+        (np.zeros((2, 0, 5)), np.zeros((2, 0), dtype=int), "logits"),
+    ],
+)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_cross_entropy_from_logits_rejects_empty_input(logits, targets, name, reduction):
+def test_cross_entropy_from_logits_rejects_empty_input(
+    logits, targets, name, reduction
+):
     # before: mean of no losses = NaN (RuntimeWarning); V = 0 gave "ids in 0..-1"
     with raises(ValueError, name):
         f.cross_entropy_from_logits(logits, targets, reduction=reduction)
@@ -254,7 +282,9 @@ def test_cross_entropy_from_logits_rejects_empty_input(logits, targets, name, re
 
 def test_cross_entropy_reduction_checked_first_and_empty_y():
     with raises(ValueError, "reduction"):
-        f.cross_entropy_from_logits(np.zeros((0, 5)), np.zeros(0, dtype=int), reduction=None)
+        f.cross_entropy_from_logits(
+            np.zeros((0, 5)), np.zeros(0, dtype=int), reduction=None
+        )
     with raises(ValueError, "y", " expected a non-empty array"):
         f.cross_entropy(np.zeros(0), np.zeros(0))
 
@@ -266,9 +296,18 @@ def test_cross_entropy_reduction_checked_first_and_empty_y():
 CFG = Config(V=7, n_ctx=6, H=8, A=2, L=2)
 
 
-@pytest.mark.parametrize("bad", [dict(bos_id=-1), dict(bos_id=1.7), dict(eos_id=np.int64(-2)),
-                                 dict(mask_id=-5), dict(mask_id=None), dict(mask_id="x"),
-                                 dict(mask_id=True)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(bos_id=-1),
+        dict(bos_id=1.7),
+        dict(eos_id=np.int64(-2)),
+        dict(mask_id=-5),
+        dict(mask_id=None),
+        dict(mask_id="x"),
+        dict(mask_id=True),
+    ],
+)
 def test_roberta_input_special_ids(bad):
     ids = {"bos_id": 0, "eos_id": 2, "mask_id": 3} | bad
     (name,) = bad
@@ -312,7 +351,9 @@ def test_model_eps_numpy_scalar_is_accepted():
 
 
 def test_models_reject_empty_token_lists():
-    with raises(ValueError, "x", " expected at least one token"):  # before: "float64 ids"
+    with raises(
+        ValueError, "x", " expected at least one token"
+    ):  # before: "float64 ids"
         M.gpt([], M.init_gpt(CFG))
 
 
@@ -320,10 +361,16 @@ def _block(seed: int = 0, biases: bool = True) -> M.Block:
     return M.init_gpt(CFG, seed, attention_biases=biases).blocks[0]
 
 
-@pytest.mark.parametrize("field,value", [
-    ("b_q", np.zeros((2, 1))), ("b_k", np.zeros((2, 5))), ("b_v", np.zeros(4)),
-    ("b_o", np.zeros(1)), ("b_o", np.zeros((1, 8))),
-])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("b_q", np.zeros((2, 1))),
+        ("b_k", np.zeros((2, 5))),
+        ("b_v", np.zeros(4)),
+        ("b_o", np.zeros(1)),
+        ("b_o", np.zeros((1, 8))),
+    ],
+)
 def test_biased_attention_rejects_bias_shapes(field, value):
     blk = dataclasses.replace(_block(), **{field: value})
     X = rng(14).normal(size=(3, 8))
@@ -341,24 +388,40 @@ def test_biased_attention_rejects_non_finite_biases(field):
     bad = getattr(blk, field).copy()
     bad.flat[0] = np.nan
     X = rng(15).normal(size=(3, 8))
-    with raises(ValueError, f"blk.{field}", " expected finite values"):  # before: NaN output
-        M.multi_head_self_attention_biased(X, None, dataclasses.replace(blk, **{field: bad}))
+    with raises(
+        ValueError, f"blk.{field}", " expected finite values"
+    ):  # before: NaN output
+        M.multi_head_self_attention_biased(
+            X, None, dataclasses.replace(blk, **{field: bad})
+        )
 
 
 def test_biased_attention_matches_torch_with_biases():
     """The valid path: torch's MultiheadAttention with in/out biases gives the same output."""
     A, H, D, n = 2, 8, 4, 3
     r = rng(16)
-    blk = dataclasses.replace(_block(), b_q=r.normal(size=(A, D)), b_k=r.normal(size=(A, D)),
-                              b_v=r.normal(size=(A, D)), b_o=r.normal(size=H))
+    blk = dataclasses.replace(
+        _block(),
+        b_q=r.normal(size=(A, D)),
+        b_k=r.normal(size=(A, D)),
+        b_v=r.normal(size=(A, D)),
+        b_o=r.normal(size=H),
+    )
     X = r.normal(size=(n, H))
-    mha = torch.nn.MultiheadAttention(H, A, bias=True, batch_first=True, dtype=torch.float64)
+    mha = torch.nn.MultiheadAttention(
+        H, A, bias=True, batch_first=True, dtype=torch.float64
+    )
     with torch.no_grad():
+
         def rows(W: np.ndarray) -> torch.Tensor:  # (A, H, D) -> Linear weight (A*D, H)
             return t(W.transpose(1, 0, 2).reshape(H, A * D).T)
-        mha.in_proj_weight.copy_(torch.cat([rows(blk.W_q), rows(blk.W_k), rows(blk.W_v)]))
-        mha.in_proj_bias.copy_(t(np.concatenate([blk.b_q.ravel(), blk.b_k.ravel(),
-                                                 blk.b_v.ravel()])))
+
+        mha.in_proj_weight.copy_(
+            torch.cat([rows(blk.W_q), rows(blk.W_k), rows(blk.W_v)])
+        )
+        mha.in_proj_bias.copy_(
+            t(np.concatenate([blk.b_q.ravel(), blk.b_k.ravel(), blk.b_v.ravel()]))
+        )
         mha.out_proj.weight.copy_(t(blk.W_o.T))
         mha.out_proj.bias.copy_(t(blk.b_o))
         ref = mha(t(X)[None], t(X)[None], t(X)[None], need_weights=False)[0][0].numpy()
@@ -382,7 +445,9 @@ def test_blocks_reject_a_missing_block_and_a_wrong_width():
     for fn in (M.block_post_ln, M.block_pre_ln):  # (X, blk, mask)
         with raises(TypeError, "blk", " expected a Block"):  # before: AttributeError
             fn(X, None, None)
-        with raises(ValueError, "X", r" expected shape \(any, 8\)"):  # not "W_q" or "gamma"
+        with raises(
+            ValueError, "X", r" expected shape \(any, 8\)"
+        ):  # not "W_q" or "gamma"
             fn(X[:, :5], _block(), None)
     for blk in (_block(), _block(biases=False)):  # (X, mask, blk), both paths
         with raises(ValueError, "X", r" expected shape \(any, 8\)"):
@@ -395,10 +460,19 @@ def test_block_relu_ffn_matches_torch():
     """The ffn="relu" path (000's BERT box) of a post-LN block, rebuilt from torch ops."""
     X, blk = rng(19).normal(size=(3, 8)), _block(biases=False)
     Xt = t(X)
-    heads = [F.scaled_dot_product_attention(Xt @ t(blk.W_q[i]), Xt @ t(blk.W_k[i]),
-                                            Xt @ t(blk.W_v[i])) for i in range(2)]
-    Xp = F.layer_norm(torch.cat(heads, -1) @ t(blk.W_o) + Xt, (8,), t(blk.gamma_1),
-                      t(blk.beta_1), eps=1e-5)
+    heads = [
+        F.scaled_dot_product_attention(
+            Xt @ t(blk.W_q[i]), Xt @ t(blk.W_k[i]), Xt @ t(blk.W_v[i])
+        )
+        for i in range(2)
+    ]
+    Xp = F.layer_norm(
+        torch.cat(heads, -1) @ t(blk.W_o) + Xt,
+        (8,),
+        t(blk.gamma_1),
+        t(blk.beta_1),
+        eps=1e-5,
+    )
     ffn = torch.relu(Xp @ t(blk.W_1) + t(blk.b_1)) @ t(blk.W_2) + t(blk.b_2)
     ref = F.layer_norm(ffn + Xp, (8,), t(blk.gamma_2), t(blk.beta_2), eps=1e-5).numpy()
     assert np.abs(M.block_post_ln(X, blk, None, ffn="relu") - ref).max() < 1e-12
@@ -408,9 +482,12 @@ def test_block_relu_ffn_matches_torch():
 # models: check_params
 # ---------------------------------------------------------------------------------------------
 
+
 def _poison(params, path: str, value=np.nan):
     """A deep enough copy of ``params`` with one entry of the array at ``path`` set to ``value``."""
-    p = dataclasses.replace(params, blocks=[dataclasses.replace(b) for b in params.blocks])
+    p = dataclasses.replace(
+        params, blocks=[dataclasses.replace(b) for b in params.blocks]
+    )
     if path.startswith("blocks"):
         l, name = int(path[7]), path.split(".")[1]
         arr = getattr(p.blocks[l], name).copy()
@@ -423,10 +500,17 @@ def _poison(params, path: str, value=np.nan):
     return p
 
 
-@pytest.mark.parametrize("init,path", [
-    (M.init_gpt, "W_e"), (M.init_gpt, "W_p"), (M.init_gpt2, "gamma_f"),
-    (M.init_gpt, "blocks[1].b_2"), (M.init_gpt, "blocks[0].W_q"), (M.init_bert, "w_B"),
-])
+@pytest.mark.parametrize(
+    "init,path",
+    [
+        (M.init_gpt, "W_e"),
+        (M.init_gpt, "W_p"),
+        (M.init_gpt2, "gamma_f"),
+        (M.init_gpt, "blocks[1].b_2"),
+        (M.init_gpt, "blocks[0].W_q"),
+        (M.init_bert, "w_B"),
+    ],
+)
 @pytest.mark.parametrize("value", [np.nan, np.inf])
 def test_check_params_names_non_finite_parameters(init, path, value):
     params = _poison(init(CFG), path, value)
@@ -448,14 +532,21 @@ def test_check_params_structure():
         M.check_params(dataclasses.replace(p, blocks=None))
     with raises(TypeError, "params.blocks[0]", " expected a Block, got NoneType"):
         M.check_params(dataclasses.replace(p, blocks=[None, None]))
-    listed = dataclasses.replace(p, blocks=[dataclasses.replace(p.blocks[0],
-                                                                W_q=p.blocks[0].W_q.tolist()),
-                                            p.blocks[1]])
+    listed = dataclasses.replace(
+        p,
+        blocks=[
+            dataclasses.replace(p.blocks[0], W_q=p.blocks[0].W_q.tolist()),
+            p.blocks[1],
+        ],
+    )
     with raises(TypeError, "params.blocks[0].W_q", " expected a NumPy array, got list"):
         M.check_params(listed)
-    missing = dataclasses.replace(p, blocks=[p.blocks[0], dataclasses.replace(p.blocks[1],
-                                                                              b_1=None)])
-    with raises(TypeError, "params.blocks[1].b_1", " expected a NumPy array, got NoneType"):
+    missing = dataclasses.replace(
+        p, blocks=[p.blocks[0], dataclasses.replace(p.blocks[1], b_1=None)]
+    )
+    with raises(
+        TypeError, "params.blocks[1].b_1", " expected a NumPy array, got NoneType"
+    ):
         M.check_params(missing)
     with raises(TypeError, "params.gamma_f"):
         M.check_params(dataclasses.replace(M.init_gpt2(CFG), gamma_f=[1.0] * 8))
@@ -463,19 +554,33 @@ def test_check_params_structure():
 
 def test_check_params_bias_shapes():
     p = M.init_gpt(CFG, attention_biases=True)
-    bad = dataclasses.replace(p, blocks=[dataclasses.replace(p.blocks[0], b_q=np.zeros((2, 1))),
-                                         p.blocks[1]])
-    with pytest.raises(ValueError, match=r"^params\.blocks\[0\]\.b_q .*: expected shape "
-                                         r"\(2, 4\), got \(2, 1\)"):
+    bad = dataclasses.replace(
+        p, blocks=[dataclasses.replace(p.blocks[0], b_q=np.zeros((2, 1))), p.blocks[1]]
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^params\.blocks\[0\]\.b_q .*: expected shape "
+        r"\(2, 4\), got \(2, 1\)",
+    ):
         M.check_params(bad)
 
 
-@pytest.mark.parametrize("pad_id,exc", [("1", TypeError), (1.0, TypeError), (True, TypeError),
-                                        (-1, ValueError), (7, ValueError)])
+@pytest.mark.parametrize(
+    "pad_id,exc",
+    [
+        ("1", TypeError),
+        (1.0, TypeError),
+        (True, TypeError),
+        (-1, ValueError),
+        (7, ValueError),
+    ],
+)
 def test_check_params_roberta_pad_id(pad_id, exc):
     # before: pad_id="1" or -1 were accepted and never matched any id
     with raises(exc, "params.pad_id"):
-        M.roberta_probabilities([2, 3], dataclasses.replace(M.init_roberta(CFG), pad_id=pad_id))
+        M.roberta_probabilities(
+            [2, 3], dataclasses.replace(M.init_roberta(CFG), pad_id=pad_id)
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,18 +592,32 @@ HF_CFG = Config(V=20, n_ctx=8, H=8, A=2, L=2)
 
 @pytest.fixture(scope="module")
 def models():
-    return {kind: hf.tiny_model(kind, HF_CFG, seed=1) for kind in ("gpt2", "bert", "roberta")}
+    return {
+        kind: hf.tiny_model(kind, HF_CFG, seed=1)
+        for kind in ("gpt2", "bert", "roberta")
+    }
 
 
-@pytest.mark.parametrize("x,exc,rest", [
-    ([1.7, 2.9], TypeError, " expected integer token ids"),  # silent: read as [1, 2]
-    ([1, -1], ValueError, r" expected token ids in 0\.\.19"),
-    ([1, 20], ValueError, r" expected token ids in 0\.\.19"),
-    (np.ones(9, dtype=int), ValueError, r" expected a sequence of at most n_ctx=8"),
-    ([], ValueError, " expected at least one token"),
-    (np.ones((1, 1, 2), dtype=int), ValueError, " expected 1 or 2 dimension"),  # silent
-    ("12", TypeError, " expected integer token ids"),
-])
+@pytest.mark.parametrize(
+    "x,exc,rest",
+    [
+        (
+            [1.7, 2.9],
+            TypeError,
+            " expected integer token ids",
+        ),  # silent: read as [1, 2]
+        ([1, -1], ValueError, r" expected token ids in 0\.\.19"),
+        ([1, 20], ValueError, r" expected token ids in 0\.\.19"),
+        (np.ones(9, dtype=int), ValueError, r" expected a sequence of at most n_ctx=8"),
+        ([], ValueError, " expected at least one token"),
+        (
+            np.ones((1, 1, 2), dtype=int),
+            ValueError,
+            " expected 1 or 2 dimension",
+        ),  # silent
+        ("12", TypeError, " expected integer token ids"),
+    ],
+)
 def test_hf_probabilities_checks_ids(models, x, exc, rest):
     with raises(exc, "x", rest):
         hf.hf_probabilities(models["gpt2"], x)
@@ -524,7 +643,9 @@ def test_hf_probabilities_context_boundary_matches_the_model(models):
         m = models[kind]
         x = rng(20).integers(2, HF_CFG.V, size=HF_CFG.n_ctx)
         with torch.no_grad():
-            ref = torch.softmax(m(input_ids=torch.as_tensor(x)[None]).logits[0], -1).numpy()
+            ref = torch.softmax(
+                m(input_ids=torch.as_tensor(x)[None]).logits[0], -1
+            ).numpy()
         assert np.abs(hf.hf_probabilities(m, x) - ref).max() < TOL
         with raises(ValueError, "x", ".*n_ctx=8"):
             hf.hf_probabilities(m, np.append(x, 2))
@@ -535,16 +656,26 @@ def test_hf_probabilities_rejects_a_non_model():
         hf.hf_probabilities(None, [1, 2])
 
 
-@pytest.mark.parametrize("window,exc", [(0, ValueError), (-1, ValueError), ("x", TypeError),
-                                        (2.0, TypeError)])
+@pytest.mark.parametrize(
+    "window,exc",
+    [(0, ValueError), (-1, ValueError), ("x", TypeError), (2.0, TypeError)],
+)
 def test_tiny_model_window(window, exc):
     # before: gpt-neo built with window 0 or -1
     with raises(exc, "window"):
         hf.tiny_model("gpt-neo", HF_CFG, window=window)
 
 
-@pytest.mark.parametrize("scale,exc", [(float("nan"), ValueError), (float("inf"), ValueError),
-                                       (-0.1, ValueError), ("0.3", TypeError), (None, TypeError)])
+@pytest.mark.parametrize(
+    "scale,exc",
+    [
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (-0.1, ValueError),
+        ("0.3", TypeError),
+        (None, TypeError),
+    ],
+)
 def test_randomize_scale(models, scale, exc):
     # before: scale=nan made every weight NaN
     with raises(exc, "scale"):
@@ -558,8 +689,17 @@ def test_randomize_seed_and_model():
         hf.randomize_(None)
 
 
-@pytest.mark.parametrize("omission", ["token_type", "mlm_head", "segment_labels",
-                                      "position_offset", "relu", "output_bias"])
+@pytest.mark.parametrize(
+    "omission",
+    [
+        "token_type",
+        "mlm_head",
+        "segment_labels",
+        "position_offset",
+        "relu",
+        "output_bias",
+    ],
+)
 def test_box_variant_rejects_omissions_of_another_model(models, omission):
     params, opts = hf.from_gpt2(models["gpt2"])
     # before: TypeError/AttributeError from dataclasses, or "relu" added an option gpt2 rejects
@@ -575,12 +715,18 @@ def test_box_variant_rejects_segment_labels_on_roberta(models):
         hf.box_variant(models["roberta"], params, opts, "bias")
 
 
-@pytest.mark.parametrize("kwargs,exc,name", [
-    (dict(n=9), ValueError, "n"), (dict(n=0), ValueError, "n"), (dict(n=-1), ValueError, "n"),
-    (dict(n=1.5), TypeError, "n"), (dict(seed=-1), ValueError, "seed"),
-    (dict(config=Config(V=2, n_ctx=8, H=8, A=2, L=2)), ValueError, "config.V"),
-    (dict(config={"V": 5}), TypeError, "config"),
-])
+@pytest.mark.parametrize(
+    "kwargs,exc,name",
+    [
+        (dict(n=9), ValueError, "n"),
+        (dict(n=0), ValueError, "n"),
+        (dict(n=-1), ValueError, "n"),
+        (dict(n=1.5), TypeError, "n"),
+        (dict(seed=-1), ValueError, "seed"),
+        (dict(config=Config(V=2, n_ctx=8, H=8, A=2, L=2)), ValueError, "config.V"),
+        (dict(config={"V": 5}), TypeError, "config"),
+    ],
+)
 def test_omission_effects_arguments(kwargs, exc, name):
     args = dict(config=HF_CFG) | kwargs
     with raises(exc, name):
@@ -611,33 +757,50 @@ def test_sampling_distribution_at_a_tiny_temperature_is_the_one_hot_limit(as_ten
 
 def test_cross_entropy_refuses_a_y_hat_that_is_not_a_distribution():
     y = np.array([[0.0, 1.0, 0.0]])
-    with raises(ValueError, "y_hat", r" expected a probability distribution in every row "
-                                     r"\(summing to 1 along the last axis\), got a row "
-                                     r"summing to 2\.7"):
+    with raises(
+        ValueError,
+        "y_hat",
+        r" expected a probability distribution in every row "
+        r"\(summing to 1 along the last axis\), got a row "
+        r"summing to 2\.7",
+    ):
         f.cross_entropy(y, np.array([[0.9, 0.9, 0.9]]))
     # a float32 softmax (rows summing to 1 within float32 rounding) is a distribution
-    y_hat = torch.softmax(torch.randn(4, 7, generator=torch.Generator().manual_seed(0)), -1)
+    y_hat = torch.softmax(
+        torch.randn(4, 7, generator=torch.Generator().manual_seed(0)), -1
+    )
     y4 = np.eye(7)[[1, 3, 0, 6]]
-    ref = F.cross_entropy(torch.log(y_hat.double()), torch.tensor([1, 3, 0, 6]),
-                          reduction="none")
+    ref = F.cross_entropy(
+        torch.log(y_hat.double()), torch.tensor([1, 3, 0, 6]), reduction="none"
+    )
     assert np.abs(f.cross_entropy(y4, y_hat.numpy()) - ref.numpy()).max() < 1e-6
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: f.softmax([[1.0, 2.0], [3.0]]), "X"),
-    (lambda: f.cross_entropy([[0.0, 1.0], [1.0, 0.0]], [[0.5, 0.5], [1.0]]), "y_hat"),
-    (lambda: f.embed([[0, 1], [1]], np.eye(3)), "ids"),
-    (lambda: f.attention([[1.0, 0.0], [0.0]], np.eye(2), np.eye(2)), "Q"),
-    # issue 33: these read the argument (np.size, np.asarray) before the shared converter
-    (lambda: M.gpt2_probabilities([[1, 2], [3]], M.init_gpt2(CFG)), "x"),
-    (lambda: M.gpt3_probabilities([[1, 2], [3]], M.init_gpt3(CFG)), "x"),
-    (lambda: f.masked_softmax(np.zeros((2, 2)), [[0.0, 0.0], [0.0]]), "mask"),
-    (lambda: sampling_distribution([[1.0, 2.0], [3.0]]), "z"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: f.softmax([[1.0, 2.0], [3.0]]), "X"),
+        (
+            lambda: f.cross_entropy([[0.0, 1.0], [1.0, 0.0]], [[0.5, 0.5], [1.0]]),
+            "y_hat",
+        ),
+        (lambda: f.embed([[0, 1], [1]], np.eye(3)), "ids"),
+        (lambda: f.attention([[1.0, 0.0], [0.0]], np.eye(2), np.eye(2)), "Q"),
+        # issue 33: these read the argument (np.size, np.asarray) before the shared converter
+        (lambda: M.gpt2_probabilities([[1, 2], [3]], M.init_gpt2(CFG)), "x"),
+        (lambda: M.gpt3_probabilities([[1, 2], [3]], M.init_gpt3(CFG)), "x"),
+        (lambda: f.masked_softmax(np.zeros((2, 2)), [[0.0, 0.0], [0.0]]), "mask"),
+        (lambda: sampling_distribution([[1.0, 2.0], [3.0]]), "z"),
+    ],
+)
 def test_a_ragged_batch_names_the_argument(call, name):
-    with raises(ValueError, name, r" expected a rectangular array \(every row of the same "
-                                  r"length\), got a ragged nested sequence with rows of "
-                                  r"lengths \[1, 2\]"):
+    with raises(
+        ValueError,
+        name,
+        r" expected a rectangular array \(every row of the same "
+        r"length\), got a ragged nested sequence with rows of "
+        r"lengths \[1, 2\]",
+    ):
         call()
 
 
@@ -645,9 +808,13 @@ def test_a_tensor_that_requires_grad_is_refused_and_a_detached_one_read():
     """Issue 33: the NumPy formulas used to detach a tensor that requires grad, so a reader who
     expected gradients got none, silently; now it is refused, naming the argument.  A tensor
     without gradient (detached, or an integer one) is still read as its values."""
-    X = torch.randn(3, 5, requires_grad=True, generator=torch.Generator().manual_seed(1))
-    grad = (r" expected a NumPy array or a tensor without gradient; got a tensor that requires "
-            r"grad .* call \.detach\(\) first")
+    X = torch.randn(
+        3, 5, requires_grad=True, generator=torch.Generator().manual_seed(1)
+    )
+    grad = (
+        r" expected a NumPy array or a tensor without gradient; got a tensor that requires "
+        r"grad .* call \.detach\(\) first"
+    )
     with raises(TypeError, "X", grad):
         f.softmax(X)
     with raises(TypeError, "gamma", grad):
@@ -656,8 +823,13 @@ def test_a_tensor_that_requires_grad_is_refused_and_a_detached_one_read():
         f.embed([0, 2], torch.ones(3, 4, requires_grad=True))
     ref = torch.softmax(X.detach().double(), -1).numpy()
     assert np.abs(f.softmax(X.detach()) - ref).max() < 1e-7  # float32 in, float32 out
-    assert np.abs(f.layer_norm(X.detach(), torch.ones(5), np.zeros(5))
-                  - F.layer_norm(X.detach(), (5,)).numpy()).max() < 1e-6
+    assert (
+        np.abs(
+            f.layer_norm(X.detach(), torch.ones(5), np.zeros(5))
+            - F.layer_norm(X.detach(), (5,)).numpy()
+        ).max()
+        < 1e-6
+    )
     # sampling computes in torch when given a tensor, so the graph is kept, not refused
     z = torch.tensor([1.0, 2.0, 0.5], requires_grad=True)
     sampling_distribution(z, temperature=0.5)[1].backward()

@@ -1,5 +1,6 @@
 """The Binder configuration (.binder/), checked offline: repo2docker's layout, pinned CPU PyTorch,
 the post-build step that installs the book and its JupyterLab settings, and the launch URL."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-
 from _chapters import ROOT
+
 from booktools import launch
 
 BINDER = ROOT / ".binder"
@@ -45,7 +46,9 @@ def test_pytorch_is_the_pinned_cpu_build():
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in reqs
     # The constraints file is found relative to requirements.txt (pip resolves -c that way).
     constraint = next(r for r in reqs if r.startswith("-c "))
-    assert (BINDER / constraint[3:]).resolve() == (ROOT / ".ci/constraints.txt").resolve()
+    assert (BINDER / constraint[3:]).resolve() == (
+        ROOT / ".ci/constraints.txt"
+    ).resolve()
 
 
 def test_runtime_is_the_python_the_pins_were_made_with():
@@ -57,8 +60,12 @@ def test_post_build_installs_the_book_and_its_lab_settings():
     post = BINDER / "postBuild"
     assert os.access(post, os.X_OK), "postBuild must be executable"
     if shutil.which("git") and (ROOT / ".git").exists():  # ... in the repository too
-        staged = subprocess.run(["git", "ls-files", "-s", ".binder/postBuild"], cwd=ROOT,
-                                capture_output=True, text=True).stdout
+        staged = subprocess.run(
+            ["git", "ls-files", "-s", ".binder/postBuild"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout
         assert staged.startswith("100755"), f"git records postBuild as {staged[:6]!r}"
     text = post.read_text()
     assert text.startswith("#!/bin/bash") and "set -euo pipefail" in text
@@ -72,10 +79,17 @@ def test_post_build_installs_the_book_and_its_lab_settings():
 
 def test_post_build_lab_step_runs_offline(tmp_path):
     """The step postBuild runs, into a scratch prefix: the default-viewer override lands."""
-    out = subprocess.run([sys.executable, "-c",
-                          "import sys; from booktools import lab; "
-                          f"[print(p) for p in lab.install({str(tmp_path)!r})]"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from booktools import lab; "
+            f"[print(p) for p in lab.install({str(tmp_path)!r})]",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     overrides = tmp_path / "share/jupyter/lab/settings/overrides.json"
     assert str(overrides) in out.stdout and "Jupytext Notebook" in overrides.read_text()
 
@@ -87,7 +101,9 @@ def test_the_launch_url_opens_a_chapter_in_the_notebook_view():
     assert (ROOT / "chapters/11_ffn_gelu.md").is_file()
 
 
-@pytest.mark.parametrize("name", ["jupyterlab", "jupyterlab_myst", "jupytext", "ipywidgets"])
+@pytest.mark.parametrize(
+    "name", ["jupyterlab", "jupyterlab_myst", "jupytext", "ipywidgets"]
+)
 def test_lab_packages_are_pinned(name):
     """Binder installs the same JupyterLab, MyST and jupytext versions as `make`."""
     assert _constraint(name)

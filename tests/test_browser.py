@@ -2,7 +2,7 @@
 
 For every page of the table of contents, in English and in Korean (``ko/``, issue 25): no
 clipped display math, no table or page overflow, no console errors or failed requests, every
-widget labelled, a note on every static widget, inline code wrapped at its separators only, at
+widget labeled, a note on every static widget, inline code wrapped at its separators only, at
 1280 px no printed output to scroll sideways; the words the page's script writes (the static
 note, the wide-table hint) in the page's language.
 And once: ``make live``'s servers (:class:`booktools.live.LiveBook`), live code on
@@ -11,15 +11,25 @@ chapter 11, the GELU slider moved, the plot redrawn.
 Needs the built book (``make book`` first; CI runs it before ``make test``) and
 ``apt-get install chromium chromium-driver``; a missing one fails with that message.
 """
+
 from __future__ import annotations
 
 import time
 from typing import Any
 
 import pytest
-
-from _browser import (LANGUAGES, WIDTHS, PageReport, audit, browsers, language_of, new_driver,
-                      page_id, pages, require_book)
+from _browser import (
+    LANGUAGES,
+    WIDTHS,
+    PageReport,
+    audit,
+    browsers,
+    language_of,
+    new_driver,
+    page_id,
+    pages,
+    require_book,
+)
 
 PAGES = [page for language in LANGUAGES for page in pages(language)]
 
@@ -34,21 +44,28 @@ def site() -> str:
 def reports() -> Any:
     """Each page measured once per width (in light mode; tests/test_a11y.py's axe audit comes
     from the same load), lazily; the tests below read the same report."""
+
     def get(page: str, width: int) -> PageReport:
         return audit(page, width, "light")
 
     return get
 
 
-CASES = [pytest.param(page, width, id=page_id(page, width))
-         for width in WIDTHS for page in PAGES]
+CASES = [
+    pytest.param(page, width, id=page_id(page, width))
+    for width in WIDTHS
+    for page in PAGES
+]
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
-def test_no_console_errors_or_failed_requests(reports: Any, page: str, width: int) -> None:
+def test_no_console_errors_or_failed_requests(
+    reports: Any, page: str, width: int
+) -> None:
     report = reports(page, width)
     assert report.console == [], f"{page} at {width}px: console errors\n" + "\n".join(
-        report.console)
+        report.console
+    )
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
@@ -56,12 +73,22 @@ def test_page_does_not_scroll_sideways(reports: Any, page: str, width: int) -> N
     data = reports(page, width).data
     # A phone's layout viewport grows to the widest content, so the width asked for is the bound.
     assert data["pageWidth"] <= min(width, data["innerWidth"]), (
-        f"{page} at {width}px is {data['pageWidth']}px wide in a {width}px window")
-    assert data["headings"] == [], f"{page} at {width}px: headings past the edge\n" + "\n".join(
-        f"  §{h['section']}: {h['text']!r} to x={h['right']}" for h in data["headings"])
-    assert data["sticking"] == [], f"{page} at {width}px: cut off at the right edge\n" + "\n".join(
-        f"  §{e['section']}: <{e['tag']} class={e['cls']!r}> to x={e['right']}: {e['text']!r}"
-        for e in data["sticking"])
+        f"{page} at {width}px is {data['pageWidth']}px wide in a {width}px window"
+    )
+    assert data["headings"] == [], (
+        f"{page} at {width}px: headings past the edge\n"
+        + "\n".join(
+            f"  §{h['section']}: {h['text']!r} to x={h['right']}"
+            for h in data["headings"]
+        )
+    )
+    assert data["sticking"] == [], (
+        f"{page} at {width}px: cut off at the right edge\n"
+        + "\n".join(
+            f"  §{e['section']}: <{e['tag']} class={e['cls']!r}> to x={e['right']}: {e['text']!r}"
+            for e in data["sticking"]
+        )
+    )
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
@@ -70,70 +97,110 @@ def test_display_math_not_clipped(reports: Any, page: str, width: int) -> None:
     data = reports(page, width).data
     bad = [m for m in data["math"] if width >= 1000 or not m["scrolls"]]
     if width >= 1000:  # on a desktop nothing needs the phone's smaller size
-        assert data["shrunk"] == 0, f"{page} at {width}px: {data['shrunk']} equation(s) shrunk"
-    assert bad == [], f"{page} at {width}px: display math wider than its box\n" + "\n".join(
-        f"  §{m['section']}: needs {m['need']}px, has {m['have']}px (scrolls: {m['scrolls']}): "
-        f"{m['tex']}" for m in bad)
+        assert data["shrunk"] == 0, (
+            f"{page} at {width}px: {data['shrunk']} equation(s) shrunk"
+        )
+    assert bad == [], (
+        f"{page} at {width}px: display math wider than its box\n"
+        + "\n".join(
+            f"  §{m['section']}: needs {m['need']}px, has {m['have']}px (scrolls: {m['scrolls']}): "
+            f"{m['tex']}"
+            for m in bad
+        )
+    )
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
-def test_tables_fit_or_scroll_in_a_bounded_box(reports: Any, page: str, width: int) -> None:
+def test_tables_fit_or_scroll_in_a_bounded_box(
+    reports: Any, page: str, width: int
+) -> None:
     """A table wider than its column scrolls in a bordered box that says so (a visible hint)
     and that the keyboard can scroll (a focusable, named region)."""
     keys = ("scrolls", "bordered", "hinted", "keyboard")
-    bad = [t for t in reports(page, width).data["tables"] if not all(t[k] for k in keys)]
-    assert bad == [], f"{page} at {width}px: tables wider than the column\n" + "\n".join(
-        f"  §{t['section']}: {t['need']}px in {t['have']}px ("
-        + ", ".join(f"{k}: {t[k]}" for k in keys) + ")" for t in bad)
+    bad = [
+        t for t in reports(page, width).data["tables"] if not all(t[k] for k in keys)
+    ]
+    assert bad == [], (
+        f"{page} at {width}px: tables wider than the column\n"
+        + "\n".join(
+            f"  §{t['section']}: {t['need']}px in {t['have']}px ("
+            + ", ".join(f"{k}: {t[k]}" for k in keys)
+            + ")"
+            for t in bad
+        )
+    )
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
-def test_every_widget_rendered_labelled_and_noted(reports: Any, page: str, width: int) -> None:
+def test_every_widget_rendered_labeled_and_noted(
+    reports: Any, page: str, width: int
+) -> None:
     data = reports(page, width).data
-    assert data["unrendered"] == 0, f"{page}: {data['unrendered']} widget(s) did not render"
+    assert data["unrendered"] == 0, (
+        f"{page}: {data['unrendered']} widget(s) did not render"
+    )
     bad = [w for w in data["widgets"] if not w["text"] or w["hidden"] or w["truncated"]]
-    assert bad == [], f"{page} at {width}px: widgets without a readable label\n" + "\n".join(
-        f"  §{w['section']}: {w['cls'].split()[-1]} label {w['text']!r} "
-        f"(hidden: {w['hidden']}, truncated: {w['truncated']})" for w in bad)
+    assert bad == [], (
+        f"{page} at {width}px: widgets without a readable label\n"
+        + "\n".join(
+            f"  §{w['section']}: {w['cls'].split()[-1]} label {w['text']!r} "
+            f"(hidden: {w['hidden']}, truncated: {w['truncated']})"
+            for w in bad
+        )
+    )
     # One note per widget output with controls (a static snapshot, and the ways to make it
     # live); none on an output that is complete as drawn (chapter 18's progress bar).
     assert data["notes"] == data["controlled"], (
         f"{page}: {data['controlled']} widget snapshot(s) with controls "
-        f"(of {data['views']}) but {data['notes']} static note(s)")
+        f"(of {data['views']}) but {data['notes']} static note(s)"
+    )
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
-def test_printed_output_does_not_scroll_sideways_on_a_laptop(reports: Any, page: str,
-                                                             width: int) -> None:
+def test_printed_output_does_not_scroll_sideways_on_a_laptop(
+    reports: Any, page: str, width: int
+) -> None:
     """At 1280 px every printed output shows whole: 88 columns fit (tests/test_columns.py), and
     a Korean line, whose Hangul is wider than a Latin letter, must fit in its box too."""
     if width < 1000:
         pytest.skip("on a phone an output box scrolls sideways")
     bad = [b for b in reports(page, width).data["scrollingPre"] if b["output"]]
     assert bad == [], f"{page} at {width}px: output to scroll sideways\n" + "\n".join(
-        f"  §{b['section']}: {b['need']}px in {b['have']}px: {b['line']!r}" for b in bad)
+        f"  §{b['section']}: {b['need']}px in {b['have']}px: {b['line']!r}" for b in bad
+    )
 
 
 #: What the page's script (formulated-live.js) writes, in each language: the wide-table hint,
 #: the wide table's accessible name, the start of the note on a static widget.
 SCRIPT_WORDS = {
-    "en": ("Wide table: scroll sideways \u2192", "wide table, scrolls sideways",
-           "Static snapshot (the controls do not recompute)."),
-    "ko": ("넓은 표: 옆으로 스크롤 \u2192", "넓은 표, 옆으로 스크롤됨",
-           "멈춘 스냅숏(컨트롤을 움직여도 다시 계산하지 않음)."),
+    "en": (
+        "Wide table: scroll sideways \u2192",
+        "wide table, scrolls sideways",
+        "Static snapshot (the controls do not recompute).",
+    ),
+    "ko": (
+        "넓은 표: 옆으로 스크롤 \u2192",
+        "넓은 표, 옆으로 스크롤됨",
+        "멈춘 스냅숏(컨트롤을 움직여도 다시 계산하지 않음).",
+    ),
 }
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
-def test_page_script_writes_in_the_page_language(reports: Any, page: str, width: int) -> None:
+def test_page_script_writes_in_the_page_language(
+    reports: Any, page: str, width: int
+) -> None:
     """``<html lang>`` names the book's language, and the hint over a wide table, the table's
     name and the note under a static widget are in it (formulated-live.js reads the lang)."""
     data = reports(page, width).data
     language = language_of(page)
     hint, name, note = SCRIPT_WORDS[language]
     assert data["lang"] == language, f"{page}: <html lang={data['lang']!r}>"
-    wrong = [f"hint {t['hint']!r}, name {t['label']!r}" for t in data["tables"]
-             if t["hint"] != hint or not t["label"].endswith(name)]
+    wrong = [
+        f"hint {t['hint']!r}, name {t['label']!r}"
+        for t in data["tables"]
+        if t["hint"] != hint or not t["label"].endswith(name)
+    ]
     wrong += [f"note {n[:70]!r}" for n in data["noteTexts"] if not n.startswith(note)]
     assert wrong == [], f"{page} at {width}px: not in {language!r}\n" + "\n".join(wrong)
 
@@ -149,9 +216,12 @@ def test_script_words_are_the_page_script_s(site: str) -> None:
             got = driver.execute_script(
                 "return [formulatedTr('Wide table: scroll sideways \u2192'),"
                 " formulatedTr('wide table, scrolls sideways'),"
-                " formulatedTr('Running cell {0} of {1} ({2})\u2026', [3, 7, 'Binder'])]")
-            running = {"en": "Running cell 3 of 7 (Binder)\u2026",
-                       "ko": "셀 3/7 실행 중 (Binder)\u2026"}[language]
+                " formulatedTr('Running cell {0} of {1} ({2})\u2026', [3, 7, 'Binder'])]"
+            )
+            running = {
+                "en": "Running cell 3 of 7 (Binder)\u2026",
+                "ko": "셀 3/7 실행 중 (Binder)\u2026",
+            }[language]
             assert got == [hint, name, running], (language, got)
     finally:
         driver.quit()
@@ -165,15 +235,21 @@ BREAKS_AFTER = tuple("._/:-)=")
 
 
 @pytest.mark.parametrize(("page", "width"), CASES)
-def test_inline_code_wraps_at_separators_not_inside_words(reports: Any, page: str,
-                                                          width: int) -> None:
+def test_inline_code_wraps_at_separators_not_inside_words(
+    reports: Any, page: str, width: int
+) -> None:
     """``formulated.formulas.attention`` wraps after a dot, not as ``attenti|on``; in a table,
     a column is not squeezed to a few letters per line (the table scrolls instead)."""
     breaks = reports(page, width).data["codeBreaks"]
     bad = [b for b in breaks if not b["before"].endswith(BREAKS_AFTER)]
-    assert bad == [], f"{page} at {width}px: inline code broken inside a word\n" + "\n".join(
-        f"  §{b['section']}{' (table)' if b['table'] else ''}: "
-        f"...{b['before'][-30:]} | {b['after'][:30]}..." for b in bad[:10])
+    assert bad == [], (
+        f"{page} at {width}px: inline code broken inside a word\n"
+        + "\n".join(
+            f"  §{b['section']}{' (table)' if b['table'] else ''}: "
+            f"...{b['before'][-30:]} | {b['after'][:30]}..."
+            for b in bad[:10]
+        )
+    )
 
 
 def _gelu_plot(driver: Any) -> tuple[Any, str]:
@@ -202,23 +278,34 @@ def test_live_code_moves_the_gelu_plot() -> None:
     try:
         with LiveBook(book) as live:
             driver.get(live.url + "chapters/11_ffn_gelu.html")
-            driver.find_element(By.CSS_SELECTOR, ".dropdown-launch-buttons > button").click()
-            live_button = driver.find_element(By.XPATH,
-                                              "//button[.//span[contains(., 'Live Code')]]")
+            driver.find_element(
+                By.CSS_SELECTOR, ".dropdown-launch-buttons > button"
+            ).click()
+            live_button = driver.find_element(
+                By.XPATH, "//button[.//span[contains(., 'Live Code')]]"
+            )
             live_button.click()
             WebDriverWait(driver, 240, poll_frequency=1).until(
                 lambda d: d.execute_script(
                     "return document.body.classList.contains('formulated-live') || "
                     "(document.querySelector('.thebe-launch-button') || {}).textContent"
-                    ".startsWith('Live code failed')"))
+                    ".startsWith('Live code failed')"
+                )
+            )
             status = driver.execute_script(
-                "return document.querySelector('.thebe-launch-button').textContent")
+                "return document.querySelector('.thebe-launch-button').textContent"
+            )
             assert status.startswith("Live:"), f"live code did not start: {status}"
-            assert driver.execute_script(
-                "return document.querySelectorAll('.formulated-static-note').length") == 0
+            assert (
+                driver.execute_script(
+                    "return document.querySelectorAll('.formulated-static-note').length"
+                )
+                == 0
+            )
             # The cells have run; the widget's figures arrive in its Output area just after.
             WebDriverWait(driver, 60, poll_frequency=0.5).until(
-                lambda d: _gelu_plot(d)[0] is not None and _gelu_plot(d)[1])
+                lambda d: _gelu_plot(d)[0] is not None and _gelu_plot(d)[1]
+            )
             handle, before = _gelu_plot(driver)
             handle.click()
             for _ in range(10):
@@ -228,8 +315,14 @@ def test_live_code_moves_the_gelu_plot() -> None:
             while time.monotonic() < deadline and after == before:
                 time.sleep(0.5)
                 after = _gelu_plot(driver)[1]
-            assert after and after != before, "moving the GELU slider did not redraw the plot"
-            severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            assert after and after != before, (
+                "moving the GELU slider did not redraw the plot"
+            )
+            severe = [
+                e["message"]
+                for e in driver.get_log("browser")
+                if e["level"] == "SEVERE"
+            ]
             assert severe == [], "console errors while live:\n" + "\n".join(severe)
     finally:
         driver.quit()
@@ -244,11 +337,15 @@ def test_launch_buttons_only_on_pages_with_code_and_no_cdn_thebe() -> None:
     wrong = []
     for page in PAGES:
         html = (book / page).read_text(encoding="utf-8")
-        has_code = page.split("/")[-1][:2].isdigit()  # chapters are NN_name; intro, appendix_x
+        has_code = page.split("/")[-1][
+            :2
+        ].isdigit()  # chapters are NN_name; intro, appendix_x
         has_menu = "dropdown-launch-buttons" in html
         if has_menu != has_code or has_menu != ("window.FORMULATED_LIVE =" in html):
-            wrong.append(f"{page}: launch menu {has_menu}, live config "
-                         f"{'window.FORMULATED_LIVE =' in html}, expected {has_code}")
+            wrong.append(
+                f"{page}: launch menu {has_menu}, live config "
+                f"{'window.FORMULATED_LIVE =' in html}, expected {has_code}"
+            )
         for bad in ("unpkg.com", "THEBE_JS_URL", "thebe@0.8"):
             if bad in html:
                 wrong.append(f"{page} mentions {bad}")
@@ -263,7 +360,8 @@ def test_code_cells_show_88_columns_on_a_laptop(site: str) -> None:
     try:
         driver.get(site + "chapters/10_multi_head.html")
         driver.execute_script(
-            "document.querySelector('.formulated-source .admonition-title').click()")
+            "document.querySelector('.formulated-source .admonition-title').click()"
+        )
         time.sleep(1)  # the box opens
         columns = driver.execute_script("""
             const pres = [...document.querySelectorAll(
@@ -289,18 +387,30 @@ def test_search_snippets_show_formulas_without_tex(site: str) -> None:
     driver = new_driver(1280)
     try:
         driver.get(site + "search.html?q=softmax")
-        WebDriverWait(driver, 60, poll_frequency=0.5).until(lambda d: d.execute_script(
-            "return document.querySelectorAll('#search-results p.context').length >= 3"))
+        WebDriverWait(driver, 60, poll_frequency=0.5).until(
+            lambda d: d.execute_script(
+                "return document.querySelectorAll('#search-results p.context').length >= 3"
+            )
+        )
         snippets = driver.execute_script(
             "return [...document.querySelectorAll('#search-results p.context')]"
-            ".map((p) => p.textContent)")
+            ".map((p) => p.textContent)"
+        )
     finally:
         driver.quit()
-    tex = [s for s in snippets if "\\(" in s or "\\frac" in s or "\\mathbf" in s or "$" in s]
-    assert snippets and tex == [], "search snippets with TeX:\n" + "\n".join(t[:160] for t in tex)
+    tex = [
+        s
+        for s in snippets
+        if "\\(" in s or "\\frac" in s or "\\mathbf" in s or "$" in s
+    ]
+    assert snippets and tex == [], "search snippets with TeX:\n" + "\n".join(
+        t[:160] for t in tex
+    )
 
 
-def test_live_code_without_a_server_or_repository_says_how_to_go_live(site: str) -> None:
+def test_live_code_without_a_server_or_repository_says_how_to_go_live(
+    site: str,
+) -> None:
     """On a static host with the placeholder repository.url, Live Code says in words how to make
     the page live (``make live``, or set ``repository.url``), not "failed: undefined"."""
     from selenium.webdriver.common.by import By
@@ -309,15 +419,24 @@ def test_live_code_without_a_server_or_repository_says_how_to_go_live(site: str)
     from booktools.launch import book_home, is_placeholder
 
     if not is_placeholder(book_home().repository_url):
-        pytest.skip("repository.url is set: Live Code goes to Binder (not reachable in tests)")
+        pytest.skip(
+            "repository.url is set: Live Code goes to Binder (not reachable in tests)"
+        )
     driver = new_driver(1280)
     try:
         driver.get(site + "chapters/11_ffn_gelu.html")
-        driver.find_element(By.CSS_SELECTOR, ".dropdown-launch-buttons > button").click()
-        driver.find_element(By.XPATH, "//button[.//span[contains(., 'Live Code')]]").click()
-        status = WebDriverWait(driver, 30, poll_frequency=0.5).until(lambda d: d.execute_script(
-            "const t = (document.querySelector('.thebe-launch-button') || {}).textContent || '';"
-            "return t.startsWith('Live code failed') ? t : null;"))
+        driver.find_element(
+            By.CSS_SELECTOR, ".dropdown-launch-buttons > button"
+        ).click()
+        driver.find_element(
+            By.XPATH, "//button[.//span[contains(., 'Live Code')]]"
+        ).click()
+        status = WebDriverWait(driver, 30, poll_frequency=0.5).until(
+            lambda d: d.execute_script(
+                "const t = (document.querySelector('.thebe-launch-button') || {}).textContent || '';"
+                "return t.startsWith('Live code failed') ? t : null;"
+            )
+        )
     finally:
         driver.quit()
     assert "make live" in status and "repository.url" in status, status

@@ -1,20 +1,21 @@
 """The book is citable (issue 26): CITATION.cff validates, agrees with the one home of each fact
 (version: ``formulated.__version__``; repository: ``_config.yml``'s ``repository.url``; title:
 ``_config.yml``'s ``title``), and the intro's "Cite this book" BibTeX is ``cffconvert``'s."""
+
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
+from _chapters import ROOT
 
 import formulated
-from _chapters import ROOT
 
 CFF = ROOT / "CITATION.cff"
 INTRO = ROOT / "chapters" / "intro.md"
@@ -25,10 +26,14 @@ def cffconvert(*args: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("cffconvert")
     exe = exe if exe.is_file() else shutil.which("cffconvert")
     if exe is None:
-        pytest.fail("cffconvert not found: `make env` installs it (pip install --no-deps "
-                    "cffconvert==2.0.0 pykwalify docopt ruamel.yaml)", pytrace=False)
-    return subprocess.run([str(exe), "-i", str(CFF), *args], capture_output=True, text=True,
-                          timeout=120)
+        pytest.fail(
+            "cffconvert not found: `make env` installs it (pip install --no-deps "
+            "cffconvert==2.0.0 pykwalify docopt ruamel.yaml)",
+            pytrace=False,
+        )
+    return subprocess.run(
+        [str(exe), "-i", str(CFF), *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def cff() -> dict:
@@ -59,7 +64,9 @@ def test_citation_agrees_with_the_one_home_of_each_fact() -> None:
     assert data["repository-code"] == conf["repository"]["url"]
     assert data["title"] == conf["title"]
     # One author string: CITATION.cff, pyproject.toml and _config.yml say the same.
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"
+    ]
     assert data["authors"] == [{"name": conf["author"]}] == project["authors"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(data["date-released"]))
 
@@ -67,7 +74,9 @@ def test_citation_agrees_with_the_one_home_of_each_fact() -> None:
 def test_intro_bibtex_is_cffconverts() -> None:
     result = cffconvert("-f", "bibtex")
     assert result.returncode == 0, result.stderr
-    assert intro_bibtex(INTRO.read_text(encoding="utf-8")).strip() == result.stdout.strip()
+    assert (
+        intro_bibtex(INTRO.read_text(encoding="utf-8")).strip() == result.stdout.strip()
+    )
 
 
 def test_version_has_one_home() -> None:
@@ -79,4 +88,6 @@ def test_version_has_one_home() -> None:
     assert attr == "formulated.__version__"
     assert re.fullmatch(r"\d+\.\d+\.\d+", formulated.__version__)
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    assert f"## [{formulated.__version__}]" in changelog, "CHANGELOG.md lacks this version"
+    assert f"## [{formulated.__version__}]" in changelog, (
+        "CHANGELOG.md lacks this version"
+    )

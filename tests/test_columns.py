@@ -7,14 +7,16 @@ boxes (``{formulated-source}``: the package's code) and the cells' printed outpu
 test reads them off the built HTML, the second checks the package objects the chapters show
 without a build, so that a long line is found where it is written.
 """
+
 from __future__ import annotations
 
 import html
 import re
-import pytest
 
+import pytest
 from _browser import pages, require_book
 from _chapters import ROOT, source_directives
+
 from booktools.sphinx_source import source_text
 
 WIDTH = 88
@@ -24,8 +26,11 @@ SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 TAG = re.compile(r"<[^>]+>")
 #: A chapter's code cell; its options (a ``---`` block, e.g. a figure caption, or ``:tags:``
 #: lines) are not shown as code.
-CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n|(?::[\w-]+:[^\n]*\n)+)?"
-                  r"(?P<code>.*?)^```", re.M | re.S)
+CELL = re.compile(
+    r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n|(?::[\w-]+:[^\n]*\n)+)?"
+    r"(?P<code>.*?)^```",
+    re.M | re.S,
+)
 
 
 def long_lines(text: str, width: int = WIDTH) -> list[str]:
@@ -35,22 +40,29 @@ def long_lines(text: str, width: int = WIDTH) -> list[str]:
 
 def pre_texts(page_html: str) -> list[str]:
     """The text of every ``<pre>`` block of a page (tags removed, entities decoded)."""
-    return [html.unescape(TAG.sub("", block)) for block in PRE.findall(SCRIPT.sub("", page_html))]
+    return [
+        html.unescape(TAG.sub("", block))
+        for block in PRE.findall(SCRIPT.sub("", page_html))
+    ]
 
 
 def test_long_lines_finds_the_89th_column() -> None:
     assert long_lines("x" * 88 + "\n" + "é" * 88) == []
     assert long_lines("ok\n" + "y" * 89) == ["y" * 89]
     assert pre_texts('<pre><span class="n">a</span> &lt; b</pre>') == ["a < b"]
-    assert pre_texts('<script type="x">{"o": "<pre>state</pre>"}</script><pre>c</pre>') == ["c"]
+    assert pre_texts(
+        '<script type="x">{"o": "<pre>state</pre>"}</script><pre>c</pre>'
+    ) == ["c"]
 
 
 @pytest.mark.parametrize("page", pages())
 def test_no_code_or_output_line_is_wider_than_88_columns(page: str) -> None:
     text = (require_book() / page).read_text(encoding="utf-8")
     bad = [line for block in pre_texts(text) for line in long_lines(block)]
-    assert not bad, (f"{page}: {len(bad)} lines of code or output over {WIDTH} columns "
-                     f"(they scroll inside their box):\n" + "\n".join(bad[:10]))
+    assert not bad, (
+        f"{page}: {len(bad)} lines of code or output over {WIDTH} columns "
+        f"(they scroll inside their box):\n" + "\n".join(bad[:10])
+    )
 
 
 def shown_objects() -> list[str]:
@@ -60,21 +72,32 @@ def shown_objects() -> list[str]:
 
 def test_shown_package_code_fits_88_columns() -> None:
     names = shown_objects()
-    assert len(names) > 50, names          # the chapters show the package's definitions
+    assert len(names) > 50, names  # the chapters show the package's definitions
     bad = {n: long_lines(source_text(n)) for n in names}
     bad = {n: lines for n, lines in bad.items() if lines}
     assert not bad, "\n".join(f"{n}: {lines[0]}" for n, lines in bad.items())
 
 
 def test_chapter_code_cells_fit_88_columns() -> None:
-    bad = [f"{md.name}: {line}" for md in sorted((ROOT / "chapters").glob("*.md"))
-           for m in CELL.finditer(md.read_text(encoding="utf-8"))
-           for line in long_lines(m.group("code"))]
-    assert not bad, f"{len(bad)} code-cell lines over {WIDTH} columns:\n" + "\n".join(bad[:20])
+    bad = [
+        f"{md.name}: {line}"
+        for md in sorted((ROOT / "chapters").glob("*.md"))
+        for m in CELL.finditer(md.read_text(encoding="utf-8"))
+        for line in long_lines(m.group("code"))
+    ]
+    assert not bad, f"{len(bad)} code-cell lines over {WIDTH} columns:\n" + "\n".join(
+        bad[:20]
+    )
 
 
 def test_code_cell_pattern_skips_the_cell_options() -> None:
-    text = ("```{code-cell} python3\n---\nmystnb:\n  caption: " + "c" * 100 + "\n---\n"
-            "x = 1\n```\n\n```{code-cell} python3\ny = 2\n```\n\n"
-            "```{code-cell} python3\n:tags: [remove-input]\nz = 3\n```\n")
-    assert [m.group("code") for m in CELL.finditer(text)] == ["x = 1\n", "y = 2\n", "z = 3\n"]
+    text = (
+        "```{code-cell} python3\n---\nmystnb:\n  caption: " + "c" * 100 + "\n---\n"
+        "x = 1\n```\n\n```{code-cell} python3\ny = 2\n```\n\n"
+        "```{code-cell} python3\n:tags: [remove-input]\nz = 3\n```\n"
+    )
+    assert [m.group("code") for m in CELL.finditer(text)] == [
+        "x = 1\n",
+        "y = 2\n",
+        "z = 3\n",
+    ]

@@ -1,5 +1,6 @@
 """The concordance with Phuong & Hutter (appendix F): every function it names exists, every test
 it names exists, every definition label it cites is defined in a chapter."""
+
 from __future__ import annotations
 
 import importlib
@@ -62,5 +63,7 @@ def test_cited_labels_are_defined():
     cited = set(re.findall(r"\{prf:ref\}`(def-[\w-]+)`", text))
     defined = set()
     for chapter in (ROOT / "chapters").glob("*.md"):
-        defined |= set(re.findall(r":label: (def-[\w-]+)", chapter.read_text(encoding="utf-8")))
+        defined |= set(
+            re.findall(r":label: (def-[\w-]+)", chapter.read_text(encoding="utf-8"))
+        )
     assert cited and not cited - defined, sorted(cited - defined)

@@ -1,4 +1,5 @@
 """The vendored corpus is the one the README describes (nanoGPT's shakespeare_char input)."""
+
 import hashlib
 
 from _chapters import ROOT

@@ -5,6 +5,7 @@ tests that check it against a reference (``Checked by:``) in its docstring; the 
 its source right under the box with the ``formulated-source`` directive
 (booktools/sphinx_source.py).  These tests keep the three in step.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -13,10 +14,15 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from _chapters import source_directives
-from booktools.sphinx_source import (DIRECTIVE, TEST_ID, docstring_facts, implementations,
-                                           resolve)
+
+from booktools.sphinx_source import (
+    DIRECTIVE,
+    TEST_ID,
+    docstring_facts,
+    implementations,
+    resolve,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))
@@ -74,15 +80,22 @@ def test_functions_name_definitions():
     # The mechanism is in use: the core formulas and the models name their boxes (the
     # formulas under the module that defines them; formulated.formulas re-exports them).
     named = {resolve(impl.name) for impl in implementations()}
-    for name in ("formulated.formulas.layer_norm", "formulated.formulas.attention",
-                 "formulated.models.reference.gpt2_probabilities"):
+    for name in (
+        "formulated.formulas.layer_norm",
+        "formulated.formulas.attention",
+        "formulated.models.reference.gpt2_probabilities",
+    ):
         assert resolve(name) in named
 
 
 def test_every_label_named_in_a_docstring_exists():
     boxes = chapter_boxes()
-    missing = [(impl.name, label) for impl in implementations() for label in impl.labels
-               if label not in boxes]
+    missing = [
+        (impl.name, label)
+        for impl in implementations()
+        for label in impl.labels
+        if label not in boxes
+    ]
     assert not missing, f"docstrings name definition labels no chapter has: {missing}"
 
 
@@ -98,12 +111,15 @@ def test_every_named_box_shows_the_source_of_its_functions():
             chapter, shown = boxes[label]
             # a chapter may name a function where a module re-exports it
             # (formulated.formulas.attention is formulated.heads.attention): the same object
-            same = shown is not None and ({id(resolve(n)) for n in shown}
-                                          == {id(resolve(n)) for n in names})
+            same = shown is not None and (
+                {id(resolve(n)) for n in shown} == {id(resolve(n)) for n in names}
+            )
             if not same:
                 wrong[label] = (chapter, shown, sorted(names))
-    assert not wrong, ("a definition box must be followed by a formulated-source directive "
-                       f"naming the functions that implement it: {wrong}")
+    assert not wrong, (
+        "a definition box must be followed by a formulated-source directive "
+        f"naming the functions that implement it: {wrong}"
+    )
 
 
 def test_every_box_shows_source_or_says_why_not():
@@ -111,24 +127,34 @@ def test_every_box_shows_source_or_says_why_not():
     silent = {label for label, (_, names) in boxes.items() if names is None}
     assert silent <= set(NO_SOURCE), (
         f"boxes with no formulated-source directive and no reason in NO_SOURCE: "
-        f"{sorted(silent - set(NO_SOURCE))}")
+        f"{sorted(silent - set(NO_SOURCE))}"
+    )
     stale = sorted(set(NO_SOURCE) - silent)
-    assert not stale, f"NO_SOURCE lists boxes that show a source or do not exist: {stale}"
+    assert not stale, (
+        f"NO_SOURCE lists boxes that show a source or do not exist: {stale}"
+    )
 
 
 def test_every_shown_object_names_the_box_above_it():
     boxes = chapter_boxes()
-    shown_under = {name: label for label, (_, names) in boxes.items() for name in names or ()}
+    shown_under = {
+        name: label for label, (_, names) in boxes.items() for name in names or ()
+    }
     for chapter, name in source_directives():
         obj = resolve(name)  # the directive's target exists
         labels, _ = docstring_facts(obj)
         assert shown_under.get(name) in labels, (
             f"{chapter}: {name} is shown under box {shown_under.get(name)!r}, but its docstring "
-            f"names {labels}")
+            f"names {labels}"
+        )
 
 
 def _test_names(path: Path) -> set[str]:
-    return set(re.findall(r"(?m)^(?:async )?def (test_\w+)\(", path.read_text(encoding="utf-8")))
+    return set(
+        re.findall(
+            r"(?m)^(?:async )?def (test_\w+)\(", path.read_text(encoding="utf-8")
+        )
+    )
 
 
 def test_every_named_test_exists():
@@ -147,30 +173,52 @@ def test_every_named_test_exists():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("doc, labels, tests", [
-    ("f(x).\n\nDefinition: def-11-ffn.\nChecked by: tests/test_a.py::test_b\n",
-     ("def-11-ffn",), ("tests/test_a.py::test_b",)),
-    ("Definitions: def-11-gelu, def-11-gelu-approx.\nChecked by: tests/t.py::test_1, "
-     "tests/t.py::test_2\n", ("def-11-gelu", "def-11-gelu-approx"),
-     ("tests/t.py::test_1", "tests/t.py::test_2")),
-    ("Checked by: tests/t.py::test_1,\n    tests/t.py::test_2.\nNext paragraph, not a test.\n",
-     (), ("tests/t.py::test_1", "tests/t.py::test_2")),        # a list wrapped at 88 columns
-    ("Checked by: tests/t.py::test_1.\nnot_a_test, either\n", (), ("tests/t.py::test_1",)),
-    ("Checked by:\n    tests/t.py::test_a_name_too_long_for_the_first_line.\n", (),
-     ("tests/t.py::test_a_name_too_long_for_the_first_line",)),
-    ("No box here.", (), ()),
-])
+@pytest.mark.parametrize(
+    "doc, labels, tests",
+    [
+        (
+            "f(x).\n\nDefinition: def-11-ffn.\nChecked by: tests/test_a.py::test_b\n",
+            ("def-11-ffn",),
+            ("tests/test_a.py::test_b",),
+        ),
+        (
+            "Definitions: def-11-gelu, def-11-gelu-approx.\nChecked by: tests/t.py::test_1, "
+            "tests/t.py::test_2\n",
+            ("def-11-gelu", "def-11-gelu-approx"),
+            ("tests/t.py::test_1", "tests/t.py::test_2"),
+        ),
+        (
+            "Checked by: tests/t.py::test_1,\n    tests/t.py::test_2.\nNext paragraph, not a test.\n",
+            (),
+            ("tests/t.py::test_1", "tests/t.py::test_2"),
+        ),  # a list wrapped at 88 columns
+        (
+            "Checked by: tests/t.py::test_1.\nnot_a_test, either\n",
+            (),
+            ("tests/t.py::test_1",),
+        ),
+        (
+            "Checked by:\n    tests/t.py::test_a_name_too_long_for_the_first_line.\n",
+            (),
+            ("tests/t.py::test_a_name_too_long_for_the_first_line",),
+        ),
+        ("No box here.", (), ()),
+    ],
+)
 def test_docstring_facts_parses_both_lines(doc, labels, tests):
     def f():
         pass
+
     f.__doc__ = doc
     assert docstring_facts(f) == (labels, tests)
 
 
 def test_definition_boxes_parser():
-    text = ("```{prf:definition} A\n:label: def-a\n\nx\n```\n\n"
-            "```{formulated-source} m.f m.g\n```\n\n"
-            "```{prf:definition} B\n:label: def-b\n```\ntext\n")
+    text = (
+        "```{prf:definition} A\n:label: def-a\n\nx\n```\n\n"
+        "```{formulated-source} m.f m.g\n```\n\n"
+        "```{prf:definition} B\n:label: def-b\n```\ntext\n"
+    )
     assert definition_boxes(text) == [("def-a", ["m.f", "m.g"]), ("def-b", None)]
 
 
@@ -179,10 +227,12 @@ def test_definition_boxes_parser():
 NOT_CHECKED = {
     "formulated.models.trainable.GPT.forward": (
         "an nn.Module method that torch.compile traces; it checks its arguments first with "
-        "self._checked_ids, which needs the model's config"),
+        "self._checked_ids, which needs the model's config"
+    ),
     "formulated.shapes._trace_attention": (
         "a step of trace_gpt_block, boxed to show Steps 7.1-7.4 written out; it is called only "
-        "from there, with the ids and params trace_gpt_block's checker has checked"),
+        "from there, with the ids and params trace_gpt_block's checker has checked"
+    ),
 }
 
 
@@ -190,20 +240,38 @@ def boxed_formulas() -> list[str]:
     """Every function (or method) that a ``{prf:definition}`` box of the book shows with its
     ``formulated-source`` directive: the formulas of every chapter, from the basics of
     chapters 1-4 to the models and the training loop."""
-    return sorted({name for _, names in chapter_boxes().values() for name in names or ()
-                   if inspect.isfunction(resolve(name))})
+    return sorted(
+        {
+            name
+            for _, names in chapter_boxes().values()
+            for name in names or ()
+            if inspect.isfunction(resolve(name))
+        }
+    )
 
 
 def test_every_boxed_formula_checks_its_arguments_with_checked():
     names = boxed_formulas()
-    for name in ("formulated.formulas.gelu", "formulated.tokenizers.learn_bpe",
-                 "formulated.basics.networks.mlp2_forward",
-                 "formulated.basics.sequences.rnn_backward",
-                 "formulated.models.reference.gpt2_probabilities"):
+    for name in (
+        "formulated.formulas.gelu",
+        "formulated.tokenizers.learn_bpe",
+        "formulated.basics.networks.mlp2_forward",
+        "formulated.basics.sequences.rnn_backward",
+        "formulated.models.reference.gpt2_probabilities",
+    ):
         assert name in names, name
     assert len(names) >= 60
-    bare = [n for n in names if n not in NOT_CHECKED and not hasattr(resolve(n), "__checked_by__")]
+    bare = [
+        n
+        for n in names
+        if n not in NOT_CHECKED and not hasattr(resolve(n), "__checked_by__")
+    ]
     assert not bare, f"boxed formulas without @checked (formulated/_checks.py): {bare}"
-    stale = sorted(n for n in NOT_CHECKED
-                   if n not in names or hasattr(resolve(n), "__checked_by__"))
-    assert not stale, f"NOT_CHECKED lists functions that are @checked or not boxed: {stale}"
+    stale = sorted(
+        n
+        for n in NOT_CHECKED
+        if n not in names or hasattr(resolve(n), "__checked_by__")
+    )
+    assert not stale, (
+        f"NOT_CHECKED lists functions that are @checked or not boxed: {stale}"
+    )

@@ -6,6 +6,7 @@ The zip is packed here from the built book (:func:`booktools.dist.pack`; ``make 
 of contents: no console error, every local link and image found, the math typeset, every image
 loaded, every widget snapshot drawn; on every page "Download PDF" and the version in the footer.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,10 +17,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
-import formulated
 from _browser import new_driver, pages, require_book
 
+import formulated
 from booktools.dist import archive_name, pack
 from booktools.sphinx_pdf import PDF_NAME
 
@@ -55,8 +55,11 @@ class _Refs(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         for key, value in attrs:
-            if value and ((tag == "a" and key == "href") or (key == "src" and tag in (
-                    "img", "script")) or (tag == "link" and key == "href")):
+            if value and (
+                (tag == "a" and key == "href")
+                or (key == "src" and tag in ("img", "script"))
+                or (tag == "link" and key == "href")
+            ):
                 self.refs.append(value)
 
 
@@ -67,7 +70,9 @@ def local_targets(page: Path) -> list[str]:
     missing = []
     for ref in parser.refs:
         parts = urlsplit(ref)
-        if parts.scheme or parts.netloc or not parts.path:  # external, or a link in the page
+        if (
+            parts.scheme or parts.netloc or not parts.path
+        ):  # external, or a link in the page
             continue
         if not (page.parent / unquote(parts.path)).exists():
             missing.append(ref)
@@ -92,7 +97,9 @@ def test_pdf_link_and_version_on_every_page(unpacked: Path, page: str) -> None:
     link = re.search(r'href="([^"]*' + re.escape(PDF_NAME) + r')"', html)
     assert link and "Download PDF" in html, f"{page}: no Download PDF link"
     assert (unpacked / page).parent.joinpath(link.group(1)).resolve().is_file()
-    assert f"Version {formulated.__version__}" in html, f"{page}: no version in the footer"
+    assert f"Version {formulated.__version__}" in html, (
+        f"{page}: no version in the footer"
+    )
 
 
 # In the page: wait for MathJax, bring every widget near the screen (the runtime loads on
@@ -140,11 +147,17 @@ def test_page_works_from_file_url(unpacked: Path, browser: Any, page: str) -> No
     browser.get_log("browser")
     browser.get(path.as_uri())
     data = browser.execute_async_script(CHECK_JS)
-    console = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    console = [
+        e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"
+    ]
     assert "error" not in data, data
     assert console == [], f"{page} from file://: console errors\n" + "\n".join(console)
     if 'class="math' in source:
-        assert data["math"] > 0 and data["rawMath"] == 0, f"{page}: math not typeset {data}"
+        assert data["math"] > 0 and data["rawMath"] == 0, (
+            f"{page}: math not typeset {data}"
+        )
     if "<img" in source.split("<article", 1)[-1]:
         assert data["images"] > 0 and data["broken"] == [], f"{page}: images {data}"
-    assert data["undrawn"] == 0, f"{page}: {data['undrawn']} of {data['views']} widgets undrawn"
+    assert data["undrawn"] == 0, (
+        f"{page}: {data['undrawn']} of {data['views']} widgets undrawn"
+    )

@@ -1,11 +1,11 @@
 """environment.yml (conda, Binder) and pyproject.toml (pip, make) must name the same packages."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 import yaml
-
 from _chapters import ROOT
 
 try:
@@ -15,7 +15,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 
 def _name(requirement: str) -> str:
-    """'jupyter-book>=1.0.4.post1,<2' -> 'jupyter-book' (PEP 503 normalised)."""
+    """'jupyter-book>=1.0.4.post1,<2' -> 'jupyter-book' (PEP 503 normalized)."""
     name = re.split(r"[\s<>=!~;\[]", requirement.strip(), maxsplit=1)[0]
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -74,6 +74,9 @@ def test_the_check_fails_when_one_side_gains_a_package(side):
 
 def test_jupyter_book_is_pinned_below_2():
     pyproject, _ = _load()
-    jb = next(r for r in pyproject["project"]["optional-dependencies"]["book"]
-              if _name(r) == "jupyter-book")
+    jb = next(
+        r
+        for r in pyproject["project"]["optional-dependencies"]["book"]
+        if _name(r) == "jupyter-book"
+    )
     assert "<2" in jb

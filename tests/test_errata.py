@@ -1,12 +1,20 @@
 """Every erratum has its proof: the check tells the source's value from the true one, and the
 chapter holds the label."""
+
 from __future__ import annotations
 
 import pytest
-
-from formulated.errata import (ERRATA, ERRATUM_HOLDS, NO_ERRATUM, SOURCES, Erratum, errata_table,
-                               source_counts)
 from _chapters import ROOT, toc_files
+
+from formulated.errata import (
+    ERRATA,
+    ERRATUM_HOLDS,
+    NO_ERRATUM,
+    SOURCES,
+    Erratum,
+    errata_table,
+    source_counts,
+)
 
 
 def test_errata_keys_are_unique_and_table_renders():
@@ -21,7 +29,9 @@ def test_erratum_has_its_proof(erratum):
     assert erratum.sources and set(erratum.sources) <= set(SOURCES), erratum.sources
     assert erratum.chapter in toc_files(), f"{erratum.chapter} is not in _toc.yml"
     text = (ROOT / f"{erratum.chapter}.md").read_text(encoding="utf-8")
-    assert f"({erratum.label})=" in text, f"{erratum.chapter}.md lacks the label ({erratum.label})="
+    assert f"({erratum.label})=" in text, (
+        f"{erratum.chapter}.md lacks the label ({erratum.label})="
+    )
 
 
 @pytest.mark.parametrize("erratum", ERRATA, ids=[e.key for e in ERRATA])
@@ -29,23 +39,34 @@ def test_check_tells_the_source_from_the_truth(erratum):
     # The same check, given the source's value and then the corrected one, must answer
     # differently: a check that cannot fail (a tautology) answers the same both times.
     assert erratum.stated is not erratum.true
-    assert erratum.verdict(erratum.stated) == ERRATUM_HOLDS, \
+    assert erratum.verdict(erratum.stated) == ERRATUM_HOLDS, (
         f"{erratum.key}: the source's value is no longer found wrong"
-    assert erratum.verdict(erratum.true) == NO_ERRATUM, \
+    )
+    assert erratum.verdict(erratum.true) == NO_ERRATUM, (
         f"{erratum.key}: the corrected value is found wrong too"
+    )
     assert erratum.holds()
 
 
 def _record(**kw) -> Erratum:
-    base = dict(key="x", sources=("000",), section="s", says="a", correct="b",
-                chapter="chapters/13_gpt", stated=1, true=2, check=lambda v: v == 1)
+    base = dict(
+        key="x",
+        sources=("000",),
+        section="s",
+        says="a",
+        correct="b",
+        chapter="chapters/13_gpt",
+        stated=1,
+        true=2,
+        check=lambda v: v == 1,
+    )
     return Erratum(**{**base, **kw})
 
 
 def test_verdict_reads_the_check_and_rejects_a_non_bool():
     e = _record()
     assert (e.verdict(1), e.verdict(2)) == (ERRATUM_HOLDS, NO_ERRATUM) and e.holds()
-    assert not _record(check=lambda v: True).holds()       # a tautology does not hold
+    assert not _record(check=lambda v: True).holds()  # a tautology does not hold
     with pytest.raises(TypeError, match="expected a bool"):
         _record(check=lambda v: 1).verdict(1)
 
@@ -76,7 +97,7 @@ def test_errata_table_rejects_duplicate_keys(monkeypatch):
 
 
 # A third value, wrong in another way than the source's, must also be found wrong: the checks
-# compute the truth, they do not merely recognise the source's value.
+# compute the truth, they do not merely recognize the source's value.
 THIRD_VALUES = {
     "bert-mlm-head": lambda H, V: H * H + 4 * H + V,
     "004-infinite-reference-window": lambda budget: int((budget // 16) ** 0.5) + 1,
@@ -88,18 +109,30 @@ THIRD_VALUES = {
     "004-convex-always-converges": lambda alpha, A: alpha < 3 / max(abs(A).sum(axis=1)),
     "lambda-omits-biases": 116_497_920 + 12 * 768,
     "002-vocab-index-range": lambda V: range(1, V + 1),
-    "004-gradient-step": lambda loss, grad, th, a: th - a * grad(th),   # one step only
-    "003-bpe-tables": ([("l", "o"), ("e", "s"), ("es", "t"), ("lo", "w")],   # another tie order
-                       (("low",), ("low", "e", "r"), ("n", "e", "w", "est"),
-                        ("w", "i", "d", "est"))),
+    "004-gradient-step": lambda loss, grad, th, a: th - a * grad(th),  # one step only
+    "003-bpe-tables": (
+        [("l", "o"), ("e", "s"), ("es", "t"), ("lo", "w")],  # another tie order
+        (("low",), ("low", "e", "r"), ("n", "e", "w", "est"), ("w", "i", "d", "est")),
+    ),
     "000-argmax-identity": lambda p1, cond: cond,
     "001-bert-corruption": (0.8, 0.2, 0.0),
     "concat-h-undefined": lambda hp: hp["A"] + 1,
-    "bert-jmasked-range": lambda n_A, n_B: set(range(2, n_A + n_B + 2)),   # contiguous
-    "versions-gpt2-mixed": (48, 1600, 25, 1.5e9, 15e9),     # XL's shape, the source's range
+    "bert-jmasked-range": lambda n_A, n_B: set(range(2, n_A + n_B + 2)),  # contiguous
+    "versions-gpt2-mixed": (
+        48,
+        1600,
+        25,
+        1.5e9,
+        15e9,
+    ),  # XL's shape, the source's range
     "003-gpt2-training-data": "Books1",
-    "003-gpt3-bookscorpus": ("Common Crawl (filtered)", "WebText2", "Wikipedia", "Books1",
-                             "BooksCorpus"),
+    "003-gpt3-bookscorpus": (
+        "Common Crawl (filtered)",
+        "WebText2",
+        "Wikipedia",
+        "Books1",
+        "BooksCorpus",
+    ),
 }
 
 
@@ -114,7 +147,9 @@ def test_erratum_lookup_names_the_key():
     from formulated.errata import erratum
 
     assert erratum("s-items").key == "s-items"
-    with pytest.raises(ValueError, match="key: expected the key of an erratum, got 'nope'"):
+    with pytest.raises(
+        ValueError, match="key: expected the key of an erratum, got 'nope'"
+    ):
         erratum("nope")
 
 
@@ -125,7 +160,9 @@ def test_every_erratum_label_in_the_chapters_is_registered():
 
     labels = {e.label for e in ERRATA}
     for path in sorted((ROOT / "chapters").glob("*.md")):
-        found = re.findall(r"^\((erratum-[\w-]+)\)=", path.read_text(encoding="utf-8"), re.M)
+        found = re.findall(
+            r"^\((erratum-[\w-]+)\)=", path.read_text(encoding="utf-8"), re.M
+        )
         assert set(found) <= labels, (path.name, sorted(set(found) - labels))
 
 
@@ -165,9 +202,9 @@ def test_slides_search_keeps_the_sign_and_sticks_at_zero():
 
     loss = lambda th: float(np.sum((th - np.array([-2.0, 3.0])) ** 2))  # noqa: E731
     end = slides_search(loss, None, np.array([0.5, 0.0]), 0.01)
-    assert end[0] > 0 and end[1] == 0.0          # the minimum is at (-2, 3)
+    assert end[0] > 0 and end[1] == 0.0  # the minimum is at (-2, 3)
     end = slides_search(loss, None, np.array([-0.5, 0.5]), 0.01)
-    assert np.allclose(end, [-2.0, 3.0], atol=0.05)   # same signs: it gets there
+    assert np.allclose(end, [-2.0, 3.0], atol=0.05)  # same signs: it gets there
 
 
 def test_letter_checks_read_the_book_config():
@@ -179,7 +216,11 @@ def test_letter_checks_read_the_book_config():
     from formulated.models import Config
 
     hp = hyperparameters(V=11, n_ctx=8, H=8, A=2, L=1)
-    assert set(hp) == {f.name for f in fields(Config)} == {"V", "n_ctx", "H", "A", "L", "F", "D"}
+    assert (
+        set(hp)
+        == {f.name for f in fields(Config)}
+        == {"V", "n_ctx", "H", "A", "L", "F", "D"}
+    )
     assert (hp["F"], hp["D"]) == (32, 4)
 
 
@@ -190,14 +231,25 @@ def test_citation_checks_name_their_source_and_accept_only_it():
     assert cited and all(e.cites for e in cited)
     assert all(not e.cites for e in ERRATA if e.basis == "computed")
     data = erratum("003-gpt2-training-data")
-    for name in ("OpenWebText", "Books1", "BooksCorpus", "WebText2", "webtext", "Common Crawl"):
+    for name in (
+        "OpenWebText",
+        "Books1",
+        "BooksCorpus",
+        "WebText2",
+        "webtext",
+        "Common Crawl",
+    ):
         assert data.verdict(name) == ERRATUM_HOLDS, name
     mix = erratum("003-gpt3-bookscorpus")
-    assert mix.verdict(tuple(reversed(mix.true))) == NO_ERRATUM       # the order is not a claim
-    assert mix.verdict(mix.true[:-1]) == ERRATUM_HOLDS                 # one corpus missing
-    assert mix.verdict(mix.true + ("Books1",)) == ERRATUM_HOLDS        # one listed twice
+    assert (
+        mix.verdict(tuple(reversed(mix.true))) == NO_ERRATUM
+    )  # the order is not a claim
+    assert mix.verdict(mix.true[:-1]) == ERRATUM_HOLDS  # one corpus missing
+    assert mix.verdict(mix.true + ("Books1",)) == ERRATUM_HOLDS  # one listed twice
     sizes = erratum("versions-gpt2-mixed")
-    assert sizes.verdict((24, 1024, 16, 0.35e9, 0.36e9)) == NO_ERRATUM  # GPT-2 medium, 354.8M
+    assert (
+        sizes.verdict((24, 1024, 16, 0.35e9, 0.36e9)) == NO_ERRATUM
+    )  # GPT-2 medium, 354.8M
     assert sizes.verdict((24, 1024, 16, 0.30e9, 0.34e9)) == ERRATUM_HOLDS
 
 
@@ -212,17 +264,26 @@ def test_record_requires_cites_exactly_for_a_citation():
 
 
 def test_ambiguity_notes_are_not_registered_errata():
-    # A record judged an ambiguity leaves the registry; its chapter keeps a note labelled
+    # A record judged an ambiguity leaves the registry; its chapter keeps a note labeled
     # (ambiguity-<key>)=, which must not name a registered erratum.
     import re
 
     keys = {e.key for e in ERRATA}
     found = set()
     for path in sorted((ROOT / "chapters").glob("*.md")):
-        found |= set(re.findall(r"^\(ambiguity-([\w-]+)\)=", path.read_text(encoding="utf-8"),
-                                re.M))
-    assert {"wp-n-rows", "003-layer-index", "slide-masked-input", "002-untied-head",
-            "001-objective-from-j1", "004-mixed-log-bases"} <= found
+        found |= set(
+            re.findall(
+                r"^\(ambiguity-([\w-]+)\)=", path.read_text(encoding="utf-8"), re.M
+            )
+        )
+    assert {
+        "wp-n-rows",
+        "003-layer-index",
+        "slide-masked-input",
+        "002-untied-head",
+        "001-objective-from-j1",
+        "004-mixed-log-bases",
+    } <= found
     assert not found & keys, sorted(found & keys)
 
 
@@ -244,7 +305,10 @@ def test_summary_counts_kinds_bases_and_sources():
     kinds, bases = kind_counts(), basis_counts()
     assert sum(kinds.values()) == sum(bases.values()) == len(ERRATA)
     assert f"**{len(ERRATA)} cases**" in text
-    assert f"{bases['computed']} computed" in text and f"{bases['citation']} resting on" in text
+    assert (
+        f"{bases['computed']} computed" in text
+        and f"{bases['citation']} resting on" in text
+    )
     for s, n in source_counts().items():
         assert f"`{s}`: {n}" in text
     table = errata_table()
@@ -271,10 +335,10 @@ def test_heads_share_weights_refuses_an_unknown_claim():
 
 
 def test_mixed_gpt2_column_count_is_computed_and_matches_transformers():
-    from formulated.errata import erratum
     import torch
     import transformers as T
 
+    from formulated.errata import erratum
     from formulated.errata.models import mixed_gpt2_count
 
     with torch.device("meta"):

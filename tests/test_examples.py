@@ -4,6 +4,7 @@ The inputs come from :mod:`formulated.examples` (transcribed from the slides); t
 computed here with ``torch`` and with closed forms, and compared with the slides' printed
 results (``SLIDE_*``), which are rounded and partly wrong.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,7 +43,9 @@ def test_shapes_of_the_qkv_example():
 
 def test_keys_values_queries_are_as_printed():
     Q, K, V = qkv()
-    assert torch.equal(K, t([[0, 1, 1], [4, 4, 0], [2, 3, 1]]))  # computed, vs the issue's numbers
+    assert torch.equal(
+        K, t([[0, 1, 1], [4, 4, 0], [2, 3, 1]])
+    )  # computed, vs the issue's numbers
     assert torch.equal(K, t(ex.SLIDE_KEYS))
     assert torch.equal(V, t(ex.SLIDE_VALUES))
     assert torch.equal(Q, t(ex.SLIDE_QUERIES))
@@ -72,15 +75,25 @@ def test_softmax_of_query_1_and_the_slides_rounding():
 
 def test_output_of_input_1_exact_vs_slide():
     Q, K, V = qkv()
-    ref = F.scaled_dot_product_attention(Q[None], K[None], V[None], scale=1.0)[0]  # no 1/sqrt(D)
-    ours = f.attention(ex.QKV_INPUTS @ ex.QKV_W_QUERY, ex.QKV_INPUTS @ ex.QKV_W_KEY,
-                       ex.QKV_INPUTS @ ex.QKV_W_VALUE, scale=False)
+    ref = F.scaled_dot_product_attention(Q[None], K[None], V[None], scale=1.0)[
+        0
+    ]  # no 1/sqrt(D)
+    ours = f.attention(
+        ex.QKV_INPUTS @ ex.QKV_W_QUERY,
+        ex.QKV_INPUTS @ ex.QKV_W_KEY,
+        ex.QKV_INPUTS @ ex.QKV_W_VALUE,
+        scale=False,
+    )
     assert np.max(np.abs(ours - ref.numpy())) < 1e-12
     e2 = math.exp(2)
-    out1 = (np.array([1, 2, 3]) + e2 * np.array([2, 8, 0]) + e2 * np.array([2, 6, 3])) / (1 + 2 * e2)
+    out1 = (
+        np.array([1, 2, 3]) + e2 * np.array([2, 8, 0]) + e2 * np.array([2, 6, 3])
+    ) / (1 + 2 * e2)
     assert np.max(np.abs(ours[0] - out1)) < 1e-12  # about [1.9366, 6.6831, 1.5951]
     # The slide's [2.0, 7.0, 1.5] is the output for the *rounded* weights [0.0, 0.5, 0.5] ...
-    assert np.array_equal(ex.SLIDE_SOFTMAX_1[:, None] * V.numpy(), ex.SLIDE_WEIGHTED_VALUES_1)
+    assert np.array_equal(
+        ex.SLIDE_SOFTMAX_1[:, None] * V.numpy(), ex.SLIDE_WEIGHTED_VALUES_1
+    )
     assert np.array_equal(ex.SLIDE_SOFTMAX_1 @ V.numpy(), ex.SLIDE_OUTPUT_1)
     # ... so it is off by up to 0.32 (third entry 1.5 vs 1.595 even rounds the wrong way).
     err = np.abs(ours[0] - ex.SLIDE_OUTPUT_1)
@@ -93,19 +106,26 @@ def test_output_of_input_1_exact_vs_slide():
 
 def test_masked_scores_are_scores_plus_mask():
     assert np.array_equal(ex.MASK_LOOKAHEAD, f.mask_autoregressive(4))
-    assert np.array_equal(ex.MASK_SCALED_SCORES + ex.MASK_LOOKAHEAD, ex.SLIDE_MASKED_SCORES)
+    assert np.array_equal(
+        ex.MASK_SCALED_SCORES + ex.MASK_LOOKAHEAD, ex.SLIDE_MASKED_SCORES
+    )
 
 
 def test_masked_softmax_example():
     causal = torch.ones(4, 4, dtype=torch.bool).tril()
-    ref = torch.softmax(t(ex.MASK_SCALED_SCORES).masked_fill(~causal, -torch.inf), -1).numpy()
+    ref = torch.softmax(
+        t(ex.MASK_SCALED_SCORES).masked_fill(~causal, -torch.inf), -1
+    ).numpy()
     ours = f.masked_softmax(ex.MASK_SCALED_SCORES, ex.MASK_LOOKAHEAD)
     assert np.max(np.abs(ours - ref)) < 1e-15
     assert np.max(np.abs(ours.sum(axis=1) - 1)) < 1e-15  # rows sum to 1
     assert np.all(np.triu(ours, k=1) == 0)  # nothing above the diagonal
     # every scaled score is positive, so the sources' multiplicative 1/-inf mask works here
-    mul = f.masked_softmax(ex.MASK_SCALED_SCORES, f.mask_autoregressive(4, "multiplicative"),
-                           kind="multiplicative")
+    mul = f.masked_softmax(
+        ex.MASK_SCALED_SCORES,
+        f.mask_autoregressive(4, "multiplicative"),
+        kind="multiplicative",
+    )
     assert np.max(np.abs(mul - ours)) < 1e-15
 
 
@@ -121,12 +141,16 @@ def test_printed_masked_softmax_is_within_0_01_but_not_correctly_rounded():
     wrong = np.argwhere(np.round(ours, 2) != ex.SLIDE_MASKED_SOFTMAX)
     # 0.3775 printed 0.37 (rounds to 0.38) and 0.3156 printed 0.31 (rounds to 0.32)
     assert [tuple(w) for w in wrong] == [(1, 0), (2, 1)]
-    assert abs(ex.SLIDE_MASKED_SOFTMAX[1].sum() - 0.99) < 1e-12  # printed row 2 sums to 0.99
+    assert (
+        abs(ex.SLIDE_MASKED_SOFTMAX[1].sum() - 0.99) < 1e-12
+    )  # printed row 2 sums to 0.99
 
 
 def test_masked_input_matrix_disagrees_with_scaled_scores():
     differ = np.argwhere(ex.SLIDE_MASKED_INPUT != ex.MASK_SCALED_SCORES)
     assert [tuple(d) for d in differ] == [(0, 1), (0, 2)]
     # both differing entries lie above the diagonal, so the masked result is the same anyway
-    assert np.array_equal(f.masked_softmax(ex.SLIDE_MASKED_INPUT, ex.MASK_LOOKAHEAD),
-                          f.masked_softmax(ex.MASK_SCALED_SCORES, ex.MASK_LOOKAHEAD))
+    assert np.array_equal(
+        f.masked_softmax(ex.SLIDE_MASKED_INPUT, ex.MASK_LOOKAHEAD),
+        f.masked_softmax(ex.MASK_SCALED_SCORES, ex.MASK_LOOKAHEAD),
+    )

@@ -6,13 +6,13 @@ A figure cell (a code cell that draws with matplotlib) carries MyST-NB metadata
 the built page's alt is the image's path (``../_images/<hash>.png``). The alt must state the
 figure's message: several words, not a path or a file name, not the code's title alone.
 """
+
 from __future__ import annotations
 
 import re
 
 import jupytext
 import pytest
-
 from _chapters import ROOT
 
 #: What makes a code cell a figure cell: it draws with pyplot (chapter 18's plot_losses too).
@@ -26,8 +26,11 @@ def figure_cells() -> list[tuple[str, int, str, dict]]:
     cells = []
     for path in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md")):
         code = [c for c in jupytext.read(path).cells if c.cell_type == "code"]
-        cells += [(path.stem, k, c.source, dict(c.metadata)) for k, c in enumerate(code)
-                  if DRAWS.search(c.source) and "_widget(" not in c.source]
+        cells += [
+            (path.stem, k, c.source, dict(c.metadata))
+            for k, c in enumerate(code)
+            if DRAWS.search(c.source) and "_widget(" not in c.source
+        ]
     return cells
 
 
@@ -47,20 +50,39 @@ def test_the_book_has_its_figures():
     assert len(figure_cells()) >= 41
 
 
-@pytest.mark.parametrize("chapter, index, source, metadata", figure_cells(),
-                         ids=lambda v: v if isinstance(v, (str, int)) and not
-                         isinstance(v, bool) and len(str(v)) < 40 else "")
+@pytest.mark.parametrize(
+    "chapter, index, source, metadata",
+    figure_cells(),
+    ids=lambda v: (
+        v
+        if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) < 40
+        else ""
+    ),
+)
 def test_figure_cell_has_alt_text(chapter, index, source, metadata):
     alt = metadata.get("mystnb", {}).get("image", {}).get("alt")
     problem = alt_problem(alt)
     assert problem is None, f"{chapter}, code cell {index}: {problem}\n{source[:200]}"
 
 
-@pytest.mark.parametrize("alt", [None, "", "  ", "../_images/3254abd6.png", "figure.svg",
-                                 "fig-18-loss", "Training loss"])
+@pytest.mark.parametrize(
+    "alt",
+    [
+        None,
+        "",
+        "  ",
+        "../_images/3254abd6.png",
+        "figure.svg",
+        "fig-18-loss",
+        "Training loss",
+    ],
+)
 def test_alt_problem_refuses(alt):
     assert alt_problem(alt) is not None
 
 
 def test_alt_problem_accepts_a_sentence():
-    assert alt_problem("The loss falls quickly and then slowly over the training steps.") is None
+    assert (
+        alt_problem("The loss falls quickly and then slowly over the training steps.")
+        is None
+    )

@@ -5,6 +5,7 @@ References are ``torch`` (``torch.softmax``, ``F.one_hot``, ``nn.Embedding``,
 ``F.cross_entropy``, ...), closed-form values, and properties checked with hypothesis.  All
 comparisons are in float64 with tolerance 1e-10 where the math is identical.
 """
+
 from __future__ import annotations
 
 import math
@@ -118,8 +119,11 @@ def test_softmax_keeps_float32():
     assert maxerr(out, torch.softmax(t(X), -1)) < 1e-6
 
 
-finite_rows = hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=8),
-                         elements=st.floats(-1e3, 1e3))
+finite_rows = hnp.arrays(
+    np.float64,
+    hnp.array_shapes(min_dims=2, max_dims=2, max_side=8),
+    elements=st.floats(-1e3, 1e3),
+)
 
 
 @given(finite_rows)
@@ -140,19 +144,25 @@ def test_softmax_is_shift_invariant(X, c):
 
 @pytest.mark.parametrize("n", [1, 2, 5])
 def test_masks_match_torch_constructions(n):
-    causal = torch.ones(n, n, dtype=torch.bool).tril()  # the boolean mask torch's is_causal uses
+    causal = torch.ones(
+        n, n, dtype=torch.bool
+    ).tril()  # the boolean mask torch's is_causal uses
     ref_add = torch.zeros(n, n, dtype=torch.float64).masked_fill(~causal, float("-inf"))
     ref_mul = torch.ones(n, n, dtype=torch.float64).masked_fill(~causal, float("-inf"))
     assert torch.equal(t(f.mask_autoregressive(n)), ref_add)
     assert torch.equal(t(f.mask_autoregressive(n, kind="multiplicative")), ref_mul)
     assert np.array_equal(f.mask_bidirectional(n), np.zeros((n, n)))
-    assert np.array_equal(f.mask_bidirectional(n, kind="multiplicative"), np.ones((n, n)))
+    assert np.array_equal(
+        f.mask_bidirectional(n, kind="multiplicative"), np.ones((n, n))
+    )
 
 
 def test_mask_autoregressive_is_the_source_example_for_n4():
     # 000/001, box "Autoregressive Attention Mask", example for n = 4 (1 on/below the diagonal)
     inf = np.inf
-    source = np.array([[1, -inf, -inf, -inf], [1, 1, -inf, -inf], [1, 1, 1, -inf], [1, 1, 1, 1]])
+    source = np.array(
+        [[1, -inf, -inf, -inf], [1, 1, -inf, -inf], [1, 1, 1, -inf], [1, 1, 1, 1]]
+    )
     assert np.array_equal(f.mask_autoregressive(4, kind="multiplicative"), source)
 
 
@@ -160,32 +170,47 @@ def test_mask_autoregressive_is_the_source_example_for_n4():
 def test_masked_softmax_matches_torch(n):
     S = rng(n).normal(size=(2, n, n))
     mask = f.mask_autoregressive(n)
-    ref = torch.softmax(t(S).masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -torch.inf), -1)
+    ref = torch.softmax(
+        t(S).masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -torch.inf), -1
+    )
     assert maxerr(f.masked_softmax(S, mask), ref) < TOL
     # a boolean mask (True = may attend, torch's convention) gives the same
     assert maxerr(f.masked_softmax(S, np.tril(np.ones((n, n), dtype=bool))), ref) < TOL
 
 
 def test_multiplicative_mask_works_only_for_positive_scores():
-    S = rng(4).uniform(0.1, 2.0, size=(4, 4))  # every score > 0: mask * S is -inf where masked
-    mul = f.masked_softmax(S, f.mask_autoregressive(4, "multiplicative"), kind="multiplicative")
+    S = rng(4).uniform(
+        0.1, 2.0, size=(4, 4)
+    )  # every score > 0: mask * S is -inf where masked
+    mul = f.masked_softmax(
+        S, f.mask_autoregressive(4, "multiplicative"), kind="multiplicative"
+    )
     assert maxerr(mul, f.masked_softmax(S, f.mask_autoregressive(4))) < TOL
     # the literal formula in torch gives NaN for a negative blocked score (-x * -inf = +inf)
     S[0, 1] = -0.5
     ref = torch.softmax(t(f.mask_autoregressive(4, "multiplicative")) * t(S), -1)
     assert torch.isnan(ref[0]).all()
     with pytest.raises(ValueError, match=r"^mask:.*score -0\.5.*additive"):
-        f.masked_softmax(S, f.mask_autoregressive(4, "multiplicative"), kind="multiplicative")
+        f.masked_softmax(
+            S, f.mask_autoregressive(4, "multiplicative"), kind="multiplicative"
+        )
     S[0, 1] = 0.0  # 0 * -inf = NaN
     with pytest.raises(ValueError, match=r"^mask:.*nan"):
-        f.masked_softmax(S, f.mask_autoregressive(4, "multiplicative"), kind="multiplicative")
+        f.masked_softmax(
+            S, f.mask_autoregressive(4, "multiplicative"), kind="multiplicative"
+        )
 
 
 def test_additive_one_minus_inf_mask_is_harmless():
     # Adding the sources' 1/-inf mask instead of multiplying it shifts each row by 1: no change.
     S = rng(5).normal(size=(5, 5))
-    assert maxerr(f.masked_softmax(S, f.mask_autoregressive(5, "multiplicative")),
-                  f.masked_softmax(S, f.mask_autoregressive(5))) < 1e-12
+    assert (
+        maxerr(
+            f.masked_softmax(S, f.mask_autoregressive(5, "multiplicative")),
+            f.masked_softmax(S, f.mask_autoregressive(5)),
+        )
+        < 1e-12
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,7 +221,11 @@ def test_additive_one_minus_inf_mask_is_harmless():
 @pytest.mark.parametrize("n,m,D,Dv", [(1, 1, 1, 1), (5, 5, 4, 3), (4, 7, 8, 8)])
 def test_attention_matches_sdpa(batch, n, m, D, Dv):
     g = rng(n * m + D)
-    Q, K, V = g.normal(size=batch + (n, D)), g.normal(size=batch + (m, D)), g.normal(size=batch + (m, Dv))
+    Q, K, V = (
+        g.normal(size=batch + (n, D)),
+        g.normal(size=batch + (m, D)),
+        g.normal(size=batch + (m, Dv)),
+    )
     ref = F.scaled_dot_product_attention(t(Q), t(K), t(V))
     assert maxerr(f.attention(Q, K, V), ref) < TOL
     mask = np.where(g.random((n, m)) < 0.3, -np.inf, 0.0)
@@ -213,8 +242,13 @@ def test_causal_attention_matches_sdpa_is_causal(n, D):
     Q, K, V = (g.normal(size=(2, n, D)) for _ in range(3))
     ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), is_causal=True)
     assert maxerr(f.attention(Q, K, V, f.mask_autoregressive(n)), ref) < TOL
-    assert maxerr(f.attention(Q, K, V, f.mask_bidirectional(n)),
-                  F.scaled_dot_product_attention(t(Q), t(K), t(V))) < TOL
+    assert (
+        maxerr(
+            f.attention(Q, K, V, f.mask_bidirectional(n)),
+            F.scaled_dot_product_attention(t(Q), t(K), t(V)),
+        )
+        < TOL
+    )
 
 
 @settings(max_examples=30)
@@ -248,7 +282,7 @@ def test_concat_matches_torch_cat():
     Xs = [g.normal(size=(5, 3)) for _ in range(4)]
     C = f.concat(*Xs)
     for k in range(1, 5):
-        assert np.array_equal(C[:, (k - 1) * 3: k * 3], Xs[k - 1])
+        assert np.array_equal(C[:, (k - 1) * 3 : k * 3], Xs[k - 1])
 
 
 def test_split_and_merge_heads_match_torch_view_transpose():
@@ -263,11 +297,15 @@ def test_split_and_merge_heads_match_torch_view_transpose():
 def mha_reference(H: int, A: int, seed: int):
     """A torch nn.MultiheadAttention and the same weights in the book's per-head layout."""
     torch.manual_seed(seed)
-    mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True).double().eval()
+    mha = (
+        torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True).double().eval()
+    )
     D = H // A
     Wq, Wk, Wv = mha.in_proj_weight.detach().numpy().reshape(3, H, H)  # each (out, in)
     # torch computes x @ W.T; rows i*D..(i+1)*D-1 of W are head i's outputs
-    per_head = [W.T.reshape(H, A, D).transpose(1, 0, 2) for W in (Wq, Wk, Wv)]  # (A, H, D)
+    per_head = [
+        W.T.reshape(H, A, D).transpose(1, 0, 2) for W in (Wq, Wk, Wv)
+    ]  # (A, H, D)
     W_o = mha.out_proj.weight.detach().numpy().T  # (A*D, H)
     return mha, per_head, W_o
 
@@ -280,16 +318,35 @@ def test_mhsa_matches_nn_multihead_attention(n, H, A, causal):
     mask = f.mask_autoregressive(n) if causal else f.mask_bidirectional(n)
     with torch.no_grad():
         ref, _ = mha(t(X), t(X), t(X), attn_mask=t(mask), need_weights=False)
-    loop = np.stack([f.multi_head_self_attention(x, mask, W_q, W_k, W_v, W_o) for x in X])
+    loop = np.stack(
+        [f.multi_head_self_attention(x, mask, W_q, W_k, W_v, W_o) for x in X]
+    )
     assert maxerr(loop, ref) < TOL
-    assert maxerr(f.multi_head_self_attention_batched(X, mask, W_q, W_k, W_v, W_o), ref) < TOL
-    assert maxerr(f.multi_head_self_attention(X[0], None, W_q, W_k, W_v, W_o),
-                  f.multi_head_self_attention(X[0], f.mask_bidirectional(n), W_q, W_k, W_v, W_o)) == 0
+    assert (
+        maxerr(f.multi_head_self_attention_batched(X, mask, W_q, W_k, W_v, W_o), ref)
+        < TOL
+    )
+    assert (
+        maxerr(
+            f.multi_head_self_attention(X[0], None, W_q, W_k, W_v, W_o),
+            f.multi_head_self_attention(
+                X[0], f.mask_bidirectional(n), W_q, W_k, W_v, W_o
+            ),
+        )
+        == 0
+    )
 
 
 @settings(max_examples=25)
-@given(st.integers(1, 3), st.integers(1, 6), st.integers(1, 4), st.integers(1, 4),
-       st.integers(1, 5), st.booleans(), st.integers(0, 10_000))
+@given(
+    st.integers(1, 3),
+    st.integers(1, 6),
+    st.integers(1, 4),
+    st.integers(1, 4),
+    st.integers(1, 5),
+    st.booleans(),
+    st.integers(0, 10_000),
+)
 def test_mhsa_batched_equals_per_head_loop(B, n, A, D, H, causal, seed):
     g = rng(seed)
     X = g.normal(size=(B, n, H))
@@ -305,7 +362,13 @@ def test_mhsa_batched_equals_per_head_loop(B, n, A, D, H, causal, seed):
             s = q @ k.T / math.sqrt(D) + (0 if mask is None else mask)
             heads.append(torch.softmax(t(s), -1).numpy() @ v)
         ref.append(np.concatenate(heads, axis=1) @ W_o)
-    assert maxerr(f.multi_head_self_attention_batched(X, mask, W_q, W_k, W_v, W_o), np.stack(ref)) < 1e-10
+    assert (
+        maxerr(
+            f.multi_head_self_attention_batched(X, mask, W_q, W_k, W_v, W_o),
+            np.stack(ref),
+        )
+        < 1e-10
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,7 +379,9 @@ def test_relu_and_sigmoid_match_torch():
     x = rng(8).normal(scale=10, size=(5, 7))
     assert maxerr(f.relu(x), F.relu(t(x))) == 0
     assert maxerr(f.sigmoid(x), torch.sigmoid(t(x))) < 1e-15
-    x = np.array([-1000.0, -50.0, 0.0, 50.0, 1000.0])  # no overflow warnings, exact limits
+    x = np.array(
+        [-1000.0, -50.0, 0.0, 50.0, 1000.0]
+    )  # no overflow warnings, exact limits
     with np.errstate(over="raise"):
         assert maxerr(f.sigmoid(x), torch.sigmoid(t(x))) < 1e-15
 
@@ -327,7 +392,9 @@ def test_gelu_matches_torch(shape):
     assert maxerr(f.gelu(x), F.gelu(t(x), approximate="none")) < TOL
     assert maxerr(f.gelu(x, "erf"), F.gelu(t(x))) < TOL
     assert maxerr(f.gelu(x, "tanh"), F.gelu(t(x), approximate="tanh")) < TOL
-    assert maxerr(f.gelu(x, "sigmoid"), ACT2FN["quick_gelu"](t(x))) < TOL  # transformers' QuickGELU
+    assert (
+        maxerr(f.gelu(x, "sigmoid"), ACT2FN["quick_gelu"](t(x))) < TOL
+    )  # transformers' QuickGELU
 
 
 def test_gelu_keeps_float32():
@@ -364,7 +431,9 @@ def test_gelu_approximation_bounds(x):
 
 def ffn_reference(W1, b1, W2, b2, act: torch.nn.Module) -> torch.nn.Sequential:
     H, Fw = W1.shape
-    net = torch.nn.Sequential(torch.nn.Linear(H, Fw), act, torch.nn.Linear(Fw, H)).double()
+    net = torch.nn.Sequential(
+        torch.nn.Linear(H, Fw), act, torch.nn.Linear(Fw, H)
+    ).double()
     with torch.no_grad():  # nn.Linear stores (out, in) and computes x @ W.T + b
         net[0].weight.copy_(t(W1.T)), net[0].bias.copy_(t(b1))
         net[2].weight.copy_(t(W2.T)), net[2].bias.copy_(t(b2))
@@ -375,14 +444,34 @@ def ffn_reference(W1, b1, W2, b2, act: torch.nn.Module) -> torch.nn.Sequential:
 def test_ffns_match_torch(n, H, Fw):
     g = rng(n + H + Fw)
     X = g.normal(size=(2, n, H))
-    W1, b1, W2, b2 = g.normal(size=(H, Fw)), g.normal(size=Fw), g.normal(size=(Fw, H)), g.normal(size=H)
+    W1, b1, W2, b2 = (
+        g.normal(size=(H, Fw)),
+        g.normal(size=Fw),
+        g.normal(size=(Fw, H)),
+        g.normal(size=H),
+    )
     with torch.no_grad():
-        assert maxerr(f.ffn_relu(X, W1, b1, W2, b2),
-                      ffn_reference(W1, b1, W2, b2, torch.nn.ReLU())(t(X))) < TOL
-        assert maxerr(f.ffn_gelu(X, W1, b1, W2, b2),
-                      ffn_reference(W1, b1, W2, b2, torch.nn.GELU())(t(X))) < TOL
-        assert maxerr(f.ffn_gelu(X, W1, b1, W2, b2, approximation="tanh"),
-                      ffn_reference(W1, b1, W2, b2, torch.nn.GELU("tanh"))(t(X))) < TOL
+        assert (
+            maxerr(
+                f.ffn_relu(X, W1, b1, W2, b2),
+                ffn_reference(W1, b1, W2, b2, torch.nn.ReLU())(t(X)),
+            )
+            < TOL
+        )
+        assert (
+            maxerr(
+                f.ffn_gelu(X, W1, b1, W2, b2),
+                ffn_reference(W1, b1, W2, b2, torch.nn.GELU())(t(X)),
+            )
+            < TOL
+        )
+        assert (
+            maxerr(
+                f.ffn_gelu(X, W1, b1, W2, b2, approximation="tanh"),
+                ffn_reference(W1, b1, W2, b2, torch.nn.GELU("tanh"))(t(X)),
+            )
+            < TOL
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,7 +482,11 @@ def test_ffns_match_torch(n, H, Fw):
 @pytest.mark.parametrize("eps", [1e-5, 1e-12, 0.1])
 def test_layer_norm_matches_torch(shape, eps):
     g = rng(shape[-1])
-    X, gamma, beta = g.normal(loc=3, scale=2, size=shape), g.normal(size=shape[-1]), g.normal(size=shape[-1])
+    X, gamma, beta = (
+        g.normal(loc=3, scale=2, size=shape),
+        g.normal(size=shape[-1]),
+        g.normal(size=shape[-1]),
+    )
     ref = F.layer_norm(t(X), (shape[-1],), t(gamma), t(beta), eps=eps)
     assert maxerr(f.layer_norm(X, gamma, beta, eps), ref) < TOL
     ln = torch.nn.LayerNorm(shape[-1], eps=eps).double()
@@ -406,17 +499,27 @@ def test_layer_norm_std_eps_matches_the_notations_code():
     g = rng(11)
     X, gamma, beta = g.normal(size=(6, 10)), g.normal(size=10), g.normal(size=10)
     x = t(X)  # source 002's code line, written in torch: eps added to the (biased) std
-    ref = t(gamma) * (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True, unbiased=False) + 1e-5) + t(beta)
+    ref = t(gamma) * (x - x.mean(-1, keepdim=True)) / (
+        x.std(-1, keepdim=True, unbiased=False) + 1e-5
+    ) + t(beta)
     assert maxerr(f.layer_norm_std_eps(X, gamma, beta), ref) < TOL
     # the two variants agree when sigma >> sqrt(eps) and differ when sigma is small
     one, zero = np.ones(10), np.zeros(10)
     assert maxerr(f.layer_norm_std_eps(X, one, zero), f.layer_norm(X, one, zero)) < 1e-4
     tiny = 1e-3 * X
-    assert maxerr(f.layer_norm_std_eps(tiny, one, zero), f.layer_norm(tiny, one, zero)) > 1e-3
+    assert (
+        maxerr(f.layer_norm_std_eps(tiny, one, zero), f.layer_norm(tiny, one, zero))
+        > 1e-3
+    )
 
 
-@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=2, max_side=12),
-                  elements=st.floats(-100, 100)))
+@given(
+    hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=2, max_side=12),
+        elements=st.floats(-100, 100),
+    )
+)
 def test_layer_norm_rows_have_mean_zero_and_unit_variance(X):
     H = X.shape[1]
     Y = f.layer_norm(X, np.ones(H), np.zeros(H))
@@ -436,7 +539,9 @@ def test_layer_norm_rows_have_mean_zero_and_unit_variance(X):
 def test_positional_encoding_matches_vaswani_reference(n, H):
     # the PyTorch-tutorial construction of the same formula: exp(-log(10000) * 2k / H)
     pos = torch.arange(n, dtype=torch.float64)[:, None]
-    div = torch.exp(torch.arange(0, H, 2, dtype=torch.float64) * (-math.log(10000.0) / H))
+    div = torch.exp(
+        torch.arange(0, H, 2, dtype=torch.float64) * (-math.log(10000.0) / H)
+    )
     ref = torch.zeros(n, H, dtype=torch.float64)
     ref[:, 0::2] = torch.sin(pos * div)
     ref[:, 1::2] = torch.cos(pos * div)[:, : H // 2]
@@ -446,7 +551,12 @@ def test_positional_encoding_matches_vaswani_reference(n, H):
 def test_positional_encoding_known_values():
     PE = f.positional_encoding_sinusoidal(3, 4)
     assert np.array_equal(PE[0], [0, 1, 0, 1])  # position 0: sin 0 = 0, cos 0 = 1
-    expected = [math.sin(2), math.cos(2), math.sin(2 / 100), math.cos(2 / 100)]  # 10000^(2/4) = 100
+    expected = [
+        math.sin(2),
+        math.cos(2),
+        math.sin(2 / 100),
+        math.cos(2 / 100),
+    ]  # 10000^(2/4) = 100
     assert maxerr(PE[2], expected) < 1e-15
 
 
@@ -481,7 +591,9 @@ def test_cross_entropy_from_logits_matches_torch(reduction, scale):
     g = rng(12)
     logits, ids = g.normal(scale=scale, size=(2, 7, 11)), g.integers(0, 11, size=(2, 7))
     ours = f.cross_entropy_from_logits(logits, ids, reduction=reduction)
-    ref = F.cross_entropy(t(logits).reshape(-1, 11), t(ids).reshape(-1), reduction=reduction)
+    ref = F.cross_entropy(
+        t(logits).reshape(-1, 11), t(ids).reshape(-1), reduction=reduction
+    )
     assert np.all(np.isfinite(ours))
     assert maxerr(np.reshape(ours, -1), ref.reshape(-1)) < TOL * scale
 
@@ -587,14 +699,20 @@ def test_bad_multi_head_self_attention():
     X, W, W_o = np.zeros((n, H)), np.zeros((A, H, D)), np.zeros((A * D, H))
     mask = f.mask_autoregressive(n)
     with raises(ValueError, "W_q"):
-        f.multi_head_self_attention(np.zeros((n, H + 1)), mask, W, W, W, W_o)  # X width != H of W_q
+        f.multi_head_self_attention(
+            np.zeros((n, H + 1)), mask, W, W, W, W_o
+        )  # X width != H of W_q
     with raises(ValueError, "W_k"):
         f.multi_head_self_attention(X, mask, W, np.zeros((A, H, D + 1)), W, W_o)
     with raises(ValueError, "W_o") as e:
-        f.multi_head_self_attention(X, mask, W, W, W, np.zeros((H + 1, H)))  # rows != A*D
+        f.multi_head_self_attention(
+            X, mask, W, W, W, np.zeros((H + 1, H))
+        )  # rows != A*D
     assert "(6, 6)" in str(e.value)
     with raises(ValueError, "W_q"):
-        f.multi_head_self_attention(X, mask, np.zeros((H, D)), W, W, W_o)  # not per head
+        f.multi_head_self_attention(
+            X, mask, np.zeros((H, D)), W, W, W_o
+        )  # not per head
     with raises(ValueError, "mask"):
         f.multi_head_self_attention(X, f.mask_autoregressive(n + 1), W, W, W, W_o)
     with raises(ValueError, "X"):
@@ -611,7 +729,13 @@ def test_bad_activations_and_ffn():
         f.gelu([np.inf])
     with raises(ValueError, "x"):
         f.relu([np.nan])
-    X, W1, b1, W2, b2 = np.zeros((3, 4)), np.zeros((4, 8)), np.zeros(8), np.zeros((8, 4)), np.zeros(4)
+    X, W1, b1, W2, b2 = (
+        np.zeros((3, 4)),
+        np.zeros((4, 8)),
+        np.zeros(8),
+        np.zeros((8, 4)),
+        np.zeros(4),
+    )
     with raises(ValueError, "W1"):
         f.ffn_relu(X, np.zeros((5, 8)), b1, W2, b2)
     with raises(ValueError, "b1"):
@@ -663,11 +787,29 @@ def test_bad_positional_encoding_and_cross_entropy():
 
 
 def test_public_api_is_complete():
-    expected = {"diag", "stack", "one_hot", "embed", "softmax", "mask_bidirectional",
-                "mask_autoregressive", "masked_softmax", "attention", "concat",
-                "multi_head_self_attention", "multi_head_self_attention_batched", "relu", "gelu",
-                "ffn_relu", "ffn_gelu", "layer_norm", "layer_norm_std_eps",
-                "positional_encoding_sinusoidal", "cross_entropy", "cross_entropy_from_logits"}
+    expected = {
+        "diag",
+        "stack",
+        "one_hot",
+        "embed",
+        "softmax",
+        "mask_bidirectional",
+        "mask_autoregressive",
+        "masked_softmax",
+        "attention",
+        "concat",
+        "multi_head_self_attention",
+        "multi_head_self_attention_batched",
+        "relu",
+        "gelu",
+        "ffn_relu",
+        "ffn_gelu",
+        "layer_norm",
+        "layer_norm_std_eps",
+        "positional_encoding_sinusoidal",
+        "cross_entropy",
+        "cross_entropy_from_logits",
+    }
     assert expected <= set(f.__all__)
     for name in f.formulas.__all__:
         doc = getattr(f, name).__doc__

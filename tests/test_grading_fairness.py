@@ -13,6 +13,7 @@ student's cell), which the tests that catch a forbidden shortcut read.
 tests/test_assignments.py checks the same scores with real otter runs for some chapters.
 ``python tests/test_grading_fairness.py`` prints the table.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,16 +22,27 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from _fairness_answers import ANSWERS, GUESSES, INPUTS, SHORTCUTS
+
 from booktools.exercises import SPECS
 
 ROOT = Path(__file__).resolve().parents[1]
-COLUMNS = ("float64", "float32", "rounded", "placeholder", "shortcut", "mistake 1",
-           "mistake 2", "blank")
+COLUMNS = (
+    "float64",
+    "float32",
+    "rounded",
+    "placeholder",
+    "shortcut",
+    "mistake 1",
+    "mistake 2",
+    "blank",
+)
 #: Prompts that ask for prose besides the stored values: the written part needs a rubric.
-PROSE = re.compile(r"\b(?:Show that|Show on paper|Derive|Why|Predict|Explain|"
-                   r"What do you conclude|Which pairs|How often|compare it with source)\b", re.I)
+PROSE = re.compile(
+    r"\b(?:Show that|Show on paper|Derive|Why|Predict|Explain|"
+    r"What do you conclude|Which pairs|How often|compare it with source)\b",
+    re.I,
+)
 
 
 def score(label: str, answer: dict) -> float:
@@ -57,7 +69,11 @@ def _chapter(label: str) -> Path:
 def _cells(label: str) -> tuple[tuple[str, str | None], ...]:
     """The chapter's code cells in order, each with the label of the exercise whose solution it
     belongs to (``None`` for the chapter's own code)."""
-    out, inside, lines = [], None, _chapter(label).read_text(encoding="utf-8").splitlines()
+    out, inside, lines = (
+        [],
+        None,
+        _chapter(label).read_text(encoding="utf-8").splitlines(),
+    )
     i = 0
     while i < len(lines):
         line = lines[i].strip()
@@ -70,9 +86,9 @@ def _cells(label: str) -> tuple[tuple[str, str | None], ...]:
             j = i + 1
             while not re.match(r"^`{3,}\s*$", lines[j].strip()):
                 j += 1
-            body = lines[i + 1:j]
+            body = lines[i + 1 : j]
             if body and body[0].strip() == "---":
-                body = body[body.index("---", 1) + 1:]
+                body = body[body.index("---", 1) + 1 :]
             while body and re.match(r"^:[\w-]+:", body[0]):
                 body = body[1:]
             out.append(("\n".join(body), inside))
@@ -94,9 +110,13 @@ def rounding(label: str) -> tuple[str, int] | None:
     ``("dec", 3)`` for "3 decimal places" (counts stay exact), ``None`` when it says nothing."""
     text = _chapter(label).read_text(encoding="utf-8")
     start = text.index(f":label: {label}")
-    prompt = text[start:text.index("\n```", start)]
+    prompt = text[start : text.index("\n```", start)]
     m = re.search(r"(\d+) (significant digits|decimal places)", prompt)
-    return (("sig" if m.group(2).startswith("sig") else "dec"), int(m.group(1))) if m else None
+    return (
+        (("sig" if m.group(2).startswith("sig") else "dec"), int(m.group(1)))
+        if m
+        else None
+    )
 
 
 # ---------------------------------------------------------------------------- variants
@@ -107,6 +127,7 @@ def rounded(value, how: tuple[str, int]):
 
     def one(v: float) -> float:
         return float(f"{v:.{n - 1}e}") if kind == "sig" else round(v, n)
+
     if callable(value):
         return lambda *a, **k: rounded(value(*a, **k), how)
     if isinstance(value, (bool, np.bool_, int, np.integer, str)):
@@ -114,7 +135,11 @@ def rounded(value, how: tuple[str, int]):
     if isinstance(value, (float, np.floating)):
         return one(float(value))
     if isinstance(value, np.ndarray):
-        return value if value.dtype.kind in "biu" else np.vectorize(one, otypes=[float])(value)
+        return (
+            value
+            if value.dtype.kind in "biu"
+            else np.vectorize(one, otypes=[float])(value)
+        )
     if isinstance(value, (list, tuple)):
         return type(value)(rounded(v, how) for v in value)
     return value
@@ -131,8 +156,11 @@ def filled(value, fill: int):
     if isinstance(value, (int, np.integer, float, np.floating)):
         return type(value)(fill)
     if isinstance(value, (list, tuple)):
-        return type(value)(filled(v, fill) for v in value) if not any(
-            isinstance(v, (str, tuple)) for v in value) else []
+        return (
+            type(value)(filled(v, fill) for v in value)
+            if not any(isinstance(v, (str, tuple)) for v in value)
+            else []
+        )
     return value
 
 
@@ -142,6 +170,7 @@ def _run_cell(code: str, ctx: dict) -> dict:
 
     import formulated as fg
     from formulated import examples as ex
+
     ns = {"np": np, "torch": torch, "F": F, "fg": fg, "ex": ex, **ctx}
     exec(code, ns)
     return ns
@@ -153,25 +182,41 @@ def variants(label: str) -> dict[str, list[dict]]:
     ctx, answers = ANSWERS[label]()
     names = SPECS[label].names
     solved = history(label)
-    out = {col: [{**ctx, **answers[col], "In": solved}]
-           for col in ("float64", "float32", "mistake 1", "mistake 2")}
+    out = {
+        col: [{**ctx, **answers[col], "In": solved}]
+        for col in ("float64", "float32", "mistake 1", "mistake 2")
+    }
     how = rounding(label)
     keep = INPUTS.get(label, set())
-    out["rounded"] = [{**ctx, "In": solved, **{k: v if k in keep or how is None
-                                                else rounded(v, how)
-                                                for k, v in answers["float32"].items()}}]
+    out["rounded"] = [
+        {
+            **ctx,
+            "In": solved,
+            **{
+                k: v if k in keep or how is None else rounded(v, how)
+                for k, v in answers["float32"].items()
+            },
+        }
+    ]
     typed = {k: answers["float64"][k] for k in names}
-    placeholders = [{k: ... for k in names}, {k: filled(v, 0) for k, v in typed.items()},
-                    {k: filled(v, 1) for k, v in typed.items()}]
+    placeholders = [
+        {k: ... for k in names},
+        {k: filled(v, 0) for k, v in typed.items()},
+        {k: filled(v, 1) for k, v in typed.items()},
+    ]
     cells = ["\n".join(f"{k} = ..." for k in names)] * 3
     for code in GUESSES.get(label, []):
         placeholders.append(_run_cell(code, ctx))
         cells.append(code)
-    out["placeholder"] = [{**ctx, **p, "In": history(label, own, solved=False)}
-                          for p, own in zip(placeholders, cells)]
+    out["placeholder"] = [
+        {**ctx, **p, "In": history(label, own, solved=False)}
+        for p, own in zip(placeholders, cells)
+    ]
     if label in SHORTCUTS:
         code = SHORTCUTS[label]
-        out["shortcut"] = [{**_run_cell(code, ctx), "In": history(label, code, solved=False)}]
+        out["shortcut"] = [
+            {**_run_cell(code, ctx), "In": history(label, code, solved=False)}
+        ]
     out["blank"] = [{**ctx, "In": history(label, solved=False)}]
     return out
 
@@ -179,8 +224,10 @@ def variants(label: str) -> dict[str, list[dict]]:
 def table(label: str) -> dict[str, float | None]:
     """The scores of every column (``None``: no forbidden shortcut to try)."""
     found = variants(label)
-    return {col: max(score(label, a) for a in found[col]) if col in found else None
-            for col in COLUMNS}
+    return {
+        col: max(score(label, a) for a in found[col]) if col in found else None
+        for col in COLUMNS
+    }
 
 
 # ---------------------------------------------------------------------------- tests
@@ -197,7 +244,9 @@ def test_correct_answers_score_full_marks_and_wrong_ones_do_not(label):
     points = SPECS[label].points
     print(label, row)
     for col in ("float64", "float32", "rounded"):
-        assert row[col] == points, f"{label}: a correct answer ({col}) scores {row[col]}"
+        assert row[col] == points, (
+            f"{label}: a correct answer ({col}) scores {row[col]}"
+        )
     for col in ("shortcut", "mistake 1", "mistake 2"):
         assert row[col] is None or row[col] < points, f"{label}: {col} gets full marks"
     for col in ("placeholder", "blank"):
@@ -206,23 +255,28 @@ def test_correct_answers_score_full_marks_and_wrong_ones_do_not(label):
 
 def test_every_numeric_prompt_states_how_it_is_graded():
     """An exercise whose answer holds a non-integer number says how precise it must be."""
+
     def has_float(v) -> bool:
         if callable(v):
             return False
         a = np.asarray(v, dtype=object).ravel()
-        return any(isinstance(x, (float, np.floating)) and not float(x).is_integer()
-                   for x in a)
+        return any(
+            isinstance(x, (float, np.floating)) and not float(x).is_integer() for x in a
+        )
+
     missing = []
     for label in set(ANSWERS) - {"ex-12-2"}:  # a_limit: one of five given values, exact
         answers = ANSWERS[label]()[1]["float64"]
-        outputs = {k: v for k, v in answers.items() if k not in INPUTS.get(label, set())}
+        outputs = {
+            k: v for k, v in answers.items() if k not in INPUTS.get(label, set())
+        }
         if any(has_float(v) for v in outputs.values()) and rounding(label) is None:
             missing.append(label)
     assert not missing, f"no precision stated in the prompt of {missing}"
 
 
 def test_every_written_part_of_an_autograded_exercise_has_a_rubric():
-    """"Show that...", "Why...", "Predict..." in an autograded prompt: a written part with its
+    """ "Show that...", "Why...", "Predict..." in an autograded prompt: a written part with its
     own rubric (an answer cell graded by hand), which accounts for its points."""
     from booktools.assign import exercises
 
@@ -235,10 +289,13 @@ def test_every_written_part_of_an_autograded_exercise_has_a_rubric():
             if spec.written:
                 rubrics.add(ex.label)
                 assert spec.written_part.kind == "written" and spec.written_points > 0
-                assert re.search(r"\b(?:\d|one|half|full)\b.*\bpoints?\b", spec.written,
-                                 re.I), f"{ex.label}: the rubric should say what earns points"
-    assert prose and prose == rubrics, (f"no rubric for {sorted(prose - rubrics)}; "
-                                        f"a rubric without prose asked: {sorted(rubrics - prose)}")
+                assert re.search(
+                    r"\b(?:\d|one|half|full)\b.*\bpoints?\b", spec.written, re.I
+                ), f"{ex.label}: the rubric should say what earns points"
+    assert prose and prose == rubrics, (
+        f"no rubric for {sorted(prose - rubrics)}; "
+        f"a rubric without prose asked: {sorted(rubrics - prose)}"
+    )
 
 
 def test_the_shortcut_check_traces_a_value_through_helpers_and_cells():
@@ -247,10 +304,14 @@ def test_the_shortcut_check_traces_a_value_through_helpers_and_cells():
     import math
 
     from booktools.exercises import calls_behind
-    cells = ["", "import math\nimport numpy as np",
-             "def exps(xs):\n    return [math.exp(x) for x in xs]\nt = exps([1, 2])",
-             "w = [x / sum(t) for x in t]\nprint(np.abs(np.array(w)).max())",
-             "v = np.exp([1.0])\nu = v"]
+
+    cells = [
+        "",
+        "import math\nimport numpy as np",
+        "def exps(xs):\n    return [math.exp(x) for x in xs]\nt = exps([1, 2])",
+        "w = [x / sum(t) for x in t]\nprint(np.abs(np.array(w)).max())",
+        "v = np.exp([1.0])\nu = v",
+    ]
     env = {"In": cells, "math": math, "np": np, "exps": None}
     assert sorted(c for c, _ in calls_behind(["w"], env)) == ["exps", "math.exp", "sum"]
     assert ("np.exp", "numpy") in calls_behind(["u"], env)
@@ -262,14 +323,21 @@ if __name__ == "__main__":
     print("|---" * (len(COLUMNS) + 1) + "|")
     for label in sorted(ANSWERS):
         row = table(label)
-        print(f"| {label} | " + " | ".join("—" if row[c] is None else f"{row[c]:.3g}"
-                                           for c in COLUMNS) + " |")
+        print(
+            f"| {label} | "
+            + " | ".join("—" if row[c] is None else f"{row[c]:.3g}" for c in COLUMNS)
+            + " |"
+        )
 
 
-@pytest.mark.parametrize("label", sorted(k for k in ANSWERS if "copied" in ANSWERS[k]()[1]))
+@pytest.mark.parametrize(
+    "label", sorted(k for k in ANSWERS if "copied" in ANSWERS[k]()[1])
+)
 def test_values_printed_in_the_chapter_do_not_score(label):
     """An answer copied from the chapter's own output (the student edition prints it) is not
     the answer asked: ex-01-4 fits the data without its first five points."""
     ctx, answers = ANSWERS[label]()
     got = score(label, {**ctx, **answers["copied"], "In": history(label)})
-    assert got < SPECS[label].points, f"{label}: the chapter's printed values score {got}"
+    assert got < SPECS[label].points, (
+        f"{label}: the chapter's printed values score {got}"
+    )

@@ -10,6 +10,7 @@ Each test runs the student notebook's own init cell, an answer cell, a ``grader.
 and its export cell in a fresh kernel (nbclient), in a temporary folder, with the kernel's
 working folder and Jupyter's session variable set as each frontend sets them.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _chapters import ROOT
 from nbclient import NotebookClient
 
-from _chapters import ROOT
 from booktools import assign
 
 STEM = "08_attention"
@@ -32,14 +33,19 @@ ANSWER = "handed_in_by = 'the worked copy'  # the student's answer cell"
 def student(tmp_path_factory) -> nbformat.NotebookNode:
     """The student notebook of chapter 8 as otter assign and booktools.assign write it."""
     out = tmp_path_factory.mktemp("assignment")
-    return nbformat.read(assign.write_assignment(ROOT / "chapters" / f"{STEM}.md", out),
-                         as_version=4)
+    return nbformat.read(
+        assign.write_assignment(ROOT / "chapters" / f"{STEM}.md", out), as_version=4
+    )
 
 
-def _cells(student, answer: str, *, export: bool = True, first: str | None = None) -> list:
+def _cells(
+    student, answer: str, *, export: bool = True, first: str | None = None
+) -> list:
     """The student notebook's init cell, an answer cell, the first grader.check cell and
     (``export``) the export cell; ``first``: a cell run before them (a frontend's variable)."""
-    init = next(c for c in student.cells if "otter" in c.source and "import" in c.source)
+    init = next(
+        c for c in student.cells if "otter" in c.source and "import" in c.source
+    )
     check = next(c for c in student.cells if c.source.startswith("grader.check("))
     out = [nbformat.v4.new_code_cell(first)] if first else []
     out += [init, nbformat.v4.new_code_cell(answer), check]
@@ -49,7 +55,9 @@ def _cells(student, answer: str, *, export: bool = True, first: str | None = Non
 
 
 def _notebook(student, path: Path, answer: str, **kw) -> Path:
-    nb = nbformat.v4.new_notebook(metadata=student.metadata, cells=_cells(student, answer, **kw))
+    nb = nbformat.v4.new_notebook(
+        metadata=student.metadata, cells=_cells(student, answer, **kw)
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
     return path
@@ -58,19 +66,32 @@ def _notebook(student, path: Path, answer: str, **kw) -> Path:
 def _run(path: Path, cwd: Path) -> nbformat.NotebookNode:
     """``path`` executed top to bottom in a fresh kernel whose working folder is ``cwd``."""
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(cwd)}},
+    ).execute()
     return nb
 
 
 def _errors(nb) -> list[str]:
-    return [f"{o.get('ename')}: {o.get('evalue')}" for c in nb.cells
-            for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    return [
+        f"{o.get('ename')}: {o.get('evalue')}"
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
 
 
 def _printed(nb) -> str:
-    return "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", [])
-                   if o.get("output_type") == "stream")
+    return "".join(
+        o.get("text", "")
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
 
 
 def _handed_in(folder: Path) -> tuple[list[str], str]:
@@ -91,13 +112,17 @@ def _blank_copy_newer(student, folder: Path, answer: str, **kw) -> None:
     os.utime(blank, (worked.stat().st_mtime + 60,) * 2)
 
 
-def test_export_hands_in_the_worked_copy_not_a_newer_blank_one(student, tmp_path, monkeypatch):
+def test_export_hands_in_the_worked_copy_not_a_newer_blank_one(
+    student, tmp_path, monkeypatch
+):
     """No session path (an older Jupyter, nbclient, a kernel started by hand): of the copies in
     the working folder, the one that holds the cells the kernel ran is handed in."""
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     folder = tmp_path / "downloads"
     worked = _notebook(student, folder / WORKED, ANSWER)
-    placeholder = next(c.source for c in student.cells if c.source.startswith("# Exercise"))
+    placeholder = next(
+        c.source for c in student.cells if c.source.startswith("# Exercise")
+    )
     _blank_copy_newer(student, folder, placeholder)
     nb = _run(worked, folder)
     assert not _errors(nb), _errors(nb)
@@ -107,9 +132,12 @@ def test_export_hands_in_the_worked_copy_not_a_newer_blank_one(student, tmp_path
     assert f"Handing in {WORKED}" in _printed(nb), _printed(nb)
 
 
-@pytest.mark.parametrize("frontend", ["server path", "absolute path, kernel elsewhere",
-                                      "VS Code"])
-def test_export_hands_in_the_file_jupyter_names(student, tmp_path, monkeypatch, frontend):
+@pytest.mark.parametrize(
+    "frontend", ["server path", "absolute path, kernel elsewhere", "VS Code"]
+)
+def test_export_hands_in_the_file_jupyter_names(
+    student, tmp_path, monkeypatch, frontend
+):
     """Jupyter names the running file: Jupyter Server's ``JPY_SESSION_NAME`` (a path from the
     server's root, or absolute), VS Code's ``__vsc_ipynb_file__``.  The blank copy beside it
     holds the very same cells and is newer, so only that name tells them apart; the zip lies
@@ -137,17 +165,26 @@ def test_export_hands_in_the_file_jupyter_names(student, tmp_path, monkeypatch, 
 
 #: A first cell that makes otter take the kernel for Colab's (otter asks IPython's shell for its
 #: name): there otter reads tests only from a folder, never from the notebook's metadata.
-AS_ON_COLAB = ("import otter.check.utils\n"
-               "otter.check.utils.get_ipython = lambda: '<google.colab._shell.Shell object>'")
+AS_ON_COLAB = (
+    "import otter.check.utils\n"
+    "otter.check.utils.get_ipython = lambda: '<google.colab._shell.Shell object>'"
+)
 
 
 @pytest.mark.parametrize("colab", [False, True], ids=["Jupyter", "as on Colab"])
-def test_grader_check_runs_from_another_working_folder(student, tmp_path, monkeypatch, colab):
+def test_grader_check_runs_from_another_working_folder(
+    student, tmp_path, monkeypatch, colab
+):
     """A kernel whose working folder holds no notebook and no tests (Colab's ``/content``),
     and no session path: the public tests still run."""
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    worked = _notebook(student, tmp_path / "drive" / WORKED, ANSWER, export=False,
-                       first=AS_ON_COLAB if colab else None)
+    worked = _notebook(
+        student,
+        tmp_path / "drive" / WORKED,
+        ANSWER,
+        export=False,
+        first=AS_ON_COLAB if colab else None,
+    )
     elsewhere = tmp_path / "content"
     elsewhere.mkdir()
     nb = _run(worked, elsewhere)
@@ -162,8 +199,20 @@ def test_grader_check_runs_from_another_working_folder(student, tmp_path, monkey
 
 def test_init_cell_carries_only_public_tests():
     """The tests the init cell writes are the public ones: hidden cases are dropped."""
-    tests = {"q": {"name": "q", "points": 2, "suites": [{"cases": [
-        {"code": ">>> 1", "hidden": False}, {"code": ">>> 2", "hidden": True}]}]}}
+    tests = {
+        "q": {
+            "name": "q",
+            "points": 2,
+            "suites": [
+                {
+                    "cases": [
+                        {"code": ">>> 1", "hidden": False},
+                        {"code": ">>> 2", "hidden": True},
+                    ]
+                }
+            ],
+        }
+    }
     source = assign.init_source(STEM, assign._public_tests(tests))
     assert "'>>> 1'" in source and "'>>> 2'" not in source
     compile(source, "init", "exec")

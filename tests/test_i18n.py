@@ -5,6 +5,7 @@ The catalogues are ``locales/ko/LC_MESSAGES/<page>.po`` (``make po`` updates the
 English; booktools/i18n.py).  ``test_every_message_translated`` fails until the translators
 have finished: it lists what is left per catalogue.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,10 +13,10 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
 import pytest
+from _chapters import ROOT, toc_files
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from _chapters import ROOT, toc_files
 from booktools import i18n
 from booktools.sphinx_i18n import switch_href
 
@@ -40,17 +41,21 @@ def test_one_catalogue_per_page() -> None:
 
 # -- (a) complete -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("po", CATALOGUES, ids=_name)
 def test_every_message_translated(po: Path) -> None:
     """No message untranslated, none fuzzy (a fuzzy one is shown in English by Sphinx)."""
     msgs = _messages(po)
     todo = [m.id[:60] for m in msgs if not m.string]
     fuzzy = [m.id[:60] for m in msgs if m.fuzzy]
-    assert not todo and not fuzzy, (f"{_name(po)}: {len(todo)} of {len(msgs)} untranslated, "
-                                    f"{len(fuzzy)} fuzzy; first: {(todo + fuzzy)[:3]}")
+    assert not todo and not fuzzy, (
+        f"{_name(po)}: {len(todo)} of {len(msgs)} untranslated, "
+        f"{len(fuzzy)} fuzzy; first: {(todo + fuzzy)[:3]}"
+    )
 
 
 # -- (b) faithful: math, roles, labels, numbers and code unchanged ---------------------------
+
 
 def _po_with(tmp_path: Path, pairs: list[tuple[str, str]]) -> Path:
     """A small PO file on disk, written as the pipeline writes the real ones."""
@@ -64,28 +69,39 @@ def _po_with(tmp_path: Path, pairs: list[tuple[str, str]]) -> Path:
 
 
 def _faithfulness(po: Path) -> list[str]:
-    return [f"{_name(po) if po.is_relative_to(i18n.CATALOGUES) else po.name}: {m.id[:50]!r}: {p}"
-            for m in _messages(po) if m.string and not m.fuzzy
-            for p in i18n.message_problems(m.id, m.string)]
+    return [
+        f"{_name(po) if po.is_relative_to(i18n.CATALOGUES) else po.name}: {m.id[:50]!r}: {p}"
+        for m in _messages(po)
+        if m.string and not m.fuzzy
+        for p in i18n.message_problems(m.id, m.string)
+    ]
 
 
-ENGLISH = ("By {prf:ref}`def-08-attention`, the {doc}`errata appendix <appendix_b_errata>` "
-           "and {numref}`fig-mask`, $\\text{softmax}(z)_i$ sums to 1 over 50,257 tokens "
-           "(`n_vocab`), {math}`V` of them.")
-KOREAN = ("{prf:ref}`def-08-attention`와 {doc}`정오표 부록 <appendix_b_errata>`, "
-          "{numref}`fig-mask`에 따르면 $\\text{softmax}(z)_i$의 합은 50,257개 토큰"
-          "(`n_vocab`), 즉 {math}`V`개에 대해 1이다.")
+ENGLISH = (
+    "By {prf:ref}`def-08-attention`, the {doc}`errata appendix <appendix_b_errata>` "
+    "and {numref}`fig-mask`, $\\text{softmax}(z)_i$ sums to 1 over 50,257 tokens "
+    "(`n_vocab`), {math}`V` of them."
+)
+KOREAN = (
+    "{prf:ref}`def-08-attention`와 {doc}`정오표 부록 <appendix_b_errata>`, "
+    "{numref}`fig-mask`에 따르면 $\\text{softmax}(z)_i$의 합은 50,257개 토큰"
+    "(`n_vocab`), 즉 {math}`V`개에 대해 1이다."
+)
 
 
-@pytest.mark.parametrize("wrong, expected", [
-    (KOREAN.replace("50,257", "50,256"), "number missing or changed: ['50,257']"),
-    (KOREAN.replace("{prf:ref}`def-08-attention`와 ", ""), "role differs"),
-    (KOREAN.replace("appendix_b_errata", "appendix_a_notation"), "role differs"),
-    (KOREAN.replace("(z)_i", "(z)_j"), "math differs"),
-    (KOREAN.replace("`n_vocab`", "n_vocab"), "code differs"),
-])
-def test_faithfulness_check_fails_on_a_changed_message(tmp_path: Path, wrong: str,
-                                                       expected: str) -> None:
+@pytest.mark.parametrize(
+    "wrong, expected",
+    [
+        (KOREAN.replace("50,257", "50,256"), "number missing or changed: ['50,257']"),
+        (KOREAN.replace("{prf:ref}`def-08-attention`와 ", ""), "role differs"),
+        (KOREAN.replace("appendix_b_errata", "appendix_a_notation"), "role differs"),
+        (KOREAN.replace("(z)_i", "(z)_j"), "math differs"),
+        (KOREAN.replace("`n_vocab`", "n_vocab"), "code differs"),
+    ],
+)
+def test_faithfulness_check_fails_on_a_changed_message(
+    tmp_path: Path, wrong: str, expected: str
+) -> None:
     """The check passes the faithful translation (whose link title is Korean) and names what
     a wrong one changed: a number, a dropped {prf:ref}, a link target, math, code."""
     assert _faithfulness(_po_with(tmp_path, [(ENGLISH, KOREAN)])) == []
@@ -93,13 +109,20 @@ def test_faithfulness_check_fails_on_a_changed_message(tmp_path: Path, wrong: st
     assert len(problems) == 1 and expected in problems[0], problems
 
 
-def test_faithfulness_check_fails_on_bold_that_markdown_cannot_close(tmp_path: Path) -> None:
-    """"**위젯(widget)**으로" shows its asterisks (a closing ** after punctuation and before
+def test_faithfulness_check_fails_on_bold_that_markdown_cannot_close(
+    tmp_path: Path,
+) -> None:
+    """ "**위젯(widget)**으로" shows its asterisks (a closing ** after punctuation and before
     Hangul is no closer in CommonMark; seen in the first Korean intro); "**위젯**(widget)으로"
     and "(**정의**)" are bold."""
     english = "a **figure or widget** and a **definition**"
-    assert _faithfulness(_po_with(tmp_path, [(english, "**위젯**(widget)과 (**정의**)")])) == []
-    problems = _faithfulness(_po_with(tmp_path, [(english, "**위젯(widget)**과 (**정의**)")]))
+    assert (
+        _faithfulness(_po_with(tmp_path, [(english, "**위젯**(widget)과 (**정의**)")]))
+        == []
+    )
+    problems = _faithfulness(
+        _po_with(tmp_path, [(english, "**위젯(widget)**과 (**정의**)")])
+    )
     assert len(problems) == 1 and "emphasis not closed" in problems[0], problems
 
 
@@ -110,12 +133,15 @@ def test_translations_keep_math_roles_numbers_and_code(po: Path) -> None:
 
 # -- (c) glossary -----------------------------------------------------------------------------
 
+
 def test_glossary_one_korean_term_per_english_term(tmp_path: Path) -> None:
     terms = i18n.load_glossary()
     assert terms["transformer"] == "트랜스포머" and terms["pre-trained"] == "사전 훈련"
-    for text, error in [("decoder: 디코더\ndecoder: 복호기\n", "listed twice"),
-                        ("decoder: 디코더\nencoder: 디코더\n", "translates both"),
-                        ("decoder: 디코더, 복호기\n", "one Korean term")]:
+    for text, error in [
+        ("decoder: 디코더\ndecoder: 복호기\n", "listed twice"),
+        ("decoder: 디코더\nencoder: 디코더\n", "translates both"),
+        ("decoder: 디코더, 복호기\n", "one Korean term"),
+    ]:
         bad = tmp_path / "glossary.yml"
         bad.write_text(text, encoding="utf-8")
         with pytest.raises(ValueError, match=error):
@@ -125,24 +151,38 @@ def test_glossary_one_korean_term_per_english_term(tmp_path: Path) -> None:
 def test_glossary_check_fails_on_a_second_translation() -> None:
     terms = i18n.load_glossary()
     english = "Gradient descent trains the decoder's weights (`model.decoder`, $W$)."
-    assert i18n.glossary_problems(english, "경사 하강법이 디코더의 가중치를 훈련한다.", terms) == []
-    assert i18n.glossary_problems(english, "경사 하강법이 복호기의 가중치를 훈련한다.", terms) \
-        == ["'decoder' is not translated as '디코더'"]
-    assert i18n.glossary_problems(english, "기울기 하강이 디코더의 가중치를 훈련한다.", terms) \
-        == ["'gradient descent' is not translated as '경사 하강법'"]
+    assert (
+        i18n.glossary_problems(
+            english, "경사 하강법이 디코더의 가중치를 훈련한다.", terms
+        )
+        == []
+    )
+    assert i18n.glossary_problems(
+        english, "경사 하강법이 복호기의 가중치를 훈련한다.", terms
+    ) == ["'decoder' is not translated as '디코더'"]
+    assert i18n.glossary_problems(
+        english, "기울기 하강이 디코더의 가중치를 훈련한다.", terms
+    ) == ["'gradient descent' is not translated as '경사 하강법'"]
 
 
 @pytest.mark.parametrize("po", CATALOGUES, ids=_name)
 def test_translations_use_the_glossary(po: Path) -> None:
     terms = i18n.load_glossary()
-    wrong = [f"{m.id[:50]!r}: {p}" for m in _messages(po) if m.string and not m.fuzzy
-             for p in i18n.glossary_problems(m.id, m.string, terms)]
+    wrong = [
+        f"{m.id[:50]!r}: {p}"
+        for m in _messages(po)
+        if m.string and not m.fuzzy
+        for p in i18n.glossary_problems(m.id, m.string, terms)
+    ]
     assert wrong == []
 
 
 # -- update keeps translations and marks changed messages -------------------------------------
 
-def test_update_marks_a_changed_message_fuzzy_with_the_previous_english(tmp_path: Path) -> None:
+
+def test_update_marks_a_changed_message_fuzzy_with_the_previous_english(
+    tmp_path: Path,
+) -> None:
     """What a translator sees after the English changed: the old translation kept, marked
     ``#, fuzzy``, with the previous English as ``#| msgid``; a new message empty."""
     pots, pos = tmp_path / "pot", tmp_path / "po"
@@ -160,25 +200,31 @@ def test_update_marks_a_changed_message_fuzzy_with_the_previous_english(tmp_path
     po = pos / "chapters" / "x.po"
     text = po.read_text(encoding="utf-8").replace(
         'msgid "The decoder masks the future."\nmsgstr ""',
-        'msgid "The decoder masks the future."\nmsgstr "디코더는 미래를 가린다."')
+        'msgid "The decoder masks the future."\nmsgstr "디코더는 미래를 가린다."',
+    )
     po.write_text(text, encoding="utf-8")
     template("The decoder masks every future token.", "Exercises", "Solutions")
     assert i18n.update_catalogues(pots, pos) == {"chapters/x": "updated"}
     text = po.read_text(encoding="utf-8")
-    assert ('#, fuzzy\n#| msgid "The decoder masks the future."\n'
-            'msgid "The decoder masks every future token."\nmsgstr "디코더는 미래를 가린다."'
-            in text), text
+    assert (
+        '#, fuzzy\n#| msgid "The decoder masks the future."\n'
+        'msgid "The decoder masks every future token."\nmsgstr "디코더는 미래를 가린다."'
+        in text
+    ), text
     assert 'msgid "Solutions"\nmsgstr ""' in text
 
 
 # -- (d) the Korean book builds warning-free; (e) language switch both ways ------------------
+
 
 @pytest.fixture(scope="module")
 def korean_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Korean book at _build/html/ko, built from a fresh environment (every page read, so
     every warning shows) with ``-n -W``, from the execution cache of ``make book``."""
     if not (HTML / "chapters" / "intro.html").is_file():
-        pytest.fail("no English book at _build/html: run `make book` first", pytrace=False)
+        pytest.fail(
+            "no English book at _build/html: run `make book` first", pytrace=False
+        )
     try:
         i18n.build_html(doctrees=tmp_path_factory.mktemp("doctrees-ko"))
     except SystemExit as exc:
@@ -226,16 +272,22 @@ def _page(path: Path) -> _Page:
 def test_language_switch_both_ways(korean_book: Path, name: str) -> None:
     """The English page links to the same page under ko/, the Korean page back; both exist;
     the Korean page says lang="ko" and loads the Korean typography, the English one not."""
-    for page_path, lang, other in [(HTML / f"{name}.html", "en", korean_book / f"{name}.html"),
-                                   (korean_book / f"{name}.html", "ko", HTML / f"{name}.html")]:
+    for page_path, lang, other in [
+        (HTML / f"{name}.html", "en", korean_book / f"{name}.html"),
+        (korean_book / f"{name}.html", "ko", HTML / f"{name}.html"),
+    ]:
         page = _page(page_path)
         assert page.lang == lang, f"{page_path}: <html lang={page.lang!r}>"
-        assert len(page.switch) == 1, f"{page_path}: {len(page.switch)} language switches"
+        assert len(page.switch) == 1, (
+            f"{page_path}: {len(page.switch)} language switches"
+        )
         link = page.switch[0]
         target = (page_path.parent / str(link["href"])).resolve()
         assert target == other.resolve() and target.is_file(), (page_path, link["href"])
         assert link["hreflang"] == ("ko" if lang == "en" else "en")
-        assert any(h.split("?")[0].endswith("i18n/ko.css") for h in page.css) == (lang == "ko")
+        assert any(h.split("?")[0].endswith("i18n/ko.css") for h in page.css) == (
+            lang == "ko"
+        )
 
 
 @pytest.mark.parametrize("bad", ["", "/chapters/intro", "chapters\\intro"])
@@ -268,7 +320,9 @@ def _norm(p: PurePosixPath) -> str:
 
 
 def test_korean_stylesheet_breaks_lines_between_words() -> None:
-    css = (ROOT / "chapters" / "_static_assets" / "i18n" / "ko.css").read_text(encoding="utf-8")
+    css = (ROOT / "chapters" / "_static_assets" / "i18n" / "ko.css").read_text(
+        encoding="utf-8"
+    )
     assert re.search(r"word-break:\s*keep-all", css)
     assert "Noto Sans CJK KR" in css and "http" not in css  # installed fonts, no CDN
 
@@ -288,26 +342,39 @@ def test_every_output_message_translated(po: Path) -> None:
     sample or a code repr is "translated" as itself)."""
     msgs = _messages(po)
     todo = [m.id[:60] for m in msgs if not m.string or m.fuzzy]
-    assert not todo, f"{_output_name(po)}: {len(todo)} of {len(msgs)} to do; first: {todo[:3]}"
+    assert not todo, (
+        f"{_output_name(po)}: {len(todo)} of {len(msgs)} to do; first: {todo[:3]}"
+    )
 
 
 @pytest.mark.parametrize("po", OUTPUT_CATALOGUES, ids=_output_name)
 def test_output_translations_keep_placeholders(po: Path) -> None:
     """Each ``{n}`` of an output message (a printed value) is in its translation, no other:
     the Korean line shows the same numbers."""
-    wrong = [f"{m.id[:60]!r}: {m.string[:60]!r}" for m in _messages(po) if m.string
-             and i18n.placeholders(m.id) != i18n.placeholders(m.string)]
+    wrong = [
+        f"{m.id[:60]!r}: {m.string[:60]!r}"
+        for m in _messages(po)
+        if m.string and i18n.placeholders(m.id) != i18n.placeholders(m.string)
+    ]
     assert wrong == []
 
 
 def test_output_placeholder_check_fails_on_a_dropped_value() -> None:
-    msgid, values = i18n.output_template("beta =    1: weights [0.2 0.5]  output 26.3582")
-    assert (msgid, values) == ("beta = {0}: weights {1}  output {2}",
-                               ["   1", "[0.2 0.5]", "26.3582"])
-    assert i18n.placeholders("beta = {0}: 가중치 {1}  출력 {2}") == i18n.placeholders(msgid)
+    msgid, values = i18n.output_template(
+        "beta =    1: weights [0.2 0.5]  output 26.3582"
+    )
+    assert (msgid, values) == (
+        "beta = {0}: weights {1}  output {2}",
+        ["   1", "[0.2 0.5]", "26.3582"],
+    )
+    assert i18n.placeholders("beta = {0}: 가중치 {1}  출력 {2}") == i18n.placeholders(
+        msgid
+    )
     assert i18n.placeholders("beta = {0}: 가중치 {1}  출력") != i18n.placeholders(msgid)
-    assert i18n.output_fill("beta = {0}: 가중치 {1}  출력 {2}", values) \
+    assert (
+        i18n.output_fill("beta = {0}: 가중치 {1}  출력 {2}", values)
         == "beta =    1: 가중치 [0.2 0.5]  출력 26.3582"
+    )
     with pytest.raises(ValueError, match="placeholder"):
         i18n.output_fill("{3}", values)
 
@@ -316,8 +383,12 @@ def _stream_blocks(page: Path) -> list[str]:
     import html
 
     text = page.read_text(encoding="utf-8")
-    blocks = re.findall(r'<div class="output stream[^"]*"><div class="highlight"><pre>'
-                        r'(?:<span></span>)?(.*?)</pre>', text, re.S)
+    blocks = re.findall(
+        r'<div class="output stream[^"]*"><div class="highlight"><pre>'
+        r"(?:<span></span>)?(.*?)</pre>",
+        text,
+        re.S,
+    )
     return [html.unescape(block) for block in blocks]
 
 
@@ -356,7 +427,9 @@ def test_korean_search_strips_particles() -> None:
     search = SearchKorean({})
     assert search.stem("트랜스포머의") == "트랜스포머"
     assert search.stem("어텐션에서") == "어텐션" and search.stem("가중치를") == "가중치"
-    assert search.stem("모델") == "모델" and search.stem("이") == "이"  # no stem left: kept
+    assert (
+        search.stem("모델") == "모델" and search.stem("이") == "이"
+    )  # no stem left: kept
     assert search.stem("Transformers") == "transform"  # English as in the English book
     assert all(f'"{p}"' in search.js_stemmer_code for p in PARTICLES)
 
@@ -366,17 +439,25 @@ def test_a_directive_title_is_checked_without_its_fence() -> None:
     # alone (Sphinx parses it as a paragraph): only `000` is kept, not "`{dropdown} The …`".
     english = "````{dropdown} The ledger of `000`: The Formulated GPT-2 (first version)"
     assert i18n.kept_spans(english)["code"] == ["`000`"]
-    assert i18n.message_problems(english, "`000`의 점검 대장: The Formulated GPT-2 (첫 판)") == []
-    assert i18n.message_problems(english, "점검 대장: The Formulated GPT-2 (첫 판)") != []
+    assert (
+        i18n.message_problems(
+            english, "`000`의 점검 대장: The Formulated GPT-2 (첫 판)"
+        )
+        == []
+    )
+    assert (
+        i18n.message_problems(english, "점검 대장: The Formulated GPT-2 (첫 판)") != []
+    )
 
 
 # -- Printed columns by display width (issue 35) ------------------------------------------------
+
 
 def columns_of(lines: list[str], char: str) -> list[int]:
     """The display column of the first ``char`` of each line (a Hangul syllable: two)."""
     from booktools.columns import display_width
 
-    return [display_width(line[:line.index(char)]) for line in lines]
+    return [display_width(line[: line.index(char)]) for line in lines]
 
 
 def test_translated_output_lines_up_by_display_width() -> None:
@@ -390,9 +471,11 @@ def test_translated_output_lines_up_by_display_width() -> None:
 
     assert display_width("가중치 ŷ") == 8  # Wide: 2; the hat of y + U+0302: 0
     # chapter 18, its catalogue as it is: "훈련 전 모형, 검증 분할   = {0}" pads in characters
-    english = ["ln V                        = 4.1744",
-               "untrained model, val split  = 4.1639",
-               "unigram (letter counts)     = 3.3473"]
+    english = [
+        "ln V                        = 4.1744",
+        "untrained model, val split  = 4.1639",
+        "unigram (letter counts)     = 3.3473",
+    ]
     table = i18n.output_table(i18n.OUTPUTS / "chapters" / "18_train_tiny_gpt.po")
     before = [i18n.translate_output(line, table) for line in english]
     assert before[1].startswith("훈련") and len(set(columns_of(before, "="))) > 1
@@ -401,13 +484,17 @@ def test_translated_output_lines_up_by_display_width() -> None:
     assert [line.split("= ")[1] for line in after] == ["4.1744", "4.1639", "3.3473"]
     # labels padded in characters, one wider than the English column: the column moves in
     # every line, the line that has no translation too
-    english = ["exact weights : [0.0634 0.4683 0.4683]",
-               "closed form   : 0.06337893833303762 (first weight)",
-               "slide         : [0.  0.5 0.5]",
-               "torch.softmax : [0.0634 0.4683 0.4683]"]
-    table = {"exact weights : {0}": "정확하게 계산한 가중치 : {0}",
-             "closed form   : {0} (first weight)": "닫힌 형태         : {0} (첫 가중치)",
-             "slide         : {0}": "슬라이드          : {0}"}
+    english = [
+        "exact weights : [0.0634 0.4683 0.4683]",
+        "closed form   : 0.06337893833303762 (first weight)",
+        "slide         : [0.  0.5 0.5]",
+        "torch.softmax : [0.0634 0.4683 0.4683]",
+    ]
+    table = {
+        "exact weights : {0}": "정확하게 계산한 가중치 : {0}",
+        "closed form   : {0} (first weight)": "닫힌 형태         : {0} (첫 가중치)",
+        "slide         : {0}": "슬라이드          : {0}",
+    }
     before = [i18n.translate_output(line, table) for line in english]
     assert columns_of(before, ":") == [23, 18, 18, 14]  # 14 characters, 18 columns
     after = i18n.translate_lines("\n".join(english), table).split("\n")
@@ -415,24 +502,28 @@ def test_translated_output_lines_up_by_display_width() -> None:
     assert after[3].startswith("torch.softmax          : [0.0634")
     assert after[2].endswith(": [0.  0.5 0.5]")
     # right-aligned labels stay right-aligned (chapter 12)
-    right = ["   plain: max |chain rule - torch.autograd| = 2.0e-24",
-             "residual: max |chain rule - torch.autograd| = 1.1e-14"]
-    labels = {"plain: max |chain rule - torch.autograd| = {0}":
-              "일반:   max |연쇄 법칙 - torch.autograd| = {0}",
-              "residual: max |chain rule - torch.autograd| = {0}":
-              "잔차 연결: max |연쇄 법칙 - torch.autograd| = {0}"}
+    right = [
+        "   plain: max |chain rule - torch.autograd| = 2.0e-24",
+        "residual: max |chain rule - torch.autograd| = 1.1e-14",
+    ]
+    labels = {
+        "plain: max |chain rule - torch.autograd| = {0}": "일반:   max |연쇄 법칙 - torch.autograd| = {0}",
+        "residual: max |chain rule - torch.autograd| = {0}": "잔차 연결: max |연쇄 법칙 - torch.autograd| = {0}",
+    }
     lined = i18n.translate_lines("\n".join(right), labels).split("\n")
     assert columns_of(lined, ":") == [9, 9] and columns_of(lined, "=") == [44, 44]
     assert lined[0] == "     일반: max |연쇄 법칙 - torch.autograd| = 2.0e-24"
     # a table keeps its columns where the English has them (one row reaches a column with
     # one blank: "attn_weights (2, 3, 5, 5)")
-    rows = ["ours                        shape         GPT-2        shape",
-            "LayerNorm 1                 (2, 5, 12)    ln_1         (2, 5, 12)",
-            "attention weights           (2, 3, 5, 5)  attn_weights (2, 3, 5, 5)"]
-    header = {"ours                        shape         GPT-{0}        shape":
-              "우리 것                     형상          GPT-{0}        형상",
-              "attention weights           ({0})  attn_weights ({1})":
-              "어텐션 가중치               ({0})  attn_weights ({1})"}
+    rows = [
+        "ours                        shape         GPT-2        shape",
+        "LayerNorm 1                 (2, 5, 12)    ln_1         (2, 5, 12)",
+        "attention weights           (2, 3, 5, 5)  attn_weights (2, 3, 5, 5)",
+    ]
+    header = {
+        "ours                        shape         GPT-{0}        shape": "우리 것                     형상          GPT-{0}        형상",
+        "attention weights           ({0})  attn_weights ({1})": "어텐션 가중치               ({0})  attn_weights ({1})",
+    }
     done = i18n.translate_lines("\n".join(rows), header).split("\n")
     assert done[0] == "우리 것                     형상          GPT-2        형상"
     assert done[1] == rows[1] and done[2].endswith("  attn_weights (2, 3, 5, 5)")

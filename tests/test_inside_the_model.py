@@ -1,5 +1,6 @@
 """Chapter 19 states its head findings from the measured shares, never typed: the cell that
 prints them is run here on made-up shares, and the widget calls take the measured heads."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,7 +9,6 @@ import re
 import textwrap
 
 import numpy as np
-
 from _chapters import ROOT
 
 CHAPTER = (ROOT / "chapters" / "19_inside_the_model.md").read_text(encoding="utf-8")
@@ -34,14 +34,29 @@ def _run_findings(best_of: dict[str, tuple[int, int]]) -> tuple[str, dict]:
 
 
 def test_findings_follow_the_shares():
-    text, best = _run_findings({"previous character": (2, 1), "last newline": (0, 3),
-                                "start of the word": (3, 0)})
-    assert best == {"previous character": (3, 2), "last newline": (1, 4),
-                    "start of the word": (4, 1)}
+    text, best = _run_findings(
+        {
+            "previous character": (2, 1),
+            "last newline": (0, 3),
+            "start of the word": (3, 0),
+        }
+    )
+    assert best == {
+        "previous character": (3, 2),
+        "last newline": (1, 4),
+        "start of the word": (4, 1),
+    }
     assert "head 2 of the third layer" in text and "head 4 of the first layer" in text
-    other, _ = _run_findings({"previous character": (0, 0), "last newline": (1, 1),
-                              "start of the word": (2, 2)})
-    assert "head 1 of the first layer" in other and "head 2 of the second layer" in other
+    other, _ = _run_findings(
+        {
+            "previous character": (0, 0),
+            "last newline": (1, 1),
+            "start of the word": (2, 2),
+        }
+    )
+    assert (
+        "head 1 of the first layer" in other and "head 2 of the second layer" in other
+    )
 
 
 def test_no_typed_heads_or_ratios():

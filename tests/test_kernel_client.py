@@ -1,4 +1,5 @@
 """booktools.kernel_client: a reply whose wake-up was missed is still received in time."""
+
 from __future__ import annotations
 
 import asyncio
@@ -47,7 +48,9 @@ def test_the_original_get_msg_waits_out_the_whole_timeout():
     from jupyter_client.channels import AsyncZMQSocketChannel
 
     original = AsyncZMQSocketChannel.get_msg
-    original = getattr(original, "__wrapped__", original)  # conftest.py installs the patch
+    original = getattr(
+        original, "__wrapped__", original
+    )  # conftest.py installs the patch
     channel = Channel(MissedWakeUpSocket())
     start = time.monotonic()
     with pytest.raises(Empty):
@@ -63,13 +66,17 @@ def test_deadline_still_raises_empty():
 
     start = time.monotonic()
     with pytest.raises(Empty):
-        asyncio.run(kernel_client.sliced_get_msg(Channel(Silent()), timeout=0.5, slice_s=0.2))
+        asyncio.run(
+            kernel_client.sliced_get_msg(Channel(Silent()), timeout=0.5, slice_s=0.2)
+        )
     assert 0.45 <= time.monotonic() - start < 3
 
 
 def test_bad_slice_is_a_clear_error():
     with pytest.raises(ValueError, match="slice_s"):
-        asyncio.run(kernel_client.sliced_get_msg(Channel(MissedWakeUpSocket()), 1, slice_s=0))
+        asyncio.run(
+            kernel_client.sliced_get_msg(Channel(MissedWakeUpSocket()), 1, slice_s=0)
+        )
 
 
 def test_patch_is_installed_once():
@@ -85,7 +92,7 @@ def test_kernels_stop_immediately_unless_a_client_asks_otherwise():
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
-    kernel_client.shut_down_immediately()          # conftest has installed it already: idempotent
+    kernel_client.shut_down_immediately()  # conftest has installed it already: idempotent
     assert NotebookClient(nb).shutdown_kernel == "immediate"
     assert NotebookClient(nb, shutdown_kernel="graceful").shutdown_kernel == "graceful"
 
@@ -95,10 +102,15 @@ def test_an_executed_notebook_keeps_every_output_when_its_kernel_is_killed():
     import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import time"),
-        nbformat.v4.new_code_cell("for i in range(3):\n    print(i, flush=True)\n"
-                                  "time.sleep(0.05)\nprint('last')")])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("import time"),
+            nbformat.v4.new_code_cell(
+                "for i in range(3):\n    print(i, flush=True)\n"
+                "time.sleep(0.05)\nprint('last')"
+            ),
+        ]
+    )
     NotebookClient(nb, timeout=60, kernel_name="python3").execute()
     assert "".join(o["text"] for o in nb.cells[1].outputs) == "0\n1\n2\nlast\n"
 
@@ -123,8 +135,13 @@ def test_a_kernel_started_the_books_way_is_encrypted_and_does_not_warn():
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-c", KERNEL_RUN], capture_output=True, text=True,
-                         timeout=120, check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", KERNEL_RUN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     assert "without encryption" not in run.stderr, run.stderr
     assert run.stdout == "curve True 42\n"

@@ -25,6 +25,7 @@ that owner (:data:`PENDING`): the test is useful now and strict once they are do
 
 ``python tests/test_korean_pages.py [folder]`` prints the counts and the first offenders.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,33 +45,76 @@ KO_HTML = Path(os.environ.get("FORMULATED_KO_HTML") or ROOT / "_build" / "html" 
 #: and words with digits (GPT-2, float32) need no entry.
 NAMES: dict[str, str] = {
     # software, libraries and services the book uses or launches (a product name)
-    "PyTorch": "library", "NumPy": "library", "Python": "language", "Jupyter": "software",
-    "JupyterLab": "software", "JupyterHub": "software", "Binder": "service",
-    "Colab": "service", "MathJax": "software", "Thebe": "software", "GitHub": "service",
-    "Hugging Face": "company", "transformers": "the Hugging Face library's name",
+    "PyTorch": "library",
+    "NumPy": "library",
+    "Python": "language",
+    "Jupyter": "software",
+    "JupyterLab": "software",
+    "JupyterHub": "software",
+    "Binder": "service",
+    "Colab": "service",
+    "MathJax": "software",
+    "Thebe": "software",
+    "GitHub": "service",
+    "Hugging Face": "company",
+    "transformers": "the Hugging Face library's name",
     "Ctrl": "the key's label on a Korean keyboard",
     # model and layer names the book keeps in Latin letters (source 003 does too)
-    "LayerNorm": "layer name", "RoBERTa": "model name", "AdamW": "optimizer name",
-    "Adam": "optimizer name", "XLNet": "model name", "ReLU": "function name",
-    "GPT-Neo": "model name", "Otter": "software (Otter-Grader)", "otter": "its command",
-    "Docker": "software", "Gradescope": "service", "Markdown": "format", "Rust": "language",
-    "Ubuntu": "system", "fairseq": "library", "Muon": "optimizer name",
-    "Wikipedia": "data set", "Reddit": "data source", "zip": "file format",
-    "Top-k": "sampling method", "Top-p": "sampling method",
+    "LayerNorm": "layer name",
+    "RoBERTa": "model name",
+    "AdamW": "optimizer name",
+    "Adam": "optimizer name",
+    "XLNet": "model name",
+    "ReLU": "function name",
+    "GPT-Neo": "model name",
+    "Otter": "software (Otter-Grader)",
+    "otter": "its command",
+    "Docker": "software",
+    "Gradescope": "service",
+    "Markdown": "format",
+    "Rust": "language",
+    "Ubuntu": "system",
+    "fairseq": "library",
+    "Muon": "optimizer name",
+    "Wikipedia": "data set",
+    "Reddit": "data source",
+    "zip": "file format",
+    "Top-k": "sampling method",
+    "Top-p": "sampling method",
     # people cited (the book cites by name; Korean texts keep the Latin spelling)
-    "Sennrich": "cited", "Vaswani": "cited", "Shannon": "cited", "Xiong": "cited",
-    "Newton": "cited (Newton-Schulz)", "Schulz": "cited", "Hinton": "cited",
-    "Claude": "cited (Claude Shannon)", "Phuong": "cited", "Hutter": "cited",
-    "GPT-2 small": "model size name", "GPT-2 medium": "model size name",
-    "GPT-2 large": "model size name", "BERT-base": "model size name",
-    "BERT-large": "model size name", "top-k": "sampling method", "top-p": "sampling method",
+    "Sennrich": "cited",
+    "Vaswani": "cited",
+    "Shannon": "cited",
+    "Xiong": "cited",
+    "Newton": "cited (Newton-Schulz)",
+    "Schulz": "cited",
+    "Hinton": "cited",
+    "Claude": "cited (Claude Shannon)",
+    "Phuong": "cited",
+    "Hutter": "cited",
+    "GPT-2 small": "model size name",
+    "GPT-2 medium": "model size name",
+    "GPT-2 large": "model size name",
+    "BERT-base": "model size name",
+    "BERT-large": "model size name",
+    "top-k": "sampling method",
+    "top-p": "sampling method",
     "Tiny Shakespeare": "data set name",
     "formulated": "the book's Python package",
     # mathematical function names and values, as an alt text writes a formula in plain text
-    "tanh": "function", "sqrt": "function", "sin": "function", "cos": "function",
-    "exp": "function", "log": "function", "ln": "function", "diag": "function",
-    "softmax": "function", "argmax": "function", "argmin": "function",
-    "NaN": "floating-point value", "inf": "floating-point value",
+    "tanh": "function",
+    "sqrt": "function",
+    "sin": "function",
+    "cos": "function",
+    "exp": "function",
+    "log": "function",
+    "ln": "function",
+    "diag": "function",
+    "softmax": "function",
+    "argmax": "function",
+    "argmin": "function",
+    "NaN": "floating-point value",
+    "inf": "floating-point value",
     # titles of the cited works (a title stays as published; the Korean follows in brackets)
     "Formal Algorithms for Transformers": "source 002's title",
     "The Formulated GPT-2": "sources 000 and 001's title",
@@ -83,59 +127,123 @@ NAMES: dict[str, str] = {
 #: to fix: kind -> its owner.  Remove an entry once its owner is done (strict xfail).
 PENDING: dict[str, str] = {
     "figure": "figure alt texts and captions: the Korean catalogues (locales/ko/LC_MESSAGES, "
-              "make po): ch 8's alt text changed after the last catalogue pass; the data "
-              "words of ch 4, 9, 10, 18 (dog, book) bare instead of quoted",
+    "make po): ch 8's alt text changed after the last catalogue pass; the data "
+    "words of ch 4, 9, 10, 18 (dog, book) bare instead of quoted",
     "outputs": "what cells print as Markdown (appendix A, B, E tables): the outputs "
-               "catalogues locales/ko/outputs (python -m booktools.i18n outputs)",
+    "catalogues locales/ko/outputs (python -m booktools.i18n outputs)",
     "sidebar": "headings (Step 7.3, id, Stack) in the page TOC: the Korean catalogues",
     "prose": "prose: the Korean catalogues (locales/ko/LC_MESSAGES): appendix B's summary, "
-             "ch 5's notation table, 002's 'Step N' left bare, data words not in code",
+    "ch 5's notation table, 002's 'Step N' left bare, data words not in code",
 }
 
 #: Pages written by Sphinx and its extensions, not from a chapter.
 GENERATED = ("genindex.html", "search.html", "prf-prf.html")
 
-KINDS = ("page title", "frame", "exercise label", "figure", "code box", "outputs",
-         "sidebar", "prose")
+KINDS = (
+    "page title",
+    "frame",
+    "exercise label",
+    "figure",
+    "code box",
+    "outputs",
+    "sidebar",
+    "prose",
+)
 
 _HANGUL = "\uac00-\ud7a3"
 #: Stands for an excluded element (code, math) in the text, so that it is no letter.
 _HOLE = "\ufffc"
-_EXCLUDED_TAGS = {"script", "style", "pre", "code", "kbd", "samp", "svg", "math", "template",
-                  "noscript", "mjx-container"}
+_EXCLUDED_TAGS = {
+    "script",
+    "style",
+    "pre",
+    "code",
+    "kbd",
+    "samp",
+    "svg",
+    "math",
+    "template",
+    "noscript",
+    "mjx-container",
+}
 _EXCLUDED_CLASSES = {"math", "MathJax", "MathJax_Preview", "mjx-chtml", "highlight"}
 _ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "data-bs-title")
-_BLOCKS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "tr",
-           "dt", "dd", "dl", "figcaption", "figure", "section", "article", "nav", "header",
-           "footer", "aside", "button", "title", "table", "caption", "blockquote", "br",
-           "details", "summary", "label", "form", "main", "body", "head", "option", "a"}
+_BLOCKS = {
+    "p",
+    "div",
+    "li",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "td",
+    "th",
+    "tr",
+    "dt",
+    "dd",
+    "dl",
+    "figcaption",
+    "figure",
+    "section",
+    "article",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "button",
+    "title",
+    "table",
+    "caption",
+    "blockquote",
+    "br",
+    "details",
+    "summary",
+    "label",
+    "form",
+    "main",
+    "body",
+    "head",
+    "option",
+    "a",
+}
 
 #: Spans that are no offence, cut from the text before its words are looked at.
-_ALLOWED = re.compile("|".join([
-    "(?<![A-Za-z])(?:" + "|".join(sorted((re.escape(n) for n in NAMES), key=len,
-                                         reverse=True)) + ")(?![A-Za-z])",
-    # a gloss right after Hangul, or after a name that ends a Korean phrase: 구현하는 GPT(…)
-    rf"(?<=[{_HANGUL}])(?: ?[A-Z][\w.-]*)?\([^()]*(?:\([^()]*\)[^()]*)*\)",
-    r"“[^”]*”",                                           # a quotation
-    r"https?://\S+",                                      # a URL
-    r"[\w.-]*/[\w./:-]+",                                 # a path
-    r"(?<![\w.])\.[A-Za-z]\w*",                           # a file extension (.ipynb)
-    r"[A-Za-z_]\w*(?:\.\w+)+",                            # dotted identifier
-    r"\w*_\w*",                                           # snake_case
-    r"[A-Za-z]*\d[\w-]*|[A-Za-z]+-\d[\w.-]*",             # with a digit: float32, GPT-2
-    # an acronym (GPT, GPUs), also joined to a prefix (pre-LN)
-    r"(?<![A-Za-z])(?:[A-Za-z]+-)?[A-Z][A-Z0-9]+s?(?![A-Za-z])",
-    # a word with a capital inside is a name by its form (WebText, FlashAttention, nanoGPT):
-    # English words have none
-    r"(?<![A-Za-z])[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z]*(?![A-Za-z])",
-    # English followed at once by its Korean translation in brackets: Notations(표기법)
-    rf"[A-Za-z][\w .,'’&-]*\((?=[{_HANGUL}])[^()]*\)",
-]))
+_ALLOWED = re.compile(
+    "|".join(
+        [
+            "(?<![A-Za-z])(?:"
+            + "|".join(sorted((re.escape(n) for n in NAMES), key=len, reverse=True))
+            + ")(?![A-Za-z])",
+            # a gloss right after Hangul, or after a name that ends a Korean phrase: 구현하는 GPT(…)
+            rf"(?<=[{_HANGUL}])(?: ?[A-Z][\w.-]*)?\([^()]*(?:\([^()]*\)[^()]*)*\)",
+            r"“[^”]*”",  # a quotation
+            r"https?://\S+",  # a URL
+            r"[\w.-]*/[\w./:-]+",  # a path
+            r"(?<![\w.])\.[A-Za-z]\w*",  # a file extension (.ipynb)
+            r"[A-Za-z_]\w*(?:\.\w+)+",  # dotted identifier
+            r"\w*_\w*",  # snake_case
+            r"[A-Za-z]*\d[\w-]*|[A-Za-z]+-\d[\w.-]*",  # with a digit: float32, GPT-2
+            # an acronym (GPT, GPUs), also joined to a prefix (pre-LN)
+            r"(?<![A-Za-z])(?:[A-Za-z]+-)?[A-Z][A-Z0-9]+s?(?![A-Za-z])",
+            # a word with a capital inside is a name by its form (WebText, FlashAttention, nanoGPT):
+            # English words have none
+            r"(?<![A-Za-z])[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z]*(?![A-Za-z])",
+            # English followed at once by its Korean translation in brackets: Notations(표기법)
+            rf"[A-Za-z][\w .,'’&-]*\((?=[{_HANGUL}])[^()]*\)",
+        ]
+    )
+)
 #: In the text of a chapter (not the frame), words that are all capitalised, two or more,
 #: are a name or a title: Common Crawl, Mary Phuong, Bidirectional Encoder Representations
 #: from Transformers.
-_TITLE_CASE = re.compile(r"[A-Z][\w'’-]*(?:,? (?:(?:of|for|from|and|is|in|the|to|on|with) )*"
-                         r"[A-Z][\w'’-]*)+")
+_TITLE_CASE = re.compile(
+    r"[A-Z][\w'’-]*(?:,? (?:(?:of|for|from|and|is|in|the|to|on|with) )*"
+    r"[A-Z][\w'’-]*)+"
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")
 
 
@@ -157,8 +265,11 @@ def _excluded(tag) -> bool:
     """Code, math, scripts, and text marked as another language (the language switch's
     "English", ``lang="en"``)."""
     lang = tag.get("lang")
-    return (tag.name in _EXCLUDED_TAGS or bool(_classes(tag) & _EXCLUDED_CLASSES)
-            or (tag.name != "html" and isinstance(lang, str) and not lang.startswith("ko")))
+    return (
+        tag.name in _EXCLUDED_TAGS
+        or bool(_classes(tag) & _EXCLUDED_CLASSES)
+        or (tag.name != "html" and isinstance(lang, str) and not lang.startswith("ko"))
+    )
 
 
 def _attribute_kind(tag, name: str) -> str:
@@ -168,8 +279,12 @@ def _attribute_kind(tag, name: str) -> str:
     kind = _kind(tag)
     if name == "alt" or kind in ("code box", "outputs", "page title"):
         return kind
-    if kind in ("prose", "sidebar", "figure") and name == "title" and not (
-            _classes(tag) & {"headerlink"}) and tag.name not in ("button", "nav"):
+    if (
+        kind in ("prose", "sidebar", "figure")
+        and name == "title"
+        and not (_classes(tag) & {"headerlink"})
+        and tag.name not in ("button", "nav")
+    ):
         return kind
     return "frame"
 
@@ -184,17 +299,25 @@ def _kind(tag) -> str:
             return "page title"
         if "formulated-source" in c:
             return "code box"
-        if "admonition-title" in c and t.parent is not None \
-                and _classes(t.parent) & {"exercise", "solution"}:
+        if (
+            "admonition-title" in c
+            and t.parent is not None
+            and _classes(t.parent) & {"exercise", "solution"}
+        ):
             return "exercise label"
-        if t.name in ("figcaption", "figure") or (t is tag and t.name == "img"
-                                                  and t.find_parent("article")):
+        if t.name in ("figcaption", "figure") or (
+            t is tag and t.name == "img" and t.find_parent("article")
+        ):
             return "figure"
         if c & {"cell_output", "output"}:
             return "outputs"
         if t.name == "article":
             return "prose"
-        if c & {"bd-docs-nav", "page-toc", "toc-entry"}:  # page titles and headings in the TOCs
+        if c & {
+            "bd-docs-nav",
+            "page-toc",
+            "toc-entry",
+        }:  # page titles and headings in the TOCs
             return "sidebar"
     return "frame"
 
@@ -212,7 +335,11 @@ def _texts(soup):
             if isinstance(child, Tag):
                 for name in _ATTRIBUTES:
                     value = child.get(name)
-                    if isinstance(value, str) and value.strip() and not _excluded(child):
+                    if (
+                        isinstance(value, str)
+                        and value.strip()
+                        and not _excluded(child)
+                    ):
                         attributes.append((_attribute_kind(child, name), value))
                 if _excluded(child):
                     pieces.append((kind, _HOLE))
@@ -223,8 +350,9 @@ def _texts(soup):
                 walk(child, _kind(child))
                 if block:
                     pieces.append((kind, "\n"))
-            elif isinstance(child, NavigableString) and not isinstance(child, (Comment,
-                                                                               Doctype)):
+            elif isinstance(child, NavigableString) and not isinstance(
+                child, (Comment, Doctype)
+            ):
                 pieces.append((kind, str(child)))
 
     walk(soup, "frame")
@@ -253,13 +381,15 @@ def scan_html(text: str, page: str = "") -> list[Finding]:
                 continue
             line_start = string.rfind("\n", 0, run.start()) + 1
             line_end = string.find("\n", run.end())
-            line = string[line_start:line_end if line_end >= 0 else None]
+            line = string[line_start : line_end if line_end >= 0 else None]
             kind = where[run.start()]
             if kind in ("prose", "figure", "outputs") and _TITLE_CASE.fullmatch(
-                    run.group(0).strip()):
+                run.group(0).strip()
+            ):
                 continue
-            found.append(Finding(page, kind, run.group(0).strip(),
-                                 " ".join(line.split())[:160]))
+            found.append(
+                Finding(page, kind, run.group(0).strip(), " ".join(line.split())[:160])
+            )
     return found
 
 
@@ -272,16 +402,21 @@ def scan_book(folder: Path = KO_HTML) -> list[Finding]:
         page = path.relative_to(folder).as_posix()
         for f in scan_html(path.read_text(encoding="utf-8"), page):
             # the pages Sphinx writes itself (index, search, sphinx-proof's index) are frame
-            found.append(Finding(f.page, "frame", f.words, f.context)
-                         if page in GENERATED and f.kind == "prose" else f)
+            found.append(
+                Finding(f.page, "frame", f.words, f.context)
+                if page in GENERATED and f.kind == "prose"
+                else f
+            )
     return found
 
 
 def report(found: list[Finding], first: int = 8) -> str:
     """Counts per kind, then the first offenders of each kind with their pages."""
     counts = Counter(f.kind for f in found)
-    lines = ["English on Korean pages, per kind: " + ", ".join(
-        f"{k} {counts.get(k, 0)}" for k in KINDS)]
+    lines = [
+        "English on Korean pages, per kind: "
+        + ", ".join(f"{k} {counts.get(k, 0)}" for k in KINDS)
+    ]
     for kind in KINDS:
         of_kind = [f for f in found if f.kind == kind]
         distinct = Counter(f.words for f in of_kind)
@@ -295,23 +430,31 @@ def report(found: list[Finding], first: int = 8) -> str:
 
 # -- the scanner itself ------------------------------------------------------------------------
 
+
 def test_scanner_finds_english_and_allows_the_rest() -> None:
-    page = ("<html><head><title>8. 어텐션 — The Formulated GPT</title></head><body>"
-            '<a href="#m">Skip to main content</a>'
-            '<article class="bd-article"><p>어텐션(attention)은 <code>softmax</code>와 '
-            '<span class="math">\\(\\sqrt{D}\\)</span>, GPT-2, PyTorch, '
-            "formulated.formulas.attention, n_ctx, “infinite window”(무한 창)을 쓴다. "
-            "The rest is English.</p>"
-            '<img alt="A heatmap of weights" src="x.svg"/>'
-            '<div class="dropdown formulated-source admonition"><p>Checked against it</p></div>'
-            '<div class="exercise admonition"><p class="admonition-title">'
-            "<span>Exercise 8.1</span></p></div></article>"
-            '<input placeholder="Search this book..."/></body></html>')
+    page = (
+        "<html><head><title>8. 어텐션 — The Formulated GPT</title></head><body>"
+        '<a href="#m">Skip to main content</a>'
+        '<article class="bd-article"><p>어텐션(attention)은 <code>softmax</code>와 '
+        '<span class="math">\\(\\sqrt{D}\\)</span>, GPT-2, PyTorch, '
+        "formulated.formulas.attention, n_ctx, “infinite window”(무한 창)을 쓴다. "
+        "The rest is English.</p>"
+        '<img alt="A heatmap of weights" src="x.svg"/>'
+        '<div class="dropdown formulated-source admonition"><p>Checked against it</p></div>'
+        '<div class="exercise admonition"><p class="admonition-title">'
+        "<span>Exercise 8.1</span></p></div></article>"
+        '<input placeholder="Search this book..."/></body></html>'
+    )
     found = {(f.kind, f.words) for f in scan_html(page)}
-    assert found == {("page title", "The Formulated"), ("frame", "Skip to main content"),
-                     ("prose", "The rest is English"), ("figure", "A heatmap of weights"),
-                     ("code box", "Checked against it"), ("exercise label", "Exercise"),
-                     ("frame", "Search this book")}, found
+    assert found == {
+        ("page title", "The Formulated"),
+        ("frame", "Skip to main content"),
+        ("prose", "The rest is English"),
+        ("figure", "A heatmap of weights"),
+        ("code box", "Checked against it"),
+        ("exercise label", "Exercise"),
+        ("frame", "Search this book"),
+    }, found
 
 
 # -- the built book -----------------------------------------------------------------------------
@@ -329,7 +472,9 @@ def _book() -> list[Finding]:
 
 def _param(kind: str):
     if kind in PENDING:
-        return pytest.param(kind, marks=pytest.mark.xfail(reason=PENDING[kind], strict=True))
+        return pytest.param(
+            kind, marks=pytest.mark.xfail(reason=PENDING[kind], strict=True)
+        )
     return kind
 
 
@@ -357,8 +502,9 @@ def test_exercise_and_solution_labels() -> None:
     bad: list[str] = []
     for path in sorted((KO_HTML / "chapters").glob("*.html")):
         soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-        for box in soup.select("div.exercise > p.admonition-title, "
-                               "div.solution > p.admonition-title"):
+        for box in soup.select(
+            "div.exercise > p.admonition-title, div.solution > p.admonition-title"
+        ):
             text = " ".join(box.get_text().split())
             rule = _SOLUTION if "solution" in box.parent["class"] else _EXERCISE
             if not rule.fullmatch(text):
@@ -398,4 +544,6 @@ def test_frame_korean_wording() -> None:
 
 
 if __name__ == "__main__":
-    print(report(scan_book(Path(sys.argv[1]) if len(sys.argv) > 1 else KO_HTML), first=15))
+    print(
+        report(scan_book(Path(sys.argv[1]) if len(sys.argv) > 1 else KO_HTML), first=15)
+    )

@@ -5,6 +5,7 @@ GELU slider redraws its plot.
 JupyterLab runs on 127.0.0.1 from ``python -m booktools.lab`` (what ``make lab`` runs), on
 a scratch copy of the chapter, so that nothing the browser does can save into the repository.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,12 +16,10 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 import yaml
-
 from _browser import new_driver
 from _chapters import MYST_HEADER, ROOT
 
@@ -29,11 +28,14 @@ CHAPTER = "chapters/11_ffn_gelu.md"
 FOLD_CHAPTER = "chapters/15_bert_roberta.md"
 #: A scratch page: one macro that only the scratch _config.yml defines, one defined nowhere.
 MACRO_PAGE = "chapters/macro_check.md"
-MACRO_PAGE_TEXT = MYST_HEADER + """
+MACRO_PAGE_TEXT = (
+    MYST_HEADER
+    + """
 # Macros
 
 Defined in _config.yml: $\\formulatedcheck{x}$. Defined nowhere: $\\formulatedundefined{x}$.
 """
+)
 TOKEN = "formulated-browser-test"
 
 pytestmark = pytest.mark.slow
@@ -54,8 +56,9 @@ def lab_url(tmp_path_factory) -> Iterator[str]:
     shutil.copy(ROOT / FOLD_CHAPTER, root / FOLD_CHAPTER)
     # The book's _config.yml plus one macro KaTeX cannot know, for the macro test.
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]["formulatedcheck"] = [
-        "\\boldsymbol{#1}", 1]
+    config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"][
+        "formulatedcheck"
+    ] = ["\\boldsymbol{#1}", 1]
     (root / "_config.yml").write_text(yaml.safe_dump(config))
     (root / MACRO_PAGE).write_text(MACRO_PAGE_TEXT)
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
@@ -65,25 +68,40 @@ def lab_url(tmp_path_factory) -> Iterator[str]:
     for _attempt in range(3):
         port = _free_port()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "booktools.lab", "--no-browser",
-             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-             f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
-             "--LabApp.expose_app_in_browser=True",
-             f"--BookContentsManager.macros_config={root / '_config.yml'}"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-            env=lab_env)
+            [
+                sys.executable,
+                "-m",
+                "booktools.lab",
+                "--no-browser",
+                "--ServerApp.ip=127.0.0.1",
+                f"--ServerApp.port={port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={TOKEN}",
+                f"--ServerApp.root_dir={root}",
+                "--LabApp.expose_app_in_browser=True",
+                f"--BookContentsManager.macros_config={root / '_config.yml'}",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=lab_env,
+        )
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
             try:
-                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=5):
+                with urllib.request.urlopen(
+                    f"{base}/api/status?token={TOKEN}", timeout=5
+                ):
                     break
             except Exception:  # noqa: BLE001 - not up yet (or not HTTP yet)
                 time.sleep(1)
         if proc.poll() is None:
             break
     else:
-        pytest.fail("JupyterLab did not start: " + proc.communicate()[0].decode()[-3000:])
+        pytest.fail(
+            "JupyterLab did not start: " + proc.communicate()[0].decode()[-3000:]
+        )
     try:
         yield base
     finally:
@@ -114,8 +132,10 @@ def _wait(driver: Any, script: str, timeout: float, what: str) -> Any:
             return value
         time.sleep(0.5)
     state = driver.execute_script(DIAGNOSE)
-    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}; notebook: {state}",
-                pytrace=False)
+    pytest.fail(
+        f"timed out after {timeout:.0f} s waiting for {what}; notebook: {state}",
+        pytrace=False,
+    )
 
 
 RENDERED = r"""
@@ -149,18 +169,26 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
         # ?reset: a fresh workspace, so that a tab restored from an earlier test is not the one read.
         driver.get(f"{lab_url}/lab/tree/{CHAPTER}?reset&token={TOKEN}")
         # The .md opens in the notebook view (the shipped default viewer), not the text editor.
-        state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
-                              "return r && r.markdown > 10 && r.katex > 10 && "
-                              "r.proofs.some((p) => p.includes('Exercise')) ? r : null;",
-                      180, "the chapter to open as a rendered notebook, exercises included")
+        state = _wait(
+            driver,
+            f"const r = (() => {{{RENDERED}}})(); "
+            "return r && r.markdown > 10 && r.katex > 10 && "
+            "r.proofs.some((p) => p.includes('Exercise')) ? r : null;",
+            180,
+            "the chapter to open as a rendered notebook, exercises included",
+        )
         assert not state["editor"], "the chapter opened in the text editor"
         text = state["text"]
         # MyST directives rendered, not shown as source.
-        assert "{prf:definition}" not in text and "```{exercise}" not in text, text[:2000]
+        assert "{prf:definition}" not in text and "```{exercise}" not in text, text[
+            :2000
+        ]
         assert any("Definition" in p for p in state["proofs"]), state["proofs"]
         assert any("Exercise" in p for p in state["proofs"]), state["proofs"]
         # A definition's code is a dropdown (booktools.lab.show_sources), not an error box.
-        assert "formulated.formulas.ffn_relu" in text and "Unknown Directive" not in text
+        assert (
+            "formulated.formulas.ffn_relu" in text and "Unknown Directive" not in text
+        )
         # Every formula rendered: no TeX left as text.
         assert state["rawTex"] == [], state["rawTex"]
 
@@ -173,8 +201,12 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
         assert folds[0] >= 1 and folds[1] == folds[0], f"folded solution cells: {folds}"
 
         # Run every cell; wait until the kernel is idle and each code cell has a number.
-        driver.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
-        status = _wait(driver, """
+        driver.execute_script(
+            "window.jupyterapp.commands.execute('notebook:run-all-cells');"
+        )
+        status = _wait(
+            driver,
+            """
             const nb = window.jupyterapp.shell.currentWidget;
             if (!nb || !nb.sessionContext || nb.sessionContext.kernelDisplayStatus !== 'idle')
                 return null;
@@ -182,7 +214,10 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
             if (cells.some((c) => !c.model.executionCount)) return null;
             const errors = [...nb.node.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]')];
             return {cells: cells.length, errors: errors.map((e) => e.innerText.slice(0, 500))};
-        """, 540, "all cells to run")
+        """,
+            540,
+            "all cells to run",
+        )
         assert status["cells"] > 10 and status["errors"] == [], status["errors"]
 
         # The GELU widget: move its slider, its plot is redrawn by the kernel.
@@ -196,13 +231,22 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
             return [cell.node.querySelector('.widget-slider .noUi-handle, .widget-slider input'),
                     img ? img.src : ''];
         """
-        handle, before = _wait(driver, f"const r = (() => {{{plot}}})(); return r[0] && r[1] ? r : null;",
-                               60, "the GELU widget's slider and plot")
+        handle, before = _wait(
+            driver,
+            f"const r = (() => {{{plot}}})(); return r[0] && r[1] ? r : null;",
+            60,
+            "the GELU widget's slider and plot",
+        )
         handle.click()
         for _ in range(10):
             handle.send_keys(Keys.ARROW_RIGHT)
-        after = _wait(driver, f"const r = (() => {{{plot}}})(); return r[1] && r[1] !== "
-                              f"{before!r} ? r[1] : null;", 60, "the plot to change")
+        after = _wait(
+            driver,
+            f"const r = (() => {{{plot}}})(); return r[1] && r[1] !== "
+            f"{before!r} ? r[1] : null;",
+            60,
+            "the plot to change",
+        )
         assert after != before
     finally:
         driver.quit()
@@ -214,37 +258,53 @@ def test_macros_from_config_yml_render_and_undefined_ones_do_not(lab_url: str) -
     driver = new_driver(1280, 1000)
     try:
         driver.get(f"{lab_url}/lab/tree/{MACRO_PAGE}?reset&token={TOKEN}")
-        state = _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
-                              "return r && r.markdown >= 2 && r.katex >= 1 ? r : null;",
-                      180, "the scratch page to render")
+        state = _wait(
+            driver,
+            f"const r = (() => {{{RENDERED}}})(); "
+            "return r && r.markdown >= 2 && r.katex >= 1 ? r : null;",
+            180,
+            "the scratch page to render",
+        )
         assert state["katex"] == 1, state
-        assert [t for t in state["rawTex"] if "formulatedcheck" in t] == [], state["rawTex"]
+        assert [t for t in state["rawTex"] if "formulatedcheck" in t] == [], state[
+            "rawTex"
+        ]
         assert any("formulatedundefined" in t for t in state["rawTex"]), state
     finally:
         driver.quit()
 
 
-def test_opening_does_not_modify_and_run_all_keeps_solution_output_folded(lab_url: str) -> None:
+def test_opening_does_not_modify_and_run_all_keeps_solution_output_folded(
+    lab_url: str,
+) -> None:
     """Chapter 15 opens unmodified (the macro cell and folds the view adds are not edits), and
     after Run All the output of exercise 15.4's folded solution is in a closed box."""
     driver = new_driver(1280, 1000)
     try:
         driver.get(f"{lab_url}/lab/tree/{FOLD_CHAPTER}?reset&token={TOKEN}")
-        _wait(driver, f"const r = (() => {{{RENDERED}}})(); "
-                      "return r && r.markdown > 10 && r.katex > 5 ? r : null;",
-              180, "chapter 15 to open as a rendered notebook")
+        _wait(
+            driver,
+            f"const r = (() => {{{RENDERED}}})(); "
+            "return r && r.markdown > 10 && r.katex > 5 ? r : null;",
+            180,
+            "chapter 15 to open as a rendered notebook",
+        )
         time.sleep(5)  # let every extension finish what it does on opening
         dirty = driver.execute_script(
             "const nb = window.jupyterapp.shell.currentWidget;"
-            "return [nb.context.model.dirty, nb.title.className];")
+            "return [nb.context.model.dirty, nb.title.className];"
+        )
         diff = None
         if dirty[0]:  # what differs from the file as the server gave it
-            diff = driver.execute_async_script("""
+            diff = driver.execute_async_script(
+                """
                 const done = arguments[arguments.length - 1];
                 const nb = window.jupyterapp.shell.currentWidget;
                 const mine = nb.context.model.toJSON();
                 fetch('/api/contents/' + nb.context.path + '?content=1&type=notebook', {headers:
-                      {Authorization: 'token ' + '""" + TOKEN + """'}})
+                      {Authorization: 'token ' + '"""
+                + TOKEN
+                + """'}})
                   .then((r) => r.json()).then((m) => {
                     const srv = m.content, out = [];
                     if (JSON.stringify(srv.metadata) !== JSON.stringify(mine.metadata))
@@ -254,10 +314,15 @@ def test_opening_does_not_modify_and_run_all_keeps_solution_output_folded(lab_ur
                         const a = JSON.stringify(c), b = JSON.stringify(d);
                         if (a !== b) out.push([i, a.slice(0, 400), b.slice(0, 400)]); });
                     done(out.slice(0, 6)); });
-            """)
+            """
+            )
         assert dirty[0] is False and "jp-mod-dirty" not in dirty[1], (dirty, diff)
-        driver.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells');")
-        state = _wait(driver, """
+        driver.execute_script(
+            "window.jupyterapp.commands.execute('notebook:run-all-cells');"
+        )
+        state = _wait(
+            driver,
+            """
             const nb = window.jupyterapp.shell.currentWidget;
             if (!nb || nb.sessionContext.kernelDisplayStatus !== 'idle') return null;
             const code = [...nb.content.widgets].filter((c) => c.model.type === 'code');
@@ -266,7 +331,10 @@ def test_opening_does_not_modify_and_run_all_keeps_solution_output_folded(lab_ur
             const box = cell && cell.node.querySelector('.jp-OutputArea details');
             return {box: !!box, open: box ? box.open : null,
                     visible: cell ? cell.node.querySelector('.jp-OutputArea').innerText : ''};
-        """, 540, "all cells of chapter 15 to run")
+        """,
+            540,
+            "all cells of chapter 15 to run",
+        )
         assert state["box"] and state["open"] is False, state
         assert "ours" not in state["visible"].split("click to show")[0], state
     finally:

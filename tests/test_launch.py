@@ -1,28 +1,32 @@
 """Where the book lives (one setting in _config.yml) and the launch buttons built from it."""
+
 from __future__ import annotations
 
 import copy
 import types
 
 import pytest
-
 from _chapters import ROOT
+
 from booktools import launch
 from booktools.launch import BookHome
 
 REAL = "https://github.com/some-course/formulated-gpt"
 
 
-@pytest.mark.parametrize("url, placeholder", [
-    ("https://github.com/formulated-gpt/formulated-gpt", True),
-    ("https://github.com/formulated-gpt/formulated-gpt/", True),
-    ("https://hub.example.org", True),
-    ("https://example.com/hub", True),
-    ("", True),
-    (REAL, False),
-    ("https://jupyter.university.edu", False),
-    ("https://notexample.org", False),
-])
+@pytest.mark.parametrize(
+    "url, placeholder",
+    [
+        ("https://github.com/formulated-gpt/formulated-gpt", True),
+        ("https://github.com/formulated-gpt/formulated-gpt/", True),
+        ("https://hub.example.org", True),
+        ("https://example.com/hub", True),
+        ("", True),
+        (REAL, False),
+        ("https://jupyter.university.edu", False),
+        ("https://notexample.org", False),
+    ],
+)
 def test_is_placeholder(url, placeholder):
     assert launch.is_placeholder(url) is placeholder
 
@@ -44,11 +48,13 @@ def test_colab_and_binder_urls():
     home = BookHome(REAL, "main", "")
     assert launch.colab_url(home, "11_ffn_gelu") == (
         "https://colab.research.google.com/github/some-course/formulated-gpt/blob/main/"
-        "chapters/notebooks/11_ffn_gelu.ipynb")
+        "chapters/notebooks/11_ffn_gelu.ipynb"
+    )
     assert (ROOT / "chapters/notebooks/11_ffn_gelu.ipynb").is_file()
     assert launch.binder_url(home, "chapters/11_ffn_gelu.md") == (
         "https://mybinder.org/v2/gh/some-course/formulated-gpt/main"
-        "?urlpath=lab/tree/chapters/11_ffn_gelu.md")
+        "?urlpath=lab/tree/chapters/11_ffn_gelu.md"
+    )
     with pytest.raises(ValueError, match="GitHub"):
         launch.colab_url(BookHome("https://gitlab.com/a/b", "main", ""), "11_ffn_gelu")
 
@@ -57,47 +63,100 @@ def _theme_buttons(repo: str, hub: str) -> list[dict]:
     """What sphinx-book-theme puts in the page context (header_buttons), in its own shape."""
     org_repo = repo.split("github.com/")[-1]
     return [
-        {"type": "group", "label": "source-buttons", "buttons": [
-            {"type": "link", "url": repo, "text": "Repository", "label": "source-repository-button"},
-            {"type": "link", "url": f"{repo}/issues/new?title=Issue", "text": "Open issue"}]},
-        {"type": "group", "label": "launch-buttons", "buttons": [
-            {"type": "link", "text": "Binder", "tooltip": "Launch on Binder",
-             "url": f"https://mybinder.org/v2/gh/{org_repo}/main?urlpath=lab/tree/chapters/11_ffn_gelu.md"},
-            {"type": "link", "text": "JupyterHub", "url": f"{hub}/hub/user-redirect/git-pull?repo=x"},
-            {"type": "link", "text": "Colab",
-             "url": f"https://colab.research.google.com/github/{org_repo}/blob/main/chapters/11_ffn_gelu.md"},
-            {"type": "javascript", "text": "Live Code", "javascript": "initThebeSBT()"}]},
+        {
+            "type": "group",
+            "label": "source-buttons",
+            "buttons": [
+                {
+                    "type": "link",
+                    "url": repo,
+                    "text": "Repository",
+                    "label": "source-repository-button",
+                },
+                {
+                    "type": "link",
+                    "url": f"{repo}/issues/new?title=Issue",
+                    "text": "Open issue",
+                },
+            ],
+        },
+        {
+            "type": "group",
+            "label": "launch-buttons",
+            "buttons": [
+                {
+                    "type": "link",
+                    "text": "Binder",
+                    "tooltip": "Launch on Binder",
+                    "url": f"https://mybinder.org/v2/gh/{org_repo}/main?urlpath=lab/tree/chapters/11_ffn_gelu.md",
+                },
+                {
+                    "type": "link",
+                    "text": "JupyterHub",
+                    "url": f"{hub}/hub/user-redirect/git-pull?repo=x",
+                },
+                {
+                    "type": "link",
+                    "text": "Colab",
+                    "url": f"https://colab.research.google.com/github/{org_repo}/blob/main/chapters/11_ffn_gelu.md",
+                },
+                {
+                    "type": "javascript",
+                    "text": "Live Code",
+                    "javascript": "initThebeSBT()",
+                },
+            ],
+        },
     ]
 
 
 def _fake_app(repo: str, hub: str):
-    theme = {"repository_url": repo, "repository_branch": "main",
-             "launch_buttons": {"jupyterhub_url": hub, "binderhub_url": "https://mybinder.org",
-                                "colab_url": "https://colab.research.google.com"}}
+    theme = {
+        "repository_url": repo,
+        "repository_branch": "main",
+        "launch_buttons": {
+            "jupyterhub_url": hub,
+            "binderhub_url": "https://mybinder.org",
+            "colab_url": "https://colab.research.google.com",
+        },
+    }
     return types.SimpleNamespace(config=types.SimpleNamespace(html_theme_options=theme))
 
 
 def _fixed(repo: str, hub: str) -> dict[str, dict]:
     context = {"header_buttons": _theme_buttons(repo, hub)}
-    launch.fix_buttons(_fake_app(repo, hub), "chapters/11_ffn_gelu", "page.html", context, None)
+    launch.fix_buttons(
+        _fake_app(repo, hub), "chapters/11_ffn_gelu", "page.html", context, None
+    )
     return {b["text"]: b for g in context["header_buttons"] for b in g["buttons"]}
 
 
 def test_placeholders_turn_buttons_into_notices():
-    buttons = _fixed("https://github.com/formulated-gpt/formulated-gpt", "https://hub.example.org")
+    buttons = _fixed(
+        "https://github.com/formulated-gpt/formulated-gpt", "https://hub.example.org"
+    )
     for name in ("Binder", "Colab", "Repository", "Open issue"):
         b = buttons[f"{name} (not configured)"]
         assert b["type"] == "javascript" and "url" not in b
         assert "repository.url" in b["tooltip"] and "_config.yml" in b["tooltip"]
-    assert "launch_buttons.jupyterhub_url" in buttons["JupyterHub (not configured)"]["tooltip"]
-    assert buttons["Live Code"]["javascript"] == "initThebeSBT()"  # not a link: left alone
+    assert (
+        "launch_buttons.jupyterhub_url"
+        in buttons["JupyterHub (not configured)"]["tooltip"]
+    )
+    assert (
+        buttons["Live Code"]["javascript"] == "initThebeSBT()"
+    )  # not a link: left alone
 
 
 def test_configured_repository_links_colab_to_the_notebook_copy():
     buttons = _fixed(REAL, "https://jupyter.university.edu")
-    assert buttons["Colab"]["url"].endswith("/blob/main/chapters/notebooks/11_ffn_gelu.ipynb")
+    assert buttons["Colab"]["url"].endswith(
+        "/blob/main/chapters/notebooks/11_ffn_gelu.ipynb"
+    )
     assert buttons["Binder"]["url"].endswith("urlpath=lab/tree/chapters/11_ffn_gelu.md")
-    assert buttons["JupyterHub"]["type"] == "link" and buttons["Repository"]["url"] == REAL
+    assert (
+        buttons["JupyterHub"]["type"] == "link" and buttons["Repository"]["url"] == REAL
+    )
 
 
 def test_only_the_hub_placeholder_leaves_the_other_buttons_alone():
@@ -108,7 +167,11 @@ def test_only_the_hub_placeholder_leaves_the_other_buttons_alone():
 
 def test_unchanged_theme_buttons_would_link_to_the_md_source():
     """The control: without the fix, Colab gets the .md file, which it cannot open."""
-    raw = {b["text"]: b for g in copy.deepcopy(_theme_buttons(REAL, "h")) for b in g["buttons"]}
+    raw = {
+        b["text"]: b
+        for g in copy.deepcopy(_theme_buttons(REAL, "h"))
+        for b in g["buttons"]
+    }
     assert raw["Colab"]["url"].endswith(".md")
 
 
@@ -126,9 +189,11 @@ def test_built_chapter_buttons_follow_the_setting():
 
     from _browser import require_book
 
-    html = (require_book() / "chapters" / "11_ffn_gelu.html").read_text(encoding="utf-8")
+    html = (require_book() / "chapters" / "11_ffn_gelu.html").read_text(
+        encoding="utf-8"
+    )
     start = html.index("dropdown-launch-buttons")
-    menu = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start:start + 4000]))
+    menu = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start : start + 4000]))
     home = launch.book_home()
     if not home.repository_configured:
         for name in ("Binder", "Colab"):
@@ -140,16 +205,24 @@ def test_built_chapter_buttons_follow_the_setting():
 
 
 # ------------------------------------------------------------- the student edition (issue 34)
-def _fixed_student(student: launch.StudentHome | None, page: str = "chapters/11_ffn_gelu"):
+def _fixed_student(
+    student: launch.StudentHome | None, page: str = "chapters/11_ffn_gelu"
+):
     app = _fake_app(REAL, "https://jupyter.university.edu")
     setattr(app.config, "formulated_student_edition", True)
     setattr(app.config, launch.STUDENT_CONFIG, student)
-    live = '<script>window.FORMULATED_LIVE = {"binderUrl": "https://mybinder.org", ' \
-           '"kernelPath": "chapters", "ref": "main", "repo": "some-course/formulated-gpt"};'
-    context = {"header_buttons": _theme_buttons(REAL, "https://jupyter.university.edu"),
-               "body": live}
+    live = (
+        '<script>window.FORMULATED_LIVE = {"binderUrl": "https://mybinder.org", '
+        '"kernelPath": "chapters", "ref": "main", "repo": "some-course/formulated-gpt"};'
+    )
+    context = {
+        "header_buttons": _theme_buttons(REAL, "https://jupyter.university.edu"),
+        "body": live,
+    }
     launch.fix_buttons(app, page, "page.html", context, None)
-    return {b["text"]: b for g in context["header_buttons"] for b in g["buttons"]}, context
+    return {
+        b["text"]: b for g in context["header_buttons"] for b in g["buttons"]
+    }, context
 
 
 def test_student_edition_without_a_student_repository_shows_no_way_to_the_book():
@@ -166,14 +239,19 @@ def test_student_edition_buttons_open_the_student_notebooks(tmp_path):
     (tmp_path / "_config.yml").write_text(
         "repository:\n  url: https://github.com/a/b\nstudent_edition:\n"
         "  repository_url: https://github.com/my-course/gpt-notebooks/\n  branch: spring\n"
-        "  notebooks_path: week-notebooks\n")
+        "  notebooks_path: week-notebooks\n"
+    )
     home = launch.student_home(tmp_path / "_config.yml")
     assert home.configured and home.notebooks_path == "week-notebooks"
     buttons, context = _fixed_student(home)
-    assert buttons["Colab"]["url"] == ("https://colab.research.google.com/github/my-course/"
-                                       "gpt-notebooks/blob/spring/week-notebooks/11_ffn_gelu.ipynb")
-    assert buttons["Binder"]["url"] == ("https://mybinder.org/v2/gh/my-course/gpt-notebooks/"
-                                        "spring?urlpath=lab/tree/week-notebooks/11_ffn_gelu.ipynb")
+    assert buttons["Colab"]["url"] == (
+        "https://colab.research.google.com/github/my-course/"
+        "gpt-notebooks/blob/spring/week-notebooks/11_ffn_gelu.ipynb"
+    )
+    assert buttons["Binder"]["url"] == (
+        "https://mybinder.org/v2/gh/my-course/gpt-notebooks/"
+        "spring?urlpath=lab/tree/week-notebooks/11_ffn_gelu.ipynb"
+    )
     hub = buttons["JupyterHub"]["url"]
     assert hub.startswith("https://jupyter.university.edu/hub/user-redirect/git-pull?")
     assert "gpt-notebooks" in hub and "some-course" not in hub

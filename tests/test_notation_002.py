@@ -1,4 +1,5 @@
 """Appendix A's copy of 002's Table of Notations: complete, and every shape agrees with the book's."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,9 +12,14 @@ from formulated.notation import TABLE_002, shape_mismatches, table_002
 def test_every_row_of_002s_table_is_there():
     assert len(TABLE_002) == 29  # the rows of 002's "Table of Notations"
     symbols = " ".join(r.symbol for r in TABLE_002)
-    for missing_before in (r"\mathbf{Z}^{FF, (\ell)}_1", r"\mathbf{A}^{M, (\ell)}_s",
-                           r"\mathbf{C}^{(\ell)}_{\text{concat}}", r"\mathbf{Z}_{\text{pre-head}}",
-                           r"\mathbf{W}_s", r"\mathbf{X}^{(b)}"):
+    for missing_before in (
+        r"\mathbf{Z}^{FF, (\ell)}_1",
+        r"\mathbf{A}^{M, (\ell)}_s",
+        r"\mathbf{C}^{(\ell)}_{\text{concat}}",
+        r"\mathbf{Z}_{\text{pre-head}}",
+        r"\mathbf{W}_s",
+        r"\mathbf{X}^{(b)}",
+    ):
         assert missing_before in symbols, missing_before
     assert len({r.symbol for r in TABLE_002}) == len(TABLE_002)
 

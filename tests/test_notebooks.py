@@ -1,5 +1,6 @@
 """Colab notebooks (chapters/notebooks/*.ipynb): in sync with the chapters, no outputs, a set-up
 cell that installs the book on Colab only, and chapters that run outside the repository."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,8 @@ import types
 
 import nbformat
 import pytest
-
 from _chapters import ROOT
+
 from booktools import notebooks
 from booktools.launch import BookHome, book_home
 
@@ -20,7 +21,9 @@ PLACEHOLDER = BookHome("https://github.com/formulated-gpt/formulated-gpt", "main
 
 
 def _setup_cell(nb) -> str:
-    cells = [c for c in nb.cells if notebooks.BOOTSTRAP_TAG in c.metadata.get("tags", [])]
+    cells = [
+        c for c in nb.cells if notebooks.BOOTSTRAP_TAG in c.metadata.get("tags", [])
+    ]
     assert len(cells) == 1
     return cells[0].source
 
@@ -40,20 +43,29 @@ def test_the_sync_check_notices_an_edited_chapter_and_an_orphan(tmp_path):
     chapter = tmp_path / "chapters/11_ffn_gelu.md"
     chapter.write_text(chapter.read_text() + "\nOne more sentence.\n")
     (tmp_path / "chapters/notebooks/99_gone.ipynb").write_text("{}")
-    assert notebooks.out_of_date(tmp_path) == ["chapters/11_ffn_gelu.md",
-                                               "chapters/notebooks/99_gone.ipynb"]
+    assert notebooks.out_of_date(tmp_path) == [
+        "chapters/11_ffn_gelu.md",
+        "chapters/notebooks/99_gone.ipynb",
+    ]
     notebooks.write_all(tmp_path)
     assert notebooks.out_of_date(tmp_path) == []
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "chapters/notebooks").glob("*.ipynb")),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "chapters/notebooks").glob("*.ipynb")), ids=lambda p: p.stem
+)
 def test_notebook_is_valid_without_outputs_and_starts_with_the_setup(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
-    assert all(not c.get("outputs") and c.get("execution_count") is None
-               for c in nb.cells if c.cell_type == "code")
-    assert nb.cells[1].cell_type == "code" and notebooks.BOOTSTRAP_TAG in nb.cells[1].metadata.tags
+    assert all(
+        not c.get("outputs") and c.get("execution_count") is None
+        for c in nb.cells
+        if c.cell_type == "code"
+    )
+    assert (
+        nb.cells[1].cell_type == "code"
+        and notebooks.BOOTSTRAP_TAG in nb.cells[1].metadata.tags
+    )
     assert nb.metadata.kernelspec.name == "python3"
     # The chapter follows: its first heading is the notebook's first heading after the set-up.
     source = (ROOT / "chapters" / f"{path.stem}.md").read_text()
@@ -70,7 +82,8 @@ def _run_setup(source: str, monkeypatch, on_colab: bool):
     if on_colab:
         colab = types.ModuleType("google.colab")
         colab.output = types.SimpleNamespace(
-            enable_custom_widget_manager=lambda: widgets_enabled.append(True))
+            enable_custom_widget_manager=lambda: widgets_enabled.append(True)
+        )
         monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
         monkeypatch.setitem(sys.modules, "google.colab", colab)
         monkeypatch.setattr("os.path.isdir", lambda p: False)
@@ -87,18 +100,26 @@ def test_setup_cell_does_nothing_outside_colab(monkeypatch):
         calls, path_changed, widgets = _run_setup(source, monkeypatch, on_colab=False)
         assert (calls, path_changed, widgets) == ([], False, []), path.name
     # ... including the configured version of the cell.
-    calls, path_changed, _ = _run_setup(notebooks.bootstrap_source(CONFIGURED), monkeypatch, False)
+    calls, path_changed, _ = _run_setup(
+        notebooks.bootstrap_source(CONFIGURED), monkeypatch, False
+    )
     assert (calls, path_changed) == ([], False)
 
 
 def test_setup_cell_on_colab_clones_and_installs_the_configured_repository(monkeypatch):
-    calls, path_changed, widgets = _run_setup(notebooks.bootstrap_source(CONFIGURED),
-                                              monkeypatch, on_colab=True)
+    calls, path_changed, widgets = _run_setup(
+        notebooks.bootstrap_source(CONFIGURED), monkeypatch, on_colab=True
+    )
     clone, install = calls
     assert clone[:2] == ["git", "clone"] and CONFIGURED.repository_url in clone
     assert clone[clone.index("--branch") + 1] == "main"
-    assert install[1:4] == ["-m", "pip", "install"] and install[-2:] == ["-e", clone[-1]]
-    assert "https://download.pytorch.org/whl/cpu" in install  # never a CUDA build from PyPI
+    assert install[1:4] == ["-m", "pip", "install"] and install[-2:] == [
+        "-e",
+        clone[-1],
+    ]
+    assert (
+        "https://download.pytorch.org/whl/cpu" in install
+    )  # never a CUDA build from PyPI
     assert path_changed and widgets == [True]
 
 
@@ -120,17 +141,26 @@ def test_intro_cell_defines_the_books_macros():
     assert "\\newcommand{\\R}{\\mathbb{R}}" in intro
 
 
-RELATIVE_PATH = re.compile(r"""["'](\.\./|\./)?(data|chapters|formulated|_static|_build)/""")
+RELATIVE_PATH = re.compile(
+    r"""["'](\.\./|\./)?(data|chapters|formulated|_static|_build)/"""
+)
 
 
 def test_no_chapter_code_opens_a_path_inside_the_repository():
     """A downloaded chapter runs anywhere: files are found through the package (formulated.data)."""
     for path in notebooks.chapters():
-        nb = nbformat.reads(json.dumps(json.loads(notebooks.notebook_text(path))), as_version=4)
+        nb = nbformat.reads(
+            json.dumps(json.loads(notebooks.notebook_text(path))), as_version=4
+        )
         for cell in nb.cells:
             if cell.cell_type == "code":
-                assert not RELATIVE_PATH.search(cell.source), (path.name, cell.source[:200])
-    assert RELATIVE_PATH.search("text = open('../data/tinyshakespeare.txt').read()")  # the control
+                assert not RELATIVE_PATH.search(cell.source), (
+                    path.name,
+                    cell.source[:200],
+                )
+    assert RELATIVE_PATH.search(
+        "text = open('../data/tinyshakespeare.txt').read()"
+    )  # the control
 
 
 @pytest.mark.slow
@@ -142,6 +172,12 @@ def test_downloaded_chapter_runs_from_an_empty_directory(chapter, tmp_path):
     copy = tmp_path / f"{chapter}.ipynb"
     shutil.copy(ROOT / "chapters/notebooks" / copy.name, copy)
     nb = nbformat.read(copy, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [copy.name]  # wrote nothing beside it
+    NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        copy.name
+    ]  # wrote nothing beside it

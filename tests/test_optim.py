@@ -1,4 +1,4 @@
-"""The one private PyTorch op of the package, and the public optimiser where it fails (issue 36).
+"""The one private PyTorch op of the package, and the public optimizer where it fails (issue 36).
 
 ``formulated.training.optim`` steps AdamW with ``torch._fused_adamw_`` (so that a GPU run does
 not import ``torch._dynamo`` at its start).  These tests pin down that
@@ -9,6 +9,7 @@ not import ``torch._dynamo`` at its start).  These tests pin down that
   gets the public ``torch.optim.AdamW`` instead, and trains to the same weights to rounding;
 * the torch range that pyproject.toml declares starts at the version the CI pins.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,9 +20,13 @@ import pytest
 import torch
 
 from formulated.models.trainable import GPT, GPTConfig
-from formulated.training import make_config, train_step
-from formulated.training import optim
-from formulated.training.optim import AdamW, fused_adamw_works, lr_lambda, make_optimizers
+from formulated.training import make_config, optim, train_step
+from formulated.training.optim import (
+    AdamW,
+    fused_adamw_works,
+    lr_lambda,
+    make_optimizers,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = torch.device("cpu")
@@ -29,13 +34,24 @@ CPU = torch.device("cpu")
 
 def _two_groups(model: torch.nn.Module) -> list[dict]:
     """Weight decay on the matrix, none on the bias (as make_optimizers splits them)."""
-    return [{"params": [model.weight], "weight_decay": 0.1},
-            {"params": [model.bias], "weight_decay": 0.0}]
+    return [
+        {"params": [model.weight], "weight_decay": 0.1},
+        {"params": [model.bias], "weight_decay": 0.0},
+    ]
 
 
-@pytest.mark.parametrize("device", [
-    "cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
-                                                         reason="no CUDA device"))])
+@pytest.mark.parametrize(
+    "device",
+    [
+        "cpu",
+        pytest.param(
+            "cuda",
+            marks=pytest.mark.skipif(
+                not torch.cuda.is_available(), reason="no CUDA device"
+            ),
+        ),
+    ],
+)
 def test_fused_step_is_torch_fused_adamw_bit_for_bit(device):
     """Eight steps with a decaying rate, two groups, one parameter without a gradient at step
     3: weights, both moments and the step counts equal torch's fused AdamW's exactly."""
@@ -44,8 +60,11 @@ def test_fused_step_is_torch_fused_adamw_bit_for_bit(device):
     ref.load_state_dict(ours.state_dict())
     start = ours.weight.detach().clone()
     kw = dict(lr=3e-2, betas=(0.8, 0.95), eps=1e-6)
-    opts = [AdamW(_two_groups(ours), **kw), torch.optim.AdamW(_two_groups(ref), fused=True, **kw)]
-    scheds = [torch.optim.lr_scheduler.LambdaLR(o, lambda s: 0.7 ** s) for o in opts]
+    opts = [
+        AdamW(_two_groups(ours), **kw),
+        torch.optim.AdamW(_two_groups(ref), fused=True, **kw),
+    ]
+    scheds = [torch.optim.lr_scheduler.LambdaLR(o, lambda s: 0.7**s) for o in opts]
     for step in range(8):
         x = torch.randn(6, 7).to(device)
         for model, opt, sched in zip((ours, ref), opts, scheds):
@@ -74,29 +93,42 @@ def test_the_private_ops_are_called_from_one_function():
             for node in ast.walk(fn):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                     f = node.func
-                    if isinstance(f.value, ast.Name) and f.value.id == "torch" \
-                            and f.attr.startswith("_"):
+                    if (
+                        isinstance(f.value, ast.Name)
+                        and f.value.id == "torch"
+                        and f.attr.startswith("_")
+                    ):
                         where.setdefault(f"torch.{f.attr}", set()).add(fn.name)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                        and node.func.id == "_fused_adamw_step":
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "_fused_adamw_step"
+                ):
                     where.setdefault("_fused_adamw_step", set()).add(fn.name)
-    assert where == {"torch._foreach_add_": {"_fused_adamw_step"},
-                     "torch._fused_adamw_": {"_fused_adamw_step"},
-                     "_fused_adamw_step": {"step", "fused_adamw_works"}}
-    body = next(n for n in tree.body
-                if isinstance(n, ast.FunctionDef) and n.name == "_fused_adamw_step").body
+    assert where == {
+        "torch._foreach_add_": {"_fused_adamw_step"},
+        "torch._fused_adamw_": {"_fused_adamw_step"},
+        "_fused_adamw_step": {"step", "fused_adamw_works"},
+    }
+    body = next(
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef) and n.name == "_fused_adamw_step"
+    ).body
     assert len(body) <= 3  # docstring and the two calls: nothing else relies on the op
 
 
 def _tiny_run(monkeypatch: pytest.MonkeyPatch, op: object | None) -> tuple[type, list]:
-    """Four scheduled steps of a small GPT with the optimiser make_optimizers picks, with
+    """Four scheduled steps of a small GPT with the optimizer make_optimizers picks, with
     ``torch._fused_adamw_`` replaced by ``op`` (removed when None; untouched when ``...``)."""
     monkeypatch.setattr(optim, "_FUSED_WORKS", {})  # the probe tries again
     if op is None:
         monkeypatch.delattr(torch, "_fused_adamw_")
     elif op is not ...:
         monkeypatch.setattr(torch, "_fused_adamw_", op)
-    cfg = make_config("book", L=1, A=2, H=16, n_ctx=16, B=2, warmup_steps=2, max_steps=4)
+    cfg = make_config(
+        "book", L=1, A=2, H=16, n_ctx=16, B=2, warmup_steps=2, max_steps=4
+    )
     torch.manual_seed(0)
     model = GPT(GPTConfig(V=11, n_ctx=16, L=1, A=2, H=16))
     opts = make_optimizers(model, cfg, CPU)
@@ -116,8 +148,11 @@ def _does_nothing(*args, **kwargs):
     return None
 
 
-@pytest.mark.parametrize("op", [None, _refuses, _does_nothing],
-                         ids=["missing", "raises", "computes-something-else"])
+@pytest.mark.parametrize(
+    "op",
+    [None, _refuses, _does_nothing],
+    ids=["missing", "raises", "computes-something-else"],
+)
 def test_public_adamw_where_the_fused_op_is_missing_or_refuses(monkeypatch, op):
     """The run takes torch.optim.AdamW (exactly that class, fused off) and ends at the weights
     of the fused run to float32 rounding; the probe says no, and says yes again with the op."""
@@ -132,9 +167,12 @@ def test_public_adamw_where_the_fused_op_is_missing_or_refuses(monkeypatch, op):
 def test_torch_range_starts_at_the_version_ci_tests():
     """pyproject.toml's lower bound on torch is the version .ci/constraints.txt pins (the only
     one the suite runs on), and the installed torch satisfies it."""
-    spec = re.search(r'^\s*"(torch[^"]*)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]
-    pinned = re.search(r"^torch==(\d+\.\d+)", (ROOT / ".ci" / "constraints.txt").read_text(),
-                       re.M)[1]
+    spec = re.search(
+        r'^\s*"(torch[^"]*)"', (ROOT / "pyproject.toml").read_text(), re.M
+    )[1]
+    pinned = re.search(
+        r"^torch==(\d+\.\d+)", (ROOT / ".ci" / "constraints.txt").read_text(), re.M
+    )[1]
     assert re.search(r">=\s*(\d+\.\d+)", spec)[1] == pinned, spec
     installed = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
     assert installed >= tuple(int(x) for x in pinned.split("."))

@@ -1,10 +1,12 @@
 """booktools.otter_cli: otter's own command line, with kernel replies awaited in slices."""
+
 from __future__ import annotations
 
 import subprocess
 import sys
 
 from _chapters import ROOT
+
 from booktools import grading
 
 # A fresh interpreter (the test process has the patch from conftest already): run the entry
@@ -23,16 +25,26 @@ print(before, hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg
 
 
 def test_entry_point_patches_the_channels_then_runs_otter():
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "Otter-Grader version" in done.stdout, done.stdout
     assert done.stdout.split()[-3:] == ["False", "True", "0"], done.stdout
 
 
 def test_otter_errors_keep_their_exit_status():
-    done = subprocess.run([sys.executable, "-m", "booktools.otter_cli", "run", "--bogus"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "booktools.otter_cli", "run", "--bogus"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert "No such option '--bogus'" in done.stderr
 
@@ -52,7 +64,9 @@ def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
     with zipfile.ZipFile(autograder, "w") as z:
         z.writestr("tests/q.py", "")
     monkeypatch.setattr(grading.subprocess, "run", fake_run)
-    assert grading.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {"total": 0.0}
+    assert grading.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {
+        "total": 0.0
+    }
     assert calls[0][:4] == [sys.executable, "-m", "booktools.otter_cli", "run"], calls
 
 
@@ -64,7 +78,12 @@ def test_grades_csv_rounds_the_points(monkeypatch, tmp_path):
     import zipfile
 
     def fake_run(cmd, **kwargs):
-        results = {"tests": [{"name": "ex-1", "score": 0.66667}, {"name": "ex-2", "score": 1.0}]}
+        results = {
+            "tests": [
+                {"name": "ex-1", "score": 0.66667},
+                {"name": "ex-2", "score": 1.0},
+            ]
+        }
         (kwargs["cwd"] / "results.json").write_text(json.dumps(results))
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
@@ -72,7 +91,9 @@ def test_grades_csv_rounds_the_points(monkeypatch, tmp_path):
     with zipfile.ZipFile(autograder, "w") as z:
         z.writestr("tests/q.py", "")
     monkeypatch.setattr(grading.subprocess, "run", fake_run)
-    table = grading.grade_all([tmp_path / "a" / "s.ipynb"], autograder, tmp_path / "grades")
+    table = grading.grade_all(
+        [tmp_path / "a" / "s.ipynb"], autograder, tmp_path / "grades"
+    )
     text = table.read_text()
     (row,) = csv.DictReader(text.splitlines())
     assert (row["ex-1"], row["ex-2"], row["total"]) == ("0.6667", "1.0", "1.6667"), text

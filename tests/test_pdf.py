@@ -533,7 +533,9 @@ def pdf_box_numbers(pages: list[str], language: str) -> dict[str, set[str]]:
     """word -> every number the PDF's text writes after "<word> " (box titles, the solutions'
     titles and cross-references)."""
     text = normal(" ".join(pages))
-    gap = r"\s?" if language == "ko" else " "  # pdftotext may drop the blank after Hangul
+    gap = (
+        r"\s?" if language == "ko" else " "
+    )  # pdftotext may drop the blank after Hangul
     return {
         word: set(re.findall(word + gap + _NUMBER, text))
         for word in BOX_WORDS[language]

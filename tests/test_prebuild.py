@@ -1,4 +1,5 @@
 """booktools.prebuild: chapters executed in parallel land where Myst-NB looks for them."""
+
 from __future__ import annotations
 
 import os
@@ -6,11 +7,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from _chapters import MYST_HEADER, ROOT
+
 from booktools import prebuild
 
-CHAPTER = MYST_HEADER + """
+CHAPTER = (
+    MYST_HEADER
+    + """
 # A chapter
 
 ```{code-cell} python3
@@ -23,6 +26,7 @@ sys.stdout.flush()
 print(" same line", os.environ["OMP_NUM_THREADS"])
 ```
 """
+)
 
 
 def myst_nb_notebook(path: Path):
@@ -32,7 +36,9 @@ def myst_nb_notebook(path: Path):
     from myst_parser.config.main import MdParserConfig
 
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    md = MdParserConfig(enable_extensions=set(config["parse"]["myst_enable_extensions"]))
+    md = MdParserConfig(
+        enable_extensions=set(config["parse"]["myst_enable_extensions"])
+    )
     text = path.read_text(encoding="utf-8")
     reader = create_nb_reader(str(path), md, NbParserConfig(), text)
     return reader.read(text)
@@ -46,7 +52,9 @@ def test_every_chapter_hashes_to_the_key_myst_nb_looks_up(tmp_path: Path) -> Non
     assert len(paths) >= 25
     for path in paths:
         ours = cache.create_hashed_notebook(prebuild.read_chapter(path))[1]
-        assert ours == cache.create_hashed_notebook(myst_nb_notebook(path))[1], path.name
+        assert ours == cache.create_hashed_notebook(myst_nb_notebook(path))[1], (
+            path.name
+        )
 
 
 def test_the_later_chapters_start_first() -> None:
@@ -60,23 +68,33 @@ def test_run_caches_successes_only_with_whole_prints(tmp_path: Path) -> None:
 
     good, bad = tmp_path / "good.md", tmp_path / "bad.md"
     good.write_text(CHAPTER, encoding="utf-8")
-    bad.write_text(CHAPTER.replace('print(" same line"', 'raise RuntimeError("boom"); print('),
-                   encoding="utf-8")
+    bad.write_text(
+        CHAPTER.replace('print(" same line"', 'raise RuntimeError("boom"); print('),
+        encoding="utf-8",
+    )
     cache = get_cache(str(tmp_path / "cache"))
     assert prebuild.pending([good, bad], cache) == [good, bad]
     outcomes = prebuild.run([good, bad], cache, jobs=2, timeout=60)
     assert sorted(Path(o.path).name for o in outcomes) == ["bad.md", "good.md"]
     failed = [o for o in outcomes if o.error]
-    assert [Path(o.path).name for o in failed] == ["bad.md"] and "boom" in failed[0].error
-    assert prebuild.pending([good, bad], cache) == [bad]      # the failure is left to Sphinx
+    assert [Path(o.path).name for o in failed] == ["bad.md"] and "boom" in failed[
+        0
+    ].error
+    assert prebuild.pending([good, bad], cache) == [
+        bad
+    ]  # the failure is left to Sphinx
     record = cache.match_cache_notebook(prebuild.read_chapter(good))
     outputs = cache.get_cache_bundle(record.pk).nb.cells[0].outputs
-    threads = max(1, (os.cpu_count() or 1) // 2)          # the cores shared by the 2 jobs
-    assert [o["text"] for o in outputs] == [f"one print, in pieces: same line {threads}\n"]
+    threads = max(1, (os.cpu_count() or 1) // 2)  # the cores shared by the 2 jobs
+    assert [o["text"] for o in outputs] == [
+        f"one print, in pieces: same line {threads}\n"
+    ]
 
 
 def test_bad_jobs_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="jobs: expected a positive number of workers, got 0"):
+    with pytest.raises(
+        ValueError, match="jobs: expected a positive number of workers, got 0"
+    ):
         prebuild.run([], None, jobs=0, timeout=1)
     with pytest.raises(SystemExit):
         prebuild.main(["--jobs", "0"])

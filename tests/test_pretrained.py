@@ -1,5 +1,6 @@
 """The pretrained-checkpoint loader (chapter 19) on a tiny GPT-2 and BPE tokenizer written with
 ``save_pretrained`` to a temporary directory: nothing is downloaded."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +8,13 @@ import pytest
 import torch
 
 from formulated.models.hf import hf_probabilities
-from formulated.models.pretrained import (load_pretrained, parity, pretrained_available,
-                                          save_tiny_gpt2, to_gpt2_lm_head)
+from formulated.models.pretrained import (
+    load_pretrained,
+    parity,
+    pretrained_available,
+    save_tiny_gpt2,
+    to_gpt2_lm_head,
+)
 from formulated.models.trainable import GPT, GPTConfig
 
 
@@ -22,8 +28,8 @@ def test_loader_gives_transformers_probabilities(tiny_dir):
     assert pre.model.dtype == torch.float64 and not pre.model.training
     text = "First Citizen:\nSpeak, speak. You are all resolved?"
     ids = pre.encode(text)
-    assert pre.tokenizer.decode(ids.tolist()) == text       # the BPE round-trips
-    assert len(ids) < len(text)                              # and merges characters
+    assert pre.tokenizer.decode(ids.tolist()) == text  # the BPE round-trips
+    assert len(ids) < len(text)  # and merges characters
     ours = pre.probabilities(text)
     theirs = hf_probabilities(pre.model, ids)
     assert ours.shape == (len(ids), pre.model.config.vocab_size)
@@ -35,7 +41,7 @@ def test_loader_gives_transformers_probabilities(tiny_dir):
 
 def test_availability_without_download(tiny_dir, tmp_path):
     assert pretrained_available(tiny_dir)
-    assert not pretrained_available(tmp_path)                # an empty directory
+    assert not pretrained_available(tmp_path)  # an empty directory
     with pytest.raises(FileNotFoundError, match="source"):
         load_pretrained(tmp_path / "nothing here")
     with pytest.raises(TypeError, match="source"):
@@ -71,9 +77,12 @@ def test_next_tokens_k_outside_1_to_V_names_k(tiny_dir, k):
 def test_file_where_a_directory_is_expected_is_called_a_file(tmp_path):
     f = tmp_path / "config.json"
     f.write_text("{}")
-    with pytest.raises(NotADirectoryError, match=r"source: expected a directory written by "
-                                                 r"save_pretrained, got .*config\.json', "
-                                                 r"which is a file"):
+    with pytest.raises(
+        NotADirectoryError,
+        match=r"source: expected a directory written by "
+        r"save_pretrained, got .*config\.json', "
+        r"which is a file",
+    ):
         load_pretrained(f)
 
 
@@ -84,12 +93,18 @@ def test_corrupt_or_foreign_config_is_named(tiny_dir, tmp_path):
     bad = tmp_path / "corrupt"
     shutil.copytree(tiny_dir, bad)
     (bad / "config.json").write_text('{"model_type": "gpt2",')
-    with pytest.raises(ValueError, match=r"source: .*corrupt.*config\.json.* is not valid JSON "
-                                         r"\(.*line 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"source: .*corrupt.*config\.json.* is not valid JSON "
+        r"\(.*line 1",
+    ):
         load_pretrained(bad)
     (bad / "config.json").write_text('{"model_type": "bert", "vocab_size": 300}')
-    with pytest.raises(ValueError, match=r"source: expected a GPT-2 checkpoint "
-                                         r"\(model_type 'gpt2' in .*config\.json'\), got 'bert'"):
+    with pytest.raises(
+        ValueError,
+        match=r"source: expected a GPT-2 checkpoint "
+        r"\(model_type 'gpt2' in .*config\.json'\), got 'bert'",
+    ):
         load_pretrained(bad)
     (bad / "config.json").unlink()
     with pytest.raises(FileNotFoundError, match=r"source: .* has no config\.json"):
@@ -100,13 +115,18 @@ def test_save_tiny_gpt2_never_overwrites_a_checkpoint(tiny_dir, tmp_path):
     """Writing into a directory that holds a checkpoint replaced its files silently; now it is
     refused and the files stay as they were, unless overwrite=True."""
     before = {p.name: p.read_bytes() for p in tiny_dir.iterdir()}
-    with pytest.raises(FileExistsError, match=r"directory: expected an empty or new "
-                                              r"directory, .* holds files"):
+    with pytest.raises(
+        FileExistsError,
+        match=r"directory: expected an empty or new "
+        r"directory, .* holds files",
+    ):
         save_tiny_gpt2(tiny_dir, seed=7)
     assert {p.name: p.read_bytes() for p in tiny_dir.iterdir()} == before
     f = tmp_path / "a_file"
     f.write_text("keep me")
-    with pytest.raises(NotADirectoryError, match=r"directory: .*a_file', which is a file"):
+    with pytest.raises(
+        NotADirectoryError, match=r"directory: .*a_file', which is a file"
+    ):
         save_tiny_gpt2(f)
     assert f.read_text() == "keep me"
     copy = tmp_path / "copy"

@@ -1,5 +1,6 @@
 """Temperature, top-k and top-p (chapter 19) against transformers' logits processors, on the
 same logits, and the NumPy path against the torch path."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,13 @@ import torch
 from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 from formulated.models.trainable import shape_distribution
-from formulated.sampling import (apply_temperature, filter_logits, sampling_distribution,
-                                 top_k_mask, top_p_mask)
+from formulated.sampling import (
+    apply_temperature,
+    filter_logits,
+    sampling_distribution,
+    top_k_mask,
+    top_p_mask,
+)
 
 
 def logits(seed: int, shape=(4, 50), scale: float = 3.0) -> torch.Tensor:
@@ -61,13 +67,19 @@ def test_top_p_keeps_the_smallest_set_reaching_p():
     z = np.log(np.array([0.15, 0.5, 0.05, 0.3]))
     assert top_p_mask(z, 0.79).tolist() == [False, True, False, True]
     assert top_p_mask(z, 0.81).tolist() == [True, True, False, True]
-    assert top_p_mask(z, 0.01).tolist() == [False, True, False, False]   # the argmax always
+    assert top_p_mask(z, 0.01).tolist() == [
+        False,
+        True,
+        False,
+        False,
+    ]  # the argmax always
     dist = sampling_distribution(z, top_p=0.79)
     np.testing.assert_allclose(dist, [0, 0.625, 0, 0.375], atol=1e-15)
 
 
-@pytest.mark.parametrize("T, k, p", [(0.8, 20, 0.9), (1.3, 5, 0.5), (0.5, None, 0.95),
-                                     (1.0, 10, None)])
+@pytest.mark.parametrize(
+    "T, k, p", [(0.8, 20, 0.9), (1.3, 5, 0.5), (0.5, None, 0.95), (1.0, 10, None)]
+)
 def test_chain_matches_transformers(T, k, p):
     z = logits(5)
     ours = filter_logits(z, T, k, p)
@@ -75,12 +87,17 @@ def test_chain_matches_transformers(T, k, p):
     assert torch.equal(torch.isfinite(ours), torch.isfinite(theirs))
     fin = torch.isfinite(theirs)
     assert torch.equal(ours[fin], theirs[fin])
-    np.testing.assert_allclose(sampling_distribution(z.numpy(), T, k, p),
-                               torch.softmax(theirs, -1).numpy(), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        sampling_distribution(z.numpy(), T, k, p),
+        torch.softmax(theirs, -1).numpy(),
+        rtol=0,
+        atol=1e-15,
+    )
 
 
-
-@pytest.mark.parametrize("T, k", [(0.8, 20), (1.3, None), (0.5, 1), (1.0, 50), (2.0, 7)])
+@pytest.mark.parametrize(
+    "T, k", [(0.8, 20), (1.3, None), (0.5, 1), (1.0, 50), (2.0, 7)]
+)
 def test_shape_distribution_matches_transformers(T, k):
     """Chapter 18's sampler (def-18-sampling): the softmax of transformers' temperature and top-k
     warpers on the same float32 logits; T = 0 puts all the mass on the argmax (greedy)."""
@@ -94,7 +111,8 @@ def test_shape_distribution_matches_transformers(T, k):
     greedy[z[0].argmax()] = 1.0
     assert torch.equal(shape_distribution(z[0], 0.0, k), greedy)
 
-def test_distribution_is_normalised_and_zero_outside():
+
+def test_distribution_is_normalized_and_zero_outside():
     z = logits(6)
     d = sampling_distribution(z, 0.9, 30, 0.8)
     torch.testing.assert_close(d.sum(-1), torch.ones(4, dtype=torch.float64))
@@ -111,7 +129,9 @@ def test_bad_input_names_the_argument():
         top_k_mask(z, 2.0)
     with pytest.raises(ValueError, match="^k: expected an integer >= 1"):
         top_k_mask(z, 0)
-    with pytest.raises(ValueError, match=r"^p: expected a probability mass in \(0, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"^p: expected a probability mass in \(0, 1\]"
+    ):
         top_p_mask(z, 1.5)
     with pytest.raises(ValueError, match="^p: "):
         top_p_mask(z, 0.0)
@@ -121,7 +141,9 @@ def test_bad_input_names_the_argument():
         filter_logits(z, top_p=float("nan"))
     with pytest.raises(ValueError, match="^z: expected no NaN"):
         sampling_distribution(np.array([1.0, np.nan]))
-    with pytest.raises(ValueError, match=r"^z: expected shape \(\.\.\., V\) with V >= 1"):
+    with pytest.raises(
+        ValueError, match=r"^z: expected shape \(\.\.\., V\) with V >= 1"
+    ):
         sampling_distribution(np.zeros(0))
     with pytest.raises(TypeError, match="^z: expected real numbers"):
         sampling_distribution(np.array(["a", "b"]))

@@ -6,6 +6,7 @@ numbers, phrases and code lines: :func:`booktools.leak_scan.leaks`).  On the tre
 (the tooling in ``formulated/book/``) this failed: exercises.py held every hidden test and
 teaching.py the answer to ex-11-2.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,8 @@ import subprocess
 import sys
 
 import pytest
-
 from _chapters import ROOT
+
 from booktools import assign, leak_scan, notebooks, student
 from booktools.exercises import SPECS
 
@@ -32,9 +33,16 @@ ALLOWED = {
 
 def published() -> str:
     """What the book shows outside its solutions (prose, chapter code), whitespace collapsed."""
-    return re.sub(r"\s+", " ", "\n".join(
-        v for ch in CHAPTERS for k, v in assign.segments(ch.read_text(encoding="utf-8"))
-        if k in ("md", "code")))
+    return re.sub(
+        r"\s+",
+        " ",
+        "\n".join(
+            v
+            for ch in CHAPTERS
+            for k, v in assign.segments(ch.read_text(encoding="utf-8"))
+            if k in ("md", "code")
+        ),
+    )
 
 
 def hidden_lines() -> set[str]:
@@ -46,8 +54,11 @@ def hidden_lines() -> set[str]:
         for test in spec.hidden:
             for line in test.splitlines():
                 s = re.sub(r"\s+", " ", line).strip()
-                if len(s) >= 30 and not s.startswith(("import ", "from ", "#")) \
-                        and s not in shown:
+                if (
+                    len(s) >= 30
+                    and not s.startswith(("import ", "from ", "#"))
+                    and s not in shown
+                ):
                     out.add(s)
     return out
 
@@ -58,35 +69,66 @@ def secrets_in(files) -> list[str]:
     found = []
     for f in files:
         flat = re.sub(r"\s+", " ", f.read_text(encoding="utf-8", errors="replace"))
-        found += [f"{f.name}: hidden test line {s!r}" for s in sorted(lines) if s in flat]
+        found += [
+            f"{f.name}: hidden test line {s!r}" for s in sorted(lines) if s in flat
+        ]
     return found
 
 
 @pytest.mark.slow
 def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True
+    )
     target = tmp_path / "site"
     # Installed from a copy: setuptools writes build/ and *.egg-info next to the sources.
     src = tmp_path / "src"
-    shutil.copytree(ROOT / "formulated", src / "formulated",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "formulated",
+        src / "formulated",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--no-build-isolation", "--target", str(target), str(src)], check=True,
-                   cwd=tmp_path)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(src),
+        ],
+        check=True,
+        cwd=tmp_path,
+    )
     # pip's own record of where it installed from (direct_url.json) holds the temporary path,
     # whose random digits once matched an answer: it is not the package's content.
-    files = [p for p in target.rglob("*") if p.is_file() and p.name != "direct_url.json"
-             and p.suffix in (".py", ".txt", ".json", ".md")]
+    files = [
+        p
+        for p in target.rglob("*")
+        if p.is_file()
+        and p.name != "direct_url.json"
+        and p.suffix in (".py", ".txt", ".json", ".md")
+    ]
     assert any(p.name == "formulas.py" for p in files), "the package was not installed"
-    assert not any("booktools" in p.parts for p in files), "booktools must not be installed"
+    assert not any("booktools" in p.parts for p in files), (
+        "booktools must not be installed"
+    )
     renamed = []
-    for p in files:  # leaks() reads a file's chapter from its name: check against every one
+    for (
+        p
+    ) in files:  # leaks() reads a file's chapter from its name: check against every one
         copy = tmp_path / "scan" / f"00_{p.parent.name}_{p.name}"
         copy.parent.mkdir(exist_ok=True)
-        copy.write_text(p.read_text(encoding="utf-8", errors="replace"), encoding="utf-8")
+        copy.write_text(
+            p.read_text(encoding="utf-8", errors="replace"), encoding="utf-8"
+        )
         renamed.append(copy)
     # what the book prints outside its solutions (prose, chapter code) is published anyway:
     # GPT-2's V * H = 38597376 in chapter 16's text, a generic np.indices line
@@ -98,16 +140,25 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
         if m and m[2] in ALLOWED:
             return False
         return not m or (m[2] not in numbers if m[1] == "number" else m[2] not in shown)
-    found = secrets_in(files) + [f for f in leak_scan.leaks(renamed, CHAPTERS) if unpublished(f)]
+
+    found = secrets_in(files) + [
+        f for f in leak_scan.leaks(renamed, CHAPTERS) if unpublished(f)
+    ]
     assert not found, "\n".join(found[:40])
 
 
 def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
     """The scan itself: a copy of booktools/exercises.py (where formulated/book/ held it) and
     the old teaching.py docstring with ex-11-2's answer are found."""
-    leaked = tmp_path / "00_exercises.py"  # the hidden tests: exercises.py and its parts
-    leaked.write_text("\n".join(p.read_text(encoding="utf-8")
-                                for p in sorted((ROOT / "booktools").glob("exercise*.py"))))
+    leaked = (
+        tmp_path / "00_exercises.py"
+    )  # the hidden tests: exercises.py and its parts
+    leaked.write_text(
+        "\n".join(
+            p.read_text(encoding="utf-8")
+            for p in sorted((ROOT / "booktools").glob("exercise*.py"))
+        )
+    )
     assert secrets_in([leaked])
     doc = tmp_path / "00_teaching.py"
     doc.write_text('"""a rounding of it (``0.16997`` of ``0.169971``)."""\n')
@@ -136,17 +187,21 @@ def student_pages(tmp_path_factory):
     """The student HTML of :data:`STUDENT_CHAPTERS` (and the intro) from the execution cache."""
     tmp = tmp_path_factory.mktemp("student")
     toc = tmp / "_toc.yml"
-    toc.write_text("format: jb-book\nroot: chapters/intro\nparts:\n  - caption: Chapters\n"
-                   "    numbered: true\n    chapters:\n"
-                   + "".join(f"      - file: chapters/{c}\n" for c in STUDENT_CHAPTERS))
+    toc.write_text(
+        "format: jb-book\nroot: chapters/intro\nparts:\n  - caption: Chapters\n"
+        "    numbered: true\n    chapters:\n"
+        + "".join(f"      - file: chapters/{c}\n" for c in STUDENT_CHAPTERS)
+    )
     # not strict: the pages link to chapters this partial build leaves out
     student.build_html(tmp / "html", tmp / "doctrees", toc=toc, strict=False)
     return tmp / "html"
 
 
 def test_the_student_book_shows_no_solution(student_pages, tmp_path):
-    texts = {c: student.page_text((student_pages / "chapters" / f"{c}.html").read_text())
-             for c in STUDENT_CHAPTERS}
+    texts = {
+        c: student.page_text((student_pages / "chapters" / f"{c}.html").read_text())
+        for c in STUDENT_CHAPTERS
+    }
     assert re.search(r"Exercise \d+\.2", texts["11_ffn_gelu"]), "the exercises stay"
     assert not any("Solution to" in t for t in texts.values())
     found = _scan_texts(texts, tmp_path / "scan")
@@ -156,7 +211,9 @@ def test_the_student_book_shows_no_solution(student_pages, tmp_path):
         assert button not in page  # the .md and .ipynb hold the solutions
     assert not (student_pages / "_sources").exists()
     # nor the PDF, whose appendix holds every solution
-    assert "download-book-pdf-button" not in page and not list(student_pages.glob("*.pdf"))
+    assert "download-book-pdf-button" not in page and not list(
+        student_pages.glob("*.pdf")
+    )
 
 
 def test_the_full_book_shows_solutions_the_scan_finds(tmp_path):
@@ -164,9 +221,13 @@ def test_the_full_book_shows_solutions_the_scan_finds(tmp_path):
     html = ROOT / "_build" / "html" / "chapters"
     if not (html / f"{STUDENT_CHAPTERS[0]}.html").is_file():
         pytest.skip("the full book is not built (make book)")
-    texts = {c: student.page_text((html / f"{c}.html").read_text()) for c in STUDENT_CHAPTERS}
+    texts = {
+        c: student.page_text((html / f"{c}.html").read_text()) for c in STUDENT_CHAPTERS
+    }
     found = _scan_texts(texts, tmp_path / "scan")
-    assert any("bert_count = " in f for f in found), found[:5]  # ex-15-4's solution code
+    assert any("bert_count = " in f for f in found), found[
+        :5
+    ]  # ex-15-4's solution code
     assert any("0.169971" in f for f in found), found[:5]  # ex-11-2's answer
 
 
@@ -186,11 +247,17 @@ def test_student_colab_notebooks_hold_no_solution(tmp_path):
         text = p.read_text(encoding="utf-8")
         assert "Solution to Exercise" not in text, p.name
         stem = p.stem
-        labels = [e.label for e in assign.exercises((ROOT / "chapters" / f"{stem}.md")
-                                                      .read_text(encoding="utf-8"))]
+        labels = [
+            e.label
+            for e in assign.exercises(
+                (ROOT / "chapters" / f"{stem}.md").read_text(encoding="utf-8")
+            )
+        ]
         assert text.count("**Exercise ") >= len(labels), p.name
     full = sorted((ROOT / notebooks.NOTEBOOKS_DIR).glob("*.ipynb"))
-    assert leak_scan.leaks(full, CHAPTERS), "the scan must find the solutions of the full ones"
+    assert leak_scan.leaks(full, CHAPTERS), (
+        "the scan must find the solutions of the full ones"
+    )
 
 
 def test_strip_solutions_keeps_exercises_and_drops_every_solution():
@@ -200,6 +267,8 @@ def test_strip_solutions_keeps_exercises_and_drops_every_solution():
     for directive in ("{solution}", "{solution-start}", "{solution-end}"):
         assert directive in text and directive not in stripped
     assert stripped.count("{exercise}") == text.count("{exercise}")
-    assert stripped.count("{code-cell}") == text.count("{code-cell}") - 2  # ex-15-2, ex-15-4
+    assert (
+        stripped.count("{code-cell}") == text.count("{code-cell}") - 2
+    )  # ex-15-2, ex-15-4
     with pytest.raises(ValueError, match="never ended"):
         student.strip_solutions("```{solution-start} ex-1\n```\ntext\n")

@@ -1,30 +1,59 @@
 """The notation table and the shape tracer, checked against transformers' GPT-2 and its configs."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from formulated.shapes import (NOTATION, SOURCE_KEYS, GPTBlockParams, format_trace, gpt2_reference,
-                               notation_table, random_block_params, symbolic_shape, trace_gpt_block)
+from formulated.shapes import (
+    NOTATION,
+    SOURCE_KEYS,
+    GPTBlockParams,
+    format_trace,
+    gpt2_reference,
+    notation_table,
+    random_block_params,
+    symbolic_shape,
+    trace_gpt_block,
+)
 
 # Our trace step -> the module of transformers' GPT2 whose output is the same tensor.
-MATCHES = {"LayerNorm 1": "ln_1", "attention weights": "attn_weights", "attention output": "attn",
-           "LayerNorm 2": "ln_2", "FFN hidden (pre-activation)": "c_fc", "FFN hidden (GELU)": "act",
-           "FFN output": "mlp", "block output": "block", "final LayerNorm": "ln_f",
-           "logits": "logits"}
+MATCHES = {
+    "LayerNorm 1": "ln_1",
+    "attention weights": "attn_weights",
+    "attention output": "attn",
+    "LayerNorm 2": "ln_2",
+    "FFN hidden (pre-activation)": "c_fc",
+    "FFN hidden (GELU)": "act",
+    "FFN output": "mlp",
+    "block output": "block",
+    "final LayerNorm": "ln_f",
+    "logits": "logits",
+}
 
 
-@pytest.mark.parametrize("B,n,H,A,V", [(2, 5, 12, 3, 11), (1, 1, 8, 1, 4), (3, 6, 16, 4, 50)])
+@pytest.mark.parametrize(
+    "B,n,H,A,V", [(2, 5, 12, 3, 11), (1, 1, 8, 1, 4), (3, 6, 16, 4, 50)]
+)
 def test_trace_equals_gpt2_block(B, n, H, A, V):
     params = random_block_params(V=V, n_max=8, H=H, A=A, seed=B + n)
     ids = np.random.default_rng(n).integers(0, V, size=(B, n))
     steps = {s.name: s for s in trace_gpt_block(ids, params)}
     ref = gpt2_reference(ids, params)
     for ours, theirs in MATCHES.items():
-        assert steps[ours].shape == ref[theirs].shape, (ours, steps[ours].shape, ref[theirs].shape)
+        assert steps[ours].shape == ref[theirs].shape, (
+            ours,
+            steps[ours].shape,
+            ref[theirs].shape,
+        )
         assert np.abs(steps[ours].value - ref[theirs]).max() < 1e-12, ours
-    qkv = np.concatenate([steps[k].value for k in ("queries, all heads", "keys, all heads",
-                                                    "values, all heads")], axis=-1)
+    qkv = np.concatenate(
+        [
+            steps[k].value
+            for k in ("queries, all heads", "keys, all heads", "values, all heads")
+        ],
+        axis=-1,
+    )
     assert qkv.shape == ref["c_attn"].shape == (B, n, 3 * H)
     assert np.abs(qkv - ref["c_attn"]).max() < 1e-12
     probs = steps["probabilities"].value
@@ -55,7 +84,7 @@ def test_batch_rows_are_independent_sequences():
     ids = np.random.default_rng(2).integers(0, 9, size=(3, 6))
     batch = trace_gpt_block(ids, params)[-1].value
     for b in range(3):
-        one = trace_gpt_block(ids[b:b + 1], params)[-1].value
+        one = trace_gpt_block(ids[b : b + 1], params)[-1].value
         assert np.abs(batch[b] - one[0]).max() < 1e-15
 
 
@@ -79,7 +108,9 @@ def test_trace_bad_input():
         trace_gpt_block(np.zeros((1, 5), dtype=int), params)
     with pytest.raises(TypeError, match="params: expected GPTBlockParams"):
         trace_gpt_block(np.zeros((1, 2), dtype=int), {"W_e": 1})
-    with pytest.raises(ValueError, match="A: expected a number of heads that divides H=8"):
+    with pytest.raises(
+        ValueError, match="A: expected a number of heads that divides H=8"
+    ):
         random_block_params(V=5, n_max=4, H=8, A=3)
     bad = trace_gpt_block(np.zeros((1, 2), dtype=int), params)
     with pytest.raises(ValueError, match="'one-hot' has shape"):
@@ -89,8 +120,11 @@ def test_trace_bad_input():
 
 # -- the notation table -----------------------------------------------------------------------
 
+
 def _letters(book: str) -> dict[str, str]:
-    return next(s.letters for s in NOTATION if s.book == book and s.group == "dimension")
+    return next(
+        s.letters for s in NOTATION if s.book == book and s.group == "dimension"
+    )
 
 
 def test_concordance_of_source_002():
@@ -110,11 +144,20 @@ def test_dimension_values_against_transformers_configs():
 
     for cfg, attr in ((OpenAIGPTConfig(), "gpt1"), (GPT2Config(), "gpt2")):
         n_inner = getattr(cfg, "n_inner", None) or 4 * cfg.n_embd
-        expected = {"n": cfg.n_positions, "V": cfg.vocab_size, "H": cfg.n_embd,
-                    "A": cfg.n_head, "D": cfg.n_embd // cfg.n_head, "F": n_inner,
-                    "L": cfg.n_layer}
-        got = {s.book: getattr(s, attr) for s in NOTATION if s.group == "dimension"
-               and s.book in expected}
+        expected = {
+            "n": cfg.n_positions,
+            "V": cfg.vocab_size,
+            "H": cfg.n_embd,
+            "A": cfg.n_head,
+            "D": cfg.n_embd // cfg.n_head,
+            "F": n_inner,
+            "L": cfg.n_layer,
+        }
+        got = {
+            s.book: getattr(s, attr)
+            for s in NOTATION
+            if s.group == "dimension" and s.book in expected
+        }
         assert got == expected, attr
 
 
@@ -123,7 +166,9 @@ def test_notation_table_renders_every_symbol():
     rows = [ln for ln in table.splitlines()[2:]]
     assert len(rows) == len(NOTATION)
     n_cols = 4 + len(SOURCE_KEYS)
-    assert all(ln.count(" | ") == n_cols - 1 for ln in rows), "a cell contains a stray '|'"
+    assert all(ln.count(" | ") == n_cols - 1 for ln in rows), (
+        "a cell contains a stray '|'"
+    )
     dims = notation_table(("dimension",), values=True)
     assert "| 40,478 | 50,257 |" in dims and len(dims.splitlines()) == 2 + 8
     for s in NOTATION:

@@ -1,4 +1,5 @@
 """The table of published sizes (formulated.models.sizes) against transformers and the papers."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,14 +16,32 @@ def _meta_numel(build) -> int:
         return sum(p.numel() for p in build().parameters())
 
 
-@pytest.mark.parametrize("name", ["GPT-2 small", "GPT-2 medium", "GPT-2 large", "GPT-2 XL",
-                                  "GPT-3 Small", "GPT-3 Large"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GPT-2 small",
+        "GPT-2 medium",
+        "GPT-2 large",
+        "GPT-2 XL",
+        "GPT-3 Small",
+        "GPT-3 Large",
+    ],
+)
 def test_decoder_counts_equal_transformers(name):
     # GPT-3 has GPT-2's architecture (dense layers), so GPT2Model with its sizes counts it.
     s = size(name)
-    real = _meta_numel(lambda: transformers.GPT2Model(transformers.GPT2Config(
-        vocab_size=s.V, n_positions=s.n_ctx, n_embd=s.H, n_head=s.A, n_layer=s.L,
-        n_inner=s.F)))
+    real = _meta_numel(
+        lambda: transformers.GPT2Model(
+            transformers.GPT2Config(
+                vocab_size=s.V,
+                n_positions=s.n_ctx,
+                n_embd=s.H,
+                n_head=s.A,
+                n_layer=s.L,
+                n_inner=s.F,
+            )
+        )
+    )
     assert s.parameter_count() == real
 
 
@@ -30,19 +49,33 @@ def test_gpt1_matches_transformers_default_config():
     s = size("GPT-1")
     c = transformers.OpenAIGPTConfig()
     assert (c.vocab_size, c.n_positions, c.n_embd, c.n_head, c.n_layer) == (
-        s.V, s.n_ctx, s.H, s.A, s.L)
+        s.V,
+        s.n_ctx,
+        s.H,
+        s.A,
+        s.L,
+    )
     assert s.parameter_count() == _meta_numel(lambda: transformers.OpenAIGPTModel(c))
 
 
-@pytest.mark.parametrize("name, cls", [("BERT-base", "BertConfig"),
-                                       ("RoBERTa-base", "RobertaConfig")])
+@pytest.mark.parametrize(
+    "name, cls", [("BERT-base", "BertConfig"), ("RoBERTa-base", "RobertaConfig")]
+)
 def test_encoder_sizes_match_transformers_defaults(name, cls):
     s = size(name)
     c = getattr(transformers, cls)()
-    if name == "RoBERTa-base":  # transformers' default RobertaConfig is BERT's; set the release
+    if (
+        name == "RoBERTa-base"
+    ):  # transformers' default RobertaConfig is BERT's; set the release
         c = transformers.RobertaConfig(vocab_size=50265, max_position_embeddings=514)
-    assert (c.vocab_size, c.max_position_embeddings, c.hidden_size, c.num_attention_heads,
-            c.intermediate_size, c.num_hidden_layers) == (s.V, s.n_ctx, s.H, s.A, s.F, s.L)
+    assert (
+        c.vocab_size,
+        c.max_position_embeddings,
+        c.hidden_size,
+        c.num_attention_heads,
+        c.intermediate_size,
+        c.num_hidden_layers,
+    ) == (s.V, s.n_ctx, s.H, s.A, s.F, s.L)
     # BERT adds segment embeddings and a pooler to λ; the published figure is rounded.
     real = _meta_numel(lambda: getattr(transformers, cls.replace("Config", "Model"))(c))
     assert abs(real - s.published) / s.published < 0.01
@@ -66,7 +99,8 @@ def test_rows_are_consistent():
         assert s.F == 4 * s.H, s.name
     assert set(BOOK_MODELS) <= set(SIZES)
     assert size("GPT-2 small").parameter_count() == parameter_count(
-        50257, 1024, 768, 3072, 64, 12, 12, attention_biases=True, final_layer_norm=True)
+        50257, 1024, 768, 3072, 64, 12, 12, attention_biases=True, final_layer_norm=True
+    )
 
 
 def test_unknown_name_is_a_clear_error():
@@ -77,6 +111,11 @@ def test_unknown_name_is_a_clear_error():
 def test_gpt2_counts_round_to_the_released_model_names():
     # OpenAI released GPT-2's checkpoints as 124M, 355M, 774M and 1558M (the corrected counts);
     # an independent check of every row's L, H, A, V and n_ctx.
-    released = {"GPT-2 small": 124, "GPT-2 medium": 355, "GPT-2 large": 774, "GPT-2 XL": 1558}
+    released = {
+        "GPT-2 small": 124,
+        "GPT-2 medium": 355,
+        "GPT-2 large": 774,
+        "GPT-2 XL": 1558,
+    }
     for name, millions in released.items():
         assert round(size(name).parameter_count() / 1e6) == millions, name

@@ -1,8 +1,9 @@
 """The PDF edition's LaTeX fixes (booktools/sphinx_pdf.py) on small documents, without TeX.
 
 The whole PDF is checked in tests/test_pdf.py (slow); these pin the pieces: figures' light
-colours for print, widget panels found in a widget's state, appendices lettered, tables that fit.
+colors for print, widget panels found in a widget's state, appendices lettered, tables that fit.
 """
+
 from __future__ import annotations
 
 import base64
@@ -12,21 +13,28 @@ from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import yaml
+from _chapters import ROOT
 from docutils import nodes
 from sphinx import addnodes
 
-from _chapters import ROOT
-
 from booktools.pdf import log_problems
 from booktools.sphinx_i18n import TranslatePrinted
-from booktools.sphinx_pdf import (LONG_WIDE_TABLE_ROWS, PDF_NAME, PDF_NAMES,
-                                  break_before_brackets, column_widths, fit_table,
-                                  letter_appendices, set_version, split_math_lists,
-                                  widget_snapshot)
+from booktools.sphinx_pdf import (
+    LONG_WIDE_TABLE_ROWS,
+    PDF_NAME,
+    PDF_NAMES,
+    break_before_brackets,
+    column_widths,
+    fit_table,
+    letter_appendices,
+    set_version,
+    split_math_lists,
+    widget_snapshot,
+)
 from formulated import plotting
 
 
-def test_light_svg_fixes_every_themed_colour_to_its_light_value() -> None:
+def test_light_svg_fixes_every_themed_color_to_its_light_value() -> None:
     with plt.rc_context(plotting.style()):
         fig, ax = plt.subplots(figsize=(3, 2))
         ax.plot([0, 1], [1, 0], label="a")
@@ -37,14 +45,17 @@ def test_light_svg_fixes_every_themed_colour_to_its_light_value() -> None:
     light = plotting.light_svg(themed)
     assert "var(" not in light and "prefers-color-scheme" not in light
     sheet = re.search(r"<style>svg\{.*?</style>", themed, re.S).group(0)  # the theme's
-    # Each themed property now carries the light colour it stood for, one for one; the
-    # style sheet, which named each light colour once more, is gone.
+    # Each themed property now carries the light color it stood for, one for one; the
+    # style sheet, which named each light color once more, is gone.
     for name, values in (("fg", plotting.FOREGROUND), ("grid", plotting.GRID)):
         assert themed.count(f"var(--{name}, {values['light']})") > 0
-        assert light.count(values["light"]) == (themed.count(values["light"])
-                                                - sheet.count(values["light"])), name
+        assert light.count(values["light"]) == (
+            themed.count(values["light"]) - sheet.count(values["light"])
+        ), name
     # An SVG without the theme comes back as it was.
-    plain = '<svg xmlns="http://www.w3.org/2000/svg"><path style="fill: #123456"/></svg>'
+    plain = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><path style="fill: #123456"/></svg>'
+    )
     assert plotting.light_svg(plain) == plain
 
 
@@ -55,10 +66,22 @@ def test_widget_snapshot_finds_svg_panels_of_html_children_in_order() -> None:
         return f'<img alt="x" src="data:image/svg+xml;base64,{base64.b64encode(data).decode()}">'
 
     states = {
-        "a0": {"model_name": "VBoxModel", "state": {"children": [  # ids are hex, as Jupyter's
-            "IPY_MODEL_b1", "IPY_MODEL_c2", "IPY_MODEL_d3", "IPY_MODEL_e4"]}},
+        "a0": {
+            "model_name": "VBoxModel",
+            "state": {
+                "children": [  # ids are hex, as Jupyter's
+                    "IPY_MODEL_b1",
+                    "IPY_MODEL_c2",
+                    "IPY_MODEL_d3",
+                    "IPY_MODEL_e4",
+                ]
+            },
+        },
         "b1": {"model_name": "HTMLModel", "state": {"value": "<b>Masks</b>"}},
-        "c2": {"model_name": "FloatSliderModel", "state": {"description": "T", "value": 0.5}},
+        "c2": {
+            "model_name": "FloatSliderModel",
+            "state": {"description": "T", "value": 0.5},
+        },
         "d3": {"model_name": "HTMLModel", "state": {"value": img(svg1)}},
         "e4": {"model_name": "HTMLModel", "state": {"value": img(svg2)}},
     }
@@ -73,9 +96,18 @@ def test_appendix_starts_at_the_first_unnumbered_document_not_at_a_part() -> Non
     for name in ("Foundations", "ch1", "Appendices", "app_a", "app_b"):
         doc += addnodes.start_of_file(docname=name)
     letter_appendices(doc, numbered={"ch1"}, docs={"ch1", "app_a", "app_b"})
-    order = [c["docname"] if isinstance(c, addnodes.start_of_file) else c.astext()
-             for c in doc.children]
-    assert order == ["Foundations", "ch1", "Appendices", "\\appendix\n", "app_a", "app_b"]
+    order = [
+        c["docname"] if isinstance(c, addnodes.start_of_file) else c.astext()
+        for c in doc.children
+    ]
+    assert order == [
+        "Foundations",
+        "ch1",
+        "Appendices",
+        "\\appendix\n",
+        "app_a",
+        "app_b",
+    ]
 
 
 def table(*rows: tuple[str, ...]) -> nodes.table:
@@ -98,8 +130,11 @@ def table(*rows: tuple[str, ...]) -> nodes.table:
 def test_split_math_lists_breaks_only_at_top_level_commas() -> None:
     t = table(("",))
     para = t.next_node(nodes.paragraph)
-    para += [nodes.math("", r"\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}_1"),
-             nodes.Text(" and "), nodes.math("", r"f(a, b)")]
+    para += [
+        nodes.math("", r"\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}_1"),
+        nodes.Text(" and "),
+        nodes.math("", r"f(a, b)"),
+    ]
     split_math_lists(t)
     maths = [m.astext() for m in t.findall(nodes.math)]
     assert maths == [r"\mathbf{W}^{FF,(\ell)}_1", r"\mathbf{b}_1", "f(a, b)"]
@@ -108,7 +143,9 @@ def test_split_math_lists_breaks_only_at_top_level_commas() -> None:
 
 def test_column_widths_give_each_column_its_longest_word_then_share_by_length() -> None:
     long_text = "a summary of several words that runs on " * 3
-    t = table(*[("formulated.formulas", "f", "g(x: Optional[Sequence[int]])", long_text)] * 3)
+    t = table(
+        *[("formulated.formulas", "f", "g(x: Optional[Sequence[int]])", long_text)] * 3
+    )
     widths = column_widths(t, line=100)
     assert abs(sum(widths) - 100) <= 2
     # "formulated." (11 characters + 1) on a 100-character line: at least 12 %.
@@ -118,7 +155,9 @@ def test_column_widths_give_each_column_its_longest_word_then_share_by_length() 
     assert re.fullmatch(r"\d+", "".join(map(str, widths)))
 
 
-def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(tmp_path):
+def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(
+    tmp_path,
+):
     """The Korean HTML links the Korean PDF when it exists (else the English one, else none);
     the Korean LaTeX loads xeCJK with Noto CJK and no language package; English is as before."""
     shutil.copyfile(ROOT / "_config.yml", tmp_path / "_config.yml")
@@ -126,11 +165,17 @@ def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(t
     pdfs.mkdir(parents=True)
 
     mathjax = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"][
-        "mathjax3_config"]
+        "mathjax3_config"
+    ]
 
     def configured(language: str | None) -> SimpleNamespace:
-        config = SimpleNamespace(language=language, html_theme_options={}, latex_elements={},
-                                 nb_mime_priority_overrides=[], mathjax3_config=mathjax)
+        config = SimpleNamespace(
+            language=language,
+            html_theme_options={},
+            latex_elements={},
+            nb_mime_priority_overrides=[],
+            mathjax3_config=mathjax,
+        )
         set_version(SimpleNamespace(srcdir=str(tmp_path)), config)
         return config
 
@@ -142,7 +187,10 @@ def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(t
     assert configured("en").formulated_pdf == PDF_NAME
     korean = configured("ko").latex_elements
     assert "\\usepackage{xeCJK}" in korean["fontenc"]
-    assert "Noto Serif CJK KR" in korean["fontenc"] and "CJKspace=true" in korean["fontenc"]
+    assert (
+        "Noto Serif CJK KR" in korean["fontenc"]
+        and "CJKspace=true" in korean["fontenc"]
+    )
     assert korean["babel"] == korean["polyglossia"] == ""
     assert "\\renewcommand{\\contentsname}{차례}" in korean["preamble"]
     english = configured("en").latex_elements
@@ -153,14 +201,25 @@ def test_korean_pages_link_the_korean_pdf_and_its_latex_sets_hangul_with_xecjk(t
 
 
 def test_korean_widget_snapshot_caption() -> None:
-    states = {"a0": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_b1",
-                                                                      "IPY_MODEL_c2"]}},
-              "b1": {"model_name": "HTMLModel", "state": {"value": "<b>마스크</b>"}},
-              "c2": {"model_name": "FloatSliderModel", "state": {"description": "T",
-                                                                  "value": 0.5}}}
-    assert widget_snapshot(states, "a0", "ko")[1] == "마스크. 대화형 위젯의 스냅숏: T = 0.5."
-    assert widget_snapshot(states, "a0", "en")[1] == \
-        "마스크. Snapshot of the interactive widget at T = 0.5."
+    states = {
+        "a0": {
+            "model_name": "VBoxModel",
+            "state": {"children": ["IPY_MODEL_b1", "IPY_MODEL_c2"]},
+        },
+        "b1": {"model_name": "HTMLModel", "state": {"value": "<b>마스크</b>"}},
+        "c2": {
+            "model_name": "FloatSliderModel",
+            "state": {"description": "T", "value": 0.5},
+        },
+    }
+    assert (
+        widget_snapshot(states, "a0", "ko")[1]
+        == "마스크. 대화형 위젯의 스냅숏: T = 0.5."
+    )
+    assert (
+        widget_snapshot(states, "a0", "en")[1]
+        == "마스크. Snapshot of the interactive widget at T = 0.5."
+    )
 
 
 def test_a_table_line_may_break_between_hangul_and_a_bracket() -> None:
@@ -173,8 +232,14 @@ def test_a_table_line_may_break_between_hangul_and_a_bracket() -> None:
     break_before_brackets(t)
     first = t.next_node(nodes.paragraph)
     assert [c.astext() for c in first.children] == [
-        "인코더-디코더 트랜스포머", "\\allowbreak{}", "(EDTransformer)"]
-    assert isinstance(first.children[1], nodes.raw) and first.children[1]["format"] == "latex"
+        "인코더-디코더 트랜스포머",
+        "\\allowbreak{}",
+        "(EDTransformer)",
+    ]
+    assert (
+        isinstance(first.children[1], nodes.raw)
+        and first.children[1]["format"] == "latex"
+    )
     assert code.astext() == "값(x)" and len(list(t.findall(nodes.raw))) == 1
 
 
@@ -199,22 +264,30 @@ def _latex_document(language: str, docname: str, text: str) -> nodes.document:
 def test_korean_latex_prints_the_catalogues_translation_of_a_printed_line() -> None:
     """The Korean PDF: what a cell printed goes through the page's outputs catalogue, as in
     the Korean HTML book (stdout only, the values kept); English is untouched."""
-    english = "beta =    1: weights [0.2119 0.5761 0.2119]  output 26.3582\nq_1 . k_j = 7   x"
+    english = (
+        "beta =    1: weights [0.2119 0.5761 0.2119]  output 26.3582\nq_1 . k_j = 7   x"
+    )
     korean_doc = _latex_document("ko", "chapters/08_attention", english)
     TranslatePrinted(korean_doc).run()
     stdout, stderr = korean_doc.findall(nodes.literal_block)
-    assert stdout.astext() == ("beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582\n"
-                               "q_1 . k_j = 7   x")
-    assert stdout.rawsource == stdout.astext()  # else Sphinx takes it for a parsed literal
+    assert stdout.astext() == (
+        "beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582\nq_1 . k_j = 7   x"
+    )
+    assert (
+        stdout.rawsource == stdout.astext()
+    )  # else Sphinx takes it for a parsed literal
     assert stderr.astext() == english
     english_doc = _latex_document("en", "chapters/08_attention", english)
     TranslatePrinted(english_doc).run()
-    assert [b.astext() for b in english_doc.findall(nodes.literal_block)] == [english] * 2
+    assert [b.astext() for b in english_doc.findall(nodes.literal_block)] == [
+        english
+    ] * 2
 
 
 def test_a_wide_table_of_many_rows_is_a_longtable_and_a_narrow_one_is_not() -> None:
     """A tabulary cannot break across pages: appendix D's six-column coverage table (26 rows)
     ran 590 pt off its page, appendix F's five-column concordance (17 rows) 240 pt."""
+
     def fitted(*rows: tuple[str, ...]) -> nodes.table:
         page = nodes.section()  # fit_table puts its type size around the table
         page += table(*rows)
@@ -231,10 +304,12 @@ def test_a_wide_table_of_many_rows_is_a_longtable_and_a_narrow_one_is_not() -> N
 
 
 def test_log_problems_reads_content_run_off_a_page() -> None:
-    log = ("Overfull \\vbox (242.11995pt too high) has occurred while \\output is active []\n"
-           "Overfull \\vbox (4.5pt too high) has occurred while \\output is active []\n"
-           "Overfull \\vbox (38.5pt too high) detected at line 13672\n"
-           "Overfull \\hbox (17.1305pt too wide) in paragraph at lines 24234--24234\n")
+    log = (
+        "Overfull \\vbox (242.11995pt too high) has occurred while \\output is active []\n"
+        "Overfull \\vbox (4.5pt too high) has occurred while \\output is active []\n"
+        "Overfull \\vbox (38.5pt too high) detected at line 13672\n"
+        "Overfull \\hbox (17.1305pt too wide) in paragraph at lines 24234--24234\n"
+    )
     problems = log_problems(log)
     assert problems.off_page == [242.11995]
     assert [pt for pt, _ in problems.overfull] == [17.1305]

@@ -9,6 +9,7 @@
 * A student notebook's Colab set-up cell fetches the package and its data, not ``booktools/``
   (every hidden test) nor the chapters (every solution).
 """
+
 from __future__ import annotations
 
 import re
@@ -18,32 +19,43 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _chapters import ROOT
+
 from booktools import assign, leak_scan, notebooks, student
 from booktools.launch import BookHome
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
 CHAPTERS = notebooks.chapters()
 #: What appendix C says to instructors only.
-INSTRUCTOR_WORDS = ("booktools", "exercises.py", "hidden test", "answer key", "autograder",
-                    "make assignments")
+INSTRUCTOR_WORDS = (
+    "booktools",
+    "exercises.py",
+    "hidden test",
+    "answer key",
+    "autograder",
+    "make assignments",
+)
 
 
 def _exercise(label: str) -> assign.Exercise:
     chapter = ROOT / "chapters" / f"{label[3:5]}_*.md"
     source = next(chapter.parent.glob(chapter.name))
-    return next(e for e in assign.exercises(source.read_text(encoding="utf-8"))
-                if e.label == label)
+    return next(
+        e
+        for e in assign.exercises(source.read_text(encoding="utf-8"))
+        if e.label == label
+    )
 
 
 # --------------------------------------------------------------------------- the scan itself
 def test_html_text_reads_alt_texts_and_widget_states():
-    page = ('<p>Visible</p><img alt="a figure: 1.2345" src="x.png">'
-            '<script type="application/vnd.jupyter.widget-state+json">'
-            '{"state": {"m": {"state": {"value": "<img alt=\\"panel 3: row 1: 7.964\\" '
-            'src=\\"data:image/svg+xml;base64,QUJD\\">"}}}}</script>'
-            '<script>var hidden = 9.8765;</script>')
+    page = (
+        '<p>Visible</p><img alt="a figure: 1.2345" src="x.png">'
+        '<script type="application/vnd.jupyter.widget-state+json">'
+        '{"state": {"m": {"state": {"value": "<img alt=\\"panel 3: row 1: 7.964\\" '
+        'src=\\"data:image/svg+xml;base64,QUJD\\">"}}}}</script>'
+        "<script>var hidden = 9.8765;</script>"
+    )
     text = leak_scan.html_text(page)
     assert "Visible" in text and "1.2345" in text and "7.964" in text
     assert "9.8765" not in text and "QUJD" not in text
@@ -53,11 +65,15 @@ def test_a_value_only_the_solution_printed_is_found(tmp_path):
     """ex-16-4's untied count is printed by its solution's code, not written in its text: with
     the solution's printed output the scan finds it in an alt text; without, it cannot."""
     ex = _exercise("ex-16-4")
-    printed = {code.strip(): "untied: 163,037,184 = 124,439,808 + 38,597,376"
-               for code in ex.solution_code}
+    printed = {
+        code.strip(): "untied: 163,037,184 = 124,439,808 + 38,597,376"
+        for code in ex.solution_code
+    }
     page = tmp_path / "16_parameters.html"
-    page.write_text('<img alt="A bar chart: the untied model has 163,037,184 parameters">',
-                    encoding="utf-8")
+    page.write_text(
+        '<img alt="A bar chart: the untied model has 163,037,184 parameters">',
+        encoding="utf-8",
+    )
     found = leak_scan.leaks([page], CHAPTERS, printed)
     assert any("163037184" in f and "ex-16-4" in f for f in found), found
     assert not any("163037184" in f for f in leak_scan.leaks([page], CHAPTERS))
@@ -77,7 +93,9 @@ def test_chapter_8_no_longer_prints_ex_08_4s_values(tmp_path):
     shown = [v for k, v in assign.segments(source) if k == "code"]
     assert "attention_widget(scale=True)" in source
     printed = "\n".join(outputs.get(code.strip(), "") for code in shown)
-    assert "Output 1" in printed and "1.9366" in printed, "the chapter's outputs are cached"
+    assert "Output 1" in printed and "1.9366" in printed, (
+        "the chapter's outputs are cached"
+    )
     for value in ("7.964", "0.982", "16. 12."):
         assert value not in printed, value
 
@@ -119,11 +137,16 @@ def test_the_student_edition_has_no_instructor_guide_and_no_link_to_solutions(ed
         assert f'href="{home.repository_url}' not in html
         assert "colab.research.google.com/github" not in html
         assert "/v2/gh/" not in html and "git-pull?" not in html
-    assert '"repo": ""' in (edition / "html" / "chapters" / "08_attention.html").read_text()
+    assert (
+        '"repo": ""'
+        in (edition / "html" / "chapters" / "08_attention.html").read_text()
+    )
 
 
 def test_make_student_book_runs_the_scan():
-    recipe = (ROOT / "Makefile").read_text().split("\nstudent-book:")[1].split("\n\n")[0]
+    recipe = (
+        (ROOT / "Makefile").read_text().split("\nstudent-book:")[1].split("\n\n")[0]
+    )
     assert "booktools.student" in recipe and "booktools.leak_scan" in recipe
     assert recipe.index("booktools.student") < recipe.index("booktools.leak_scan")
 
@@ -150,8 +173,11 @@ def _setup_cell(nb_text: str) -> str:
     import json
 
     nb = json.loads(nb_text)
-    cell = next(c for c in nb["cells"] if notebooks.BOOTSTRAP_TAG in
-                c.get("metadata", {}).get("tags", []))
+    cell = next(
+        c
+        for c in nb["cells"]
+        if notebooks.BOOTSTRAP_TAG in c.get("metadata", {}).get("tags", [])
+    )
     return "".join(cell["source"])
 
 
@@ -163,7 +189,9 @@ def test_student_notebooks_set_up_cell_fetches_no_booktools():
     assert '"sparse-checkout", "set", "formulated", "data"' in mine
     assert "--filter=blob:none" in mine and "--sparse" in mine
     assert "booktools" not in mine and "chapters" not in mine
-    assert "sparse-checkout" not in full  # the book's own notebooks: the whole repository
+    assert (
+        "sparse-checkout" not in full
+    )  # the book's own notebooks: the whole repository
 
 
 @pytest.mark.slow
@@ -171,19 +199,33 @@ def test_student_notebooks_set_up_cell_fetches_no_booktools():
 def test_the_student_set_up_cell_checks_out_the_package_and_data_only(tmp_path):
     """The cell's clone, run against a local copy of this repository: ``formulated/`` and
     ``data/`` arrive, ``booktools/`` and ``chapters/`` do not."""
-    branch = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--abbrev-ref", "HEAD"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    branch = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--abbrev-ref", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     bare = tmp_path / "book.git"
-    subprocess.run(["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True)
-    subprocess.run(["git", "-C", str(bare), "config", "uploadpack.allowFilter", "true"],
-                   check=True)
+    subprocess.run(
+        ["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True
+    )
+    subprocess.run(
+        ["git", "-C", str(bare), "config", "uploadpack.allowFilter", "true"], check=True
+    )
     home = BookHome("https://github.com/some-course/formulated-gpt", branch, "")
-    cell = _setup_cell(notebooks.notebook_text(ROOT / "chapters" / "08_attention.md", home,
-                                               student=True))
-    clone = cell[:cell.index("    # Colab's own PyTorch")]  # no pip install, no Colab widgets
-    clone = (clone.replace('"google.colab" in sys.modules', "True")
-             .replace(home.repository_url, bare.as_uri())
-             .replace("/content/formulated-gpt", str(tmp_path / "checkout")))
+    cell = _setup_cell(
+        notebooks.notebook_text(
+            ROOT / "chapters" / "08_attention.md", home, student=True
+        )
+    )
+    clone = cell[
+        : cell.index("    # Colab's own PyTorch")
+    ]  # no pip install, no Colab widgets
+    clone = (
+        clone.replace('"google.colab" in sys.modules', "True")
+        .replace(home.repository_url, bare.as_uri())
+        .replace("/content/formulated-gpt", str(tmp_path / "checkout"))
+    )
     subprocess.run([sys.executable, "-c", clone], check=True, cwd=tmp_path)
     out = tmp_path / "checkout"
     assert (out / "formulated" / "formulas.py").is_file() and (out / "data").is_dir()

@@ -1,4 +1,5 @@
 """benchmarks/sweep_gpu.py reads the figures a run printed, and shows a crash as a crash."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -6,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from _chapters import ROOT
 
 REPORT = """device cuda; 10,745,088 parameters
@@ -23,7 +23,9 @@ ValueError: Expected a torch.device with a specified index or an integer, but go
 
 @pytest.fixture()
 def sweep():
-    spec = importlib.util.spec_from_file_location("sweep_gpu", ROOT / "benchmarks" / "sweep_gpu.py")
+    spec = importlib.util.spec_from_file_location(
+        "sweep_gpu", ROOT / "benchmarks" / "sweep_gpu.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -33,6 +35,7 @@ def fake_run(stdout: str, rc: int):
     def run(cmd, **kwargs):
         assert cmd[0] == sys.executable and cmd[1].endswith("train_gpu.py")
         return subprocess.CompletedProcess(cmd, rc, stdout=stdout, stderr="")
+
     return run
 
 
@@ -40,8 +43,12 @@ def test_row_reads_the_printed_figures(sweep, monkeypatch):
     monkeypatch.setattr(sweep.subprocess, "run", fake_run(REPORT, 0))
     row = sweep.run_variant("B=128 compile=off", timeout_s=5)
     assert row["reached"] == "750 / 1.4688 / 25.3"
-    assert (row["final"], row["wall"], row["tok_s"], row["mfu"]) == \
-        ("1.4547", "30.0", "1,851,873", "13.4")
+    assert (row["final"], row["wall"], row["tok_s"], row["mfu"]) == (
+        "1.4547",
+        "30.0",
+        "1,851,873",
+        "13.4",
+    )
     assert "error" not in row
 
 

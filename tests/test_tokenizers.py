@@ -1,5 +1,6 @@
 """Tokenizers: CharTokenizer's errors, and byte-pair encoding checked by hand and against
 Hugging Face ``tokenizers`` (models.BPE + trainers.BpeTrainer, trained here, nothing downloaded)."""
+
 from __future__ import annotations
 
 import json
@@ -10,10 +11,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formulated.tokenizers import (END_OF_WORD, BPETokenizer, CharTokenizer, Merge, bpe_vocab_size,
-                                   count_pairs, greedy_bpe_states, initial_symbols, learn_bpe,
-                                   learn_bpe_incremental, merge_pair, split_word,
-                                   word_frequencies)
+from formulated.tokenizers import (
+    END_OF_WORD,
+    BPETokenizer,
+    CharTokenizer,
+    Merge,
+    bpe_vocab_size,
+    count_pairs,
+    greedy_bpe_states,
+    initial_symbols,
+    learn_bpe,
+    learn_bpe_incremental,
+    merge_pair,
+    split_word,
+    word_frequencies,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAKESPEARE = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")
@@ -21,6 +33,7 @@ LECTURE = {"low": 1, "lower": 1, "newest": 1, "widest": 1}  # source 003: each w
 
 
 # -- CharTokenizer ------------------------------------------------------------------------------
+
 
 def test_char_tokenizer_stoi_itos_round_trip():
     tok = CharTokenizer.from_text("hello world")
@@ -62,10 +75,14 @@ def test_char_tokenizer_bad_construction():
 
 # -- BPE by hand -------------------------------------------------------------------------------
 
+
 def test_split_and_merge_pair():
     assert split_word("low") == ("l", "o", "w</w>")
     assert split_word("low", end_of_word="") == ("l", "o", "w")
-    assert merge_pair(("a", "a", "a"), ("a", "a")) == ("aa", "a")  # left to right, no overlap
+    assert merge_pair(("a", "a", "a"), ("a", "a")) == (
+        "aa",
+        "a",
+    )  # left to right, no overlap
     assert merge_pair(("l", "o", "w", "l", "o"), ("l", "o")) == ("lo", "w", "lo")
 
 
@@ -106,11 +123,15 @@ def _brute_force_greedy_states(word_counts: dict[str, int], end_of_word: str) ->
         counts: dict = {}
         for symbols, f in zip(state, freqs):
             for k in range(len(symbols) - 1):
-                counts[symbols[k:k + 2]] = counts.get(symbols[k:k + 2], 0) + f
+                counts[symbols[k : k + 2]] = counts.get(symbols[k : k + 2], 0) + f
         for (a, b), c in counts.items():
-            if c == max(counts.values()):  # every most frequent pair is a legal next merge
+            if c == max(
+                counts.values()
+            ):  # every most frequent pair is a legal next merge
                 pattern = re.compile(r"(?<!\S)" + re.escape(a + " " + b) + r"(?!\S)")
-                visit(tuple(tuple(pattern.sub(a + b, " ".join(s)).split()) for s in state))
+                visit(
+                    tuple(tuple(pattern.sub(a + b, " ".join(s)).split()) for s in state)
+                )
 
     visit(start)
     return seen
@@ -127,22 +148,31 @@ def test_greedy_bpe_states_by_hand():
     }
     # a a a without a marker: (a, a) occurs twice (overlapping), merges once (left to right).
     assert greedy_bpe_states({"aaa": 1}, end_of_word="") == {
-        (("a", "a", "a"),), (("aa", "a"),), (("aaa",),)}
+        (("a", "a", "a"),),
+        (("aa", "a"),),
+        (("aaa",),),
+    }
     # a-b 3 beats b-c 2, so (b, c) is never merged first: no state has "bc".
     assert greedy_bpe_states({"abc": 2, "ab": 1}, end_of_word="") == {
-        (("a", "b", "c"), ("a", "b")), (("ab", "c"), ("ab",)), (("abc",), ("ab",))}
+        (("a", "b", "c"), ("a", "b")),
+        (("ab", "c"), ("ab",)),
+        (("abc",), ("ab",)),
+    }
 
 
-@pytest.mark.parametrize("wc, eow", [
-    ({"ab": 3, "ac": 3}, END_OF_WORD),
-    ({"aaa": 1}, END_OF_WORD),          # (a, a) and (a, a</w>) tie
-    ({"aaa": 1}, ""),
-    ({"abc": 1, "bcd": 1}, ""),         # b-c first, then a 3-way tie of count 1
-    ({"abab": 2, "ba": 3}, END_OF_WORD),
-    ({"abc": 2, "cab": 2, "bca": 2}, ""),
-    (LECTURE, ""),                      # the cases the erratum 003-bpe-tables relies on
-    ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, ""),
-])
+@pytest.mark.parametrize(
+    "wc, eow",
+    [
+        ({"ab": 3, "ac": 3}, END_OF_WORD),
+        ({"aaa": 1}, END_OF_WORD),  # (a, a) and (a, a</w>) tie
+        ({"aaa": 1}, ""),
+        ({"abc": 1, "bcd": 1}, ""),  # b-c first, then a 3-way tie of count 1
+        ({"abab": 2, "ba": 3}, END_OF_WORD),
+        ({"abc": 2, "cab": 2, "bca": 2}, ""),
+        (LECTURE, ""),  # the cases the erratum 003-bpe-tables relies on
+        ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, ""),
+    ],
+)
 def test_greedy_bpe_states_equals_brute_force(wc, eow):
     """Complete under every tie-breaking (the unreachability claim needs it), and nothing more."""
     expected = _brute_force_greedy_states(wc, eow)
@@ -151,7 +181,12 @@ def test_greedy_bpe_states_equals_brute_force(wc, eow):
 
 
 def test_source_result_is_unreachable_by_greedy_bpe():
-    source_result = (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est"))
+    source_result = (
+        ("lo", "w"),
+        ("lo", "w", "er"),
+        ("ne", "w", "est"),
+        ("wi", "d", "est"),
+    )
     states = greedy_bpe_states(LECTURE, end_of_word="")
     assert source_result not in states
     # ... while the run of learn_bpe (one tie-breaking order) passes through reachable states only
@@ -177,9 +212,15 @@ def test_merge_counts_equal_a_full_recount():
     assert all(a.count >= b.count for a, b in zip(merges, merges[1:]))
 
 
-@given(st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=6),
-                       st.integers(min_value=1, max_value=5), min_size=1, max_size=8),
-       st.integers(min_value=0, max_value=12))
+@given(
+    st.dictionaries(
+        st.text(alphabet="abcde", min_size=1, max_size=6),
+        st.integers(min_value=1, max_value=5),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(min_value=0, max_value=12),
+)
 def test_merges_are_greedy_under_some_tie_breaking(wc, k):
     merges = learn_bpe(wc, k)
     states = greedy_bpe_states(wc)
@@ -194,48 +235,66 @@ def _same(a: list[Merge], b: list[Merge]) -> bool:
     return a == b and [m.tied_with for m in a] == [m.tied_with for m in b]
 
 
-@pytest.mark.parametrize("wc, k, options", [
-    (LECTURE, 1000, {}),
-    (LECTURE, 1000, {"end_of_word": ""}),
-    ({"ab": 3, "ac": 3, "ad": 3}, 5, {}),                           # a three-way tie
-    ({"ab": 3, "ac": 3, "ad": 3}, 5, {"end_of_word": ""}),
-    ({"aaa": 2, "aaaa": 1, "ba": 2}, 6, {}),                        # overlapping pairs
-    ({"ab": 2, "ba": 2}, 3, {"end_of_word": "", "symbol_order": ("b", "a")}),
-    ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, {"min_frequency": 3}),
-    (word_frequencies(SHAKESPEARE[:20_000]), 80, {}),
-])
+@pytest.mark.parametrize(
+    "wc, k, options",
+    [
+        (LECTURE, 1000, {}),
+        (LECTURE, 1000, {"end_of_word": ""}),
+        ({"ab": 3, "ac": 3, "ad": 3}, 5, {}),  # a three-way tie
+        ({"ab": 3, "ac": 3, "ad": 3}, 5, {"end_of_word": ""}),
+        ({"aaa": 2, "aaaa": 1, "ba": 2}, 6, {}),  # overlapping pairs
+        ({"ab": 2, "ba": 2}, 3, {"end_of_word": "", "symbol_order": ("b", "a")}),
+        ({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, {"min_frequency": 3}),
+        (word_frequencies(SHAKESPEARE[:20_000]), 80, {}),
+    ],
+)
 def test_incremental_bpe_equals_the_textbook_loop(wc, k, options):
     """The fast learner (counts updated for the touched words only) learns the merges of the
     book's loop (every pair recounted at every step), ties included."""
     assert _same(learn_bpe_incremental(wc, k, **options), learn_bpe(wc, k, **options))
 
 
-@given(st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=7),
-                       st.integers(min_value=1, max_value=3), min_size=1, max_size=10),
-       st.integers(min_value=0, max_value=15), st.sampled_from(["", END_OF_WORD]))
+@given(
+    st.dictionaries(
+        st.text(alphabet="abc", min_size=1, max_size=7),
+        st.integers(min_value=1, max_value=3),
+        min_size=1,
+        max_size=10,
+    ),
+    st.integers(min_value=0, max_value=15),
+    st.sampled_from(["", END_OF_WORD]),
+)
 def test_incremental_bpe_equals_the_textbook_loop_on_random_corpora(wc, k, eow):
     # small alphabets and counts: many ties
-    assert _same(learn_bpe_incremental(wc, k, end_of_word=eow),
-                 learn_bpe(wc, k, end_of_word=eow))
+    assert _same(
+        learn_bpe_incremental(wc, k, end_of_word=eow), learn_bpe(wc, k, end_of_word=eow)
+    )
 
 
 def test_both_bpe_learners_check_their_arguments_alike():
     for learner in (learn_bpe, learn_bpe_incremental):
         with pytest.raises(TypeError, match="num_merges"):
             learner({"ab": 1}, 1.0)
-        with pytest.raises(ValueError, match="symbol_order: expected every initial symbol"):
+        with pytest.raises(
+            ValueError, match="symbol_order: expected every initial symbol"
+        ):
             learner({"ab": 1}, 1, end_of_word="", symbol_order=["a"])
 
 
 # -- BPE against Hugging Face tokenizers --------------------------------------------------------
+
 
 def _hf_bpe(text: str, vocab_size: int):
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE(end_of_word_suffix=END_OF_WORD))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
-                                  end_of_word_suffix=END_OF_WORD)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=0,
+        show_progress=False,
+        end_of_word_suffix=END_OF_WORD,
+    )
     tok.train_from_iterator([text], trainer)
     model = json.loads(tok.to_str())["model"]
     merges = [tuple(m) for m in model["merges"]]
@@ -251,7 +310,9 @@ def test_lecture_example_equals_hugging_face():
     assert len(hf) == 13
 
 
-def _explained(ours: list[Merge], hf: list[tuple[str, str]], initial: list[str]) -> None:
+def _explained(
+    ours: list[Merge], hf: list[tuple[str, str]], initial: list[str]
+) -> None:
     """Equal, or the first difference is a tie that only the numbering of end-of-word symbols
     decides (Hugging Face numbers them in hash-map order, which changes from run to run): same
     count, same left symbol, and both right symbols initial end-of-word symbols."""
@@ -273,14 +334,19 @@ def test_shakespeare_slice_equals_hugging_face():
     assert len(hf) == n_merges
     _explained(ours, hf, initial_symbols(wc))
     # With Hugging Face's own numbering of the initial symbols, every merge is the same.
-    exact = learn_bpe_incremental(wc, n_merges, symbol_order=hf_order[:len(initial_symbols(wc))])
+    exact = learn_bpe_incremental(
+        wc, n_merges, symbol_order=hf_order[: len(initial_symbols(wc))]
+    )
     assert [m.pair for m in exact] == hf
     # Same vocabulary, and the encoder gives the same tokens on held-out text.
     bpe = BPETokenizer.train(text, n_merges)
     assert bpe.vocab_size == tok.get_vocab_size()
     assert set(bpe.itos) == set(tok.get_vocab())
-    held = " ".join(w for w in SHAKESPEARE[-30_000:].split()
-                    if all(s in bpe.stoi for s in split_word(w)))
+    held = " ".join(
+        w
+        for w in SHAKESPEARE[-30_000:].split()
+        if all(s in bpe.stoi for s in split_word(w))
+    )
     assert bpe.tokenize(held) == tok.encode(held).tokens
 
 
@@ -293,18 +359,24 @@ def test_tie_on_end_of_word_symbols_is_the_only_difference():
     assert ours[0].tied_with == (("a", "c</w>"),) and ours[1].tied_with == ()
     _, hf, hf_order = _hf_bpe("ab ab ab ac ac ac", 100)
     assert sorted(hf) == sorted(m.pair for m in ours)
-    exact = learn_bpe(wc, 2, symbol_order=hf_order[:len(initial_symbols(wc))])
+    exact = learn_bpe(wc, 2, symbol_order=hf_order[: len(initial_symbols(wc))])
     assert [m.pair for m in exact] == hf
 
 
 # -- BPETokenizer: round trips and errors -------------------------------------------------------
 
-_BPE = BPETokenizer.train(" ".join(["a", "b", "c", "d", "ab", "abc", "bcd", "dab", "cab",
-                                    "abab", "dd", "cc"] * 3), 10)
+_BPE = BPETokenizer.train(
+    " ".join(
+        ["a", "b", "c", "d", "ab", "abc", "bcd", "dab", "cab", "abab", "dd", "cc"] * 3
+    ),
+    10,
+)
 
 
-@given(st.lists(st.text(alphabet="abcd", min_size=1, max_size=8), max_size=12),
-       st.sampled_from([" ", "  ", "\n", " \t "]))
+@given(
+    st.lists(st.text(alphabet="abcd", min_size=1, max_size=8), max_size=12),
+    st.sampled_from([" ", "  ", "\n", " \t "]),
+)
 def test_bpe_round_trip(words, sep):
     text = sep.join(words)
     ids = _BPE.encode(text)
@@ -332,7 +404,9 @@ def test_bpe_tokenizer_errors():
         _BPE.decode([1.0])
     with pytest.raises(TypeError, match="text: expected a string"):
         _BPE.encode(b"ab")
-    with pytest.raises(ValueError, match="merges\\[0\\]: expected symbols already in the vocabulary"):
+    with pytest.raises(
+        ValueError, match="merges\\[0\\]: expected symbols already in the vocabulary"
+    ):
         BPETokenizer([("x", "y")], ["a", "b"])
     with pytest.raises(ValueError, match="end_of_word: expected a non-empty marker"):
         BPETokenizer([], ["a"], end_of_word="")
@@ -347,7 +421,9 @@ def test_learn_bpe_bad_input():
         learn_bpe({"low": 0}, 3)
     with pytest.raises(ValueError, match="without whitespace"):
         learn_bpe({"lo w": 2}, 3)
-    with pytest.raises(ValueError, match="num_merges: expected a non-negative integer, got -1"):
+    with pytest.raises(
+        ValueError, match="num_merges: expected a non-negative integer, got -1"
+    ):
         learn_bpe(LECTURE, -1)
     with pytest.raises(TypeError, match="num_merges: expected a non-negative integer"):
         learn_bpe(LECTURE, 2.0)
@@ -363,12 +439,15 @@ def test_learn_bpe_bad_input():
 
 # -- Vocabulary sizes of GPT-1/2/3 -----------------------------------------------------------
 
+
 def test_gpt_vocabulary_sizes_against_transformers_configs():
     from tokenizers import pre_tokenizers
     from transformers import GPT2Config, OpenAIGPTConfig
 
     assert bpe_vocab_size(478, 40_000) == OpenAIGPTConfig().vocab_size == 40_478
-    assert len(pre_tokenizers.ByteLevel.alphabet()) == 256  # byte-level BPE's base symbols
+    assert (
+        len(pre_tokenizers.ByteLevel.alphabet()) == 256
+    )  # byte-level BPE's base symbols
     assert bpe_vocab_size(256, 50_000, 1) == GPT2Config().vocab_size == 50_257
     with pytest.raises(ValueError, match="merges: expected a non-negative integer"):
         bpe_vocab_size(256, -5)

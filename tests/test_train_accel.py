@@ -6,6 +6,7 @@ same code: bf16 autocast (``amp="bf16"``), ``torch.compile`` of the transformer 
 to ``torch.cuda.set_device`` (with CUDA faked).  Each is compared with an independent reference:
 the float32 eager run, PyTorch's own FLOP counter, and set_device's own check of the index.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,23 +16,47 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
-from formulated.models.trainable import GPT, GPTConfig, count_parameters, flops_per_token
+from formulated.models.trainable import (
+    GPT,
+    GPTConfig,
+    count_parameters,
+    flops_per_token,
+)
 from formulated.training import evaluate, load_data, make_config, train
 from formulated.training.runtime import use_bf16
 
 # torch.compile's own machinery calls a deprecated torch.jit helper; not ours to fix.
-pytestmark = [pytest.mark.filterwarnings(
-    "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning"),
-    pytest.mark.usefixtures("one_torch_thread")]
+pytestmark = [
+    pytest.mark.filterwarnings(
+        "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning"
+    ),
+    pytest.mark.usefixtures("one_torch_thread"),
+]
 
-TINY = dict(L=1, A=2, H=16, n_ctx=16, B=4, warmup_steps=2, eval_interval=0, ckpt_interval=0,
-            log_interval=2, eval_batch=512, device="cpu", threads=1)
+TINY = dict(
+    L=1,
+    A=2,
+    H=16,
+    n_ctx=16,
+    B=4,
+    warmup_steps=2,
+    eval_interval=0,
+    ckpt_interval=0,
+    log_interval=2,
+    eval_batch=512,
+    device="cpu",
+    threads=1,
+)
 
 
 def test_amp_choice_and_errors():
     cpu = torch.device("cpu")
-    assert use_bf16("bf16", cpu) and not use_bf16("off", cpu) and not use_bf16("auto", cpu)
-    with pytest.raises(ValueError, match="amp: expected 'auto', 'bf16' or 'off', got 'fp8'"):
+    assert (
+        use_bf16("bf16", cpu) and not use_bf16("off", cpu) and not use_bf16("auto", cpu)
+    )
+    with pytest.raises(
+        ValueError, match="amp: expected 'auto', 'bf16' or 'off', got 'fp8'"
+    ):
         make_config("gpu", amp="fp8")
 
 
@@ -47,7 +72,9 @@ def test_bf16_autocast_trains_close_to_float32_and_resumes_exactly(tmp_path):
     assert max(abs(x - y) for x, y in zip(a, b)) < 0.02
     assert abs(bf16.val_loss - fp32.val_loss) < 0.02
     assert a[-1] < a[0] - 0.1  # and it learns
-    half = train("book", tmp_path / "b", progress=False, amp="bf16", stop_at_step=4, **cfg)
+    half = train(
+        "book", tmp_path / "b", progress=False, amp="bf16", stop_at_step=4, **cfg
+    )
     assert half.step == 4
     resumed = train(None, tmp_path / "b", resume=True, progress=False)
     assert resumed.config.amp == "bf16"
@@ -60,6 +87,7 @@ def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampl
     """``compile="blocks"`` (the CUDA default) compiles one block that every layer reuses;
     evaluation (other batch shapes) and sampling (growing lengths) run eagerly, no new graphs."""
     from torch._dynamo.utils import counters
+
     torch._dynamo.reset()
     counters.clear()
     cfg = dict(TINY, L=2, max_steps=6, eval_interval=3)
@@ -68,12 +96,20 @@ def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampl
     assert graphs == 1  # one graph for both layers: the block is compiled once
     eager = train("book", None, progress=False, compile="off", **cfg)
     assert compiled.history["loss"] == pytest.approx(eager.history["loss"], rel=1e-5)
-    assert compiled.history["val_loss"] == pytest.approx(eager.history["val_loss"], rel=1e-5)
+    assert compiled.history["val_loss"] == pytest.approx(
+        eager.history["val_loss"], rel=1e-5
+    )
     _, _, val_ids = load_data()
     v1 = evaluate(compiled.model, val_ids[:999], 16, batch=7)
-    assert v1 == pytest.approx(evaluate(eager.model, val_ids[:999], 16, batch=7), rel=1e-5)
-    s1 = compiled.model.sample(compiled.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
-    assert s1 == eager.model.sample(eager.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1)
+    assert v1 == pytest.approx(
+        evaluate(eager.model, val_ids[:999], 16, batch=7), rel=1e-5
+    )
+    s1 = compiled.model.sample(
+        compiled.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1
+    )
+    assert s1 == eager.model.sample(
+        eager.tokenizer, "ROMEO:", 40, temperature=0.8, seed=1
+    )
     assert counters["stats"]["unique_graphs"] == graphs
     torch._dynamo.reset()
 
@@ -95,9 +131,13 @@ def test_flops_per_token_agrees_with_torch_flop_counter():
         _, loss = model(x, x)
         loss.backward()
     counted = counter.get_total_flops() / (B * cfg.n_ctx)
-    no_product = sum(p.numel() for p in model.parameters() if p.dim() < 2) + cfg.n_ctx * cfg.H
+    no_product = (
+        sum(p.numel() for p in model.parameters() if p.dim() < 2) + cfg.n_ctx * cfg.H
+    )
     assert counted == flops_per_token(cfg, n_params) - 6 * no_product
-    assert counted / flops_per_token(cfg, n_params) > 0.9  # what MFU leaves out is small
+    assert (
+        counted / flops_per_token(cfg, n_params) > 0.9
+    )  # what MFU leaves out is small
 
 
 @pytest.mark.parametrize("device, index", [("auto", 0), ("cuda", 0), ("cuda:1", 1)])
@@ -115,8 +155,10 @@ def test_cuda_run_gives_set_device_an_indexed_device(monkeypatch, device, index)
 
     def set_device(d):
         if torch.device(d).index is None:
-            raise ValueError(f"Expected a torch.device with a specified index or an integer, "
-                             f"but got:{d}")
+            raise ValueError(
+                f"Expected a torch.device with a specified index or an integer, "
+                f"but got:{d}"
+            )
         seen.append(torch.device(d))
 
     def stop(cfg, ck, out, t_start, device):
@@ -127,7 +169,7 @@ def test_cuda_run_gives_set_device_an_indexed_device(monkeypatch, device, index)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "set_device", set_device)
     monkeypatch.setattr(loop, "_Run", stop)
-    # set_device's neighbours switch on TF32: put the flags back afterwards.
+    # set_device's neighbors switch on TF32: put the flags back afterwards.
     tf32 = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
     try:
         with pytest.raises(Reached) as stopped:
@@ -136,4 +178,3 @@ def test_cuda_run_gives_set_device_an_indexed_device(monkeypatch, device, index)
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
     assert seen == [torch.device("cuda", index)]
     assert stopped.value.args[0] == torch.device("cuda", index)
-

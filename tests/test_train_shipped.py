@@ -6,6 +6,7 @@ build (no such variable) trains.  Checked here without a browser: the file is a 
 current `book` preset whose recorded loss the model reproduces, the chapter's cell takes the
 right branch for each setting, and `make live`'s server hands the variable to its kernels.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,8 +17,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from formulated.training import (CheckpointError, evaluate, is_live, load_data, load_run,
-                                 make_config)
+from formulated.training import (
+    CheckpointError,
+    evaluate,
+    is_live,
+    load_data,
+    load_run,
+    make_config,
+)
 from formulated.training.shipped import BOOK_RUN, LIVE_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +42,8 @@ def test_shipped_run_is_the_current_book_preset(shipped) -> None:
     got = shipped.config
     assert dataclasses.replace(got, data=want.data) == want, (
         "data/checkpoints/book_run.pth was trained with another `book` preset; run "
-        "`sh data/checkpoints/make_book_run.sh`")
+        "`sh data/checkpoints/make_book_run.sh`"
+    )
     assert shipped.step == want.max_steps == shipped.history["val_step"][-1]
     assert len(shipped.history["loss"]) == want.max_steps
 
@@ -69,13 +77,18 @@ def _run_cell() -> str:
     return found[0]
 
 
-@pytest.mark.parametrize("live, retrain, trains", [
-    (None, "False", True),     # the static build: trains for real
-    ("1", "False", False),     # a live page: loads the shipped run
-    ("1", "True", True),       # a live page whose reader asks to retrain
-    ("0", "False", True),      # anything but "1" is not live
-])
-def test_chapter_cell_trains_unless_live(monkeypatch, shipped, live, retrain, trains) -> None:
+@pytest.mark.parametrize(
+    "live, retrain, trains",
+    [
+        (None, "False", True),  # the static build: trains for real
+        ("1", "False", False),  # a live page: loads the shipped run
+        ("1", "True", True),  # a live page whose reader asks to retrain
+        ("0", "False", True),  # anything but "1" is not live
+    ],
+)
+def test_chapter_cell_trains_unless_live(
+    monkeypatch, shipped, live, retrain, trains
+) -> None:
     if live is None:
         monkeypatch.delenv(LIVE_ENV, raising=False)
     else:
@@ -87,8 +100,14 @@ def test_chapter_cell_trains_unless_live(monkeypatch, shipped, live, retrain, tr
         return "trained"
 
     source = _run_cell().replace("RETRAIN = False", f"RETRAIN = {retrain}")
-    ns = dict(pprint=__import__("pprint"), PRESETS={"book": {}}, is_live=is_live,
-              load_run=lambda: shipped, train=fake_train, run_dir=Path("unused"))
+    ns = dict(
+        pprint=__import__("pprint"),
+        PRESETS={"book": {}},
+        is_live=is_live,
+        load_run=lambda: shipped,
+        train=fake_train,
+        run_dir=Path("unused"),
+    )
     exec(compile(source, str(CHAPTER), "exec"), ns)
     assert (ns["result"] == "trained") is trains
     assert len(calls) == int(trains)

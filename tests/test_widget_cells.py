@@ -7,13 +7,13 @@ within WIDGET_TIMEOUT seconds: a stall fails the test instead of passing unnotic
 Chapter 18's widget needs the model that the chapter trains first, so it is left to
 tests/test_chapters.py.
 """
+
 from __future__ import annotations
 
 import os
 import time
 
 import pytest
-
 from _chapters import ROOT
 
 #: Seconds a widget cell may take (they take 0.3-2 s; the imports cell gets IMPORT_TIMEOUT).
@@ -35,7 +35,8 @@ def _widget_chapters() -> list[str]:
     for path in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md")):
         nb = jupytext.read(path)
         if path.stem not in NEEDS_TRAINING and any(
-                c.cell_type == "code" and "_widget(" in c.source for c in nb.cells):
+            c.cell_type == "code" and "_widget(" in c.source for c in nb.cells
+        ):
             names.append(path.stem)
     return names
 
@@ -52,12 +53,20 @@ def test_widget_cells_never_stall(chapter: str, tmp_path) -> None:
     widgets = [c for c in code[1:] if "_widget(" in c.source]
     assert widgets, f"{chapter}: no widget cell"
     if chapter in NEEDS_STATE:
-        widgets = code[1:code.index(widgets[-1]) + 1]
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # the inline backend
+        widgets = code[1 : code.index(widgets[-1]) + 1]
+    env = {
+        k: v for k, v in os.environ.items() if k != "MPLBACKEND"
+    }  # the inline backend
     for round_ in range(ROUNDS):
-        small = nbformat.v4.new_notebook(cells=[code[0], *widgets], metadata=nb.metadata)
-        client = NotebookClient(small, timeout=WIDGET_TIMEOUT, kernel_name="python3",
-                                resources={"metadata": {"path": str(tmp_path)}})
+        small = nbformat.v4.new_notebook(
+            cells=[code[0], *widgets], metadata=nb.metadata
+        )
+        client = NotebookClient(
+            small,
+            timeout=WIDGET_TIMEOUT,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(tmp_path)}},
+        )
         with client.setup_kernel(env=env):
             for index, cell in enumerate(small.cells):
                 is_widget = index > 0 and "_widget(" in cell.source
@@ -65,7 +74,11 @@ def test_widget_cells_never_stall(chapter: str, tmp_path) -> None:
                 start = time.monotonic()
                 client.execute_cell(cell, index)
                 took = time.monotonic() - start
-                assert took < client.timeout, f"{chapter} round {round_}: cell {index} {took:.0f} s"
+                assert took < client.timeout, (
+                    f"{chapter} round {round_}: cell {index} {took:.0f} s"
+                )
         shown = [o for c in small.cells[1:] for o in c.outputs]
-        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
-                   for o in shown), f"{chapter}: the widget cell showed no widget"
+        assert any(
+            "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+            for o in shown
+        ), f"{chapter}: the widget cell showed no widget"

@@ -4,11 +4,12 @@
   has an accessible name: its ``description``;
 - chapter 8's ``query`` slider runs over the queries, ``0 … n − 1``, and follows edits of X;
 - every panel is an ``<img>`` whose alt text says what it shows, and changes with the state;
-- the figure style (formulated.plotting): text at least 4.5:1 and data colours at least 3:1 on
+- the figure style (formulated.plotting): text at least 4.5:1 and data colors at least 3:1 on
   the light page (white) and the dark one (#121212), measured with the WCAG formula written
-  out here; SVGs that switch their foreground with the page's colour scheme;
-- chapter 5's table carries no colour of its own (it failed 3.1:1 in dark mode).
+  out here; SVGs that switch their foreground with the page's color scheme;
+- chapter 5's table carries no color of its own (it failed 3.1:1 in dark mode).
 """
+
 from __future__ import annotations
 
 import html
@@ -43,7 +44,9 @@ def _render_and_close(monkeypatch):
 def _model():
     tok = CharTokenizer.from_text(TEXT)
     torch.manual_seed(0)
-    return GPT(GPTConfig(V=tok.vocab_size, n_ctx=32, L=2, A=2, H=16)).double().eval(), tok
+    return GPT(
+        GPTConfig(V=tok.vocab_size, n_ctx=32, L=2, A=2, H=16)
+    ).double().eval(), tok
 
 
 def _book_widgets():
@@ -65,7 +68,10 @@ def _book_widgets():
     yield "xlnet", widgets.xlnet_order_widget
     yield "sampling", lambda: widgets.sampling_widget(m, tok, prompt="ab", length=10)
     yield "attention_map", lambda: widgets.attention_map_widget(m, tok, [TEXT])
-    yield "nucleus", lambda: widgets.nucleus_widget(np.linspace(-2, 2, 12), list("abcdefghijkl"))
+    yield (
+        "nucleus",
+        lambda: widgets.nucleus_widget(np.linspace(-2, 2, 12), list("abcdefghijkl")),
+    )
     yield "kv_cache", lambda: widgets.kv_cache_widget(m, tok, TEXT)
 
 
@@ -73,21 +79,26 @@ BOOK_WIDGETS = dict(_book_widgets())
 
 
 def _alts(w: FormulaWidget) -> list[str]:
-    return [html.unescape(re.search(r'alt="([^"]*)"', p.value).group(1))
-            for p in w.figure_box.children]
+    return [
+        html.unescape(re.search(r'alt="([^"]*)"', p.value).group(1))
+        for p in w.figure_box.children
+    ]
 
 
 # -- accessible names ---------------------------------------------------------------------------
 
+
 def _unnamed(widget: W.Widget) -> list[str]:
-    return [f"{type(c).__name__}" for c in controls_of(widget) if not c.description.strip()]
+    return [
+        f"{type(c).__name__}" for c in controls_of(widget) if not c.description.strip()
+    ]
 
 
 @pytest.mark.parametrize("name", list(BOOK_WIDGETS))
 def test_every_control_has_an_accessible_name(name):
     w = BOOK_WIDGETS[name]()
     found = controls_of(w)
-    assert len(found) >= len(w.controls) >= 1      # the walk reaches every control
+    assert len(found) >= len(w.controls) >= 1  # the walk reaches every control
     assert _unnamed(w) == []
 
 
@@ -104,18 +115,19 @@ def test_a_control_without_a_description_is_refused():
 
 # -- chapter 8's query slider --------------------------------------------------------------------
 
+
 def test_query_slider_runs_over_the_queries_and_follows_x():
     w = widgets.attention_widget()
     q = w.controls["query"]
     n = w.result["X"].shape[0]
     assert (q.min, q.max) == (0, n - 1)
     q.value = n - 1
-    w.controls["X"].value = "1 0 1 0; 0 2 0 2"         # two inputs: queries 0 and 1
+    w.controls["X"].value = "1 0 1 0; 0 2 0 2"  # two inputs: queries 0 and 1
     assert q.max == 1 and q.value == 1 and w.result["query"] == 1
     assert w.result["weights"].shape == (2, 2)
     w.controls["X"].value = "1 0 1 0; 0 2 0 2; 1 1 1 1; 2 0 2 0"
     assert q.max == 3
-    w.controls["X"].value = "1 0 1 0; 0 2"              # cannot parse: the range stays
+    w.controls["X"].value = "1 0 1 0; 0 2"  # cannot parse: the range stays
     assert q.max == 3 and "error" in w.result
 
 
@@ -147,21 +159,22 @@ def test_alt_text_follows_the_state():
 
 # -- the figure style ----------------------------------------------------------------------------
 
+
 def test_contrast_ratio_matches_wcag_worked_values():
     assert plotting.contrast_ratio("black", "white") == pytest.approx(21.0)
     assert plotting.contrast_ratio("#777777", "white") == pytest.approx(4.48, abs=0.01)
 
 
-def test_text_and_data_colours_are_legible_on_both_pages():
+def test_text_and_data_colors_are_legible_on_both_pages():
     light, dark = "#ffffff", "#121212"
     assert plotting.contrast_ratio(plotting.FOREGROUND["light"], light) >= 4.5
     assert plotting.contrast_ratio(plotting.FOREGROUND["dark"], dark) >= 4.5
-    for colour in plotting.CYCLE:
-        assert plotting.contrast_ratio(colour, light) >= 3.0, colour
-        assert plotting.contrast_ratio(colour, dark) >= 3.0, colour
+    for color in plotting.CYCLE:
+        assert plotting.contrast_ratio(color, light) >= 3.0, color
+        assert plotting.contrast_ratio(color, dark) >= 3.0, color
 
 
-def test_svg_switches_its_foreground_with_the_colour_scheme():
+def test_svg_switches_its_foreground_with_the_color_scheme():
     with matplotlib.rc_context(plotting.style()):
         fig, ax = plt.subplots()
         ax.plot([0, 1], [1, 0], label="line")
@@ -171,13 +184,13 @@ def test_svg_switches_its_foreground_with_the_colour_scheme():
     assert "@media (prefers-color-scheme: dark)" in text
     assert f"--fg:{plotting.FOREGROUND['dark']}" in text
     assert "fill: var(--fg, " in text and "stroke: var(--fg, " in text
-    # no foreground drawn in the light colour only
+    # no foreground drawn in the light color only
     assert not re.search(rf"(fill|stroke): {plotting.FOREGROUND['light']}", text)
-    assert plotting.CYCLE[0] in text                    # data colours as they are
+    assert plotting.CYCLE[0] in text  # data colors as they are
 
 
-def test_chapter_5_table_has_no_colour_of_its_own():
+def test_chapter_5_table_has_no_color_of_its_own():
     w = widgets.shapes_widget()
     assert "<table" in w.text.value
     assert not re.search(r"color\s*[:=]\s*#", w.text.value), w.text.value
-    assert "font-weight:bold" in w.text.value          # the n² rows still stand out
+    assert "font-weight:bold" in w.text.value  # the n² rows still stand out

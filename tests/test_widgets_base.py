@@ -2,6 +2,7 @@
 closed once shown, errors shown instead of drawn, and a layout that fits a 390 px phone
 (labels as wide as their text, no fixed pixel width over 360 px, panels of at most 3.4 inches).
 """
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,12 @@ def _close_figures():
 def _tiny_sampler():
     tok = CharTokenizer(list(" abc\n"))
     torch.manual_seed(0)
-    return widgets.sampling_widget(GPT(GPTConfig(V=tok.vocab_size, n_ctx=8, L=1, A=2, H=8)),
-                                   tok, prompt="ab", length=10)
+    return widgets.sampling_widget(
+        GPT(GPTConfig(V=tok.vocab_size, n_ctx=8, L=1, A=2, H=8)),
+        tok,
+        prompt="ab",
+        length=10,
+    )
 
 
 BOOK_WIDGETS = {
@@ -64,8 +69,10 @@ def _counting_widget():
         panel()
         return f"<i>{r['sum']}</i>"
 
-    controls = {"a": W.FloatSlider(value=1.0, description="a"),
-                "b": W.FloatSlider(value=2.0, description="b")}
+    controls = {
+        "a": W.FloatSlider(value=1.0, description="a"),
+        "b": W.FloatSlider(value=2.0, description="b"),
+    }
     return FormulaWidget(controls, compute, draw, title="sum"), calls
 
 
@@ -78,7 +85,7 @@ def test_every_change_recomputes_and_hold_recomputes_once():
         assert w.holding
         w.controls["a"].value = 10.0
         w.controls["b"].value = 20.0
-        assert w.result["sum"] == 7.0                  # nothing recomputed inside
+        assert w.result["sum"] == 7.0  # nothing recomputed inside
     assert not w.holding
     assert calls[2:] == [(10.0, 20.0)] and w.result["sum"] == 30.0
     assert w.text.value == "<i>30.0</i>" and len(w.figure_box.children) == 1
@@ -94,9 +101,11 @@ def test_figures_are_closed_once_shown():
 
 
 def test_an_error_is_shown_not_drawn():
-    w = FormulaWidget({"x": W.IntSlider(value=1, description="x")},
-                      lambda x: {"error": "x: expected <2, got 1"} if x == 1 else {"x": x},
-                      lambda r, v: panel() and None)
+    w = FormulaWidget(
+        {"x": W.IntSlider(value=1, description="x")},
+        lambda x: {"error": "x: expected <2, got 1"} if x == 1 else {"x": x},
+        lambda r, v: panel() and None,
+    )
     assert w.figure_box.children == () and "x: expected &lt;2, got 1" in w.text.value
     w.controls["x"].value = 0
     assert len(w.figure_box.children) == 1 and w.text.value == ""

@@ -2,6 +2,7 @@
 an independent reference: ``torch.nn.functional`` softmax and ``scaled_dot_product_attention``, the
 slides' worked numbers, masks built with torch, ``nn.MultiheadAttention``, torch's GELU and
 LayerNorm (never our formulas)."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -17,18 +18,26 @@ import torch.nn.functional as F  # noqa: E402
 from transformers.activations import ACT2FN  # noqa: E402
 
 from formulated import examples as ex  # noqa: E402
-from formulated.widgets import (attention_pattern, attention_widget, format_matrix,  # noqa: E402
-                                gelu_widget, layer_norm_widget, mask_widget, multi_head_widget,
-                                parse_matrix)
-
+from formulated.widgets import (  # noqa: E402
+    attention_pattern,
+    attention_widget,
+    format_matrix,
+    gelu_widget,
+    layer_norm_widget,
+    mask_widget,
+    multi_head_widget,
+    parse_matrix,
+)
 
 # -- chapter 8 -----------------------------------------------------------------------------------
+
 
 def _sdpa(X, Wq, Wk, Wv, scale):
     t = lambda M: torch.tensor(M, dtype=torch.float64)  # noqa: E731
     X = t(X)
-    return F.scaled_dot_product_attention(X @ t(Wq), X @ t(Wk), X @ t(Wv),
-                                          scale=None if scale else 1.0).numpy()
+    return F.scaled_dot_product_attention(
+        X @ t(Wq), X @ t(Wk), X @ t(Wv), scale=None if scale else 1.0
+    ).numpy()
 
 
 # Values of the slides' example, by hand: x_i @ W_v for x_1 = [1,0,1,0], x_2 = [0,2,0,2],
@@ -49,7 +58,9 @@ def test_attention_widget_starts_on_the_slides_example():
     assert np.abs(w.result["output"][0] - _output_1(1.0)).max() < 1e-12
     assert np.array_equal(w.result["K"], ex.SLIDE_KEYS)
     assert np.array_equal(w.result["scores"][0], ex.SLIDE_SCORES_1)
-    ref = _sdpa(ex.QKV_INPUTS, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=False)
+    ref = _sdpa(
+        ex.QKV_INPUTS, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=False
+    )
     assert np.abs(w.result["output"] - ref).max() < 1e-12
 
 
@@ -66,7 +77,9 @@ def test_attention_widget_scale_checkbox():
 
 def test_attention_widget_edit_an_input_and_a_weight():
     w = attention_widget()
-    X_new = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1], [2, 0, 0, 1]], dtype=float)
+    X_new = np.array(
+        [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1], [2, 0, 0, 1]], dtype=float
+    )
     w.controls["X"].value = "1 0 1 0; 0 2 0 2; 1 1 1 1; 2 0 0 1"  # a fourth input
     ref = _sdpa(X_new, ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE, scale=False)
     assert w.result["output"].shape == (4, 3)
@@ -98,7 +111,10 @@ def test_parse_matrix_errors_name_the_argument():
 
 # -- chapter 9 -----------------------------------------------------------------------------------
 
-def _torch_weights(scores: np.ndarray, allowed: torch.Tensor, temperature: float) -> np.ndarray:
+
+def _torch_weights(
+    scores: np.ndarray, allowed: torch.Tensor, temperature: float
+) -> np.ndarray:
     s = torch.from_numpy(scores) / temperature
     return torch.softmax(s.masked_fill(~allowed, float("-inf")), dim=-1).numpy()
 
@@ -107,14 +123,25 @@ def test_mask_widget_autoregressive_and_temperature():
     w = mask_widget(n=8, seed=0)
     scores = w.result["scores"]
     causal = torch.ones(8, 8, dtype=torch.bool).tril()
-    assert np.abs(w.result["weights"] - _torch_weights(scores, causal, 1.0)).max() < 1e-12
+    assert (
+        np.abs(w.result["weights"] - _torch_weights(scores, causal, 1.0)).max() < 1e-12
+    )
     w.controls["temperature"].value = 0.5
-    assert np.abs(w.result["weights"] - _torch_weights(scores, causal, 0.5)).max() < 1e-12
+    assert (
+        np.abs(w.result["weights"] - _torch_weights(scores, causal, 0.5)).max() < 1e-12
+    )
     assert np.all(w.result["weights"][np.triu_indices(8, 1)] == 0)
 
 
-@pytest.mark.parametrize("kind", ["bidirectional", "local band (w=3)", "strided (stride 3)",
-                                  "padding (last 2 keys)"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "bidirectional",
+        "local band (w=3)",
+        "strided (stride 3)",
+        "padding (last 2 keys)",
+    ],
+)
 def test_mask_widget_mask_types(kind):
     w = mask_widget(n=8, seed=0)
     w.controls["mask"].value = kind
@@ -137,8 +164,12 @@ def test_mask_widget_high_temperature_is_uniform_over_allowed_keys():
     w.controls["temperature"].value = 10.0
     weights = w.result["weights"]
     band = torch.ones(8, 8, dtype=torch.bool).tril().triu(diagonal=-2)
-    assert np.abs(weights - _torch_weights(w.result["scores"], band, 10.0)).max() < 1e-12
-    assert weights[5, 5] == pytest.approx(1 / 3, abs=0.1)  # three allowed keys, nearly uniform
+    assert (
+        np.abs(weights - _torch_weights(w.result["scores"], band, 10.0)).max() < 1e-12
+    )
+    assert weights[5, 5] == pytest.approx(
+        1 / 3, abs=0.1
+    )  # three allowed keys, nearly uniform
     assert weights[5, :3].sum() == 0
 
 
@@ -149,22 +180,31 @@ def test_attention_pattern_rejects_unknown_kind():
 
 # -- chapter 10 ----------------------------------------------------------------------------------
 
+
 def _torch_mha_weights(res: dict, causal: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per-head attention weights (A, n, n) and output (n, H) of nn.MultiheadAttention with the
     widget's weights copied in (torch stores x @ W as a Linear with weight W.T)."""
     X = torch.tensor(res["X"])[None]  # (1, n, H)
     A, H, D = res["W_q"].shape
     n = X.shape[1]
-    mha = torch.nn.MultiheadAttention(H, A, bias=False, batch_first=True, dtype=torch.float64)
+    mha = torch.nn.MultiheadAttention(
+        H, A, bias=False, batch_first=True, dtype=torch.float64
+    )
 
-    def fused(W: np.ndarray) -> torch.Tensor:  # (A, H, D) -> (H, A*D), head i in block i
+    def fused(
+        W: np.ndarray,
+    ) -> torch.Tensor:  # (A, H, D) -> (H, A*D), head i in block i
         return torch.tensor(np.concatenate(list(W), axis=1))
 
     with torch.no_grad():
-        mha.in_proj_weight.copy_(torch.cat([fused(res[k]).T for k in ("W_q", "W_k", "W_v")]))
+        mha.in_proj_weight.copy_(
+            torch.cat([fused(res[k]).T for k in ("W_q", "W_k", "W_v")])
+        )
         mha.out_proj.weight.copy_(torch.tensor(res["W_o"]).T)
     blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), 1) if causal else None
-    out, w = mha(X, X, X, attn_mask=blocked, need_weights=True, average_attn_weights=False)
+    out, w = mha(
+        X, X, X, attn_mask=blocked, need_weights=True, average_attn_weights=False
+    )
     return w[0].detach().numpy(), out[0].detach().numpy()
 
 
@@ -200,6 +240,7 @@ def test_multi_head_widget_rejects_bad_head_count():
 
 # -- chapters 11-12 ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("x", [-2.7, -0.75, 0.0, 1.3, 3.95])
 def test_gelu_widget_matches_torch(x):
     w = gelu_widget()
@@ -207,12 +248,15 @@ def test_gelu_widget_matches_torch(x):
     t = torch.tensor(x, dtype=torch.float64)
     assert w.result["x"] == pytest.approx(x)
     assert w.result["erf"] == pytest.approx(F.gelu(t).item(), abs=1e-15)
-    assert w.result["tanh"] == pytest.approx(F.gelu(t, approximate="tanh").item(), abs=1e-15)
+    assert w.result["tanh"] == pytest.approx(
+        F.gelu(t, approximate="tanh").item(), abs=1e-15
+    )
     quick_gelu = ACT2FN["quick_gelu"]  # transformers' QuickGELU, x * sigmoid(1.702 x)
     assert w.result["sigmoid"] == pytest.approx(quick_gelu(t).item(), abs=1e-15)
     assert w.result["Phi"] == pytest.approx(torch.special.ndtr(t).item(), abs=1e-15)
     assert w.result["err_sigmoid"] == pytest.approx(
-        (quick_gelu(t) - F.gelu(t)).item(), abs=1e-15)
+        (quick_gelu(t) - F.gelu(t)).item(), abs=1e-15
+    )
 
 
 def test_gelu_widget_changes_with_x():
@@ -231,8 +275,13 @@ def test_layer_norm_widget_matches_torch():
     w.controls["beta"].value = -1.0
     w.controls["eps"].value = 0.1
     x = torch.tensor([1.0, 2.0, 4.5, 6.0, -2.0], dtype=torch.float64)
-    want = F.layer_norm(x, (5,), weight=torch.full((5,), 2.0, dtype=torch.float64),
-                        bias=torch.full((5,), -1.0, dtype=torch.float64), eps=0.1)
+    want = F.layer_norm(
+        x,
+        (5,),
+        weight=torch.full((5,), 2.0, dtype=torch.float64),
+        bias=torch.full((5,), -1.0, dtype=torch.float64),
+        eps=0.1,
+    )
     assert not np.allclose(w.result["y"], before)
     np.testing.assert_allclose(w.result["x"], x.numpy())
     np.testing.assert_allclose(w.result["y"], want.numpy(), atol=1e-12)

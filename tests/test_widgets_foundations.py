@@ -1,5 +1,6 @@
 """The widgets of chapters 1–4: set a control, check the result against an independent
 computation (PyTorch, closed forms)."""
+
 from __future__ import annotations
 
 import math
@@ -35,33 +36,44 @@ def test_gradient_descent_widget_regimes():
     assert w.result["regime"] == "converges"
     before = w.result["losses"][-1]
     for factor, regime in [(0.8, "converges"), (1.6, "oscillates"), (2.3, "diverges")]:
-        lr = round(factor / lam, 3)                      # on the slider's 0.001 grid
+        lr = round(factor / lam, 3)  # on the slider's 0.001 grid
         w.controls["lr"].value = lr
         assert w.result["regime"] == regime, (factor, lr, lam)
         ref = torch_sgd_path(X, y, w.result["path"][0], lr, w.controls["steps"].value)
         assert np.abs(w.result["path"] - ref).max() < 1e-8 * max(1.0, np.abs(ref).max())
-    assert w.result["losses"][-1] > 1e3 * before         # divergence really shows
+    assert w.result["losses"][-1] > 1e3 * before  # divergence really shows
     # the slides' rule moves θ by (1 + α) per step whatever the loss says
     w.controls["rule"].value = "slides: Δθ = αθ"
     assert w.result["regime"] == "ignores the loss"
     steps = w.controls["steps"].value
-    assert np.allclose(w.result["path"][-1], w.result["path"][0] * (1 + w.controls["lr"].value) ** steps,
-                       rtol=1e-12)
+    assert np.allclose(
+        w.result["path"][-1],
+        w.result["path"][0] * (1 + w.controls["lr"].value) ** steps,
+        rtol=1e-12,
+    )
 
 
 def test_information_widget_against_torch_distributions():
     w = Wd.information_widget()
-    w.controls["q2"].value = 0.9                          # q weights (0.3, 0.9, 0.3)
+    w.controls["q2"].value = 0.9  # q weights (0.3, 0.9, 0.3)
     p, q = np.array([0.6, 0.3, 0.1]), np.array([0.3, 0.9, 0.3]) / 1.5
-    P, Q = torch.distributions.Categorical(probs=f64(p)), torch.distributions.Categorical(probs=f64(q))
+    P, Q = (
+        torch.distributions.Categorical(probs=f64(p)),
+        torch.distributions.Categorical(probs=f64(q)),
+    )
     ln2 = math.log(2)
     assert abs(w.result["H_p"] - P.entropy().item() / ln2) < 1e-12
-    assert abs(w.result["KL"] - torch.distributions.kl_divergence(P, Q).item() / ln2) < 1e-12
+    assert (
+        abs(w.result["KL"] - torch.distributions.kl_divergence(P, Q).item() / ln2)
+        < 1e-12
+    )
     assert abs(w.result["H_pq"] - (-(f64(p) * Q.logits).sum().item()) / ln2) < 1e-12
     w.controls["unit"].value = "nats"
     assert abs(w.result["KL"] - torch.distributions.kl_divergence(P, Q).item()) < 1e-12
-    assert abs(w.result["KL_qp"] - torch.distributions.kl_divergence(Q, P).item()) < 1e-12
-    w.controls["q3"].value = 0.0                          # q rules out an outcome p allows
+    assert (
+        abs(w.result["KL_qp"] - torch.distributions.kl_divergence(Q, P).item()) < 1e-12
+    )
+    w.controls["q3"].value = 0.0  # q rules out an outcome p allows
     assert w.result["KL"] == math.inf
     for k in ("p1", "p2", "p3"):
         w.controls[k].value = 0.0
@@ -69,13 +81,17 @@ def test_information_widget_against_torch_distributions():
 
 
 def test_local_minima_widget_finds_the_minimum_of_its_basin():
-    minima = sorted(r.real for r in np.roots([4, 0, -6, 1]))   # f'(w) = 4w³ − 6w + 1
+    minima = sorted(r.real for r in np.roots([4, 0, -6, 1]))  # f'(w) = 4w³ − 6w + 1
     w = Wd.local_minima_widget(steps=200)
-    assert w.result["minimum"] == "local" and abs(w.result["w_final"] - minima[2]) < 1e-6
+    assert (
+        w.result["minimum"] == "local" and abs(w.result["w_final"] - minima[2]) < 1e-6
+    )
     w.controls["w0"].value = -1.0
-    assert w.result["minimum"] == "global" and abs(w.result["w_final"] - minima[0]) < 1e-6
+    assert (
+        w.result["minimum"] == "global" and abs(w.result["w_final"] - minima[0]) < 1e-6
+    )
     # the global minimum is the lower one
-    f = lambda x: x ** 4 - 3 * x ** 2 + x  # noqa: E731
+    f = lambda x: x**4 - 3 * x**2 + x  # noqa: E731
     assert f(minima[0]) < f(minima[2])
 
 
@@ -94,4 +110,4 @@ def test_gradient_flow_widget_against_closed_form_and_autograd():
     grads = torch.autograd.grad(hs[-1].sum(), hs)
     ref = np.array([g.abs().item() for g in grads])
     assert np.abs(w.result["norms"] - ref).max() < 1e-12
-    assert w.result["norms"][0] < 1e-3                    # tanh saturates: it vanishes anyway
+    assert w.result["norms"][0] < 1e-3  # tanh saturates: it vanishes anyway

@@ -1,5 +1,6 @@
 """The chapter-16 widget: λ and its breakdown follow the controls, checked against the source's
 λ for GPT-1 and against parameter counts of real models built by transformers (meta device)."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -24,18 +25,22 @@ def _numel(model_cls, config) -> int:
 
 def test_initial_state_is_gpt1_and_its_lambda_is_the_sources():
     w = parameter_count_widget()
-    assert w.result["lambda"] == 116_497_920            # the source's number
+    assert w.result["lambda"] == 116_497_920  # the source's number
     assert w.result["total"] == _numel(T.OpenAIGPTModel, T.OpenAIGPTConfig())
     assert w.result["D"] == 64
     assert set(w.result["breakdown"]) == {"embeddings", "attention", "ffn", "layernorm"}
 
 
-@pytest.mark.parametrize("preset,n_embd,n_layer,n_head", [
-    ("GPT-2 small", 768, 12, 12), ("GPT-2 XL", 1600, 48, 25)])
+@pytest.mark.parametrize(
+    "preset,n_embd,n_layer,n_head",
+    [("GPT-2 small", 768, 12, 12), ("GPT-2 XL", 1600, 48, 25)],
+)
 def test_presets_match_real_gpt2_models(preset, n_embd, n_layer, n_head):
     w = parameter_count_widget()
     w.controls["preset"].value = preset
-    real = _numel(T.GPT2Model, T.GPT2Config(n_embd=n_embd, n_layer=n_layer, n_head=n_head))
+    real = _numel(
+        T.GPT2Model, T.GPT2Config(n_embd=n_embd, n_layer=n_layer, n_head=n_head)
+    )
     assert w.result["total"] == real
     assert w.controls["H"].value == n_embd and w.controls["preset"].value == preset
 
@@ -67,5 +72,12 @@ def test_bad_preset_and_degenerate_sizes():
     w.controls["H"].value = 4
     w.controls["A"].value = 8
     assert "error" in w.result and "H = 4" in w.result["error"]
-    assert set(PARAMETER_PRESETS) >= {"GPT-1", "GPT-2 small", "GPT-2 medium", "GPT-2 large",
-                                      "GPT-2 XL", "GPT-3 175B", "BERT-base"}
+    assert set(PARAMETER_PRESETS) >= {
+        "GPT-1",
+        "GPT-2 small",
+        "GPT-2 medium",
+        "GPT-2 large",
+        "GPT-2 XL",
+        "GPT-3 175B",
+        "BERT-base",
+    }

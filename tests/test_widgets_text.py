@@ -1,5 +1,6 @@
 """The widgets of chapters 5–7: set a control, check the result against numbers worked out by
 hand (shapes, BPE merges) and against Hugging Face's sinusoidal encoding (XLM)."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -12,8 +13,8 @@ import torch  # noqa: E402
 
 from formulated.widgets import bpe_widget, shapes_widget, sinusoidal_encoding_widget  # noqa: E402
 
-
 # -- chapters 5 and 6 ---------------------------------------------------------------------------
+
 
 def test_shapes_widget_follows_the_sliders():
     w = shapes_widget(B=2, n=5, H=12, A=3, V=11)
@@ -22,7 +23,12 @@ def test_shapes_widget_follows_the_sliders():
     assert s["FFN hidden (GELU)"] == (2, 5, 48) and s["logits"] == (2, 5, 11)
     w.controls["A"].value = 4  # D = 12 / 4 = 3
     s = w.result["shapes"]
-    assert s["queries, split"] == (2, 4, 5, 3) and s["attention weights"] == (2, 4, 5, 5)
+    assert s["queries, split"] == (2, 4, 5, 3) and s["attention weights"] == (
+        2,
+        4,
+        5,
+        5,
+    )
     assert s["heads, concatenated"] == (2, 5, 12)
     w.controls["n"].value = 7
     w.controls["B"].value = 3
@@ -60,17 +66,22 @@ def test_bpe_widget_steps_through_the_lecture_example():
 def test_bpe_widget_classic_frequencies():
     w = bpe_widget(corpus="classic", merges=2)
     # e-s occurs 6 + 3 = 9 times, then es-t</w> 9 times; l-o only 5 + 2 = 7.
-    assert [(m.pair, m.count) for m in w.result["merges"]] == [(("e", "s"), 9),
-                                                                (("es", "t</w>"), 9)]
+    assert [(m.pair, m.count) for m in w.result["merges"]] == [
+        (("e", "s"), 9),
+        (("es", "t</w>"), 9),
+    ]
     w.controls["merges"].value = 4
     # Then l-o (7); then n-e, e-w and w-est</w> tie at 6 and e-w wins ('e' sorts first).
-    assert [(m.pair, m.count) for m in w.result["merges"][2:]] == [(("l", "o"), 7),
-                                                                    (("e", "w"), 6)]
+    assert [(m.pair, m.count) for m in w.result["merges"][2:]] == [
+        (("l", "o"), 7),
+        (("e", "w"), 6),
+    ]
     assert w.result["segmentation"]["low"] == ("lo", "w</w>")
     assert w.result["segmentation"]["newest"] == ("n", "ew", "est</w>")
 
 
 # -- chapter 7 -----------------------------------------------------------------------------------
+
 
 def _xlm_pe(n: int, H: int) -> np.ndarray:
     from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
@@ -81,6 +92,7 @@ def _xlm_pe(n: int, H: int) -> np.ndarray:
 
 
 # -- chapter 7 -----------------------------------------------------------------------------------
+
 
 def test_sinusoidal_widget_follows_length_and_width():
     w = sinusoidal_encoding_widget()

@@ -36,5 +36,10 @@ from .objectives import *  # noqa: F401,F403
 from .regression import *  # noqa: F401,F403
 from .sequences import *  # noqa: F401,F403
 
-__all__ = (regression.__all__ + information.__all__ + networks.__all__ + sequences.__all__
-           + objectives.__all__)
+__all__ = (
+    regression.__all__
+    + information.__all__
+    + networks.__all__
+    + sequences.__all__
+    + objectives.__all__
+)

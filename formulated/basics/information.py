@@ -11,22 +11,34 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formulas
-from .._checks import as_float_array, check_positive_number, check_probabilities, checked
+from .._checks import (
+    as_float_array,
+    check_positive_number,
+    check_probabilities,
+    checked,
+)
 from ..sampling import apply_temperature
 
-__all__ = ["softmax_temperature", "information_content", "entropy", "cross_entropy",
-           "kl_divergence"]
+__all__ = [
+    "softmax_temperature",
+    "information_content",
+    "entropy",
+    "cross_entropy",
+    "kl_divergence",
+]
 
 
-def _softmax_temperature_args(z: np.ndarray, temperature: float = 1.0,
-                              axis: int = -1) -> tuple[np.ndarray, float, int]:
+def _softmax_temperature_args(
+    z: np.ndarray, temperature: float = 1.0, axis: int = -1
+) -> tuple[np.ndarray, float, int]:
     temperature = check_positive_number(temperature, "temperature")
     return as_float_array(z, "z"), temperature, axis
 
 
 @checked(_softmax_temperature_args)
-def softmax_temperature(z: np.ndarray, temperature: float = 1.0,
-                        axis: int = -1) -> np.ndarray:
+def softmax_temperature(
+    z: np.ndarray, temperature: float = 1.0, axis: int = -1
+) -> np.ndarray:
     """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens.
     Shape kept.
 
@@ -37,12 +49,18 @@ def softmax_temperature(z: np.ndarray, temperature: float = 1.0,
 
 
 def _check_base(base: float) -> float:
-    if isinstance(base, (bool, np.bool_)) or not isinstance(base, (int, float, np.number)):
-        raise TypeError(f"base: expected a number such as 2 (bits) or np.e (nats), got {base!r}")
+    if isinstance(base, (bool, np.bool_)) or not isinstance(
+        base, (int, float, np.number)
+    ):
+        raise TypeError(
+            f"base: expected a number such as 2 (bits) or np.e (nats), got {base!r}"
+        )
     base = float(base)
     if not np.isfinite(base) or base <= 0 or base == 1:
-        raise ValueError(f"base: expected a positive number other than 1 (2 for bits, np.e for "
-                         f"nats), got {base}")
+        raise ValueError(
+            f"base: expected a positive number other than 1 (2 for bits, np.e for "
+            f"nats), got {base}"
+        )
     return base
 
 
@@ -56,8 +74,9 @@ def _information_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, fl
     base = _check_base(base)
     p = as_float_array(p, "p")
     if np.any((p < 0) | (p > 1)):
-        raise ValueError(f"p: expected probabilities in [0, 1], got values in "
-                         f"[{p.min()}, {p.max()}]")
+        raise ValueError(
+            f"p: expected probabilities in [0, 1], got values in [{p.min()}, {p.max()}]"
+        )
     return p, base
 
 
@@ -93,8 +112,9 @@ def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
     return formulas.cross_entropy(p, p) / np.log(base)  # H(p) = H(p, p), in base b
 
 
-def _pair_args(p: np.ndarray, q: np.ndarray,
-               base: float = np.e) -> tuple[np.ndarray, np.ndarray, float]:
+def _pair_args(
+    p: np.ndarray, q: np.ndarray, base: float = np.e
+) -> tuple[np.ndarray, np.ndarray, float]:
     base = _check_base(base)
     p = check_probabilities(p, "p")
     q = check_probabilities(q, "q")

@@ -14,13 +14,23 @@ import numpy as np
 from .._checks import as_float_array, check_ffn, check_shape, checked
 from ..formulas import relu, sigmoid
 
-__all__ = ["sigmoid", "sigmoid_grad", "tanh", "relu", "tanh_grad", "relu_grad", "ACTIVATIONS",
-           "mlp2_forward", "mlp2_backward"]
+__all__ = [
+    "sigmoid",
+    "sigmoid_grad",
+    "tanh",
+    "relu",
+    "tanh_grad",
+    "relu_grad",
+    "ACTIVATIONS",
+    "mlp2_forward",
+    "mlp2_backward",
+]
 
 
 # sigmoid(z) = 1 / (1 + e^{−z}) and relu(z) = max(0, z) are the ones of formulated.formulas
 # (imported above and re-exported here); this section adds tanh and the three derivatives.
 # Each checker reads z as a float array, so the formula below it is the computation alone.
+
 
 def _sigmoid_grad_args(z: np.ndarray) -> np.ndarray:
     return as_float_array(z, "z")
@@ -88,21 +98,30 @@ ACTIVATIONS: dict[str, tuple[Callable, Callable]] = {
     "sigmoid": (sigmoid, sigmoid_grad),
     "tanh": (tanh, tanh_grad),
     "relu": (relu, relu_grad),
-    "identity": (lambda z: as_float_array(z, "z"), lambda z: np.ones_like(as_float_array(z, "z"))),
+    "identity": (
+        lambda z: as_float_array(z, "z"),
+        lambda z: np.ones_like(as_float_array(z, "z")),
+    ),
 }
 
 
 def activation_pair(name: str) -> tuple[Callable, Callable]:
     """``(g, g')`` for an activation of :data:`ACTIVATIONS`, with a clear error for another name."""
     if name not in ACTIVATIONS:
-        raise ValueError(f"activation: expected one of {sorted(ACTIVATIONS)}, got {name!r}")
+        raise ValueError(
+            f"activation: expected one of {sorted(ACTIVATIONS)}, got {name!r}"
+        )
     return ACTIVATIONS[name]
 
 
-def _mlp2_forward_args(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
-                       b2: np.ndarray, activation: str = "sigmoid"
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                  str]:
+def _mlp2_forward_args(
+    X: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    activation: str = "sigmoid",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
     X = as_float_array(X, "X", ndim=2)
     # Same weight checks as the position-wise FFN of chapter 11:
     # a 2-layer net is that formula.
@@ -112,9 +131,14 @@ def _mlp2_forward_args(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.nda
 
 
 @checked(_mlp2_forward_args)
-def mlp2_forward(X: np.ndarray, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray,
-                 b2: np.ndarray, activation: str = "sigmoid"
-                 ) -> tuple[np.ndarray, dict]:
+def mlp2_forward(
+    X: np.ndarray,
+    W1: np.ndarray,
+    b1: np.ndarray,
+    W2: np.ndarray,
+    b2: np.ndarray,
+    activation: str = "sigmoid",
+) -> tuple[np.ndarray, dict]:
     """Forward propagation through a two-layer network: ``X (B, d) -> Ŷ (B, k)``.
 
     ``Z1 = X W1 + b1`` ``(B, F)``, ``A1 = g(Z1)``, ``Ŷ = A1 W2 + b2``.  Returns Ŷ and a
@@ -151,12 +175,14 @@ def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarr
     Checked by: tests/test_basics.py::test_mlp2_backward_against_autograd
     """
     _, g_prime = activation_pair(cache["activation"])
-    dY = cache["Y_hat"] - Y               # (B, k)
-    dA1 = dY @ cache["W2"].T              # (B, F)
-    dZ1 = dA1 * g_prime(cache["Z1"])      # (B, F): through the activation
+    dY = cache["Y_hat"] - Y  # (B, k)
+    dA1 = dY @ cache["W2"].T  # (B, F)
+    dZ1 = dA1 * g_prime(cache["Z1"])  # (B, F): through the activation
     grads = {
-        "W2": cache["A1"].T @ dY, "b2": dY.sum(axis=0),
-        "W1": cache["X"].T @ dZ1, "b1": dZ1.sum(axis=0),
+        "W2": cache["A1"].T @ dY,
+        "b2": dY.sum(axis=0),
+        "W1": cache["X"].T @ dZ1,
+        "b1": dZ1.sum(axis=0),
         "X": dZ1 @ cache["W1"].T,
     }
-    return 0.5 * float(np.sum(dY ** 2)), grads
+    return 0.5 * float(np.sum(dY**2)), grads

@@ -12,14 +12,28 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .._checks import (as_array, as_float_array, as_token_ids, check_positive_int,
-                      check_positive_number, check_probabilities, check_shape, checked,
-                      is_int)
+from .._checks import (
+    as_array,
+    as_float_array,
+    as_token_ids,
+    check_positive_int,
+    check_positive_number,
+    check_probabilities,
+    check_shape,
+    checked,
+    is_int,
+)
 from ..formulas import cross_entropy_from_logits, softmax
 
-__all__ = ["sequence_log_likelihood", "JointTableModel", "TinyAttentionModel",
-           "gpt_log_likelihood", "xlnet_log_likelihood", "xlnet_expected_log_likelihood",
-           "bert_log_likelihood"]
+__all__ = [
+    "sequence_log_likelihood",
+    "JointTableModel",
+    "TinyAttentionModel",
+    "gpt_log_likelihood",
+    "xlnet_log_likelihood",
+    "xlnet_expected_log_likelihood",
+    "bert_log_likelihood",
+]
 
 
 def _seed(seed: Any) -> int | None:
@@ -74,19 +88,23 @@ class JointTableModel:
         if table.ndim < 1 or len(set(table.shape)) != 1:
             raise ValueError(f"table: expected shape (V,)*n, got {table.shape}")
         if np.any(table < 0) or not np.isclose(table.sum(), 1.0, rtol=0, atol=1e-9):
-            raise ValueError(f"table: expected probabilities ≥ 0 summing to 1, got sum "
-                             f"{table.sum()} and minimum {table.min()}")
+            raise ValueError(
+                f"table: expected probabilities ≥ 0 summing to 1, got sum "
+                f"{table.sum()} and minimum {table.min()}"
+            )
         self.table = table
         self.n = table.ndim
         self.V = table.shape[0]
 
     @classmethod
-    def random(cls, V: int, n: int, seed: int = 0, concentration: float = 0.3) -> "JointTableModel":
+    def random(
+        cls, V: int, n: int, seed: int = 0, concentration: float = 0.3
+    ) -> "JointTableModel":
         """A random joint table (Dirichlet): small concentration → a few likely sequences."""
         V, n = check_positive_int(V, "V"), check_positive_int(n, "n")
         concentration = check_positive_number(concentration, "concentration")
         rng = np.random.default_rng(_seed(seed))
-        return cls(rng.dirichlet(np.full(V ** n, concentration)).reshape((V,) * n))
+        return cls(rng.dirichlet(np.full(V**n, concentration)).reshape((V,) * n))
 
     def _ids(self, ids) -> np.ndarray:
         ids = as_token_ids(ids, "ids", self.V, ndim=1)
@@ -105,19 +123,26 @@ class JointTableModel:
         with np.errstate(divide="ignore"):
             return float(np.log(self.table[tuple(ids)]))
 
-    def cond_log_prob(self, ids: np.ndarray, targets: Sequence[int], visible: Iterable[int]
-                      ) -> float:
+    def cond_log_prob(
+        self, ids: np.ndarray, targets: Sequence[int], visible: Iterable[int]
+    ) -> float:
         """``log P(X_T = x_T | X_S = x_S)`` for target positions T and visible positions S."""
         ids = self._ids(ids)
-        targets, visible = _positions(targets, self.n, "targets"), _positions(visible, self.n,
-                                                                              "visible")
+        targets, visible = (
+            _positions(targets, self.n, "targets"),
+            _positions(visible, self.n, "visible"),
+        )
         if set(targets) & set(visible):
-            raise ValueError(f"targets: expected positions not in visible, got {targets} "
-                             f"and {visible}")
+            raise ValueError(
+                f"targets: expected positions not in visible, got {targets} "
+                f"and {visible}"
+            )
         den = self._marginal(ids, visible)
         if den == 0:
-            raise ValueError(f"visible: the context {[int(ids[k]) for k in visible]} at "
-                             f"positions {visible} has probability 0")
+            raise ValueError(
+                f"visible: the context {[int(ids[k]) for k in visible]} at "
+                f"positions {visible} has probability 0"
+            )
         with np.errstate(divide="ignore"):
             return float(np.log(self._marginal(ids, set(targets) | set(visible)) / den))
 
@@ -134,13 +159,17 @@ def _positions(pos: Iterable[int], n: int, name: str) -> list[int]:
     try:
         items = list(pos)
     except TypeError:
-        raise TypeError(f"{name}: expected {what}, got {pos!r} ({type(pos).__name__})") from None
+        raise TypeError(
+            f"{name}: expected {what}, got {pos!r} ({type(pos).__name__})"
+        ) from None
     arr = np.asarray(items) if items else np.zeros(0, dtype=np.int64)
     if arr.ndim != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name}: expected {what}, got {items!r} (dtype {arr.dtype})")
     out = [int(k) for k in arr]
     if any(k < 0 or k >= n for k in out) or len(set(out)) != len(out):
-        raise ValueError(f"{name}: expected distinct positions in 0..{n - 1}, got {out}")
+        raise ValueError(
+            f"{name}: expected distinct positions in 0..{n - 1}, got {out}"
+        )
     return out
 
 
@@ -161,16 +190,24 @@ class TinyAttentionModel:
     """
 
     def __init__(self, V: int, n: int, H: int = 8, seed: int = 0, scale: float = 1.0):
-        self.V, self.n, self.H = (check_positive_int(V, "V"), check_positive_int(n, "n"),
-                                  check_positive_int(H, "H"))
+        self.V, self.n, self.H = (
+            check_positive_int(V, "V"),
+            check_positive_int(n, "n"),
+            check_positive_int(H, "H"),
+        )
         # scale 0 is allowed: all projections zero, a model that predicts uniformly
-        scale = check_positive_number(scale, "scale", "a finite number >= 0", allow_zero=True)
+        scale = check_positive_number(
+            scale, "scale", "a finite number >= 0", allow_zero=True
+        )
         rng = np.random.default_rng(_seed(seed))
         s = scale / np.sqrt(H)
         self.params = {
-            "E": rng.normal(0, 1, (V + 1, H)), "P": rng.normal(0, 1, (n + 1, H)),
-            "W_q": rng.normal(0, s, (H, H)), "W_k": rng.normal(0, s, (H, H)),
-            "W_v": rng.normal(0, s, (H, H)), "W_out": rng.normal(0, s, (H, V)),
+            "E": rng.normal(0, 1, (V + 1, H)),
+            "P": rng.normal(0, 1, (n + 1, H)),
+            "W_q": rng.normal(0, s, (H, H)),
+            "W_k": rng.normal(0, s, (H, H)),
+            "W_v": rng.normal(0, s, (H, H)),
+            "W_out": rng.normal(0, s, (H, V)),
         }
 
     def logits(self, ids: np.ndarray, visible: np.ndarray) -> np.ndarray:
@@ -181,45 +218,58 @@ class TinyAttentionModel:
         check_shape(ids, "ids", (self.n,))
         visible = np.asarray(visible)
         if visible.dtype != bool:
-            raise TypeError(f"visible: expected a boolean array, got dtype {visible.dtype}")
+            raise TypeError(
+                f"visible: expected a boolean array, got dtype {visible.dtype}"
+            )
         check_shape(visible, "visible", (self.n, self.n + 1))
         if not visible[:, 0].all():
-            raise ValueError("visible: expected column 0 (BOS) to be visible in every row")
+            raise ValueError(
+                "visible: expected column 0 (BOS) to be visible in every row"
+            )
         p = self.params
-        slots = np.concatenate([[self.V], ids])                    # BOS, then the tokens
-        X = p["E"][slots] + p["P"]                                 # (n+1, H)
-        Q = p["P"][1:] @ p["W_q"]                                  # (n, H): position only
-        K, Vv = X @ p["W_k"], X @ p["W_v"]                         # (n+1, H)
+        slots = np.concatenate([[self.V], ids])  # BOS, then the tokens
+        X = p["E"][slots] + p["P"]  # (n+1, H)
+        Q = p["P"][1:] @ p["W_q"]  # (n, H): position only
+        K, Vv = X @ p["W_k"], X @ p["W_v"]  # (n+1, H)
         scores = np.where(visible, Q @ K.T / np.sqrt(self.H), -np.inf)
-        h = softmax(scores, axis=-1) @ Vv                          # (n, H)
-        return (h + p["P"][1:]) @ p["W_out"]                       # (n, V)
+        h = softmax(scores, axis=-1) @ Vv  # (n, H)
+        return (h + p["P"][1:]) @ p["W_out"]  # (n, V)
 
-    def cond_log_prob(self, ids: np.ndarray, targets: Sequence[int], visible: Iterable[int]
-                      ) -> float:
+    def cond_log_prob(
+        self, ids: np.ndarray, targets: Sequence[int], visible: Iterable[int]
+    ) -> float:
         """``Σ_{j ∈ targets} log P(X_j = x_j | X_S = x_S)``: each target predicted separately
         from the same visible set S (the model has no joint distribution over several targets).
         """
         ids = as_token_ids(ids, "ids", self.V, ndim=1)
         check_shape(ids, "ids", (self.n,))
-        targets, visible = _positions(targets, self.n, "targets"), _positions(visible, self.n,
-                                                                              "visible")
+        targets, visible = (
+            _positions(targets, self.n, "targets"),
+            _positions(visible, self.n, "visible"),
+        )
         if set(targets) & set(visible):
-            raise ValueError(f"targets: expected positions not in visible, got {targets} "
-                             f"and {visible}")
+            raise ValueError(
+                f"targets: expected positions not in visible, got {targets} "
+                f"and {visible}"
+            )
         vis = np.zeros((self.n, self.n + 1), dtype=bool)
         vis[:, 0] = True
         vis[:, [k + 1 for k in visible]] = True
         logits = self.logits(ids, vis)
         # log P(x_j | ...) = −(cross-entropy of the one token x_j under softmax(logits_j))
-        return -cross_entropy_from_logits(logits[targets], ids[targets], reduction="sum")
+        return -cross_entropy_from_logits(
+            logits[targets], ids[targets], reduction="sum"
+        )
 
 
 def _objective_args(model: Any, ids: Any) -> np.ndarray:
     """Check the model and the ids of the chapter-17 objectives (before any loop over
     positions: with no position to predict, a wrong input would otherwise give 0.0)."""
     if not callable(getattr(model, "cond_log_prob", None)):
-        raise TypeError(f"model: expected a model with a cond_log_prob(ids, targets, visible) "
-                        f"method (JointTableModel, TinyAttentionModel), got {type(model).__name__}")
+        raise TypeError(
+            f"model: expected a model with a cond_log_prob(ids, targets, visible) "
+            f"method (JointTableModel, TinyAttentionModel), got {type(model).__name__}"
+        )
     # [] would read as float64; as_array names a ragged list before its size is read
     if not isinstance(ids, (str, bytes)) and as_array(ids, "ids").size == 0:
         raise ValueError(f"ids: expected at least one token, got {ids!r}")
@@ -250,8 +300,9 @@ def _xlnet_args(model: Any, ids: Any, order: Any) -> tuple[Any, np.ndarray, list
     ids = _objective_args(model, ids)
     order = _positions(order, len(ids), "order")
     if len(order) != len(ids):
-        raise ValueError(f"order: expected a permutation of 0..{len(ids) - 1}, "
-                         f"got {order}")
+        raise ValueError(
+            f"order: expected a permutation of 0..{len(ids) - 1}, got {order}"
+        )
     return model, ids, order
 
 
@@ -265,8 +316,9 @@ def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
     Checked by: tests/test_basics.py::test_chain_rule_every_order_gives_the_joint
     """
-    return float(sum(model.cond_log_prob(ids, [z], order[:t])
-                     for t, z in enumerate(order)))
+    return float(
+        sum(model.cond_log_prob(ids, [z], order[:t]) for t, z in enumerate(order))
+    )
 
 
 def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
@@ -275,8 +327,10 @@ def xlnet_expected_log_likelihood(model, ids: np.ndarray) -> float:
     ids = _objective_args(model, ids)
     n = len(ids)
     if n > 7:
-        raise ValueError(f"ids: expected at most 7 tokens for an exhaustive average over orders, "
-                         f"got {n} ({n}! orders)")
+        raise ValueError(
+            f"ids: expected at most 7 tokens for an exhaustive average over orders, "
+            f"got {n} ({n}! orders)"
+        )
     vals = [xlnet_log_likelihood(model, ids, z) for z in permutations(range(n))]
     return float(np.mean(vals))
 

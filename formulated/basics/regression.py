@@ -11,11 +11,24 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import (as_float_array, check_finite, check_positive_int, check_positive_number,
-                      check_shape, checked)
+from .._checks import (
+    as_float_array,
+    check_finite,
+    check_positive_int,
+    check_positive_number,
+    check_shape,
+    checked,
+)
 
-__all__ = ["add_bias", "linear_predict", "squared_loss", "squared_loss_grad",
-           "linear_regression_closed_form", "gradient_descent", "learning_rate_regime"]
+__all__ = [
+    "add_bias",
+    "linear_predict",
+    "squared_loss",
+    "squared_loss_grad",
+    "linear_regression_closed_form",
+    "gradient_descent",
+    "learning_rate_regime",
+]
 
 
 def add_bias(X: np.ndarray) -> np.ndarray:
@@ -91,9 +104,11 @@ def _closed_form_args(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     X, y = _data_args(X, y)
     Xb = add_bias(X)
     if np.linalg.matrix_rank(Xb) < Xb.shape[1]:
-        raise ValueError(f"X: expected linearly independent columns "
-                         f"(with the bias column), got rank "
-                         f"{np.linalg.matrix_rank(Xb)} for {Xb.shape[1]} columns")
+        raise ValueError(
+            f"X: expected linearly independent columns "
+            f"(with the bias column), got rank "
+            f"{np.linalg.matrix_rank(Xb)} for {Xb.shape[1]} columns"
+        )
     return X, y
 
 
@@ -103,7 +118,7 @@ def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     ``(p+1,)``.
 
     They are equation (3) of the slides set to zero.  Raises if the columns of X̃ are
-    linearly dependent (then the minimiser is not unique).
+    linearly dependent (then the minimizer is not unique).
 
     Definition: def-01-normal-equations.
     Checked by: tests/test_basics.py::test_closed_form_matches_lstsq
@@ -112,21 +127,23 @@ def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.linalg.solve(Xb.T @ Xb, Xb.T @ y)
 
 
-def _gradient_descent_args(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray,
-                           lr: float, steps: int
-                           ) -> tuple[Callable[[np.ndarray], np.ndarray], np.ndarray, float, int]:
+def _gradient_descent_args(
+    grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray, lr: float, steps: int
+) -> tuple[Callable[[np.ndarray], np.ndarray], np.ndarray, float, int]:
     theta0 = as_float_array(theta0, "theta0", ndim=1).astype(np.float64)
     lr = check_positive_number(lr, "lr", "a positive learning rate")
     steps = check_positive_int(steps, "steps")
     if not callable(grad):
-        raise TypeError(f"grad: expected a function theta -> gradient, "
-                        f"got {type(grad).__name__}")
+        raise TypeError(
+            f"grad: expected a function theta -> gradient, got {type(grad).__name__}"
+        )
     return grad, theta0, lr, steps
 
 
 @checked(_gradient_descent_args)
-def gradient_descent(grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray,
-                     lr: float, steps: int) -> np.ndarray:
+def gradient_descent(
+    grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray, lr: float, steps: int
+) -> np.ndarray:
     """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is
     θ_0).
 
@@ -155,8 +172,12 @@ def _gradient(g: Any, shape: tuple[int, ...], first: bool) -> np.ndarray:
     """Check what ``grad(theta)`` returned: numeric, θ's shape (a scalar would broadcast
     silently), and finite at the starting point, where no divergence can have happened yet."""
     g = np.asarray(g)
-    if g.dtype == object or g.dtype == bool or not np.issubdtype(g.dtype, np.number) \
-            or np.iscomplexobj(g):
+    if (
+        g.dtype == object
+        or g.dtype == bool
+        or not np.issubdtype(g.dtype, np.number)
+        or np.iscomplexobj(g)
+    ):
         raise TypeError(f"grad(theta): expected a real array, got dtype {g.dtype}")
     check_shape(g, "grad(theta)", shape)
     g = g.astype(np.float64)
@@ -179,14 +200,20 @@ def learning_rate_regime(lr: float, hessian: np.ndarray) -> str:
     """
     hessian = as_float_array(hessian, "hessian", ndim=2)
     if hessian.size == 0:
-        raise ValueError(f"hessian: expected a non-empty square matrix (one row per parameter), "
-                         f"got shape {hessian.shape}")
+        raise ValueError(
+            f"hessian: expected a non-empty square matrix (one row per parameter), "
+            f"got shape {hessian.shape}"
+        )
     if hessian.shape[0] != hessian.shape[1] or not np.allclose(hessian, hessian.T):
-        raise ValueError(f"hessian: expected a symmetric square matrix, got shape {hessian.shape}")
+        raise ValueError(
+            f"hessian: expected a symmetric square matrix, got shape {hessian.shape}"
+        )
     lr = check_positive_number(lr, "lr", "a positive learning rate")
     lam_max = float(np.linalg.eigvalsh(hessian)[-1])
     if lam_max <= 0:
-        raise ValueError(f"hessian: expected a positive largest eigenvalue, got {lam_max}")
+        raise ValueError(
+            f"hessian: expected a positive largest eigenvalue, got {lam_max}"
+        )
     x = lr * lam_max
     if np.isclose(x, 2.0, rtol=1e-12, atol=0):
         return "cycles"

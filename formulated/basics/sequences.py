@@ -14,8 +14,15 @@ import numpy as np
 from .._checks import as_float_array, check_shape, checked
 from .networks import activation_pair, sigmoid, tanh
 
-__all__ = ["cosine_similarity", "rnn_forward", "rnn_backward", "bptt_gradient_norms",
-           "LSTMParams", "lstm_cell", "lstm_forward"]
+__all__ = [
+    "cosine_similarity",
+    "rnn_forward",
+    "rnn_backward",
+    "bptt_gradient_norms",
+    "LSTMParams",
+    "lstm_cell",
+    "lstm_forward",
+]
 
 
 def _cosine_args(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -23,19 +30,28 @@ def _cosine_args(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     b = as_float_array(b, "b")
     for name, v in (("a", a), ("b", b)):
         if v.ndim == 0 or v.shape[-1] == 0:
-            raise ValueError(f"{name}: expected vectors along the last axis, "
-                             f"shape (..., H) with H >= 1, got shape {v.shape}")
+            raise ValueError(
+                f"{name}: expected vectors along the last axis, "
+                f"shape (..., H) with H >= 1, got shape {v.shape}"
+            )
     if a.shape[-1:] != b.shape[-1:]:
-        raise ValueError(f"b: expected vectors of width {a.shape[-1:]} like a, "
-                         f"got shape {b.shape}")
+        raise ValueError(
+            f"b: expected vectors of width {a.shape[-1:]} like a, got shape {b.shape}"
+        )
     try:
         np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     except ValueError:
-        raise ValueError(f"b: expected leading dimensions that broadcast with a's "
-                         f"{a.shape[:-1]}, got shape {b.shape}") from None
-    if np.any(np.linalg.norm(a, axis=-1) == 0) or np.any(np.linalg.norm(b, axis=-1) == 0):
-        raise ValueError("a, b: expected non-zero vectors (the angle of a zero "
-                         "vector is undefined), got a zero vector")
+        raise ValueError(
+            f"b: expected leading dimensions that broadcast with a's "
+            f"{a.shape[:-1]}, got shape {b.shape}"
+        ) from None
+    if np.any(np.linalg.norm(a, axis=-1) == 0) or np.any(
+        np.linalg.norm(b, axis=-1) == 0
+    ):
+        raise ValueError(
+            "a, b: expected non-zero vectors (the angle of a zero "
+            "vector is undefined), got a zero vector"
+        )
     return a, b
 
 
@@ -66,17 +82,28 @@ def _check_rnn(X, h0, W_xh, W_hh, b_h):
     return X, h0, W_xh, W_hh, b_h
 
 
-def _rnn_forward_args(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
-                      b_h: np.ndarray, activation: str = "tanh"
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
+def _rnn_forward_args(
+    X: np.ndarray,
+    h0: np.ndarray,
+    W_xh: np.ndarray,
+    W_hh: np.ndarray,
+    b_h: np.ndarray,
+    activation: str = "tanh",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
     X, h0, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
     activation_pair(activation)  # a known activation name
     return X, h0, W_xh, W_hh, b_h, activation
 
 
 @checked(_rnn_forward_args)
-def rnn_forward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
-                b_h: np.ndarray, activation: str = "tanh") -> np.ndarray:
+def rnn_forward(
+    X: np.ndarray,
+    h0: np.ndarray,
+    W_xh: np.ndarray,
+    W_hh: np.ndarray,
+    b_h: np.ndarray,
+    activation: str = "tanh",
+) -> np.ndarray:
     """The recurrence ``h_t = g(h_{t−1} W_hh + x_t W_xh + b_h)`` over a sequence.
 
     ``X (n, d)``, ``h0 (H,)``, ``W_xh (d, H)``, ``W_hh (H, H)``, ``b_h (H,)``
@@ -98,7 +125,7 @@ def rnn_forward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarra
 def _grad_from_output(activation: str, h: np.ndarray) -> np.ndarray:
     """g'(a) written with the output h = g(a) (what the forward pass kept)."""
     if activation == "tanh":
-        return 1.0 - h ** 2
+        return 1.0 - h**2
     if activation == "sigmoid":
         return h * (1.0 - h)
     if activation == "relu":
@@ -106,11 +133,25 @@ def _grad_from_output(activation: str, h: np.ndarray) -> np.ndarray:
     return np.ones_like(h)
 
 
-def _rnn_backward_args(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
-                       b_h: np.ndarray, states: np.ndarray, dstates: np.ndarray,
-                       activation: str = "tanh"
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                  np.ndarray, np.ndarray, str]:
+def _rnn_backward_args(
+    X: np.ndarray,
+    h0: np.ndarray,
+    W_xh: np.ndarray,
+    W_hh: np.ndarray,
+    b_h: np.ndarray,
+    states: np.ndarray,
+    dstates: np.ndarray,
+    activation: str = "tanh",
+) -> tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    str,
+]:
     X, h0, W_xh, W_hh, b_h = _check_rnn(X, h0, W_xh, W_hh, b_h)
     n, H = len(X), W_hh.shape[0]
     states = as_float_array(states, "states", ndim=2)
@@ -122,9 +163,16 @@ def _rnn_backward_args(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np
 
 
 @checked(_rnn_backward_args)
-def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
-                 b_h: np.ndarray, states: np.ndarray, dstates: np.ndarray,
-                 activation: str = "tanh") -> dict[str, np.ndarray]:
+def rnn_backward(
+    X: np.ndarray,
+    h0: np.ndarray,
+    W_xh: np.ndarray,
+    W_hh: np.ndarray,
+    b_h: np.ndarray,
+    states: np.ndarray,
+    dstates: np.ndarray,
+    activation: str = "tanh",
+) -> dict[str, np.ndarray]:
     """Backpropagation through time for :func:`rnn_forward`.
 
     ``dstates (n, H)`` holds ∂L/∂h_t coming from the outputs at each step (zeros where a
@@ -137,14 +185,19 @@ def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarr
     Checked by: tests/test_basics.py::test_rnn_backward_against_autograd
     """
     n, H = len(X), W_hh.shape[0]
-    grads = {"W_xh": np.zeros_like(W_xh), "W_hh": np.zeros_like(W_hh),
-             "b_h": np.zeros_like(b_h), "X": np.zeros_like(X), "dh": np.zeros((n, H))}
+    grads = {
+        "W_xh": np.zeros_like(W_xh),
+        "W_hh": np.zeros_like(W_hh),
+        "b_h": np.zeros_like(b_h),
+        "X": np.zeros_like(X),
+        "dh": np.zeros((n, H)),
+    }
     carry = np.zeros(H)  # ∂L/∂h_t arriving from step t+1
     for t in reversed(range(n)):
         h_prev = states[t - 1] if t > 0 else h0
         dh = dstates[t] + carry
         grads["dh"][t] = dh
-        da = dh * _grad_from_output(activation, states[t])   # through the activation
+        da = dh * _grad_from_output(activation, states[t])  # through the activation
         grads["W_xh"] += np.outer(X[t], da)
         grads["W_hh"] += np.outer(h_prev, da)
         grads["b_h"] += da
@@ -154,8 +207,14 @@ def rnn_backward(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarr
     return grads
 
 
-def bptt_gradient_norms(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: np.ndarray,
-                        b_h: np.ndarray, activation: str = "tanh") -> np.ndarray:
+def bptt_gradient_norms(
+    X: np.ndarray,
+    h0: np.ndarray,
+    W_xh: np.ndarray,
+    W_hh: np.ndarray,
+    b_h: np.ndarray,
+    activation: str = "tanh",
+) -> np.ndarray:
     """How much a loss on the last state feels each earlier state: ``‖∂L/∂h_t‖`` for t = 0..n.
 
     The loss is ``L = Σ_i (h_n)_i / √H`` (a fixed direction of unit length), so entry t is the
@@ -164,8 +223,10 @@ def bptt_gradient_norms(X: np.ndarray, h0: np.ndarray, W_xh: np.ndarray, W_hh: n
     """
     X = as_float_array(X, "X", ndim=2)
     if len(X) == 0:
-        raise ValueError(f"X: expected at least one time step (the loss sits on the last state "
-                         f"h_n), got shape {X.shape}")
+        raise ValueError(
+            f"X: expected at least one time step (the loss sits on the last state "
+            f"h_n), got shape {X.shape}"
+        )
     states = rnn_forward(X, h0, W_xh, W_hh, b_h, activation)
     n, H = states.shape
     dstates = np.zeros((n, H))
@@ -203,7 +264,9 @@ class LSTMParams:
             check_shape(arr, name, (H,))
             object.__setattr__(self, name, arr)
         if W.shape[0] <= H:
-            raise ValueError(f"W_i: expected d + H > H rows (input width d ≥ 1), got shape {W.shape}")
+            raise ValueError(
+                f"W_i: expected d + H > H rows (input width d ≥ 1), got shape {W.shape}"
+            )
 
     @property
     def H(self) -> int:
@@ -214,8 +277,9 @@ class LSTMParams:
         return self.W_i.shape[0] - self.H
 
 
-def _lstm_cell_args(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray,
-                    p: LSTMParams) -> tuple:
+def _lstm_cell_args(
+    x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMParams
+) -> tuple:
     if not isinstance(p, LSTMParams):
         raise TypeError(f"p: expected LSTMParams, got {type(p).__name__}")
     x = as_float_array(x, "x", ndim=1)
@@ -228,8 +292,9 @@ def _lstm_cell_args(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray,
 
 
 @checked(_lstm_cell_args)
-def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMParams
-              ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+def lstm_cell(
+    x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMParams
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """One LSTM step:
     ``x (d,), h_{t−1} (H,), C_{t−1} (H,) -> h_t (H,), C_t (H,), gates``.
 
@@ -251,8 +316,9 @@ def lstm_cell(x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMPara
     return h, c, {"i": i, "f": f, "o": o, "C_tilde": c_tilde}
 
 
-def lstm_forward(X: np.ndarray, h0: np.ndarray, c0: np.ndarray, p: LSTMParams
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def lstm_forward(
+    X: np.ndarray, h0: np.ndarray, c0: np.ndarray, p: LSTMParams
+) -> tuple[np.ndarray, np.ndarray]:
     """Run :func:`lstm_cell` over ``X (n, d)``: returns all h_t and all C_t, each ``(n, H)``.
 
     Every argument is checked before the first step, so an empty sequence (``n = 0``) still

@@ -21,22 +21,55 @@ Modules, by the parts of ``_toc.yml`` (the same groups as :mod:`formulated.widge
 To add an erratum: append an :class:`Erratum` to the ``ERRATA`` list of its chapter group.
 Sources are named by their id in :data:`formulated.sources.SOURCES`.
 """
+
 from __future__ import annotations
 
 from ..sources import SOURCES
-from . import (audit_000_001, audit_002a, audit_002b, audit_003_004, block, foundations, models,
-               text, training)
+from . import (
+    audit_000_001,
+    audit_002a,
+    audit_002b,
+    audit_003_004,
+    block,
+    foundations,
+    models,
+    text,
+    training,
+)
 from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, Erratum
 from .table import errata_by_chapter, errata_table, source_counts
 
-__all__ = ["Erratum", "ERRATA", "SOURCES", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS",
-           "erratum", "errata_by_chapter", "errata_table", "source_counts"]
+__all__ = [
+    "Erratum",
+    "ERRATA",
+    "SOURCES",
+    "ERRATUM_HOLDS",
+    "NO_ERRATUM",
+    "KINDS",
+    "erratum",
+    "errata_by_chapter",
+    "errata_table",
+    "source_counts",
+]
 
-_GROUPS = [*foundations.ERRATA, *text.ERRATA, *block.ERRATA, *models.ERRATA, *training.ERRATA]
-_AUDIT = [*audit_000_001.ERRATA, *audit_002a.ERRATA, *audit_002b.ERRATA, *audit_003_004.ERRATA]
+_GROUPS = [
+    *foundations.ERRATA,
+    *text.ERRATA,
+    *block.ERRATA,
+    *models.ERRATA,
+    *training.ERRATA,
+]
+_AUDIT = [
+    *audit_000_001.ERRATA,
+    *audit_002a.ERRATA,
+    *audit_002b.ERRATA,
+    *audit_003_004.ERRATA,
+]
 #: Every erratum, in the order of the chapters (stable: within a chapter, as registered; the
 #: audit's finds, kept in modules of their own by source, join the chapter that proves them).
-ERRATA: list[Erratum] = sorted([*_GROUPS, *_AUDIT], key=lambda e: e.chapter.split("/")[-1][:2])
+ERRATA: list[Erratum] = sorted(
+    [*_GROUPS, *_AUDIT], key=lambda e: e.chapter.split("/")[-1][:2]
+)
 
 
 def erratum(key: str) -> Erratum:

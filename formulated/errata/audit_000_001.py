@@ -6,6 +6,7 @@ what the masked-LM output at ``j_masked`` may read, and ``transformers``' own ma
 (``DataCollatorForLanguageModeling``) with a ``RobertaTokenizer`` for the positions a masked
 language model is ever asked about.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -50,21 +51,32 @@ def mlm_input_is_wrong(rule: InputRule) -> bool:
     from transformers import BertConfig, BertForMaskedLM
 
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
-                                       num_attention_heads=2, intermediate_size=16,
-                                       max_position_embeddings=16)).double().eval()
-    x = torch.tensor([2, 7, 11, 5, 9, 3])                   # [CLS] four tokens [SEP]
+    model = (
+        BertForMaskedLM(
+            BertConfig(
+                vocab_size=20,
+                hidden_size=8,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                intermediate_size=16,
+                max_position_embeddings=16,
+            )
+        )
+        .double()
+        .eval()
+    )
+    x = torch.tensor([2, 7, 11, 5, 9, 3])  # [CLS] four tokens [SEP]
 
     def row(seq: torch.Tensor, j: int) -> torch.Tensor:
         with torch.no_grad():
             return torch.softmax(model(rule(seq, j, MASK_ID)[None]).logits[0, j], -1)
 
-    for j in range(1, len(x) - 1):                          # every sentence position
+    for j in range(1, len(x) - 1):  # every sentence position
         other = x.clone()
-        other[j] = 13 if x[j] != 13 else 14                 # another answer at j only
+        other[j] = 13 if x[j] != 13 else 14  # another answer at j only
         context = x.clone()
         k = 1 if j != 1 else 2
-        context[k] = 17                                     # another token of the context
+        context[k] = 17  # another token of the context
         reads_answer = (row(x, j) - row(other, j)).abs().max().item() > 1e-12
         reads_context = (row(x, j) - row(context, j)).abs().max().item() > 1e-12
         if reads_answer or not reads_context:
@@ -82,11 +94,20 @@ def roberta_positions_are_wrong(positions: Callable[[int], set[int]]) -> bool:
     import torch
     from transformers import DataCollatorForLanguageModeling, RobertaTokenizer
 
-    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4,
-             "a": 5, "Ġa": 6, "Ġ": 7}
+    vocab = {
+        "<s>": 0,
+        "<pad>": 1,
+        "</s>": 2,
+        "<unk>": 3,
+        "<mask>": 4,
+        "a": 5,
+        "Ġa": 6,
+        "Ġ": 7,
+    }
     tok = RobertaTokenizer(vocab=vocab, merges=[("Ġ", "a")])
-    collate = DataCollatorForLanguageModeling(tok, mlm=True, mlm_probability=1.0,
-                                              return_tensors="pt")
+    collate = DataCollatorForLanguageModeling(
+        tok, mlm=True, mlm_probability=1.0, return_tensors="pt"
+    )
     for words in (1, 3, 6):
         enc = tok(" ".join(["a"] * words))
         torch.manual_seed(0)
@@ -100,24 +121,33 @@ def roberta_positions_are_wrong(positions: Callable[[int], set[int]]) -> bool:
 
 ERRATA: list[Erratum] = [
     Erratum(
-        key="bert-unmasked-input", sources=("000",), section="BERT box (embedding)",
+        key="bert-unmasked-input",
+        sources=("000",),
+        section="BERT box (embedding)",
         says=r"Input $\bm{x} = (x_1, \ldots, x_n)$ and $j_\text{masked}$; "
-             r"$\bm{X}_0 = \text{OneHot}(\bm{x})\bm{W}_e + \bm{W}_p$, and the output is row "
-             r"$j_\text{masked}$: the token to be predicted is embedded as it is.",
+        r"$\bm{X}_0 = \text{OneHot}(\bm{x})\bm{W}_e + \bm{W}_p$, and the output is row "
+        r"$j_\text{masked}$: the token to be predicted is embedded as it is.",
         correct=r"The token at $j_\text{masked}$ must be hidden from the model: the input is "
-                r"$\bm{x}'$, $\bm{x}$ with $x_{j_\text{masked}}$ replaced by the id of "
-                r"$[\text{MASK}]$, as 001 writes it. With the raw token, row $j_\text{masked}$ "
-                r"depends on $x_{j_\text{masked}}$ itself, and a model that copies its input "
-                r"predicts it perfectly.",
-        chapter=_CH15, stated=_box_input_raw, true=_box_input_masked,
-        check=mlm_input_is_wrong),
+        r"$\bm{x}'$, $\bm{x}$ with $x_{j_\text{masked}}$ replaced by the id of "
+        r"$[\text{MASK}]$, as 001 writes it. With the raw token, row $j_\text{masked}$ "
+        r"depends on $x_{j_\text{masked}}$ itself, and a model that copies its input "
+        r"predicts it perfectly.",
+        chapter=_CH15,
+        stated=_box_input_raw,
+        true=_box_input_masked,
+        check=mlm_input_is_wrong,
+    ),
     Erratum(
-        key="roberta-jmasked-range", sources=("001",),
+        key="roberta-jmasked-range",
+        sources=("001",),
         section="RoBERTa box (input $j^\\text{masked}$)",
         says=r"$j^\text{masked} \in \{1, 2, \ldots, n\}$.",
         correct=r"Positions 1 and $n$ hold $\texttt{<s>}$ and $\texttt{</s>}$, which "
-                r"RoBERTa's masking never chooses (nor does BERT's for $[\text{CLS}]$ and "
-                r"$[\text{SEP}]$): for one sentence, $j^\text{masked} \in \{2, \ldots, n - 1\}$.",
-        chapter=_CH15, stated=lambda n: set(range(1, n + 1)),
-        true=lambda n: set(range(2, n)), check=roberta_positions_are_wrong),
+        r"RoBERTa's masking never chooses (nor does BERT's for $[\text{CLS}]$ and "
+        r"$[\text{SEP}]$): for one sentence, $j^\text{masked} \in \{2, \ldots, n - 1\}$.",
+        chapter=_CH15,
+        stated=lambda n: set(range(1, n + 1)),
+        true=lambda n: set(range(2, n)),
+        check=roberta_positions_are_wrong,
+    ),
 ]

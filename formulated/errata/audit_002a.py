@@ -5,6 +5,7 @@ projections act on) and the training phase (the chain rule).  Each check recompu
 ``torch.nn.MultiheadAttention``, ``transformers``' GPT-2 from a small random configuration, an
 exhaustive sum over a random joint distribution.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -15,15 +16,26 @@ import numpy as np
 from .. import formulas as fm
 from .record import Erratum
 
-__all__ = ["ERRATA", "head_inputs_are_wrong", "query_input_is_wrong",
-           "chain_rule_orders_are_wrong", "PROJECTED_INPUTS", "BLOCK_INPUTS"]
+__all__ = [
+    "ERRATA",
+    "head_inputs_are_wrong",
+    "query_input_is_wrong",
+    "chain_rule_orders_are_wrong",
+    "PROJECTED_INPUTS",
+    "BLOCK_INPUTS",
+]
 
-_CH10, _CH12, _CH17 = "chapters/10_multi_head", "chapters/12_layernorm_residual", \
-    "chapters/17_training_objective"
+_CH10, _CH12, _CH17 = (
+    "chapters/10_multi_head",
+    "chapters/12_layernorm_residual",
+    "chapters/17_training_objective",
+)
 
 #: ``(X, W_Q, W_K, W_V) -> (Q, K, V)``: what the head formula receives as its Q, K, V.
-HeadInputs = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-                      tuple[np.ndarray, np.ndarray, np.ndarray]]
+HeadInputs = Callable[
+    [np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    tuple[np.ndarray, np.ndarray, np.ndarray],
+]
 
 
 def _projected(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray):
@@ -56,7 +68,9 @@ def head_inputs_are_wrong(inputs: HeadInputs) -> bool:
     d = D // H
     X = np.random.default_rng(3).normal(size=(T, D))
     torch.manual_seed(7)
-    mha = torch.nn.MultiheadAttention(D, H, bias=False, batch_first=True, dtype=torch.float64)
+    mha = torch.nn.MultiheadAttention(
+        D, H, bias=False, batch_first=True, dtype=torch.float64
+    )
     causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     with torch.no_grad():
         ref = mha(*(torch.from_numpy(X)[None],) * 3, attn_mask=causal)[0][0].numpy()
@@ -65,8 +79,15 @@ def head_inputs_are_wrong(inputs: HeadInputs) -> bool:
     W_O = mha.out_proj.weight.detach().numpy().T
     Q, K, V = inputs(X, W_Q, W_K, W_V)
     mask = fm.mask_autoregressive(T)
-    heads = [fm.attention(Q @ W_Q[:, h * d:(h + 1) * d], K @ W_K[:, h * d:(h + 1) * d],
-                          V @ W_V[:, h * d:(h + 1) * d], mask) for h in range(H)]
+    heads = [
+        fm.attention(
+            Q @ W_Q[:, h * d : (h + 1) * d],
+            K @ W_K[:, h * d : (h + 1) * d],
+            V @ W_V[:, h * d : (h + 1) * d],
+            mask,
+        )
+        for h in range(H)
+    ]
     return not np.allclose(fm.concat(*heads) @ W_O, ref, atol=1e-10)
 
 
@@ -83,8 +104,15 @@ def query_input_is_wrong(name: str) -> bool:
     from transformers import GPT2Config, GPT2Model
 
     torch.manual_seed(0)
-    cfg = GPT2Config(vocab_size=50, n_positions=16, n_embd=16, n_layer=2, n_head=2,
-                     bos_token_id=0, eos_token_id=0)
+    cfg = GPT2Config(
+        vocab_size=50,
+        n_positions=16,
+        n_embd=16,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
     model = GPT2Model(cfg).double().eval()
     block = model.h[1]
     seen: list[torch.Tensor] = []
@@ -93,10 +121,15 @@ def query_input_is_wrong(name: str) -> bool:
     with torch.no_grad():
         hidden = model(ids, output_hidden_states=True).hidden_states
         handle.remove()
-        candidates = {"embeddings": hidden[0], "block input": hidden[1],
-                      "normalized block input": block.ln_1(hidden[1])}
+        candidates = {
+            "embeddings": hidden[0],
+            "block input": hidden[1],
+            "normalized block input": block.ln_1(hidden[1]),
+        }
         if name not in candidates:
-            raise ValueError(f"name: expected one of {sorted(candidates)}, got {name!r}")
+            raise ValueError(
+                f"name: expected one of {sorted(candidates)}, got {name!r}"
+            )
         D = cfg.n_embd
         query = block.attn.c_attn(candidates[name])[..., :D]
     return not bool(torch.allclose(query, seen[0][..., :D], atol=1e-10))
@@ -110,7 +143,7 @@ def chain_rule_orders_are_wrong(orders: tuple[tuple[int, ...], ...]) -> bool:
     conditional is a ratio of marginals, summed exhaustively from the table.
     """
     V, n = 4, 3
-    joint = np.random.default_rng(11).dirichlet(np.ones(V ** n)).reshape((V,) * n)
+    joint = np.random.default_rng(11).dirichlet(np.ones(V**n)).reshape((V,) * n)
 
     def marginal(x: tuple[int, ...], kept: tuple[int, ...]) -> float:
         other = tuple(a for a in range(n) if a not in kept)
@@ -120,8 +153,11 @@ def chain_rule_orders_are_wrong(orders: tuple[tuple[int, ...], ...]) -> bool:
         for x in itertools.product(range(V), repeat=n):
             prod = 1.0
             for k in range(n):
-                prod *= marginal(x, order[:k + 1]) / marginal(x, order[:k]) if k else \
-                    marginal(x, order[:1])
+                prod *= (
+                    marginal(x, order[: k + 1]) / marginal(x, order[:k])
+                    if k
+                    else marginal(x, order[:1])
+                )
             if not np.isclose(prod, joint[x], rtol=1e-12, atol=0.0):
                 return False
         return True
@@ -132,45 +168,58 @@ def chain_rule_orders_are_wrong(orders: tuple[tuple[int, ...], ...]) -> bool:
 
 ERRATA: list[Erratum] = [
     Erratum(
-        key="002-multihead-double-projection", sources=("002",),
+        key="002-multihead-double-projection",
+        sources=("002",),
         section="Attention Notations: the Q, K, V table and Multi-Head Attention for Layer ℓ "
-                "(also the masked version)",
+        "(also the masked version)",
         says=r"The table defines $\mathbf{Q}, \mathbf{K}, \mathbf{V}$ ($T \times D$) as the "
-             r"query, key and value representations of all tokens \"using combined weights of all "
-             r"heads\" (already projected); the multi-head formula then takes them as its input, "
-             r"$\operatorname{head}_{\ell,h} = \operatorname{Attention}(\mathbf{Q}\mathbf{W}_h^"
-             r"{Q,(\ell)}, \mathbf{K}\mathbf{W}_h^{K,(\ell)}, "
-             r"\mathbf{V}\mathbf{W}_h^{V,(\ell)})$.",
+        r"query, key and value representations of all tokens \"using combined weights of all "
+        r"heads\" (already projected); the multi-head formula then takes them as its input, "
+        r"$\operatorname{head}_{\ell,h} = \operatorname{Attention}(\mathbf{Q}\mathbf{W}_h^"
+        r"{Q,(\ell)}, \mathbf{K}\mathbf{W}_h^{K,(\ell)}, "
+        r"\mathbf{V}\mathbf{W}_h^{V,(\ell)})$.",
         correct=r"The head projections act on the block's input $\mathbf{X}$ (in self-attention "
-                r"$\mathbf{Q} = \mathbf{K} = \mathbf{V} = \mathbf{X}$, the normalized input): "
-                r"$\operatorname{head}_h = \operatorname{Attention}(\mathbf{X}\mathbf{W}_h^Q, "
-                r"\mathbf{X}\mathbf{W}_h^K, \mathbf{X}\mathbf{W}_h^V)$. Fed the projected "
-                r"$\mathbf{Q} = \mathbf{X}\mathbf{W}^Q$, the formula computes "
-                r"$\mathbf{X}\mathbf{W}^Q\mathbf{W}_h^Q$, a second projection, and its output "
-                r"is not the model's.",
-        chapter=_CH10, stated=PROJECTED_INPUTS, true=BLOCK_INPUTS, check=head_inputs_are_wrong),
+        r"$\mathbf{Q} = \mathbf{K} = \mathbf{V} = \mathbf{X}$, the normalized input): "
+        r"$\operatorname{head}_h = \operatorname{Attention}(\mathbf{X}\mathbf{W}_h^Q, "
+        r"\mathbf{X}\mathbf{W}_h^K, \mathbf{X}\mathbf{W}_h^V)$. Fed the projected "
+        r"$\mathbf{Q} = \mathbf{X}\mathbf{W}^Q$, the formula computes "
+        r"$\mathbf{X}\mathbf{W}^Q\mathbf{W}_h^Q$, a second projection, and its output "
+        r"is not the model's.",
+        chapter=_CH10,
+        stated=PROJECTED_INPUTS,
+        true=BLOCK_INPUTS,
+        check=head_inputs_are_wrong,
+    ),
     Erratum(
-        key="002-wq-reads-embeddings", sources=("002",),
+        key="002-wq-reads-embeddings",
+        sources=("002",),
         section=r"Attention Notations, Query/Key/Value Weight Matrix for All Heads in Layer ℓ",
         says=r"$\mathbf{W}^{Q,(\ell)}$ (likewise $\mathbf{W}^{K,(\ell)}$, "
-             r"$\mathbf{W}^{V,(\ell)}$) is the matrix of layer $\ell$ that \"transforms the "
-             r"embeddings $\tilde{\mathbf{X}}$ into query representations\".",
+        r"$\mathbf{W}^{V,(\ell)}$) is the matrix of layer $\ell$ that \"transforms the "
+        r"embeddings $\tilde{\mathbf{X}}$ into query representations\".",
         correct=r"Layer $\ell$ projects its own input, after that block's LayerNorm in GPT-2: "
-                r"for $\ell \ge 2$ the output of block $\ell - 1$, not $\tilde{\mathbf{X}}$ "
-                r"(only in GPT-1's post-LN block 1 is it $\tilde{\mathbf{X}}$ itself). 002's own "
-                r"Step 7.1 projects the normalized input $\mathbf{Z}_1^{(\ell)}$.",
-        chapter=_CH12, stated="embeddings", true="normalized block input",
-        check=query_input_is_wrong),
+        r"for $\ell \ge 2$ the output of block $\ell - 1$, not $\tilde{\mathbf{X}}$ "
+        r"(only in GPT-1's post-LN block 1 is it $\tilde{\mathbf{X}}$ itself). 002's own "
+        r"Step 7.1 projects the normalized input $\mathbf{Z}_1^{(\ell)}$.",
+        chapter=_CH12,
+        stated="embeddings",
+        true="normalized block input",
+        check=query_input_is_wrong,
+    ),
     Erratum(
-        key="002-chain-rule-order", sources=("002",),
+        key="002-chain-rule-order",
+        sources=("002",),
         section="The Training Phase, autoregressive self-supervised learning paradigm",
         says=r"The joint probability factorizes as $\prod_{t=1}^T \mathbb{P}(x_t \mid x_1, "
-             r"\ldots, x_{t-1})$, and \"we can do this because natural language\" is "
-             r"inherently ordered.",
+        r"\ldots, x_{t-1})$, and \"we can do this because natural language\" is "
+        r"inherently ordered.",
         correct="The chain rule holds for every joint distribution and in every order of the "
-                "variables (right to left, or any permutation); it needs no property of "
-                "language. The left-to-right order is a modelling choice, convenient for "
-                "generating text, not the condition that makes the factorization valid.",
-        chapter=_CH17, stated=((0, 1, 2),), true=tuple(itertools.permutations(range(3))),
-        check=chain_rule_orders_are_wrong),
+        "variables (right to left, or any permutation); it needs no property of "
+        "language. The left-to-right order is a modeling choice, convenient for "
+        "generating text, not the condition that makes the factorization valid.",
+        chapter=_CH17,
+        stated=((0, 1, 2),),
+        true=tuple(itertools.permutations(range(3))),
+        check=chain_rule_orders_are_wrong,
+    ),
 ]

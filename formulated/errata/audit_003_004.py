@@ -5,6 +5,7 @@ A name is a fact of record, not the result of a computation: its check compares 
 the cited work (``basis="citation"``), so that every other spelling is wrong, not only the one
 the source printed.
 """
+
 from __future__ import annotations
 
 from .record import Erratum
@@ -14,9 +15,11 @@ __all__ = ["ERRATA", "shannon_name_is_wrong"]
 _CH02 = "chapters/02_probability_information"
 
 #: The paper that founded information theory; its by-line is "C. E. Shannon".
-_SHANNON_1948 = ("C. E. Shannon, \"A Mathematical Theory of Communication\", Bell System "
-                 "Technical Journal 27 (1948), pp. 379-423 and 623-656; by-line C. E. Shannon, "
-                 "Claude Elwood Shannon")
+_SHANNON_1948 = (
+    'C. E. Shannon, "A Mathematical Theory of Communication", Bell System '
+    "Technical Journal 27 (1948), pp. 379-423 and 623-656; by-line C. E. Shannon, "
+    "Claude Elwood Shannon"
+)
 
 
 def shannon_name_is_wrong(name: str) -> bool:
@@ -41,12 +44,12 @@ ERRATA: list[Erratum] = [
         section='"Information & Uncertainty", point 1',
         says="the theory of information is attributed to “Clause Shannon”",
         correct="its founder is **Claude** Shannon (Claude Elwood Shannon, 1916–2001), author "
-                "of “A Mathematical Theory of Communication” (1948)",
+        "of “A Mathematical Theory of Communication” (1948)",
         chapter=_CH02,
         stated="Clause Shannon",
         true="Claude Shannon",
         check=shannon_name_is_wrong,
         basis="citation",
         cites=_SHANNON_1948,
-    ),
+    )
 ]

@@ -5,6 +5,7 @@ Each check takes a value (the source's or the corrected one) and recomputes the 
 independently -- ``torch``'s softmax and ``scaled_dot_product_attention``,
 ``torch.nn.MultiheadAttention``, ``torch.nn.functional``, ``transformers``' GPT and GPT-2 layers.  The candidate formulas are the package's own (:mod:`formulated.formulas`).
 """
+
 from __future__ import annotations
 
 import math
@@ -19,22 +20,33 @@ from .record import Erratum
 
 __all__ = ["ERRATA", "SLIDE_SOFTMAX_ARGUMENT", "causal_mask_torch"]
 
-_CH08, _CH09, _CH10, _CH11, _CH12 = ("chapters/08_attention", "chapters/09_masks",
-                                     "chapters/10_multi_head", "chapters/11_ffn_gelu",
-                                     "chapters/12_layernorm_residual")
+_CH08, _CH09, _CH10, _CH11, _CH12 = (
+    "chapters/08_attention",
+    "chapters/09_masks",
+    "chapters/10_multi_head",
+    "chapters/11_ffn_gelu",
+    "chapters/12_layernorm_residual",
+)
 
 #: The matrix inside "Softmax(...)" on the slide "Decoder, Masked Attention", as printed: ``inf``
 #: (not ``-inf``) above the diagonal.  Shape (4, 4).
-SLIDE_SOFTMAX_ARGUMENT = np.array([[0.7, np.inf, np.inf, np.inf],
-                                   [0.1, 0.6, np.inf, np.inf],
-                                   [0.1, 0.3, 0.6, np.inf],
-                                   [0.1, 0.3, 0.3, 0.3]])
+SLIDE_SOFTMAX_ARGUMENT = np.array(
+    [
+        [0.7, np.inf, np.inf, np.inf],
+        [0.1, 0.6, np.inf, np.inf],
+        [0.1, 0.3, 0.6, np.inf],
+        [0.1, 0.3, 0.3, 0.3],
+    ]
+)
+
 
 def _example_qkv():
     import torch
 
     X = ex.QKV_INPUTS
-    return (torch.from_numpy(X @ W) for W in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE))
+    return (
+        torch.from_numpy(X @ W) for W in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE)
+    )
 
 
 def attention_numbers_are_wrong(numbers: tuple[np.ndarray, np.ndarray]) -> bool:
@@ -46,8 +58,12 @@ def attention_numbers_are_wrong(numbers: tuple[np.ndarray, np.ndarray]) -> bool:
 
     Q, K, V = _example_qkv()
     weights = torch.softmax(Q[0] @ K.T, dim=-1).numpy()
-    out = torch.nn.functional.scaled_dot_product_attention(Q, K, V, scale=1.0)[0].numpy()
-    return not all(np.abs(np.asarray(v) - t).max() <= 5e-5 for v, t in zip(numbers, (weights, out)))
+    out = torch.nn.functional.scaled_dot_product_attention(Q, K, V, scale=1.0)[
+        0
+    ].numpy()
+    return not all(
+        np.abs(np.asarray(v) - t).max() <= 5e-5 for v, t in zip(numbers, (weights, out))
+    )
 
 
 def attention_scale_is_wrong(scale: float) -> bool:
@@ -75,10 +91,14 @@ def apply_mask_is_wrong(apply: Callable[[np.ndarray, np.ndarray], np.ndarray]) -
     import torch
 
     scores, blocked = _scores_and_blocked()
-    ref = torch.softmax(torch.from_numpy(scores).masked_fill(torch.from_numpy(blocked),
-                                                             float("-inf")), dim=-1)
+    ref = torch.softmax(
+        torch.from_numpy(scores).masked_fill(torch.from_numpy(blocked), float("-inf")),
+        dim=-1,
+    )
     with np.errstate(invalid="ignore"):
-        got = torch.softmax(torch.from_numpy(np.asarray(apply(scores, blocked), float)), dim=-1)
+        got = torch.softmax(
+            torch.from_numpy(np.asarray(apply(scores, blocked), float)), dim=-1
+        )
     return not bool(torch.allclose(got, ref))
 
 
@@ -100,11 +120,13 @@ def mask_from_m_is_wrong(make_mask: Callable[[np.ndarray], np.ndarray]) -> bool:
     n, D = 4, 3
     g = torch.Generator().manual_seed(0)
     Q, K, V = (torch.randn(n, D, generator=g, dtype=torch.float64) for _ in range(3))
-    M = np.tril(np.ones((n, n)))                          # 1 = may attend, as in 002
+    M = np.tril(np.ones((n, n)))  # 1 = may attend, as in 002
     with np.errstate(invalid="ignore"):
         mask = torch.from_numpy(np.asarray(make_mask(M), dtype=float))
     sdpa = torch.nn.functional.scaled_dot_product_attention
-    return not bool(torch.allclose(sdpa(Q, K, V, attn_mask=mask), sdpa(Q, K, V, is_causal=True)))
+    return not bool(
+        torch.allclose(sdpa(Q, K, V, attn_mask=mask), sdpa(Q, K, V, is_causal=True))
+    )
 
 
 def _m_inf(M: np.ndarray) -> np.ndarray:
@@ -119,7 +141,9 @@ def softmax_argument_is_wrong(matrix: np.ndarray) -> bool:
     import torch
 
     blocked = torch.from_numpy(np.triu(np.ones((4, 4), dtype=bool), 1))
-    ref = torch.softmax(torch.from_numpy(ex.MASK_SCALED_SCORES).masked_fill(blocked, -math.inf), -1)
+    ref = torch.softmax(
+        torch.from_numpy(ex.MASK_SCALED_SCORES).masked_fill(blocked, -math.inf), -1
+    )
     got = torch.softmax(torch.from_numpy(np.asarray(matrix, dtype=float)), -1)
     return not bool(torch.allclose(got, ref))
 
@@ -127,12 +151,16 @@ def softmax_argument_is_wrong(matrix: np.ndarray) -> bool:
 def _exact_masked_softmax() -> np.ndarray:
     import torch
 
-    return torch.softmax(torch.from_numpy(ex.MASK_SCALED_SCORES + ex.MASK_LOOKAHEAD), -1).numpy()
+    return torch.softmax(
+        torch.from_numpy(ex.MASK_SCALED_SCORES + ex.MASK_LOOKAHEAD), -1
+    ).numpy()
 
 
 def two_decimals_are_wrong(printed: np.ndarray) -> bool:
     """Is ``printed`` the masked softmax (torch) rounded to two decimals, entry by entry?"""
-    return not bool(np.all(np.abs(np.asarray(printed) - _exact_masked_softmax().round(2)) < 1e-9))
+    return not bool(
+        np.all(np.abs(np.asarray(printed) - _exact_masked_softmax().round(2)) < 1e-9)
+    )
 
 
 def _attention_weight_bytes(n: int, H: int = 8, A: int = 2) -> int:
@@ -160,15 +188,19 @@ def reference_window_is_wrong(window: Callable[[int], float]) -> bool:
     some such length are measured to exceed the budget (so it would stand were attention's memory
     not to grow with the input).
     """
-    for budget in (2 ** 12, 2 ** 15):
+    for budget in (2**12, 2**15):
         n = window(budget)
         if not math.isfinite(n):
-            lengths = (2 ** k for k in range(13))
+            lengths = (2**k for k in range(13))
             if any(_attention_weight_bytes(m) > budget for m in lengths):
                 return True
             continue
         n = int(n)
-        if n < 1 or _attention_weight_bytes(n) > budget or _attention_weight_bytes(n + 1) <= budget:
+        if (
+            n < 1
+            or _attention_weight_bytes(n) > budget
+            or _attention_weight_bytes(n + 1) <= budget
+        ):
             return True
     return False
 
@@ -186,7 +218,9 @@ def _torch_mha(H: int = 8, A: int = 2, n: int = 5, bias: bool = False):
     import torch
 
     torch.manual_seed(0)
-    mha = torch.nn.MultiheadAttention(H, A, bias=bias, batch_first=True, dtype=torch.float64)
+    mha = torch.nn.MultiheadAttention(
+        H, A, bias=bias, batch_first=True, dtype=torch.float64
+    )
     X = torch.from_numpy(np.random.default_rng(0).normal(size=(1, n, H)))
     causal = causal_mask_torch(n)
     out, weights = mha(X, X, X, attn_mask=causal, average_attn_weights=False)
@@ -211,11 +245,16 @@ def head_count_is_wrong(count: Callable[[dict[str, int]], int]) -> bool:
         k = count(hp)
     except KeyError:
         return True
-    W = mha.in_proj_weight.detach().numpy().T            # (H, 3H): [W^Q | W^K | W^V]
-    W_q, W_k, W_v = (W[:, p * H:(p + 1) * H].reshape(H, A, H // A).transpose(1, 0, 2)
-                     for p in range(3))
+    W = mha.in_proj_weight.detach().numpy().T  # (H, 3H): [W^Q | W^K | W^V]
+    W_q, W_k, W_v = (
+        W[:, p * H : (p + 1) * H].reshape(H, A, H // A).transpose(1, 0, 2)
+        for p in range(3)
+    )
     M = fm.mask_autoregressive(len(X))
-    heads = [fm.attention(X @ W_q[i % A], X @ W_k[i % A], X @ W_v[i % A], M) for i in range(k)]
+    heads = [
+        fm.attention(X @ W_q[i % A], X @ W_k[i % A], X @ W_v[i % A], M)
+        for i in range(k)
+    ]
     try:
         got = fm.concat(*heads) @ mha.out_proj.weight.detach().numpy().T
     except ValueError:  # Concat's width does not fit W^O
@@ -232,8 +271,14 @@ def bias_claim_is_wrong(with_biases: bool) -> bool:
     H, A, n = 8, 2, 5
     D = H // A
     torch.manual_seed(0)
-    cfg = GPT2Config(n_embd=H, n_head=A, n_positions=16, attn_pdrop=0.0, resid_pdrop=0.0,
-                     attn_implementation="eager")
+    cfg = GPT2Config(
+        n_embd=H,
+        n_head=A,
+        n_positions=16,
+        attn_pdrop=0.0,
+        resid_pdrop=0.0,
+        attn_implementation="eager",
+    )
     attn = GPT2Attention(cfg, layer_idx=0).double().eval()
     with torch.no_grad():
         for p in attn.parameters():
@@ -241,7 +286,10 @@ def bias_claim_is_wrong(with_biases: bool) -> bool:
     X = np.random.default_rng(0).normal(size=(n, H))
     causal = causal_mask_torch(n)[None, None]
     ref = attn(torch.tensor(X)[None], attention_mask=causal)[0][0].detach().numpy()
-    W, b = attn.c_attn.weight.detach().numpy(), attn.c_attn.bias.detach().numpy()  # (H, 3H)
+    W, b = (
+        attn.c_attn.weight.detach().numpy(),
+        attn.c_attn.bias.detach().numpy(),
+    )  # (H, 3H)
     W_o, b_o = attn.c_proj.weight.detach().numpy(), attn.c_proj.bias.detach().numpy()
     M = fm.mask_autoregressive(n)
     heads = []
@@ -266,21 +314,27 @@ def head_sharing_is_wrong(claim: str) -> bool:
     H, A = 8, 2
     D = H // A
     mha, X, _, ref = _torch_mha(H, A)
-    W = mha.in_proj_weight.detach().numpy().T              # (H, 3H): [W^Q | W^K | W^V]
+    W = mha.in_proj_weight.detach().numpy().T  # (H, 3H): [W^Q | W^K | W^V]
     M = fm.mask_autoregressive(len(X))
 
-    W_k = W[:, H:2 * H]
+    W_k = W[:, H : 2 * H]
 
     def heads(W_q: np.ndarray) -> np.ndarray:
         cols = lambda h: [h * D + d for d in range(D)]  # noqa: E731  (Step 7.2's d)
-        return np.array([fm.masked_softmax((X @ W_q[:, cols(h)]) @ (X @ W_k[:, cols(h)]).T
-                                           / np.sqrt(D), M) for h in range(A)])
+        return np.array(
+            [
+                fm.masked_softmax(
+                    (X @ W_q[:, cols(h)]) @ (X @ W_k[:, cols(h)]).T / np.sqrt(D), M
+                )
+                for h in range(A)
+            ]
+        )
 
     before = heads(W[:, :H])
     if not np.abs(before - ref).max() < 1e-12:
         raise AssertionError("Step 7.2's split does not give torch's heads")
     edited = W[:, :H].copy()
-    edited[:, D:2 * D] += 1.0                              # head 2's columns only
+    edited[:, D : 2 * D] += 1.0  # head 2's columns only
     moved = int((np.abs(heads(edited) - before).max(axis=(1, 2)) > 1e-9).sum())
     return (claim == "shared") != (moved > 1)
 
@@ -299,17 +353,19 @@ def causality_source_is_wrong(component: str) -> bool:
     X2 = X.clone()
     X2[0, -1] += 3.0
     causal = causal_mask_torch(n)
-    torch.manual_seed(5)                                   # generic (unmasked) weights
+    torch.manual_seed(5)  # generic (unmasked) weights
     mha = torch.nn.MultiheadAttention(H, A, batch_first=True, dtype=torch.float64)
     if component == "weights":
-        mask = causal                                      # weights replaced, mask kept
+        mask = causal  # weights replaced, mask kept
     elif component == "mask":
-        mask = None                                        # mask removed, weights kept
+        mask = None  # mask removed, weights kept
     else:
         raise ValueError(f"component: expected 'weights' or 'mask', got {component!r}")
     with torch.no_grad():
-        leak = (mha(X2, X2, X2, attn_mask=mask)[0] - mha(X, X, X, attn_mask=mask)[0])[0, :-1]
-    return not bool(leak.abs().max().item() > 1e-6)       # no leak: it was not the component
+        leak = (mha(X2, X2, X2, attn_mask=mask)[0] - mha(X, X, X, attn_mask=mask)[0])[
+            0, :-1
+        ]
+    return not bool(leak.abs().max().item() > 1e-6)  # no leak: it was not the component
 
 
 def gelu_is_wrong(gelu: Callable[[np.ndarray], np.ndarray]) -> bool:
@@ -321,8 +377,10 @@ def gelu_is_wrong(gelu: Callable[[np.ndarray], np.ndarray]) -> bool:
 
     x = torch.linspace(-8, 8, 16001, dtype=torch.float64)
     got = gelu(x.numpy())
-    return not any(np.abs(got - ref.numpy()).max() < 1e-9
-                   for ref in (torch.nn.functional.gelu(x), ACT2FN["gelu_new"](x)))
+    return not any(
+        np.abs(got - ref.numpy()).max() < 1e-9
+        for ref in (torch.nn.functional.gelu(x), ACT2FN["gelu_new"](x))
+    )
 
 
 def _gpt_mlp_example(kind: str):
@@ -345,8 +403,10 @@ def _gpt_mlp_example(kind: str):
             p.normal_(0.0, 0.5)
     X = np.random.default_rng(0).normal(size=(5, H))
     ref = mlp(torch.tensor(X)).detach().numpy()
-    params = [t.detach().numpy() for t in (mlp.c_fc.weight, mlp.c_fc.bias,
-                                          mlp.c_proj.weight, mlp.c_proj.bias)]
+    params = [
+        t.detach().numpy()
+        for t in (mlp.c_fc.weight, mlp.c_fc.bias, mlp.c_proj.weight, mlp.c_proj.bias)
+    ]
     return X, params, ref
 
 
@@ -356,8 +416,9 @@ def gpt_ffn_is_wrong(ffn: Callable[..., np.ndarray]) -> bool:
     return not bool(np.abs(ffn(X, *params) - ref).max() < 1e-12)
 
 
-def ffn_shapes_are_wrong(shapes: Callable[[int, int], tuple[tuple[int, int], tuple[int, int]]]
-                         ) -> bool:
+def ffn_shapes_are_wrong(
+    shapes: Callable[[int, int], tuple[tuple[int, int], tuple[int, int]]],
+) -> bool:
     """Do ``shapes(d, M)`` (of W₁, W₂ in ``W₂·act(W₁·h + b₁) + b₂``, column vectors) hold the
     weights of ``torch.nn.Linear(d, 4d)`` and ``Linear(4d, d)`` and reproduce the network, for
     every M the notes might mean (1, d, 4d)?"""
@@ -371,9 +432,20 @@ def ffn_shapes_are_wrong(shapes: Callable[[int, int], tuple[tuple[int, int], tup
     for M in (1, d, 4 * d):
         s1, s2 = shapes(d, M)
         try:
-            W1 = up.weight.reshape(s1) if tuple(up.weight.shape) == s1 else torch.ones(s1)
-            W2 = down.weight.reshape(s2) if tuple(down.weight.shape) == s2 else torch.ones(s2)
-            got = W2.double() @ torch.relu(W1.double() @ h + up.bias[:, None]) + down.bias[:, None]
+            W1 = (
+                up.weight.reshape(s1)
+                if tuple(up.weight.shape) == s1
+                else torch.ones(s1)
+            )
+            W2 = (
+                down.weight.reshape(s2)
+                if tuple(down.weight.shape) == s2
+                else torch.ones(s2)
+            )
+            got = (
+                W2.double() @ torch.relu(W1.double() @ h + up.bias[:, None])
+                + down.bias[:, None]
+            )
         except RuntimeError:  # a product of incompatible shapes
             return True
         if not torch.allclose(got, ref):
@@ -400,8 +472,9 @@ def layer_norm_is_wrong(layer_norm: Callable[..., np.ndarray]) -> bool:
     gamma, beta = np.ones(768), np.zeros(768)
     for rows in (x, x * 1e-3):
         ref = torch.nn.functional.layer_norm(rows, (768,), eps=1e-5).numpy()
-        if not np.allclose(layer_norm(rows.numpy(), gamma, beta, eps=1e-5), ref, rtol=1e-9,
-                           atol=1e-12):
+        if not np.allclose(
+            layer_norm(rows.numpy(), gamma, beta, eps=1e-5), ref, rtol=1e-9, atol=1e-12
+        ):
             return True
     return False
 
@@ -418,8 +491,10 @@ def epsilon_is_wrong(eps: float | None) -> bool:
     used = {OpenAIGPTConfig().layer_norm_epsilon, GPT2Config().layer_norm_epsilon}
     if eps is None:
         x = torch.tensor([[1.0, 1.002, 0.998, 1.0]], dtype=torch.float64)
-        outs = [torch.nn.functional.layer_norm(x, (4,), eps=e)
-                for e in (*used, BertConfig().layer_norm_eps)]
+        outs = [
+            torch.nn.functional.layer_norm(x, (4,), eps=e)
+            for e in (*used, BertConfig().layer_norm_eps)
+        ]
         return any((o - outs[0]).abs().max().item() > 0.1 for o in outs)
     return used != {eps}
 
@@ -434,13 +509,29 @@ def block_input_step_is_wrong(step: int) -> bool:
     from transformers import GPT2Config, GPT2Model
 
     torch.manual_seed(0)
-    model = GPT2Model(GPT2Config(vocab_size=7, n_positions=8, n_embd=8, n_layer=1, n_head=2,
-                                 embd_pdrop=0.0, bos_token_id=0, eos_token_id=0)).double().eval()
-    ids = np.array([3, 1, 3])                              # a repeated token
+    model = (
+        GPT2Model(
+            GPT2Config(
+                vocab_size=7,
+                n_positions=8,
+                n_embd=8,
+                n_layer=1,
+                n_head=2,
+                embd_pdrop=0.0,
+                bos_token_id=0,
+                eos_token_id=0,
+            )
+        )
+        .double()
+        .eval()
+    )
+    ids = np.array([3, 1, 3])  # a repeated token
     with torch.no_grad():
-        ref = model(torch.tensor(ids)[None], output_hidden_states=True).hidden_states[0][0]
+        ref = model(torch.tensor(ids)[None], output_hidden_states=True).hidden_states[
+            0
+        ][0]
     W_e, W_p = model.wte.weight.detach().numpy(), model.wpe.weight.detach().numpy()
-    outputs = {4: fm.embed(ids, W_e), 5: fm.embed(ids, W_e) + W_p[:len(ids)]}
+    outputs = {4: fm.embed(ids, W_e), 5: fm.embed(ids, W_e) + W_p[: len(ids)]}
     if step not in outputs:
         raise ValueError(f"step: expected 4 or 5, got {step!r}")
     return not bool(np.abs(outputs[step] - ref.numpy()).max() < 1e-12)
@@ -454,12 +545,20 @@ def ffn_input_is_wrong(z4: Callable[[Any, Any], Any]) -> bool:
 
     H, n = 8, 5
     torch.manual_seed(0)
-    cfg = GPT2Config(n_embd=H, n_head=2, n_positions=16, resid_pdrop=0.0, attn_pdrop=0.0,
-                     attn_implementation="eager")
+    cfg = GPT2Config(
+        n_embd=H,
+        n_head=2,
+        n_positions=16,
+        resid_pdrop=0.0,
+        attn_pdrop=0.0,
+        attn_implementation="eager",
+    )
     blk = GPT2Block(cfg, layer_idx=0).double().eval()
     seen: dict = {}
-    hooks = [blk.mlp.register_forward_hook(lambda m, i, o: seen.update(z4=i[0])),
-             blk.attn.register_forward_hook(lambda m, i, o: seen.update(z2=o[0]))]
+    hooks = [
+        blk.mlp.register_forward_hook(lambda m, i, o: seen.update(z4=i[0])),
+        blk.attn.register_forward_hook(lambda m, i, o: seen.update(z2=o[0])),
+    ]
     X = torch.tensor(np.random.default_rng(0).normal(size=(1, n, H)) * 3.0)
     causal = causal_mask_torch(n)[None, None]
     with torch.no_grad():
@@ -480,198 +579,291 @@ def _erf_gelu(x: np.ndarray) -> np.ndarray:
 
 ERRATA: list[Erratum] = [
     Erratum(
-        key="004-infinite-reference-window", sources=("004",),
+        key="004-infinite-reference-window",
+        sources=("004",),
         section='"Attention" (reference window)',
         says="“Attention mechanism has an infinite reference window” (RNNs a short one, LSTMs "
-             "a longer one), on a slide about the Transformer of Vaswani et al.",
+        "a longer one), on a slide about the Transformer of Vaswani et al.",
         correct="nothing in that Transformer's formulas bounds the window: its sinusoidal "
-                "positions are defined for every position (there is no position table) and "
-                "attention reaches any earlier token in one step. What bounds it is the cost: "
-                "each head of each layer computes an $n \\times n$ matrix of weights, so memory "
-                "and time grow as $n^2$ and a given memory fits a finite $n$ (the check measures "
-                "it); and the model is trained on sequences of bounded length, with no guarantee "
-                "beyond them. GPT's models add a hard limit, a learned position table of "
-                "$n_\\text{ctx}$ rows (512, 1,024, 2,048)",
-        chapter=_CH08, stated=lambda budget: math.inf,
-        true=lambda budget: math.isqrt(budget // (2 * 8)), check=reference_window_is_wrong),
+        "positions are defined for every position (there is no position table) and "
+        "attention reaches any earlier token in one step. What bounds it is the cost: "
+        "each head of each layer computes an $n \\times n$ matrix of weights, so memory "
+        "and time grow as $n^2$ and a given memory fits a finite $n$ (the check measures "
+        "it); and the model is trained on sequences of bounded length, with no guarantee "
+        "beyond them. GPT's models add a hard limit, a learned position table of "
+        "$n_\\text{ctx}$ rows (512, 1,024, 2,048)",
+        chapter=_CH08,
+        stated=lambda budget: math.inf,
+        true=lambda budget: math.isqrt(budget // (2 * 8)),
+        check=reference_window_is_wrong,
+    ),
     Erratum(
-        key="slide-attention-rounding", sources=("004",),
+        key="slide-attention-rounding",
+        sources=("004",),
         section='Q/K/V example, "Sum weighted values to get Output 1"',
         says=r"$\operatorname{softmax}([2, 4, 4]) = [0.0, 0.5, 0.5]$ and Output 1 $= [2.0, 7.0, 1.5]$",
         correct=r"$[0.0634, 0.4683, 0.4683]$ (to one decimal $[0.1, 0.5, 0.5]$) and Output 1 "
-                r"$= [1.9366, 6.6831, 1.5951]$",
-        chapter=_CH08, stated=(ex.SLIDE_SOFTMAX_1, ex.SLIDE_OUTPUT_1),
+        r"$= [1.9366, 6.6831, 1.5951]$",
+        chapter=_CH08,
+        stated=(ex.SLIDE_SOFTMAX_1, ex.SLIDE_OUTPUT_1),
         true=(np.array([0.0634, 0.4683, 0.4683]), np.array([1.9366, 6.6831, 1.5951])),
-        check=attention_numbers_are_wrong),
+        check=attention_numbers_are_wrong,
+    ),
     Erratum(
-        key="slide-attention-no-scaling", sources=("004",), kind="omission",
+        key="slide-attention-no-scaling",
+        sources=("004",),
+        kind="omission",
         section="Q/K/V example, attention scores",
         says=r"scores are the plain dot products $\bm{q}_1 \cdot \bm{k}_j = [2, 4, 4]$",
         correct=r"the Transformer divides by $\sqrt{D} = \sqrt{3}$: weights "
-                r"$[0.1361, 0.4319, 0.4319]$, Output 1 $= [1.8639, 6.3194, 1.7042]$",
-        chapter=_CH08, stated=1.0, true=1 / math.sqrt(3), check=attention_scale_is_wrong),
+        r"$[0.1361, 0.4319, 0.4319]$, Output 1 $= [1.8639, 6.3194, 1.7042]$",
+        chapter=_CH08,
+        stated=1.0,
+        true=1 / math.sqrt(3),
+        check=attention_scale_is_wrong,
+    ),
     Erratum(
-        key="mask-multiplicative", sources=("000", "001"),
+        key="mask-multiplicative",
+        sources=("000", "001"),
         section="Autoregressive Attention Mask; Masked Scaled Dot-Product Attention",
         says=r"$\operatorname{Softmax}(\text{Mask} \odot \bm{Q}\bm{K}^\top / \sqrt{D})$ with mask "
-             r"entries $1$ (allowed) and $-\infty$ (blocked), $\text{Mask}_\text{BD} = 1$",
+        r"entries $1$ (allowed) and $-\infty$ (blocked), $\text{Mask}_\text{BD} = 1$",
         correct=r"add the mask: $\operatorname{Softmax}(\bm{Q}\bm{K}^\top/\sqrt{D} + \text{Mask})$ "
-                r"with entries $0$ and $-\infty$ ($\text{Mask}_\text{BD} = 0$); multiplying turns "
-                r"a negative blocked score into $+\infty$ and a zero one into NaN",
-        chapter=_CH09, stated=_multiply, true=_add, check=apply_mask_is_wrong),
+        r"with entries $0$ and $-\infty$ ($\text{Mask}_\text{BD} = 0$); multiplying turns "
+        r"a negative blocked score into $+\infty$ and a zero one into NaN",
+        chapter=_CH09,
+        stated=_multiply,
+        true=_add,
+        check=apply_mask_is_wrong,
+    ),
     Erratum(
-        key="mask-one-minus-m", sources=("002",),
+        key="mask-one-minus-m",
+        sources=("002",),
         section="Step 7.3, scaled dot-product attention and masking",
         says=r"$\bm{M}^{-\infty} \in \{0, -\infty\}^{T \times T} = 1 - \bm{M}$ for the 0/1 "
-             r"lower-triangular $\bm{M}$",
+        r"lower-triangular $\bm{M}$",
         correct=r"$1 - \bm{M}$ has entries $0$ and $1$ and blocks nothing; the mask is "
-                r"$\bm{M}^{-\infty}_{ij} = 0$ if $M_{ij} = 1$ and $-\infty$ if $M_{ij} = 0$ "
-                r"(`masked_fill`), not $(1-\bm{M})\cdot(-\infty)$ either, since $0 \cdot \infty$ is NaN",
-        chapter=_CH09, stated=lambda M: 1 - M, true=_m_inf, check=mask_from_m_is_wrong),
+        r"$\bm{M}^{-\infty}_{ij} = 0$ if $M_{ij} = 1$ and $-\infty$ if $M_{ij} = 0$ "
+        r"(`masked_fill`), not $(1-\bm{M})\cdot(-\infty)$ either, since $0 \cdot \infty$ is NaN",
+        chapter=_CH09,
+        stated=lambda M: 1 - M,
+        true=_m_inf,
+        check=mask_from_m_is_wrong,
+    ),
     Erratum(
-        key="slide-masked-softmax-inf", sources=("004",),
+        key="slide-masked-softmax-inf",
+        sources=("004",),
         section='"Decoder, Masked Attention", softmax of the masked scores',
         says=r"the matrix inside $\operatorname{Softmax}(\cdot)$ holds $\text{inf}$ above the diagonal",
         correct=r"$-\infty$ (as in the slide's own look-ahead mask); with $+\infty$ the softmax is "
-                r"NaN ($\infty/\infty$)",
-        chapter=_CH09, stated=SLIDE_SOFTMAX_ARGUMENT, true=ex.SLIDE_MASKED_SCORES,
-        check=softmax_argument_is_wrong),
+        r"NaN ($\infty/\infty$)",
+        chapter=_CH09,
+        stated=SLIDE_SOFTMAX_ARGUMENT,
+        true=ex.SLIDE_MASKED_SCORES,
+        check=softmax_argument_is_wrong,
+    ),
     Erratum(
-        key="slide-masked-softmax-digits", sources=("004",),
+        key="slide-masked-softmax-digits",
+        sources=("004",),
         section='"Decoder, Masked Attention", softmax result',
         says=r"rows $[0.37, 0.62]$ and $[0.26, 0.31, 0.43]$",
         correct=r"$[0.3775, 0.6225]$ and $[0.2584, 0.3156, 0.4260]$: to two decimals "
-                r"$[0.38, 0.62]$ and $[0.26, 0.32, 0.43]$; two entries were cut, not rounded. "
-                r"(That rows 2 and 4 sum to 0.99 proves nothing: row 4, "
-                r"$[0.2144, 0.2619, 0.2619, 0.2619]$, is rounded correctly and sums to 0.99, "
-                r"while row 3 has a cut entry and sums to 1.00.)",
-        chapter=_CH09, stated=ex.SLIDE_MASKED_SOFTMAX,
-        true=np.array([[1, 0, 0, 0], [0.38, 0.62, 0, 0], [0.26, 0.32, 0.43, 0],
-                       [0.21, 0.26, 0.26, 0.26]]),
-        check=two_decimals_are_wrong),
+        r"$[0.38, 0.62]$ and $[0.26, 0.32, 0.43]$; two entries were cut, not rounded. "
+        r"(That rows 2 and 4 sum to 0.99 proves nothing: row 4, "
+        r"$[0.2144, 0.2619, 0.2619, 0.2619]$, is rounded correctly and sums to 0.99, "
+        r"while row 3 has a cut entry and sums to 1.00.)",
+        chapter=_CH09,
+        stated=ex.SLIDE_MASKED_SOFTMAX,
+        true=np.array(
+            [
+                [1, 0, 0, 0],
+                [0.38, 0.62, 0, 0],
+                [0.26, 0.32, 0.43, 0],
+                [0.21, 0.26, 0.26, 0.26],
+            ]
+        ),
+        check=two_decimals_are_wrong,
+    ),
     Erratum(
-        key="concat-h-undefined", sources=("000", "001"),
+        key="concat-h-undefined",
+        sources=("000", "001"),
         section="Concatenation and Masked Multi-Head Self-Attention boxes",
         says=r"$\text{Concat}(\bm{X}_1, \ldots, \bm{X}_h)$ with $k = 1, \ldots, A$, and "
-             r"$\text{Concat}(\text{head}_1, \ldots, \text{head}_h)\bm{W}^O$; the letter $h$ "
-             "is never defined.",
+        r"$\text{Concat}(\text{head}_1, \ldots, \text{head}_h)\bm{W}^O$; the letter $h$ "
+        "is never defined.",
         correct=r"The number of heads is $A$: $\text{Concat}(\text{head}_1, \ldots, "
-                r"\text{head}_A)$, of shape $n \times AD$, the only width that "
-                r"$\bm{W}^O \in \R^{AD \times H}$ accepts.",
-        chapter=_CH10, stated=lambda hp: hp["h"], true=lambda hp: hp["A"],
-        check=head_count_is_wrong),
+        r"\text{head}_A)$, of shape $n \times AD$, the only width that "
+        r"$\bm{W}^O \in \R^{AD \times H}$ accepts.",
+        chapter=_CH10,
+        stated=lambda hp: hp["h"],
+        true=lambda hp: hp["A"],
+        check=head_count_is_wrong,
+    ),
     Erratum(
-        key="mhsa-no-biases", sources=("000", "001"), kind="omission",
+        key="mhsa-no-biases",
+        sources=("000", "001"),
+        kind="omission",
         section="Masked Multi-Head Self-Attention box (parameters)",
         says=r"The parameters are $\bm{W}_i^Q, \bm{W}_i^K, \bm{W}_i^V, \bm{W}^O$ only.",
         correct=r"GPT and GPT-2 also add biases: $\bm{X}\bm{W}_i^Q + \bm{b}_i^Q$ (likewise "
-                r"for $K$, $V$) and $\ldots\bm{W}^O + \bm{b}^O$, that is $3AD + H$ more "
-                "parameters per layer; with them the box reproduces transformers' "
-                "`GPT2Attention`, without them it does not.",
-        chapter=_CH10, stated=False, true=True, check=bias_claim_is_wrong),
+        r"for $K$, $V$) and $\ldots\bm{W}^O + \bm{b}^O$, that is $3AD + H$ more "
+        "parameters per layer; with them the box reproduces transformers' "
+        "`GPT2Attention`, without them it does not.",
+        chapter=_CH10,
+        stated=False,
+        true=True,
+        check=bias_claim_is_wrong,
+    ),
     Erratum(
-        key="heads-share-weights", sources=("002",),
+        key="heads-share-weights",
+        sources=("002",),
         section="Step 7.1 (linear projections)",
-        says="\"we are using the same weight matrices for all heads, weight/parameters "
-             "sharing\" (of the $D \\times D$ matrices $\\bm{W}^{Q}, \\bm{W}^{K}, \\bm{W}^{V}$).",
+        says='"we are using the same weight matrices for all heads, weight/parameters '
+        'sharing" (of the $D \\times D$ matrices $\\bm{W}^{Q}, \\bm{W}^{K}, \\bm{W}^{V}$).',
         correct=r"Only the word is wrong: Step 7.2 splits the heads correctly (column "
-                r"$d = h \cdot (D/\!/H) + d_q$ of the big matrix goes to head $h$, in 002's "
-                r"letters), so one matrix computes all heads, but no parameter is shared between "
-                r"them: it is $[\bm{W}_1^Q \,|\, \cdots \,|\, \bm{W}_A^Q]$ and head $i$ uses "
-                r"only its own $D$ columns; editing them changes head $i$ alone. (What is "
-                r"shared is the use of the same matrices at every position.)",
-        chapter=_CH10, stated="shared", true="separate", check=head_sharing_is_wrong),
+        r"$d = h \cdot (D/\!/H) + d_q$ of the big matrix goes to head $h$, in 002's "
+        r"letters), so one matrix computes all heads, but no parameter is shared between "
+        r"them: it is $[\bm{W}_1^Q \,|\, \cdots \,|\, \bm{W}_A^Q]$ and head $i$ uses "
+        r"only its own $D$ columns; editing them changes head $i$ alone. (What is "
+        r"shared is the use of the same matrices at every position.)",
+        chapter=_CH10,
+        stated="shared",
+        true="separate",
+        check=head_sharing_is_wrong,
+    ),
     Erratum(
-        key="masked-weights", sources=("002",),
+        key="masked-weights",
+        sources=("002",),
         section="Masked Multi-Head Attention for Decoder Layer ℓ",
         says=r"$\bm{W}_h^{Q,M}, \bm{W}_h^{K,M}, \bm{W}_h^{V,M}$ are \"masked weight matrices\" "
-             r"and $\bm{W}^{O,M}$ is \"the masked output transformation matrix ... ensuring that "
-             "future tokens do not influence the predictions\".",
+        r"and $\bm{W}^{O,M}$ is \"the masked output transformation matrix ... ensuring that "
+        'future tokens do not influence the predictions".',
         correct=r"The weights are ordinary matrices (the same ones serve masked and unmasked "
-                r"attention). Causality comes from the mask added to the scores alone; "
-                r"$\bm{W}^O$ acts on each row separately and can neither cause nor prevent "
-                "a leak from the future.",
-        chapter=_CH10, stated="weights", true="mask", check=causality_source_is_wrong),
+        r"attention). Causality comes from the mask added to the scores alone; "
+        r"$\bm{W}^O$ acts on each row separately and can neither cause nor prevent "
+        "a leak from the future.",
+        chapter=_CH10,
+        stated="weights",
+        true="mask",
+        check=causality_source_is_wrong,
+    ),
     Erratum(
-        key="gelu-sigmoid-as-exact", sources=("000", "001"),
+        key="gelu-sigmoid-as-exact",
+        sources=("000", "001"),
         section="Feed-Forward GELU Network box (and $\\text{FFN}_\\text{GELU}$ in the GPT and "
-                "GPT-2 boxes; in 001 also GPT-3, BERT and RoBERTa)",
+        "GPT-2 boxes; in 001 also GPT-3, BERT and RoBERTa)",
         says=r"$\text{GELU}(\bm{X}) = \bm{X} \odot \text{sigmoid}(1.702\bm{X})$, as the "
-             "definition of GELU.",
+        "definition of GELU.",
         correct=r"$\text{GELU}(x) = x\,\Phi(x)$; $x\,\sigma(1.702x)$ is an approximation, off by "
-                r"up to $0.0203$ (at $|x| \approx 2.27$), and no model of the boxes computes it: "
-                r"GPT and GPT-2 use the tanh approximation (off by at most $4.7 \times 10^{-4}$, "
-                r"and right for them), BERT and RoBERTa the exact form. (000's BERT box uses "
-                r"$\text{FFN}_\text{ReLU}$, a separate erratum.) With the sigmoid form a small "
-                r"random model's probabilities move by about $10^{-3}$ (chapter 13).",
-        chapter=_CH11, stated=_sigmoid_gelu, true=_erf_gelu, check=gelu_is_wrong),
+        r"up to $0.0203$ (at $|x| \approx 2.27$), and no model of the boxes computes it: "
+        r"GPT and GPT-2 use the tanh approximation (off by at most $4.7 \times 10^{-4}$, "
+        r"and right for them), BERT and RoBERTa the exact form. (000's BERT box uses "
+        r"$\text{FFN}_\text{ReLU}$, a separate erratum.) With the sigmoid form a small "
+        r"random model's probabilities move by about $10^{-3}$ (chapter 13).",
+        chapter=_CH11,
+        stated=_sigmoid_gelu,
+        true=_erf_gelu,
+        check=gelu_is_wrong,
+    ),
     Erratum(
-        key="ffn-relu-003", sources=("003",),
+        key="ffn-relu-003",
+        sources=("003",),
         section="Single Layer: FFN",
         says=r"$\text{FFN}(\mathcal{H}) = \bm{W}_2 \cdot \text{ReLU}[\bm{W}_1 \cdot \mathcal{H} "
-             r"+ \bm{b}_1] + \bm{b}_2$ for GPT.",
+        r"+ \bm{b}_1] + \bm{b}_2$ for GPT.",
         correct="GPT's feed-forward network uses GELU (GPT-1 paper; transformers' OpenAI GPT "
-                "configuration `afn=\"gelu\"`, its tanh form).",
-        chapter=_CH11, stated=fm.ffn_relu, true=partial(fm.ffn_gelu, approximation="tanh"),
-        check=gpt_ffn_is_wrong),
+        'configuration `afn="gelu"`, its tanh form).',
+        chapter=_CH11,
+        stated=fm.ffn_relu,
+        true=partial(fm.ffn_gelu, approximation="tanh"),
+        check=gpt_ffn_is_wrong,
+    ),
     Erratum(
-        key="ffn-shapes-003", sources=("003",),
+        key="ffn-shapes-003",
+        sources=("003",),
         section="Single Layer: FFN parameter shapes",
         says=r"$\bm{W}_1 \in \R^{M \times 4d}$, $\bm{W}_2 \in \R^{M \times d}$.",
         correct=r"In the column-vector form $\bm{W}_2 \cdot \text{act}[\bm{W}_1 \cdot \bm{h} + "
-                r"\bm{b}_1] + \bm{b}_2$: $\bm{W}_1 \in \R^{4d \times d}$, "
-                r"$\bm{W}_2 \in \R^{d \times 4d}$ (the shapes of `torch.nn.Linear` weights); the "
-                r"book's row form uses the transposes $H \times F$ and $F \times H$. With the "
-                r"shapes as written neither product is defined, whatever $M$ is.",
-        chapter=_CH11, stated=lambda d, M: ((M, 4 * d), (M, d)),
-        true=lambda d, M: ((4 * d, d), (d, 4 * d)), check=ffn_shapes_are_wrong),
+        r"\bm{b}_1] + \bm{b}_2$: $\bm{W}_1 \in \R^{4d \times d}$, "
+        r"$\bm{W}_2 \in \R^{d \times 4d}$ (the shapes of `torch.nn.Linear` weights); the "
+        r"book's row form uses the transposes $H \times F$ and $F \times H$. With the "
+        r"shapes as written neither product is defined, whatever $M$ is.",
+        chapter=_CH11,
+        stated=lambda d, M: ((M, 4 * d), (M, d)),
+        true=lambda d, M: ((4 * d, d), (d, 4 * d)),
+        check=ffn_shapes_are_wrong,
+    ),
     Erratum(
-        key="ffn-table-z1", sources=("002",),
+        key="ffn-table-z1",
+        sources=("002",),
         section="Step 10 (position-wise FFN) and its matrix description table",
         says=r"$\bm{Z}^{FF}_1 = \text{GELU}(\bm{Z}_4\bm{W}_1 + \bm{b}_1)$, yet the note and the "
-             r"table call $\bm{Z}^{FF}_1$ the output of the first linear transformation and "
-             r"apply the activation again as $\sigma(\bm{Z}^{FF}_1)$.",
+        r"table call $\bm{Z}^{FF}_1$ the output of the first linear transformation and "
+        r"apply the activation again as $\sigma(\bm{Z}^{FF}_1)$.",
         correct=r"GELU is applied exactly once: $\bm{Z}_5 = \text{GELU}(\bm{Z}_4\bm{W}_1 + "
-                r"\bm{b}_1)\bm{W}_2 + \bm{b}_2$. Applying it twice (or not at all) no longer "
-                "matches GPT-2's MLP.",
-        chapter=_CH11, stated=2, true=1, check=gelu_count_is_wrong),
+        r"\bm{b}_1)\bm{W}_2 + \bm{b}_2$. Applying it twice (or not at all) no longer "
+        "matches GPT-2's MLP.",
+        chapter=_CH11,
+        stated=2,
+        true=1,
+        check=gelu_count_is_wrong,
+    ),
     Erratum(
-        key="layernorm-std-eps", sources=("002",),
+        key="layernorm-std-eps",
+        sources=("002",),
         section="Step 6 (layer normalization code)",
         says=r"Code `gamma * (x - mean) / (std + eps) + beta`, under the formula "
-             r"$(\bm{x}_t - \mu_t)/\sqrt{\sigma_t^2 + \epsilon}$.",
+        r"$(\bm{x}_t - \mu_t)/\sqrt{\sigma_t^2 + \epsilon}$.",
         correct=r"The formula (and `torch.nn.LayerNorm`) put $\epsilon$ inside the root: "
-                r"$(\bm{x} - \mu)/\sqrt{\sigma^2 + \epsilon}$. The code's version differs by about "
-                r"$\epsilon/2$ relatively when $\sigma \approx 1$, and by a factor of more "
-                r"than 3 when $\sigma \approx 10^{-3}$.",
-        chapter=_CH12, stated=fm.layer_norm_std_eps, true=fm.layer_norm,
-        check=layer_norm_is_wrong),
+        r"$(\bm{x} - \mu)/\sqrt{\sigma^2 + \epsilon}$. The code's version differs by about "
+        r"$\epsilon/2$ relatively when $\sigma \approx 1$, and by a factor of more "
+        r"than 3 when $\sigma \approx 10^{-3}$.",
+        chapter=_CH12,
+        stated=fm.layer_norm_std_eps,
+        true=fm.layer_norm,
+        check=layer_norm_is_wrong,
+    ),
     Erratum(
-        key="layernorm-eps-unspecified", sources=("000", "001"), kind="omission",
+        key="layernorm-eps-unspecified",
+        sources=("000", "001"),
+        kind="omission",
         section="Hyperparameters: Epsilon in Layer Normalization",
         says=r"Lists $\epsilon$ without a value.",
         correct=r"GPT and GPT-2 use $\epsilon = 10^{-5}$ (BERT uses $10^{-12}$); the value "
-                "changes the output of LayerNorm for rows whose variance is small.",
-        chapter=_CH12, stated=None, true=1e-5, check=epsilon_is_wrong),
+        "changes the output of LayerNorm for rows whose variance is small.",
+        chapter=_CH12,
+        stated=None,
+        true=1e-5,
+        check=epsilon_is_wrong,
+    ),
     Erratum(
-        key="step6-input-step4", sources=("002",),
-        section="Step 6 and \"Layer Normalization Before Projection\" (step numbers)",
+        key="step6-input-step4",
+        sources=("002",),
+        section='Step 6 and "Layer Normalization Before Projection" (step numbers)',
         says=r"For $\ell = 1$, $\tilde{\bm{X}}$ is \"the output from Step 4 (Positional "
-             "Embedding)\"; the final LayerNorm is titled \"Step 10\".",
+        'Embedding)"; the final LayerNorm is titled "Step 10".',
         correct=r"A numbering slip: the words in brackets name the right step, Step 5 "
-                r"(positional embedding); Step 4's output, the token embedding alone, is not "
-                r"the block's input. Likewise the final LayerNorm follows Step 11 (Step 10 is "
-                "the FFN), so it is Step 12.",
-        chapter=_CH12, stated=4, true=5, check=block_input_step_is_wrong),
+        r"(positional embedding); Step 4's output, the token embedding alone, is not "
+        r"the block's input. Likewise the final LayerNorm follows Step 11 (Step 10 is "
+        "the FFN), so it is Step 12.",
+        chapter=_CH12,
+        stated=4,
+        true=5,
+        check=block_input_step_is_wrong,
+    ),
     Erratum(
-        key="ffn-input-z4", sources=("002",),
-        section="Step 10 matrix description table, row \"Input to FFN in Layer ℓ\"",
+        key="ffn-input-z4",
+        sources=("002",),
+        section='Step 10 matrix description table, row "Input to FFN in Layer ℓ"',
         says=r"$\bm{Z}_4$ is the \"output from the residual connection that adds the normalized "
-             "self-attention outputs to the initial input embeddings\".",
+        'self-attention outputs to the initial input embeddings".',
         correct=r"$\bm{Z}_4 = \text{LayerNorm}(\bm{Z}_3)$, and the residual sum is "
-                r"$\bm{Z}_3 = \tilde{\bm{X}} + \text{MaskedMultiHead}(\text{LayerNorm}"
-                r"(\tilde{\bm{X}}))$: in a pre-LN block the attention's input is normalized, "
-                "not its output.",
-        chapter=_CH12, stated=lambda z3, ln: z3, true=lambda z3, ln: ln(z3),
-        check=ffn_input_is_wrong),
+        r"$\bm{Z}_3 = \tilde{\bm{X}} + \text{MaskedMultiHead}(\text{LayerNorm}"
+        r"(\tilde{\bm{X}}))$: in a pre-LN block the attention's input is normalized, "
+        "not its output.",
+        chapter=_CH12,
+        stated=lambda z3, ln: z3,
+        true=lambda z3, ln: ln(z3),
+        check=ffn_input_is_wrong,
+    ),
 ]

@@ -23,6 +23,7 @@ The file format is tab-separated, one entry a line, ``#`` starting a comment::
 ``tests/test_ledger.py`` computes which source lines carry math, digits or technical terms
 (:func:`claim_lines`) and fails when one is covered by no entry, and resolves every ``ref``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,18 @@ from pathlib import Path
 
 from ..sources import SOURCES
 
-__all__ = ["VERDICTS", "LedgerEntry", "LEDGER_DIR", "ledger", "ledger_digest", "claim_lines",
-           "verdict_counts", "ledger_table", "source_digest", "uncovered"]
+__all__ = [
+    "VERDICTS",
+    "LedgerEntry",
+    "LEDGER_DIR",
+    "ledger",
+    "ledger_digest",
+    "claim_lines",
+    "verdict_counts",
+    "ledger_table",
+    "source_digest",
+    "uncovered",
+]
 
 #: The verdicts, in the order the appendix counts them.
 VERDICTS = ("holds", "erratum", "omission", "ambiguity", "out-of-scope")
@@ -62,13 +73,17 @@ class LedgerEntry:
     @property
     def span(self) -> str:
         """``"233–248"`` (or ``"81"`` for one line), as the appendix prints it."""
-        return str(self.first) if self.first == self.last else f"{self.first}–{self.last}"
+        return (
+            str(self.first) if self.first == self.last else f"{self.first}–{self.last}"
+        )
 
 
 def _parse_line(source: str, row: str, where: str) -> LedgerEntry:
     cells = row.split("\t")
     if len(cells) not in (4, 5):
-        raise ValueError(f"{where}: expected 4 or 5 tab-separated cells, got {len(cells)}")
+        raise ValueError(
+            f"{where}: expected 4 or 5 tab-separated cells, got {len(cells)}"
+        )
     span, verdict, ref, claim, *rest = (c.strip() for c in cells)
     note = rest[0] if rest else ""
     m = re.fullmatch(r"(\d+)(?:-(\d+))?", span)
@@ -78,11 +93,15 @@ def _parse_line(source: str, row: str, where: str) -> LedgerEntry:
     if not 1 <= first <= last:
         raise ValueError(f"{where}: lines: expected 1 <= first <= last, got {span!r}")
     if verdict not in VERDICTS:
-        raise ValueError(f"{where}: verdict: expected one of {VERDICTS}, got {verdict!r}")
+        raise ValueError(
+            f"{where}: verdict: expected one of {VERDICTS}, got {verdict!r}"
+        )
     if not claim:
         raise ValueError(f"{where}: claim: expected a few words, got nothing")
     if verdict in _NEEDS_REF and ref in ("", "-"):
-        raise ValueError(f"{where}: ref: a {verdict!r} entry names what confirms it, got {ref!r}")
+        raise ValueError(
+            f"{where}: ref: a {verdict!r} entry names what confirms it, got {ref!r}"
+        )
     if verdict in _NEEDS_NOTE and not note:
         raise ValueError(f"{where}: note: an {verdict!r} entry says why, got nothing")
     return LedgerEntry(source, first, last, verdict, ref, claim, note)
@@ -93,7 +112,9 @@ def ledger_digest(source: str) -> str:
     text = _ledger_path(source).read_text(encoding="utf-8")
     m = re.search(r"^#\s*sha256\s+([0-9a-f]{64})\s*$", text, re.M)
     if not m:
-        raise ValueError(f"ledger {source}: expected a '# sha256 <hex>' line, found none")
+        raise ValueError(
+            f"ledger {source}: expected a '# sha256 <hex>' line, found none"
+        )
     return m.group(1)
 
 
@@ -132,7 +153,9 @@ _HANGUL_TERMS = re.compile(
     r"훈련|학습|모형|모델|디코더|인코더|말뭉치|코퍼스|데이터|쿼리|키|값|출력|입력|예측|분포|"
     r"사전|미세|인코딩|원핫|셀프|멀티|트랜스포머|생성|자기회귀"
 )
-_NOT_A_CLAIM = re.compile(r"^\s*(?:&nbsp;|-{3,}|</?div[^>]*>|\$\$|\\\[|\\\]|[-*_]{3,}|```)?\s*$")
+_NOT_A_CLAIM = re.compile(
+    r"^\s*(?:&nbsp;|-{3,}|</?div[^>]*>|\$\$|\\\[|\\\]|[-*_]{3,}|```)?\s*$"
+)
 
 
 def claim_lines(text: str) -> list[int]:
@@ -165,8 +188,11 @@ def _ref_md(e: LedgerEntry) -> str:
         return f"{{ref}}`{e.ref} <erratum-{e.ref}>`"
     if e.ref.startswith("label:"):
         label = e.ref.removeprefix("label:")
-        return f"{{ref}}`{label} <{label}>`" if not label.startswith("def-") else \
-            f"{{prf:ref}}`{label}`"
+        return (
+            f"{{ref}}`{label} <{label}>`"
+            if not label.startswith("def-")
+            else f"{{prf:ref}}`{label}`"
+        )
     if e.ref.startswith("test:"):
         return f"`{e.ref.removeprefix('test:').split('::')[-1]}`"
     return ""

@@ -6,6 +6,7 @@ book's NumPy models must reproduce (:func:`formulated.models.hf.omission_effects
 each omission of a box changes), and parameter counts of the real architectures.  Published
 sizes come from :mod:`formulated.models.sizes`.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -17,8 +18,12 @@ from .record import Erratum
 
 __all__ = ["ERRATA", "hyperparameters", "GPT2_TRAINING_DATA", "GPT3_MIX"]
 
-_CH13, _CH14, _CH15, _CH16 = ("chapters/13_gpt", "chapters/14_gpt2_gpt3",
-                              "chapters/15_bert_roberta", "chapters/16_parameters")
+_CH13, _CH14, _CH15, _CH16 = (
+    "chapters/13_gpt",
+    "chapters/14_gpt2_gpt3",
+    "chapters/15_bert_roberta",
+    "chapters/16_parameters",
+)
 
 
 def hyperparameters(**values: int) -> dict[str, int]:
@@ -37,14 +42,23 @@ def hyperparameters(**values: int) -> dict[str, int]:
 #: The corpus GPT-2 was trained on: Radford et al. (2019), "Language Models are Unsupervised
 #: Multitask Learners", section 2.1 ("WebText", built by the authors, never released).
 GPT2_TRAINING_DATA = "WebText"
-_GPT2_CITE = ("Radford et al. (2019), \"Language Models are Unsupervised Multitask Learners\", "
-              "section 2.1")
+_GPT2_CITE = (
+    'Radford et al. (2019), "Language Models are Unsupervised Multitask Learners", '
+    "section 2.1"
+)
 #: GPT-3's training mix, Table 2.2 of its paper: name -> (billions of tokens, weight in the mix).
-GPT3_MIX = {"Common Crawl (filtered)": (410, 0.60), "WebText2": (19, 0.22),
-            "Books1": (12, 0.08), "Books2": (55, 0.08), "Wikipedia": (3, 0.03)}
-_GPT3_CITE = "Brown et al. (2020), \"Language Models are Few-Shot Learners\", Table 2.2"
-_SIZES_CITE = ("Radford et al. (2019), Table 2 (layers, widths); heads from OpenAI's released "
-               "GPT-2 configurations, as in formulated.models.sizes")
+GPT3_MIX = {
+    "Common Crawl (filtered)": (410, 0.60),
+    "WebText2": (19, 0.22),
+    "Books1": (12, 0.08),
+    "Books2": (55, 0.08),
+    "Wikipedia": (3, 0.03),
+}
+_GPT3_CITE = 'Brown et al. (2020), "Language Models are Few-Shot Learners", Table 2.2'
+_SIZES_CITE = (
+    "Radford et al. (2019), Table 2 (layers, widths); heads from OpenAI's released "
+    "GPT-2 configurations, as in formulated.models.sizes"
+)
 
 
 @lru_cache(maxsize=None)
@@ -58,11 +72,14 @@ def _effects(kind: str) -> dict[str, float]:
 def box_variant_is_wrong(kinds: tuple[str, ...]) -> Callable[[str], bool]:
     """A check: does the box variant (``"none"``: the real model; else the omission applied)
     reproduce the ``transformers`` models ``kinds`` (max |Δ| of the probabilities < 1e-9)?"""
+
     def check(variant: str) -> bool:
         return any(_effects(k)[variant] > 1e-9 for k in kinds)
 
-    check.__doc__ = (f"Wrong when the variant's probabilities differ from those of the "
-                     f"transformers models {kinds} (see hf.omission_effects).")
+    check.__doc__ = (
+        f"Wrong when the variant's probabilities differ from those of the "
+        f"transformers models {kinds} (see hf.omission_effects)."
+    )
     return check
 
 
@@ -79,9 +96,17 @@ def vocabulary_size_is_wrong(size: Callable[[dict[str, int]], int]) -> bool:
 
     hp = hyperparameters(V=11, n_ctx=8, H=8, A=2, L=1)
     torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=hp["V"], n_positions=hp["n_ctx"],
-                                       n_embd=hp["H"], n_layer=hp["L"], n_head=hp["A"],
-                                       bos_token_id=0, eos_token_id=0)).eval()
+    model = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=hp["V"],
+            n_positions=hp["n_ctx"],
+            n_embd=hp["H"],
+            n_layer=hp["L"],
+            n_head=hp["A"],
+            bos_token_id=0,
+            eos_token_id=0,
+        )
+    ).eval()
     with torch.no_grad():
         width = model(torch.zeros(1, 3, dtype=torch.long)).logits.shape[-1]
     try:
@@ -102,8 +127,10 @@ def softmax_width_is_wrong(width: Callable[[np.ndarray, int], int]) -> bool:
         if k > X.shape[1]:
             return True  # the sum runs over columns the matrix does not have
         e = np.exp(X)
-        if not np.allclose(e / e[:, :k].sum(axis=1, keepdims=True),
-                           torch.softmax(torch.from_numpy(X), -1).numpy()):
+        if not np.allclose(
+            e / e[:, :k].sum(axis=1, keepdims=True),
+            torch.softmax(torch.from_numpy(X), -1).numpy(),
+        ):
             return True
     return False
 
@@ -119,8 +146,21 @@ def conditioning_is_wrong(given: Callable[[int, int], set[int]]) -> bool:
 
     n, V = 5, 11
     torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=V, n_positions=8, n_embd=8, n_layer=1,
-                                       n_head=2, bos_token_id=0, eos_token_id=0)).double().eval()
+    model = (
+        GPT2LMHeadModel(
+            GPT2Config(
+                vocab_size=V,
+                n_positions=8,
+                n_embd=8,
+                n_layer=1,
+                n_head=2,
+                bos_token_id=0,
+                eos_token_id=0,
+            )
+        )
+        .double()
+        .eval()
+    )
     x = torch.tensor([[3, 1, 4, 1, 5]])
     with torch.no_grad():
         Y = torch.softmax(model(x).logits[0], -1)
@@ -128,9 +168,13 @@ def conditioning_is_wrong(given: Callable[[int, int], set[int]]) -> bool:
         for j in range(n):
             x2 = x.clone()
             x2[0, j] = (x2[0, j] + 1) % V
-            moved.append((torch.softmax(model(x2).logits[0], -1) - Y).abs().amax(-1) > 1e-12)
-    depends = torch.stack(moved, dim=1)                     # depends[i, j]: row i on token j
-    return any({j + 1 for j in range(n) if depends[i, j]} != given(i + 1, n) for i in range(n))
+            moved.append(
+                (torch.softmax(model(x2).logits[0], -1) - Y).abs().amax(-1) > 1e-12
+            )
+    depends = torch.stack(moved, dim=1)  # depends[i, j]: row i on token j
+    return any(
+        {j + 1 for j in range(n) if depends[i, j]} != given(i + 1, n) for i in range(n)
+    )
 
 
 def sparse_mask_is_wrong(mask: str | None) -> bool:
@@ -173,8 +217,12 @@ def _gpt2_count(L: int, H: int, A: int) -> int:
     import transformers as T
 
     with torch.device("meta"):  # shapes only
-        return sum(p.numel() for p in T.GPT2Model(T.GPT2Config(n_embd=H, n_layer=L, n_head=A))
-                   .parameters())
+        return sum(
+            p.numel()
+            for p in T.GPT2Model(
+                T.GPT2Config(n_embd=H, n_layer=L, n_head=A)
+            ).parameters()
+        )
 
 
 def gpt2_column_is_wrong(column: tuple[int, int, int, float, float]) -> bool:
@@ -188,7 +236,9 @@ def gpt2_column_is_wrong(column: tuple[int, int, int, float, float]) -> bool:
     from ..models.sizes import SIZES
 
     L, H, A, low, high = column
-    published = any((s.L, s.H, s.A) == (L, H, A) for s in SIZES.values() if s.family == "GPT-2")
+    published = any(
+        (s.L, s.H, s.A) == (L, H, A) for s in SIZES.values() if s.family == "GPT-2"
+    )
     if not published:
         return True
     count = _gpt2_count(L, H, A)
@@ -208,13 +258,21 @@ def mlm_head_count_is_wrong(extra: Callable[[int, int], int]) -> bool:
         return sum(p.numel() for p in model.parameters())  # a shared tensor counts once
 
     for H, V in ((16, 40), (32, 50)):
-        kw = dict(vocab_size=V, hidden_size=H, num_hidden_layers=1, num_attention_heads=2,
-                  intermediate_size=4 * H, max_position_embeddings=16)
+        kw = dict(
+            vocab_size=V,
+            hidden_size=H,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=4 * H,
+            max_position_embeddings=16,
+        )
         with torch.device("meta"):
-            heads = [count(T.BertForMaskedLM(T.BertConfig(**kw)))
-                     - count(T.BertModel(T.BertConfig(**kw), add_pooling_layer=False)),
-                     count(T.RobertaForMaskedLM(T.RobertaConfig(**kw)))
-                     - count(T.RobertaModel(T.RobertaConfig(**kw), add_pooling_layer=False))]
+            heads = [
+                count(T.BertForMaskedLM(T.BertConfig(**kw)))
+                - count(T.BertModel(T.BertConfig(**kw), add_pooling_layer=False)),
+                count(T.RobertaForMaskedLM(T.RobertaConfig(**kw)))
+                - count(T.RobertaModel(T.RobertaConfig(**kw), add_pooling_layer=False)),
+            ]
         if any(h != extra(H, V) for h in heads):
             return True
     return False
@@ -226,7 +284,9 @@ def gpt1_count_is_wrong(count: int) -> bool:
     import transformers as T
 
     with torch.device("meta"):
-        real = sum(p.numel() for p in T.OpenAIGPTModel(T.OpenAIGPTConfig()).parameters())
+        real = sum(
+            p.numel() for p in T.OpenAIGPTModel(T.OpenAIGPTConfig()).parameters()
+        )
     return count != real
 
 
@@ -255,14 +315,23 @@ def bert_output_name_is_wrong(name: str) -> bool:
     if name not in ("GPT", "BERT"):
         raise ValueError(f"name: expected 'GPT' or 'BERT', got {name!r}")
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
-                                       num_attention_heads=2, intermediate_size=16,
-                                       max_position_embeddings=16)).eval()
-    x, j = torch.tensor([[2, 5, 4, 7, 3]]), 2               # 4 = [MASK] at position j
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=20,
+            hidden_size=8,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=16,
+            max_position_embeddings=16,
+        )
+    ).eval()
+    x, j = torch.tensor([[2, 5, 4, 7, 3]]), 2  # 4 = [MASK] at position j
     later = x.clone()
     later[0, j + 1] = 9
     with torch.no_grad():
-        moved = (model(x).logits[0, j] - model(later).logits[0, j]).abs().max().item() > 1e-9
+        moved = (
+            model(x).logits[0, j] - model(later).logits[0, j]
+        ).abs().max().item() > 1e-9
     return (name == "GPT") == moved
 
 
@@ -281,7 +350,14 @@ def mixed_gpt2_count() -> int:
     from ..models import parameter_count
     from ..models.sizes import size
 
-    dims = {**size("GPT-2 XL").dimensions(), "H": 1024, "F": 4096, "D": 64, "A": 16, "L": 48}
+    dims = {
+        **size("GPT-2 XL").dimensions(),
+        "H": 1024,
+        "F": 4096,
+        "D": 64,
+        "A": 16,
+        "L": 48,
+    }
     return parameter_count(**dims, attention_biases=True, final_layer_norm=True)
 
 
@@ -294,144 +370,225 @@ def _lambda(with_biases: bool) -> int:
 
 ERRATA: list[Erratum] = [
     Erratum(
-        key="s-items", sources=("000", "001"), section="Definition (GPT)",
+        key="s-items",
+        sources=("000", "001"),
+        section="Definition (GPT)",
         says=r"each symbol is a number from $\{1, \ldots, V\}$, its id \"in a pre-specified "
-             r"vocabulary consisting of $s$ items\"",
+        r"vocabulary consisting of $s$ items\"",
         correct=r"the vocabulary has $V$ items (the ids run over $\{1, \ldots, V\}$, and "
-                r"$\text{GPT}(\bm{x}) \in [0, 1]^V$); the letter $s$ is defined nowhere",
-        chapter=_CH13, stated=lambda hp: hp["s"], true=lambda hp: hp["V"],
-        check=vocabulary_size_is_wrong),
+        r"$\text{GPT}(\bm{x}) \in [0, 1]^V$); the letter $s$ is defined nowhere",
+        chapter=_CH13,
+        stated=lambda hp: hp["s"],
+        true=lambda hp: hp["V"],
+        check=vocabulary_size_is_wrong,
+    ),
     Erratum(
-        key="softmax-box-width", sources=("000", "001"), section="Softmax box",
+        key="softmax-box-width",
+        sources=("000", "001"),
+        section="Softmax box",
         says=r"$\text{Softmax} : \R^{n \times H} \to [0, 1]^{n \times H}$, "
-             r"$\text{Softmax}(\bm{X})_{i,j} = e^{X_{i,j}} / \sum_{k=1}^{H} e^{X_{i,k}}$",
+        r"$\text{Softmax}(\bm{X})_{i,j} = e^{X_{i,j}} / \sum_{k=1}^{H} e^{X_{i,k}}$",
         correct=r"the boxes apply it to $n \times n$ scores and $n \times V$ logits: the sum runs "
-                r"over the columns of whatever matrix it is given, "
-                r"$\sum_{k=1}^{m} e^{X_{i,k}}$ for $\bm{X} \in \R^{n \times m}$",
-        chapter=_CH13, stated=lambda X, H: H, true=lambda X, H: X.shape[1],
-        check=softmax_width_is_wrong),
+        r"over the columns of whatever matrix it is given, "
+        r"$\sum_{k=1}^{m} e^{X_{i,k}}$ for $\bm{X} \in \R^{n \times m}$",
+        chapter=_CH13,
+        stated=lambda X, H: H,
+        true=lambda X, H: X.shape[1],
+        check=softmax_width_is_wrong,
+    ),
     Erratum(
-        key="000-second-y-matrix", sources=("000",), section="Definition (after the objective)",
+        key="000-second-y-matrix",
+        sources=("000",),
+        section="Definition (after the objective)",
         says=r"a second $\bm{Y}$ with rows $P_\theta(x_i \mid x_1, \ldots, x_n)$, "
-             r"$i = 1, \ldots, n$, each conditioned on the whole sequence",
+        r"$i = 1, \ldots, n$, each conditioned on the whole sequence",
         correct=r"GPT's $\bm{Y}$ is the first matrix: row $i$ is "
-                r"$P_\theta(x_{i+1} \mid x_1, \ldots, x_i)$ and depends on $x_1, \ldots, x_i$ "
-                r"only (the mask); conditioned on the whole sequence, $x_i$ would be known. "
-                r"Rows conditioned on the whole (masked) input belong to BERT",
-        chapter=_CH13, stated=lambda i, n: set(range(1, n + 1)),
-        true=lambda i, n: set(range(1, i + 1)), check=conditioning_is_wrong),
+        r"$P_\theta(x_{i+1} \mid x_1, \ldots, x_i)$ and depends on $x_1, \ldots, x_i$ "
+        r"only (the mask); conditioned on the whole sequence, $x_i$ would be known. "
+        r"Rows conditioned on the whole (masked) input belong to BERT",
+        chapter=_CH13,
+        stated=lambda i, n: set(range(1, n + 1)),
+        true=lambda i, n: set(range(1, i + 1)),
+        check=conditioning_is_wrong,
+    ),
     Erratum(
-        key="gpt3-sparse-mask-undefined", sources=("001",), kind="omission",
+        key="gpt3-sparse-mask-undefined",
+        sources=("001",),
+        kind="omission",
         section="GPT-3 box",
         says=r"$\text{Mask}^{(l)} = \text{Mask}^\text{ST}$ for odd $l$; "
-             r"$\text{Mask}^\text{ST}$ is never defined.",
+        r"$\text{Mask}^\text{ST}$ is never defined.",
         correct=r"GPT-3 alternates dense layers with *locally banded* sparse attention (after "
-                r"the Sparse Transformer): query $i$ attends to keys $j$ with "
-                r"$0 \le i - j < w$. The band width $w$ is not published; GPT-Neo, which copies "
-                "the alternation, uses the same pattern, and our banded mask equals its local mask.",
-        chapter=_CH14, stated=None, true="banded", check=sparse_mask_is_wrong),
+        r"the Sparse Transformer): query $i$ attends to keys $j$ with "
+        r"$0 \le i - j < w$. The band width $w$ is not published; GPT-Neo, which copies "
+        "the alternation, uses the same pattern, and our banded mask equals its local mask.",
+        chapter=_CH14,
+        stated=None,
+        true="banded",
+        check=sparse_mask_is_wrong,
+    ),
     Erratum(
-        key="gpt3-mask-shape", sources=("001",), section="GPT-3 box (shape column)",
+        key="gpt3-mask-shape",
+        sources=("001",),
+        section="GPT-3 box (shape column)",
         says=r"$\text{Mask}^{(l)}$ is annotated $(n \times H)$.",
         correct=r"A mask has one entry per (query, key) pair: $n \times n$.",
-        chapter=_CH14, stated=lambda n, H: (n, H), true=lambda n, H: (n, n),
-        check=mask_shape_is_wrong),
+        chapter=_CH14,
+        stated=lambda n, H: (n, H),
+        true=lambda n, H: (n, n),
+        check=mask_shape_is_wrong,
+    ),
     Erratum(
-        key="versions-gpt2-mixed", sources=("003",), section="Version table (GPT-2 column)",
+        key="versions-gpt2-mixed",
+        sources=("003",),
+        section="Version table (GPT-2 column)",
         says="GPT-2: embedding dimension 1,024, 48 decoder layers, 16 heads, 1.5B~15B parameters.",
         correct="Width 1,024 with 16 heads is GPT-2 Medium (24 layers, 355M parameters); 48 layers "
-                "is GPT-2 XL (width 1,600, 25 heads, 1.56B). The mixed column would have "
-                f"{mixed_gpt2_count():,} parameters (≈ {mixed_gpt2_count() / 1e9:.2f}B), and no GPT-2 "
-                "has 15B.",
-        chapter=_CH14, stated=(48, 1024, 16, 1.5e9, 15e9), true=_xl_column(),
-        check=gpt2_column_is_wrong, basis="citation", cites=_SIZES_CITE),
+        "is GPT-2 XL (width 1,600, 25 heads, 1.56B). The mixed column would have "
+        f"{mixed_gpt2_count():,} parameters (≈ {mixed_gpt2_count() / 1e9:.2f}B), and no GPT-2 "
+        "has 15B.",
+        chapter=_CH14,
+        stated=(48, 1024, 16, 1.5e9, 15e9),
+        true=_xl_column(),
+        check=gpt2_column_is_wrong,
+        basis="citation",
+        cites=_SIZES_CITE,
+    ),
     Erratum(
-        key="003-gpt2-training-data", sources=("003",),
-        section="Version table (\"Traning Data\" row, GPT-2)",
+        key="003-gpt2-training-data",
+        sources=("003",),
+        section='Version table ("Traning Data" row, GPT-2)',
         says="GPT-2 was trained on OpenWebText.",
         correct="GPT-2 was trained on WebText, OpenAI's own scrape of pages linked from Reddit "
-                "(never released); OpenWebText is the open re-creation of it that others built "
-                "after GPT-2 appeared.",
-        chapter=_CH14, stated="OpenWebText", true="WebText", check=gpt2_data_is_wrong,
-        basis="citation", cites=_GPT2_CITE),
+        "(never released); OpenWebText is the open re-creation of it that others built "
+        "after GPT-2 appeared.",
+        chapter=_CH14,
+        stated="OpenWebText",
+        true="WebText",
+        check=gpt2_data_is_wrong,
+        basis="citation",
+        cites=_GPT2_CITE,
+    ),
     Erratum(
-        key="003-gpt3-bookscorpus", sources=("003",),
-        section="Version table (\"Traning Data\" row, GPT-3)",
+        key="003-gpt3-bookscorpus",
+        sources=("003",),
+        section='Version table ("Traning Data" row, GPT-3)',
         says="GPT-3 was trained on Common Crawl, WebText2, Wikipedia and BooksCorpus.",
         correct="The GPT-3 paper (Table 2.2) lists filtered Common Crawl, WebText2, two book "
-                "corpora, Books1 and Books2 (12 and 55 billion tokens), and Wikipedia; it never "
-                "names BooksCorpus, which with about 0.98 billion words could not supply either "
-                "book corpus.",
+        "corpora, Books1 and Books2 (12 and 55 billion tokens), and Wikipedia; it never "
+        "names BooksCorpus, which with about 0.98 billion words could not supply either "
+        "book corpus.",
         chapter=_CH14,
         stated=("Common Crawl (filtered)", "WebText2", "Wikipedia", "BooksCorpus"),
         true=("Common Crawl (filtered)", "WebText2", "Books1", "Books2", "Wikipedia"),
-        check=gpt3_books_are_wrong, basis="citation", cites=_GPT3_CITE),
+        check=gpt3_books_are_wrong,
+        basis="citation",
+        cites=_GPT3_CITE,
+    ),
     Erratum(
-        key="bert-ffn-relu", sources=("000",), section="BERT box",
+        key="bert-ffn-relu",
+        sources=("000",),
+        section="BERT box",
         says=r"$\bm{X}_l = \text{LayerNorm}(\text{FFN}_\text{RELU}(\bm{X}_l') + \bm{X}_l')$.",
         correct=r"BERT's feed-forward network uses GELU (`hidden_act=\"gelu\"`, the erf form); "
-                "the revision 001 corrects the box to $\\text{FFN}_\\text{GELU}$.",
-        chapter=_CH15, stated="relu", true="none", check=box_variant_is_wrong(("bert",))),
+        "the revision 001 corrects the box to $\\text{FFN}_\\text{GELU}$.",
+        chapter=_CH15,
+        stated="relu",
+        true="none",
+        check=box_variant_is_wrong(("bert",)),
+    ),
     Erratum(
-        key="000-bert-output-gpt", sources=("000",), section="BERT box (output)",
+        key="000-bert-output-gpt",
+        sources=("000",),
+        section="BERT box (output)",
         says=r"$\text{GPT}(\bm{x}) = \bm{Y}_{j_\text{masked},:}$.",
         correct=r"The output is BERT's: the distribution of the masked token given the whole "
-                r"corrupted sequence, $\text{BERT}(\bm{x})$, as 001 writes it. A "
-                r"$\text{GPT}(\bm{x})$ row depends on earlier tokens only; this row also moves "
-                r"when a later token changes.",
-        chapter=_CH15, stated="GPT", true="BERT", check=bert_output_name_is_wrong),
+        r"corrupted sequence, $\text{BERT}(\bm{x})$, as 001 writes it. A "
+        r"$\text{GPT}(\bm{x})$ row depends on earlier tokens only; this row also moves "
+        r"when a later token changes.",
+        chapter=_CH15,
+        stated="GPT",
+        true="BERT",
+        check=bert_output_name_is_wrong,
+    ),
     Erratum(
-        key="bert-segment-labels", sources=("001",),
+        key="bert-segment-labels",
+        sources=("001",),
         section="BERT: input construction and box",
         says=r"$t_i = 0$ for $[\text{CLS}]$, $\bm{x}^A$ and the first $[\text{SEP}]$, and "
-             r"$\bm{X}^{(0)} = \bm{X}'^{(0)} + \text{diag}(\bm{t})\,\text{Stack}_n(\bm{w}^A) + "
-             r"\text{diag}(1-\bm{t})\,\text{Stack}_n(\bm{w}^B)$.",
+        r"$\bm{X}^{(0)} = \bm{X}'^{(0)} + \text{diag}(\bm{t})\,\text{Stack}_n(\bm{w}^A) + "
+        r"\text{diag}(1-\bm{t})\,\text{Stack}_n(\bm{w}^B)$.",
         correct=r"A naming slip: with that $\bm{t}$ the vector called $\bm{w}^A$ is added to "
-                r"sentence B. Both vectors are learned, so the model is the same with the names "
-                r"swapped; but to load BERT's weights (token-type row 0 for sentence A) the "
-                r"vector of $t_i = 0$ must be row 0. (000 does not say which sentence "
-                r"$t_i = 0$ marks.)",
-        chapter=_CH15, stated="segment_labels", true="none",
-        check=box_variant_is_wrong(("bert",))),
+        r"sentence B. Both vectors are learned, so the model is the same with the names "
+        r"swapped; but to load BERT's weights (token-type row 0 for sentence A) the "
+        r"vector of $t_i = 0$ must be row 0. (000 does not say which sentence "
+        r"$t_i = 0$ marks.)",
+        chapter=_CH15,
+        stated="segment_labels",
+        true="none",
+        check=box_variant_is_wrong(("bert",)),
+    ),
     Erratum(
-        key="bert-jmasked-range", sources=("001",), section="BERT box (input $j^\\text{masked}$)",
+        key="bert-jmasked-range",
+        sources=("001",),
+        section="BERT box (input $j^\\text{masked}$)",
         says=r"$j^\text{masked} \in \{1, 2, \ldots, n_A + n_B\}$.",
         correct=r"$\bm{x}'$ has $n = n_A + n_B + 3$ positions; the sentence tokens are at "
-                r"$2, \ldots, n_A + 1$ and $n_A + 3, \ldots, n_A + n_B + 2$. The box's range "
-                r"contains $[\text{CLS}]$ and misses the end of $\bm{x}^B$.",
-        chapter=_CH15, stated=lambda n_A, n_B: set(range(1, n_A + n_B + 1)),
-        true=lambda n_A, n_B: set(range(2, n_A + 2)) | set(range(n_A + 3, n_A + n_B + 3)),
-        check=lambda positions: _jmasked_is_wrong(positions)),
+        r"$2, \ldots, n_A + 1$ and $n_A + 3, \ldots, n_A + n_B + 2$. The box's range "
+        r"contains $[\text{CLS}]$ and misses the end of $\bm{x}^B$.",
+        chapter=_CH15,
+        stated=lambda n_A, n_B: set(range(1, n_A + n_B + 1)),
+        true=lambda n_A, n_B: (
+            set(range(2, n_A + 2)) | set(range(n_A + 3, n_A + n_B + 3))
+        ),
+        check=lambda positions: _jmasked_is_wrong(positions),
+    ),
     Erratum(
-        key="bert-embedding-layernorm", sources=("000", "001"), kind="omission",
+        key="bert-embedding-layernorm",
+        sources=("000", "001"),
+        kind="omission",
         section="BERT and RoBERTa boxes (embedding)",
         says=r"$\bm{X}^{(0)}$ is the sum of token, position (and segment) embeddings.",
-        correct=r"BERT and RoBERTa normalise that sum: "
-                r"$\bm{X}^{(0)} = \text{LayerNorm}_e(\ldots)$, with its own "
-                r"$\bm{\gamma}_e, \bm{\beta}_e$.",
-        chapter=_CH15, stated="embedding_layernorm", true="none",
-        check=box_variant_is_wrong(("bert", "roberta"))),
+        correct=r"BERT and RoBERTa normalize that sum: "
+        r"$\bm{X}^{(0)} = \text{LayerNorm}_e(\ldots)$, with its own "
+        r"$\bm{\gamma}_e, \bm{\beta}_e$.",
+        chapter=_CH15,
+        stated="embedding_layernorm",
+        true="none",
+        check=box_variant_is_wrong(("bert", "roberta")),
+    ),
     Erratum(
-        key="bert-mlm-head", sources=("000", "001"), kind="omission",
+        key="bert-mlm-head",
+        sources=("000", "001"),
+        kind="omission",
         section="BERT and RoBERTa boxes (output)",
         says=r"$\text{Softmax}(\bm{X}^{(L)}_{j,:} \bm{W}_e^\top)$: no head, so no parameters "
-             r"beyond the encoder and $\bm{W}_e$.",
+        r"beyond the encoder and $\bm{W}_e$.",
         correct=r"The masked-LM head first transforms the row, "
-                r"$\text{LayerNorm}_t(\text{GELU}(\bm{x}\bm{W}_t + \bm{b}_t))$, and adds an output "
-                r"bias: $\text{Softmax}(\ldots\bm{W}_e^\top + \bm{b}_\text{out})$; "
-                r"$H^2 + 3H + V$ more parameters ($H^2 + H$ for the transform, $2H$ for its "
-                r"LayerNorm, $V$ for the bias: 344 for $H = 16$, $V = 40$).",
-        chapter=_CH15, stated=lambda H, V: 0,
-        true=lambda H, V: H * H + 3 * H + V, check=mlm_head_count_is_wrong),
+        r"$\text{LayerNorm}_t(\text{GELU}(\bm{x}\bm{W}_t + \bm{b}_t))$, and adds an output "
+        r"bias: $\text{Softmax}(\ldots\bm{W}_e^\top + \bm{b}_\text{out})$; "
+        r"$H^2 + 3H + V$ more parameters ($H^2 + H$ for the transform, $2H$ for its "
+        r"LayerNorm, $V$ for the bias: 344 for $H = 16$, $V = 40$).",
+        chapter=_CH15,
+        stated=lambda H, V: 0,
+        true=lambda H, V: H * H + 3 * H + V,
+        check=mlm_head_count_is_wrong,
+    ),
     Erratum(
-        key="lambda-omits-biases", sources=("000", "001"), kind="omission",
+        key="lambda-omits-biases",
+        sources=("000", "001"),
+        kind="omission",
         section="Parameters (λ) and Hyperparameters",
         says=r"$\lambda = 116\,497\,920$ for GPT-1.",
         correct=r"That is what the formula gives, but the real GPT-1 has 116,534,784 "
-                r"parameters: $\lambda$ leaves out the attention biases, "
-                r"$L(3AD + H) = 36\,864$. GPT-2 small has 124,439,808 (biases and the "
-                "final LayerNorm included, output matrix tied to $\\bm{W}_e$).",
-        chapter=_CH16, stated=_lambda(False), true=_lambda(True), check=gpt1_count_is_wrong),
+        r"parameters: $\lambda$ leaves out the attention biases, "
+        r"$L(3AD + H) = 36\,864$. GPT-2 small has 124,439,808 (biases and the "
+        "final LayerNorm included, output matrix tied to $\\bm{W}_e$).",
+        chapter=_CH16,
+        stated=_lambda(False),
+        true=_lambda(True),
+        check=gpt1_count_is_wrong,
+    ),
 ]
 
 
@@ -442,11 +599,21 @@ def _jmasked_is_wrong(positions: Callable[[int, int], set[int]]) -> bool:
     tokens; the sentence tokens are the unmarked ones."""
     from tokenizers.implementations import BertWordPieceTokenizer
 
-    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "a": 5, "b": 6}
+    vocab = {
+        "[PAD]": 0,
+        "[UNK]": 1,
+        "[CLS]": 2,
+        "[SEP]": 3,
+        "[MASK]": 4,
+        "a": 5,
+        "b": 6,
+    }
     tok = BertWordPieceTokenizer(vocab)
     for n_A, n_B in ((2, 3), (4, 1)):
         enc = tok.encode(" ".join("a" * n_A), " ".join("b" * n_B))
-        real = {i + 1 for i, special in enumerate(enc.special_tokens_mask) if not special}
+        real = {
+            i + 1 for i, special in enumerate(enc.special_tokens_mask) if not special
+        }
         if positions(n_A, n_B) != real:
             return True
     return False

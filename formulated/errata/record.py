@@ -8,6 +8,7 @@ answer into words: ``"erratum holds"`` for the source's value, ``"no erratum"`` 
 one.  ``tests/test_errata.py`` asks both questions of every erratum, so a check that answered the
 same whatever it was given (a tautology) would fail the test.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -60,16 +61,24 @@ class Erratum:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"kind: expected one of {KINDS}, got {self.kind!r} ({self.key})")
+            raise ValueError(
+                f"kind: expected one of {KINDS}, got {self.kind!r} ({self.key})"
+            )
         if self.basis not in BASES:
-            raise ValueError(f"basis: expected one of {BASES}, got {self.basis!r} ({self.key})")
+            raise ValueError(
+                f"basis: expected one of {BASES}, got {self.basis!r} ({self.key})"
+            )
         if (self.basis == "citation") != bool(self.cites):
-            raise ValueError(f"cites: expected the cited work exactly when basis is 'citation', "
-                             f"got basis {self.basis!r} and cites {self.cites!r} ({self.key})")
+            raise ValueError(
+                f"cites: expected the cited work exactly when basis is 'citation', "
+                f"got basis {self.basis!r} and cites {self.cites!r} ({self.key})"
+            )
         unknown = set(self.sources) - set(SOURCES)
         if not self.sources or unknown:
-            raise ValueError(f"sources: expected ids among {sorted(SOURCES)}, got "
-                             f"{self.sources!r} ({self.key})")
+            raise ValueError(
+                f"sources: expected ids among {sorted(SOURCES)}, got "
+                f"{self.sources!r} ({self.key})"
+            )
 
     @property
     def label(self) -> str:
@@ -80,9 +89,14 @@ class Erratum:
         """``"erratum holds"`` if ``check(value)`` finds ``value`` wrong, else ``"no erratum"``."""
         answer = self.check(value)
         if not isinstance(answer, bool):
-            raise TypeError(f"check of {self.key}: expected a bool, got {type(answer).__name__}")
+            raise TypeError(
+                f"check of {self.key}: expected a bool, got {type(answer).__name__}"
+            )
         return ERRATUM_HOLDS if answer else NO_ERRATUM
 
     def holds(self) -> bool:
         """True when the source's value is wrong and the corrected value is not."""
-        return self.verdict(self.stated) == ERRATUM_HOLDS and self.verdict(self.true) == NO_ERRATUM
+        return (
+            self.verdict(self.stated) == ERRATUM_HOLDS
+            and self.verdict(self.true) == NO_ERRATUM
+        )

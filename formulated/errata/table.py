@@ -1,4 +1,5 @@
 """Rendering of the errata for appendix B: the summary, the list, and the audit ledger."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -7,17 +8,28 @@ from typing import Sequence
 from ..sources import SOURCES
 from .record import BASES, KINDS, Erratum
 
-__all__ = ["errata_by_chapter", "errata_table", "source_counts", "kind_counts", "basis_counts",
-           "errata_summary", "ledger_section"]
+__all__ = [
+    "errata_by_chapter",
+    "errata_table",
+    "source_counts",
+    "kind_counts",
+    "basis_counts",
+    "errata_summary",
+    "ledger_section",
+]
 
 
 def _all() -> list[Erratum]:
-    from . import ERRATA  # the package's list, looked up at call time (tests may replace it)
+    from . import (
+        ERRATA,  # the package's list, looked up at call time (tests may replace it)
+    )
 
     return ERRATA
 
 
-def errata_by_chapter(errata: Sequence[Erratum] | None = None) -> dict[str, list[Erratum]]:
+def errata_by_chapter(
+    errata: Sequence[Erratum] | None = None,
+) -> dict[str, list[Erratum]]:
     """Group the errata (default: all of :data:`formulated.errata.ERRATA`) by chapter, in order."""
     out: dict[str, list[Erratum]] = {}
     for e in _all() if errata is None else errata:
@@ -51,17 +63,25 @@ def errata_summary(errata: Sequence[Erratum] | None = None) -> str:
     """One Markdown paragraph: the number of cases, by kind, by basis and by source, all counted
     from the registry (an erratum in two sources counts once for each of them)."""
     errata = _all() if errata is None else errata
-    kinds, bases, sources = kind_counts(errata), basis_counts(errata), source_counts(errata)
+    kinds, bases, sources = (
+        kind_counts(errata),
+        basis_counts(errata),
+        source_counts(errata),
+    )
     shared = sum(len(e.sources) > 1 for e in errata)
     by_source = ", ".join(f"`{s}`: {sources[s]}" for s in SOURCES if sources[s])
-    text = (f"**{_plural(len(errata), 'case')}**: {_plural(kinds['error'], 'error')} and "
-            f"{_plural(kinds['omission'], 'omission')}. By basis: {bases['computed']} computed "
-            f"(the check recomputes the truth) and {bases['citation']} resting on a citation "
-            f"(the check compares with a published fact). By source: {by_source}.")
+    text = (
+        f"**{_plural(len(errata), 'case')}**: {_plural(kinds['error'], 'error')} and "
+        f"{_plural(kinds['omission'], 'omission')}. By basis: {bases['computed']} computed "
+        f"(the check recomputes the truth) and {bases['citation']} resting on a citation "
+        f"(the check compares with a published fact). By source: {by_source}."
+    )
     if shared:
-        text += (f" These add up to {sum(sources.values())}, more than {len(errata)}: "
-                 f"{_plural(shared, 'case')} occur in two sources (mostly `000` and `001`, the "
-                 f"two versions of one text, which share their boxes) and count once for each.")
+        text += (
+            f" These add up to {sum(sources.values())}, more than {len(errata)}: "
+            f"{_plural(shared, 'case')} occur in two sources (mostly `000` and `001`, the "
+            f"two versions of one text, which share their boxes) and count once for each."
+        )
     return text
 
 
@@ -76,7 +96,9 @@ def errata_table(errata: Sequence[Erratum] | None = None) -> str:
     keys = [e.key for e in errata]
     dupes = {k for k in keys if keys.count(k) > 1}
     if dupes:
-        raise ValueError(f"ERRATA: expected unique keys, got duplicates {sorted(dupes)}")
+        raise ValueError(
+            f"ERRATA: expected unique keys, got duplicates {sorted(dupes)}"
+        )
     lines: list[str] = []
     for i, e in enumerate(errata, start=1):
         srcs = ", ".join(f"`{s}` ({SOURCES[s]})" for s in e.sources)
@@ -102,5 +124,8 @@ def ledger_section(source: str) -> str:
     from .ledger import VERDICTS, ledger, verdict_counts
 
     counts = verdict_counts(source)
-    return (f"**{_plural(len(ledger(source)), 'passage')}** by verdict: "
-            + ", ".join(f"*{v}* {counts[v]}" for v in VERDICTS) + ".")
+    return (
+        f"**{_plural(len(ledger(source)), 'passage')}** by verdict: "
+        + ", ".join(f"*{v}* {counts[v]}" for v in VERDICTS)
+        + "."
+    )

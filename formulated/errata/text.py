@@ -5,6 +5,7 @@ Each check takes a value (the source's or the corrected one) and recomputes the 
 independently -- Hugging Face's tokenizers, ``torch.nn.Embedding``, ``torch``'s dropout,
 ``transformers``' GPT-2.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -15,8 +16,11 @@ from .record import Erratum
 
 __all__ = ["ERRATA", "ANIMALS", "LECTURE_WORDS"]
 
-_CH05, _CH06, _CH07 = ("chapters/05_notation_shapes", "chapters/06_tokenization",
-                       "chapters/07_embeddings_positions")
+_CH05, _CH06, _CH07 = (
+    "chapters/05_notation_shapes",
+    "chapters/06_tokenization",
+    "chapters/07_embeddings_positions",
+)
 
 #: 002's example sentences.
 ANIMALS = ("cat eat mouse", "dog chase cat", "mouse eat cheese")
@@ -56,15 +60,23 @@ def index_range_is_wrong(index_range: Callable[[int], Sequence[int]]) -> bool:
             raise IndexError(j)
         return hf.id_to_token(j)
 
-    users = [hf_word, lambda j: table(torch.tensor([j])),
-             lambda j: torch.nn.functional.one_hot(torch.tensor([j]), V),
-             lambda j: embed(np.array([j]), W_e), lambda j: one_hot(np.array([j]), V)]
+    users = [
+        hf_word,
+        lambda j: table(torch.tensor([j])),
+        lambda j: torch.nn.functional.one_hot(torch.tensor([j]), V),
+        lambda j: embed(np.array([j]), W_e),
+        lambda j: one_hot(np.array([j]), V),
+    ]
     ids = list(index_range(V))
     for use in users:
         for j in ids:
             try:
                 use(j)
-            except (IndexError, ValueError, RuntimeError):  # out of range, as each library says
+            except (
+                IndexError,
+                ValueError,
+                RuntimeError,
+            ):  # out of range, as each library says
                 return True
     return len(set(ids)) != V
 
@@ -95,7 +107,9 @@ def step2_ids_are_wrong(tokenizer: Callable[[Sequence[str]], dict[str, int]]) ->
     return sorted(ids) != sorted(hf.get_vocab().values())
 
 
-def z3_residual_is_wrong(z3: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> bool:
+def z3_residual_is_wrong(
+    z3: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+) -> bool:
     """Does ``z3(X̃, Z₁, Z₂)`` equal the residual sum of ``transformers``' GPT-2 block?
 
     In the real block, ``block = Z₃ + MLP(LN(Z₃))``, so ``Z₃ = block − MLP`` (hooks of
@@ -107,11 +121,17 @@ def z3_residual_is_wrong(z3: Callable[[np.ndarray, np.ndarray, np.ndarray], np.n
     ids = np.random.default_rng(3).integers(0, 13, size=(2, 6))
     x_tilde = {s.name: s.value for s in trace_gpt_block(ids, params)}["block input"]
     ref = gpt2_reference(ids, params)
-    return not bool(np.abs(z3(x_tilde, ref["ln_1"], ref["attn"])
-                           - (ref["block"] - ref["mlp"])).max() < 1e-12)
+    return not bool(
+        np.abs(
+            z3(x_tilde, ref["ln_1"], ref["attn"]) - (ref["block"] - ref["mlp"])
+        ).max()
+        < 1e-12
+    )
 
 
-def _hf_bpe(num_merges: int) -> tuple[list[tuple[str, str]], tuple[tuple[str, ...], ...]]:
+def _hf_bpe(
+    num_merges: int,
+) -> tuple[list[tuple[str, str]], tuple[tuple[str, ...], ...]]:
     """Hugging Face's ``BpeTrainer`` on 003's words (each once, no end-of-word marker): its
     first ``num_merges`` merges and the words' tokens under them."""
     import json
@@ -121,15 +141,19 @@ def _hf_bpe(num_merges: int) -> tuple[list[tuple[str, str]], tuple[tuple[str, ..
     alphabet = sorted({c for w in LECTURE_WORDS for c in w})
     hf = Tokenizer(models.BPE())
     hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    hf.train_from_iterator([" ".join(w for w, c in LECTURE_WORDS.items() for _ in range(c))],
-                           trainers.BpeTrainer(vocab_size=len(alphabet) + num_merges,
-                                               min_frequency=0, show_progress=False))
+    hf.train_from_iterator(
+        [" ".join(w for w, c in LECTURE_WORDS.items() for _ in range(c))],
+        trainers.BpeTrainer(
+            vocab_size=len(alphabet) + num_merges, min_frequency=0, show_progress=False
+        ),
+    )
     merges = [tuple(m) for m in json.loads(hf.to_str())["model"]["merges"]]
     return merges, tuple(tuple(hf.encode(w).tokens) for w in LECTURE_WORDS)
 
 
-def bpe_tables_are_wrong(tables: tuple[Sequence[tuple[str, str]], tuple[tuple[str, ...], ...]]
-                         ) -> bool:
+def bpe_tables_are_wrong(
+    tables: tuple[Sequence[tuple[str, str]], tuple[tuple[str, ...], ...]],
+) -> bool:
     """Are ``(merges, result)`` a greedy BPE run on 003's words (each once) and its outcome?
 
     Wrong when some merge is not a most frequent pair at its turn (counted afresh after the
@@ -147,8 +171,11 @@ def bpe_tables_are_wrong(tables: tuple[Sequence[tuple[str, str]], tuple[tuple[st
             return True
         state = {merge_pair(s, pair): c for s, c in state.items()}
     hf_merges, hf_result = _hf_bpe(len(merges))
-    return (tuple(state) != tuple(result) or list(merges) != hf_merges
-            or tuple(result) != hf_result)
+    return (
+        tuple(state) != tuple(result)
+        or list(merges) != hf_merges
+        or tuple(result) != hf_result
+    )
 
 
 def gpt1_vocab_is_wrong(V: int) -> bool:
@@ -172,7 +199,7 @@ def onehot_row_is_wrong(row_of: Callable[[int, int], int]) -> bool:
 
     T, V = 3, 5
     W_e = torch.arange(V * 2, dtype=torch.float64).reshape(V, 2)
-    ids = torch.tensor([1, 0, V - 1])                      # e_2, e_1, ..., e_V
+    ids = torch.tensor([1, 0, V - 1])  # e_2, e_1, ..., e_V
     last = (torch.nn.functional.one_hot(ids, V).double() @ W_e)[-1]
     return not bool(torch.equal(last, W_e[row_of(T, V) - 1]))
 
@@ -188,111 +215,163 @@ def sinusoidal_start_is_wrong(start: int) -> bool:
     T, D = 8, 8
     pos = torch.arange(T, dtype=torch.float64)[:, None]
     freq = 10000.0 ** (torch.arange(0, D, 2, dtype=torch.float64) / D)
-    paper = torch.stack([torch.sin(pos / freq), torch.cos(pos / freq)], dim=-1).reshape(T, D)
+    paper = torch.stack([torch.sin(pos / freq), torch.cos(pos / freq)], dim=-1).reshape(
+        T, D
+    )
     source = np.empty((T, D))
     for a, i in enumerate(range(start, start + T)):
         for b, j in enumerate(range(start, start + D)):
-            source[a, b] = (np.sin(i / 10000 ** (j / D)) if j % 2 == 0
-                            else np.cos(i / 10000 ** ((j - 1) / D)))
+            source[a, b] = (
+                np.sin(i / 10000 ** (j / D))
+                if j % 2 == 0
+                else np.cos(i / 10000 ** ((j - 1) / D))
+            )
     return not bool(np.abs(source - paper.numpy()).max() < 1e-12)
 
 
-def dropout_is_wrong(dropout: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> bool:
+def dropout_is_wrong(
+    dropout: Callable[[np.ndarray, np.ndarray, float], np.ndarray],
+) -> bool:
     """Does ``dropout(X, M, p)`` give ``torch.nn.functional.dropout``'s training-mode output for the
     keep-mask ``M`` torch drew?"""
     import torch
 
     p = 0.25
-    x = torch.randn(1000, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    x = torch.randn(
+        1000, generator=torch.Generator().manual_seed(1), dtype=torch.float64
+    )
     torch.manual_seed(0)
     y = torch.nn.functional.dropout(x, p=p, training=True).numpy()
     keep = (y != 0).astype(float)
     return not bool(np.allclose(dropout(x.numpy(), keep, p), y, rtol=1e-12, atol=0))
 
 
-_BPE_STATED = ([("l", "o"), ("o", "w"), ("e", "s"), ("s", "t")],
-               (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est")))
-_BPE_TRUE = ([("e", "s"), ("l", "o"), ("es", "t"), ("lo", "w")],
-             (("low",), ("low", "e", "r"), ("n", "e", "w", "est"), ("w", "i", "d", "est")))
+_BPE_STATED = (
+    [("l", "o"), ("o", "w"), ("e", "s"), ("s", "t")],
+    (("lo", "w"), ("lo", "w", "er"), ("ne", "w", "est"), ("wi", "d", "est")),
+)
+_BPE_TRUE = (
+    [("e", "s"), ("l", "o"), ("es", "t"), ("lo", "w")],
+    (("low",), ("low", "e", "r"), ("n", "e", "w", "est"), ("w", "i", "d", "est")),
+)
 
 ERRATA: list[Erratum] = [
     Erratum(
-        key="002-vocab-index-range", sources=("002",), section="Vocabulary (the index $j$)",
+        key="002-vocab-index-range",
+        sources=("002",),
+        section="Vocabulary (the index $j$)",
         says=r"$j$ is \"the index of a word in $\mathcal{V}$, explicitly defined as "
-             r"$0 \leq j \leq V$\"; the example then numbers its six words $j = 1, \ldots, 6$.",
+        r"$0 \leq j \leq V$\"; the example then numbers its six words $j = 1, \ldots, 6$.",
         correct=r"$V$ words need $V$ indices: $1 \le j \le V$ (the math, and the source's own "
-                r"example) or $0 \le j \le V - 1$ (code). The range $0 \le j \le V$ has $V + 1$ "
-                "values, one of which names no word.",
-        chapter=_CH05, stated=lambda V: range(0, V + 1), true=lambda V: range(0, V),
-        check=index_range_is_wrong),
+        r"example) or $0 \le j \le V - 1$ (code). The range $0 \le j \le V$ has $V + 1$ "
+        "values, one of which names no word.",
+        chapter=_CH05,
+        stated=lambda V: range(0, V + 1),
+        true=lambda V: range(0, V),
+        check=index_range_is_wrong,
+    ),
     Erratum(
-        key="002-index-base", sources=("002",),
+        key="002-index-base",
+        sources=("002",),
         section="Dimensions and indexing; Input sequence; String-to-index mapping; Step 2",
         says=r"Positions are $0 \le t < T$ (Dimensions) and $1 \le t \le T$ (Input sequence); "
-             r"ids are $0, \ldots, V-1$ ($f_\text{stoi}$, and $0 \le x_t < V$) but Step 2's "
-             r"tokenizer maps $f(w_j) = j$ onto $\{1, \ldots, V\}$.",
+        r"ids are $0, \ldots, V-1$ ($f_\text{stoi}$, and $0 \le x_t < V$) but Step 2's "
+        r"tokenizer maps $f(w_j) = j$ onto $\{1, \ldots, V\}$.",
         correct=r"One convention per context: the book's math counts from 1 and its code from 0, "
-                r"and converts once, at the boundary. Used as 0-based row numbers, Step 2's ids "
-                r"read every word's neighbour, and the last id $V$ is outside a $V$-row "
-                r"embedding table.",
-        chapter=_CH05, stated=_step2_tokenizer, true=_stoi, check=step2_ids_are_wrong),
+        r"and converts once, at the boundary. Used as 0-based row numbers, Step 2's ids "
+        r"read every word's neighbor, and the last id $V$ is outside a $V$-row "
+        r"embedding table.",
+        chapter=_CH05,
+        stated=_step2_tokenizer,
+        true=_stoi,
+        check=step2_ids_are_wrong,
+    ),
     Erratum(
-        key="002-table-z3-residual", sources=("002",),
-        section="Table of Notations, row \"Output After First Residual Connection\" ($\\mathbf{Z}_3$)",
+        key="002-table-z3-residual",
+        sources=("002",),
+        section='Table of Notations, row "Output After First Residual Connection" ($\\mathbf{Z}_3$)',
         says=r"$\mathbf{Z}^{(\ell)}_3$ adds the attention output $\mathbf{Z}^{(\ell)}_2$ \"to the "
-             r"layer normalized input $\mathbf{Z}^{(\ell)}_1$ (for $\ell = 1$)\".",
+        r"layer normalized input $\mathbf{Z}^{(\ell)}_1$ (for $\ell = 1$)\".",
         correct=r"The residual adds the block's *input*, not its normalized input: "
-                r"$\mathbf{Z}^{(1)}_3 = \tilde{\mathbf{X}} + \mathbf{Z}^{(1)}_2$, as the source's "
-                r"own Step 8 and GPT-2 compute it.",
-        chapter=_CH05, stated=lambda x, z1, z2: z1 + z2, true=lambda x, z1, z2: x + z2,
-        check=z3_residual_is_wrong),
+        r"$\mathbf{Z}^{(1)}_3 = \tilde{\mathbf{X}} + \mathbf{Z}^{(1)}_2$, as the source's "
+        r"own Step 8 and GPT-2 compute it.",
+        chapter=_CH05,
+        stated=lambda x, z1, z2: z1 + z2,
+        true=lambda x, z1, z2: x + z2,
+        check=z3_residual_is_wrong,
+    ),
     Erratum(
-        key="003-bpe-tables", sources=("003",),
-        section="Tokenization Method: BPE (\"Merge Pairs\" and \"Result\" tables)",
+        key="003-bpe-tables",
+        sources=("003",),
+        section='Tokenization Method: BPE ("Merge Pairs" and "Result" tables)',
         says=r"Merges (l, o), (o, w), (e, s), (s, t), each of count 2, and the result "
-             r"low → [lo, w], lower → [lo, w, er], newest → [ne, w, est], widest → [wi, d, est].",
+        r"low → [lo, w], lower → [lo, w, er], newest → [ne, w, est], widest → [wi, d, est].",
         correct=r"The counts are right *before any merge*, but the rows are not a merge sequence: "
-                r"once (l, o) is merged, (o, w) no longer occurs, nor (s, t) once (e, s) is. "
-                r"Five pairs start at count 2: (l, o), (o, w), (w, e), (e, s), (s, t); which wins "
-                r"is a tie-break. Under the rule of Hugging Face's `BpeTrainer` (and the book's "
-                r"`learn_bpe`): the pair of smallest token ids wins, characters numbered in "
-                r"code-point order and merged tokens after them in order of creation. That gives "
-                r"(e, s), (l, o), (es, t), (lo, w), each with count 2, and only then pairs seen "
-                r"once. The source's result is reachable under no tie-breaking (chapter 6 "
-                r"enumerates them all): it keeps lo and w apart (count 2) while merging er, ne "
-                r"and wi (count 1).",
-        chapter=_CH06, stated=_BPE_STATED, true=_BPE_TRUE, check=bpe_tables_are_wrong),
+        r"once (l, o) is merged, (o, w) no longer occurs, nor (s, t) once (e, s) is. "
+        r"Five pairs start at count 2: (l, o), (o, w), (w, e), (e, s), (s, t); which wins "
+        r"is a tie-break. Under the rule of Hugging Face's `BpeTrainer` (and the book's "
+        r"`learn_bpe`): the pair of smallest token ids wins, characters numbered in "
+        r"code-point order and merged tokens after them in order of creation. That gives "
+        r"(e, s), (l, o), (es, t), (lo, w), each with count 2, and only then pairs seen "
+        r"once. The source's result is reachable under no tie-breaking (chapter 6 "
+        r"enumerates them all): it keeps lo and w apart (count 2) while merging er, ne "
+        r"and wi (count 1).",
+        chapter=_CH06,
+        stated=_BPE_STATED,
+        true=_BPE_TRUE,
+        check=bpe_tables_are_wrong,
+    ),
     Erratum(
-        key="003-gpt1-vocab", sources=("003",),
-        section="Word Representation (\"Unique Tokens\" table)",
+        key="003-gpt1-vocab",
+        sources=("003",),
+        section='Word Representation ("Unique Tokens" table)',
         says="GPT-1 has 40,000 unique tokens.",
         correct="40,000 is the number of BPE *merges*. GPT-1's vocabulary has 40,478 tokens "
-                "(478 base symbols + 40,000 merges), as sources 000 and 001 state and "
-                "`transformers`' `OpenAIGPTConfig` has. (GPT-2 and GPT-3: 50,257 = 256 bytes + "
-                "50,000 merges + 1 end-of-text token, as the notes say.)",
-        chapter=_CH06, stated=40_000, true=_gpt1_vocabulary(), check=gpt1_vocab_is_wrong),
+        "(478 base symbols + 40,000 merges), as sources 000 and 001 state and "
+        "`transformers`' `OpenAIGPTConfig` has. (GPT-2 and GPT-3: 50,257 = 256 bytes + "
+        "50,000 merges + 1 end-of-text token, as the notes say.)",
+        chapter=_CH06,
+        stated=40_000,
+        true=_gpt1_vocabulary(),
+        check=gpt1_vocab_is_wrong,
+    ),
     Erratum(
-        key="onehot-lookup-last-row", sources=("002",),
+        key="onehot-lookup-last-row",
+        sources=("002",),
         section="Weights and embeddings, lookup illustration",
         says=r"the one-hot row $(0, \dots, 0, 1)$ times $\bm{W}_e$ gives row "
-             r"$(w_{T,1}, \dots, w_{T,D})$",
+        r"$(w_{T,1}, \dots, w_{T,D})$",
         correct=r"a 1 in column $V$ selects row $V$: $(w_{V,1}, \dots, w_{V,D})$",
-        chapter=_CH07, stated=lambda T, V: T, true=lambda T, V: V, check=onehot_row_is_wrong),
+        chapter=_CH07,
+        stated=lambda T, V: T,
+        true=lambda T, V: V,
+        check=onehot_row_is_wrong,
+    ),
     Erratum(
-        key="sinusoidal-index-range", sources=("002",),
+        key="sinusoidal-index-range",
+        sources=("002",),
         section="PE: Positional Encoding Layer",
         says=r"$x'_{i,j} = \sin(i/10000^{j/D})$ ($j$ even), $\cos(i/10000^{(j-1)/D})$ (odd), "
-             r"for $i = 1..T$, $j = 1..D$",
+        r"for $i = 1..T$, $j = 1..D$",
         correct=r"the formula holds with positions and columns counted from 0 "
-                r"($p = 0..n-1$, $j = 0..D-1$); with 1-based $j$ the sine/cosine pairs are "
-                r"shifted by one column",
-        chapter=_CH07, stated=1, true=0, check=sinusoidal_start_is_wrong),
+        r"($p = 0..n-1$, $j = 0..D-1$); with 1-based $j$ the sine/cosine pairs are "
+        r"shifted by one column",
+        chapter=_CH07,
+        stated=1,
+        true=0,
+        check=sinusoidal_start_is_wrong,
+    ),
     Erratum(
-        key="dropout-scaling", sources=("002",), kind="omission",
+        key="dropout-scaling",
+        sources=("002",),
+        kind="omission",
         section="Step 5, dropout",
         says=r"$\bm{X}^\text{dropout} = \bm{X} \odot \bm{M}$, with no rescaling anywhere",
         correct=r"$\bm{X} \odot \bm{M} / (1-p)$ during training, identity at inference "
-                r"(inverted dropout, as `torch.nn.Dropout`)",
-        chapter=_CH07, stated=lambda X, M, p: X * M, true=lambda X, M, p: X * M / (1 - p),
-        check=dropout_is_wrong),
+        r"(inverted dropout, as `torch.nn.Dropout`)",
+        chapter=_CH07,
+        stated=lambda X, M, p: X * M,
+        true=lambda X, M, p: X * M / (1 - p),
+        check=dropout_is_wrong,
+    ),
 ]

@@ -5,6 +5,7 @@ Each check takes a value (the source's or the corrected one) and recomputes the 
 independently -- a maximum-likelihood estimate by counting, ``torch``'s cross-entropy, a joint
 probability table, ``transformers``' GPT-2.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -18,14 +19,16 @@ __all__ = ["ERRATA", "SAMPLE_TEXT"]
 _CH17 = "chapters/17_training_objective"  # 18 and 19: none
 
 #: A short English text for the i.i.d. check ('q' is always followed by 'u').
-SAMPLE_TEXT = ("the quick brown fox jumps over the lazy dog. quiet queens quote quaint quilts. "
-               "the three thin thieves thought that they thrilled the throne.")
+SAMPLE_TEXT = (
+    "the quick brown fox jumps over the lazy dog. quiet queens quote quaint quilts. "
+    "the three thin thieves thought that they thrilled the throne."
+)
 
 
 def objective_is_wrong(term: Callable[[np.ndarray], np.ndarray]) -> bool:
-    """Does maximising ``Σ_j term(q_{x_j})`` over unigram models q give the maximum-likelihood
+    """Does maximizing ``Σ_j term(q_{x_j})`` over unigram models q give the maximum-likelihood
     model?  Data: token 1 three times, token 2 once; the MLE is the frequencies (3/4, 1/4),
-    found by counting; the objective is maximised on a grid of q = (a, 1 − a)."""
+    found by counting; the objective is maximized on a grid of q = (a, 1 − a)."""
     data = np.array([0, 0, 0, 1])
     mle = np.bincount(data, minlength=2) / len(data)
     grid = np.linspace(0, 1, 10_001)
@@ -43,15 +46,18 @@ def loss_term_is_wrong(term: Callable[[np.ndarray, int], Any]) -> bool:
 
     rng = np.random.default_rng(0)
     n, V = 5, 7
-    logits = rng.normal(size=(n, V))                      # row j−1 predicts token j
+    logits = rng.normal(size=(n, V))  # row j−1 predicts token j
     x = rng.integers(0, V, n)
     loss = -sum(term(softmax(logits[j - 1]), int(x[j])) for j in range(1, n))
-    nll = torch.nn.functional.cross_entropy(torch.from_numpy(logits[:-1]), torch.from_numpy(x[1:]),
-                                            reduction="sum").item()
+    nll = torch.nn.functional.cross_entropy(
+        torch.from_numpy(logits[:-1]), torch.from_numpy(x[1:]), reduction="sum"
+    ).item()
     return not (np.shape(loss) == () and abs(float(loss) - nll) < 1e-12)
 
 
-def masked_loglik_is_wrong(loglik: Callable[[Any, np.ndarray, list[int]], float]) -> bool:
+def masked_loglik_is_wrong(
+    loglik: Callable[[Any, np.ndarray, list[int]], float],
+) -> bool:
     """Is ``loglik(model, ids, masked)`` the log-probability of the masked tokens given x'?
 
     Two equally likely sentences, "a a" and "b b", both tokens masked: the truth, read from the
@@ -59,9 +65,12 @@ def masked_loglik_is_wrong(loglik: Callable[[Any, np.ndarray, list[int]], float]
     """
     from ..basics import JointTableModel
 
-    table = np.array([[0.5, 0.0], [0.0, 0.5]])            # P(x1, x2) over {a, b}²
+    table = np.array([[0.5, 0.0], [0.0, 0.5]])  # P(x1, x2) over {a, b}²
     ids = np.array([0, 0])
-    return not abs(loglik(JointTableModel(table), ids, [0, 1]) - np.log(table[0, 0])) < 1e-12
+    return (
+        not abs(loglik(JointTableModel(table), ids, [0, 1]) - np.log(table[0, 0]))
+        < 1e-12
+    )
 
 
 def _joint(model: Any, ids: np.ndarray, masked: list[int]) -> float:
@@ -79,7 +88,9 @@ def token_model_is_wrong(model: str) -> bool:
     give P(next = 'u' | previous = 'q') as observed in the text (counted directly)?"""
     ids = np.frombuffer(SAMPLE_TEXT.encode(), dtype=np.uint8)
     follows_q = ids[1:][ids[:-1] == ord("q")]
-    observed = float(np.mean(follows_q == ord("u")))       # 1.0: 'q' is always followed by 'u'
+    observed = float(
+        np.mean(follows_q == ord("u"))
+    )  # 1.0: 'q' is always followed by 'u'
     if model == "unigram":
         predicted = float(np.mean(ids == ord("u")))
     elif model == "bigram":
@@ -97,7 +108,9 @@ def _toy_model(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return theta, 1 - theta
 
 
-def argmax_identity_is_wrong(objective: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> bool:
+def argmax_identity_is_wrong(
+    objective: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> bool:
     """Is ``argmax_θ objective(P_θ(x₁), P_θ(x₂ | x₁))`` the set ``argmax_θ P_θ(x)``?
 
     P_θ(x) is read from the toy model's joint table, built over all four sequences and checked
@@ -105,8 +118,12 @@ def argmax_identity_is_wrong(objective: Callable[[np.ndarray, np.ndarray], np.nd
     """
     theta = np.linspace(0, 1, 1001)
     p1, p21 = _toy_model(theta)
-    joint = {("a", "a"): p1 * p21, ("a", "b"): p1 * (1 - p21),
-             ("b", "a"): (1 - p1) * 0.5, ("b", "b"): (1 - p1) * 0.5}
+    joint = {
+        ("a", "a"): p1 * p21,
+        ("a", "b"): p1 * (1 - p21),
+        ("b", "a"): (1 - p1) * 0.5,
+        ("b", "b"): (1 - p1) * 0.5,
+    }
     if not np.allclose(sum(joint.values()), 1):
         raise AssertionError("the toy model's joint table does not sum to 1")
     with np.errstate(divide="ignore"):
@@ -123,13 +140,23 @@ def corruption_is_wrong(shares: tuple[float, float, float]) -> bool:
     from tokenizers import Tokenizer, models
     from transformers import DataCollatorForLanguageModeling, PreTrainedTokenizerFast
 
-    vocab = {"[PAD]": 0, "[UNK]": 1, "[MASK]": 2, **{f"w{i}": 3 + i for i in range(997)}}
-    tok = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel(vocab, "[UNK]")),
-                                  pad_token="[PAD]", unk_token="[UNK]", mask_token="[MASK]")
+    vocab = {
+        "[PAD]": 0,
+        "[UNK]": 1,
+        "[MASK]": 2,
+        **{f"w{i}": 3 + i for i in range(997)},
+    }
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer(models.WordLevel(vocab, "[UNK]")),
+        pad_token="[PAD]",
+        unk_token="[UNK]",
+        mask_token="[MASK]",
+    )
     torch.manual_seed(0)
     ids = torch.randint(3, 1000, (200, 500))
-    batch = DataCollatorForLanguageModeling(tok, mlm_probability=0.15)([{"input_ids": r}
-                                                                         for r in ids])
+    batch = DataCollatorForLanguageModeling(tok, mlm_probability=0.15)(
+        [{"input_ids": r} for r in ids]
+    )
     chosen = batch["labels"] != -100
     got, orig = batch["input_ids"][chosen], ids[chosen]
     masked = float((got == 2).float().mean())
@@ -140,62 +167,94 @@ def corruption_is_wrong(shares: tuple[float, float, float]) -> bool:
 
 ERRATA: list[Erratum] = [
     Erratum(
-        key="000-loss-missing-log", sources=("000",), section="Definition (GPT training objective)",
+        key="000-loss-missing-log",
+        sources=("000",),
+        section="Definition (GPT training objective)",
         says="$\\text{loss} = -\\log P(x_2, \\dots, x_n \\mid x_1) = -\\sum_{j=2}^n P(x_j \\mid "
-             "x_1, \\dots, x_{j-1}) = -\\sum_{j=2}^n Y_{j-1, x_j}$ (and the same sums without log "
-             "in $\\theta^*$)",
+        "x_1, \\dots, x_{j-1}) = -\\sum_{j=2}^n Y_{j-1, x_j}$ (and the same sums without log "
+        "in $\\theta^*$)",
         correct="$-\\sum_{j=2}^n \\log P(x_j \\mid x_1, \\dots, x_{j-1}) = -\\sum_{j=2}^n "
-                "\\log Y_{j-1, x_j}$: the log of a product is the sum of the logs. Without the "
-                "log, the objective prefers a model that gives observed tokens probability 0",
-        chapter=_CH17, stated=lambda q: q, true=np.log, check=objective_is_wrong),
+        "\\log Y_{j-1, x_j}$: the log of a product is the sum of the logs. Without the "
+        "log, the objective prefers a model that gives observed tokens probability 0",
+        chapter=_CH17,
+        stated=lambda q: q,
+        true=np.log,
+        check=objective_is_wrong,
+    ),
     Erratum(
-        key="001-loss-missing-index", sources=("001",),
+        key="001-loss-missing-index",
+        sources=("001",),
         section="GPT (training objective); the masked-LM loss after RoBERTa repeats it",
         says="$\\text{loss} = -\\sum_{j=2}^n \\log\\left(\\text{Softmax}\\left(\\bm{X}^{(L)}_{j-1,:}"
-             "\\bm{W}_e^\\top\\right)\\right)$",
+        "\\bm{W}_e^\\top\\right)\\right)$",
         correct="the log of the softmax row is a vector of $V$ numbers; the loss takes its "
-                "entry $x_j$: $-\\sum_{j=2}^n \\log \\text{Softmax}(\\bm{X}^{(L)}_{j-1,:}"
-                "\\bm{W}_e^\\top)_{x_j}$",
-        chapter=_CH17, stated=lambda row, x: np.log(row), true=lambda row, x: np.log(row[x]),
-        check=loss_term_is_wrong),
+        "entry $x_j$: $-\\sum_{j=2}^n \\log \\text{Softmax}(\\bm{X}^{(L)}_{j-1,:}"
+        "\\bm{W}_e^\\top)_{x_j}$",
+        chapter=_CH17,
+        stated=lambda row, x: np.log(row),
+        true=lambda row, x: np.log(row[x]),
+        check=loss_term_is_wrong,
+    ),
     Erratum(
-        key="000-argmax-identity", sources=("000",), section="Definition (GPT training objective)",
+        key="000-argmax-identity",
+        sources=("000",),
+        section="Definition (GPT training objective)",
         says=r"$\theta^* = \operatorname{argmax}_\theta P_\theta(\bm{x}) = "
-             r"\operatorname{argmax}_\theta \log P_\theta(x_2, \ldots, x_n \mid x_1)$",
+        r"\operatorname{argmax}_\theta \log P_\theta(x_2, \ldots, x_n \mid x_1)$",
         correct=r"$P_\theta(\bm{x}) = P_\theta(x_1)\,P_\theta(x_2, \ldots, x_n \mid x_1)$: the "
-                r"two argmax sets agree only when $P_\theta(x_1)$ does not depend on $\theta$. "
-                r"GPT models the conditional alone, so its objective is "
-                r"$\operatorname{argmax}_\theta \log P_\theta(x_2, \ldots, x_n \mid x_1)$; for a "
-                r"toy model in which $x_1$'s probability depends on $\theta$ the two sets differ "
-                r"($\{1/2\}$ and $\{0\}$).",
-        chapter=_CH17, stated=lambda p1, cond: np.log(cond),
-        true=lambda p1, cond: np.log(p1) + np.log(cond), check=argmax_identity_is_wrong),
+        r"two argmax sets agree only when $P_\theta(x_1)$ does not depend on $\theta$. "
+        r"GPT models the conditional alone, so its objective is "
+        r"$\operatorname{argmax}_\theta \log P_\theta(x_2, \ldots, x_n \mid x_1)$; for a "
+        r"toy model in which $x_1$'s probability depends on $\theta$ the two sets differ "
+        r"($\{1/2\}$ and $\{0\}$).",
+        chapter=_CH17,
+        stated=lambda p1, cond: np.log(cond),
+        true=lambda p1, cond: np.log(p1) + np.log(cond),
+        check=argmax_identity_is_wrong,
+    ),
     Erratum(
-        key="001-bert-corruption", sources=("001",), kind="omission",
+        key="001-bert-corruption",
+        sources=("001",),
+        kind="omission",
         section="Statistical interpretation (BERT's corrupted sequence)",
         says=r"$X'_j = I\, i^\text{mask} + (1 - I) X_j$ with $I \sim \text{Bern}(p)$: every "
-             r"chosen token becomes [MASK].",
+        r"chosen token becomes [MASK].",
         correct=r"BERT chooses 15 % of the positions and, of those, replaces 80 % by [MASK], 10 % "
-                r"by a random token and leaves 10 % unchanged (measured with `transformers`' "
-                r"masking collator), so that the model cannot rely on [MASK] marking the "
-                r"positions it is asked about.",
-        chapter=_CH17, stated=(1.0, 0.0, 0.0), true=(0.8, 0.1, 0.1), check=corruption_is_wrong),
+        r"by a random token and leaves 10 % unchanged (measured with `transformers`' "
+        r"masking collator), so that the model cannot rely on [MASK] marking the "
+        r"positions it is asked about.",
+        chapter=_CH17,
+        stated=(1.0, 0.0, 0.0),
+        true=(0.8, 0.1, 0.1),
+        check=corruption_is_wrong,
+    ),
     Erratum(
-        key="001-bert-independence", sources=("001",), section="Statistical interpretation (BERT)",
+        key="001-bert-independence",
+        sources=("001",),
+        section="Statistical interpretation (BERT)",
         says="$\\log P(\\bm{X}_M = \\bm{x}_M; \\bm{\\theta}) = \\sum_{j \\in M} \\log P(X_j = x_j "
-             "\\mid X'_1 = x'_1, \\dots, X'_n = x'_n; \\bm{\\theta})$",
+        "\\mid X'_1 = x'_1, \\dots, X'_n = x'_n; \\bm{\\theta})$",
         correct="the left side is conditional on $\\bm{X}'$, and the equality holds only if the "
-                "masked tokens are independent given $\\bm{X}'$ (the assumption 001 states in its "
-                "BERT section); in general BERT's objective is an approximation (≈)",
-        chapter=_CH17, stated=_product_of_conditionals, true=_joint, check=masked_loglik_is_wrong),
+        "masked tokens are independent given $\\bm{X}'$ (the assumption 001 states in its "
+        "BERT section); in general BERT's objective is an approximation (≈)",
+        chapter=_CH17,
+        stated=_product_of_conditionals,
+        true=_joint,
+        check=masked_loglik_is_wrong,
+    ),
     Erratum(
-        key="002-tokens-iid", sources=("002",),
+        key="002-tokens-iid",
+        sources=("002",),
         section="Step 1 (Corpus); also the Training Phase section",
         says="Step 1: each sequence is “a sequence of $T$ tokens. These tokens are sampled "
-             "i.i.d. from a true, unknown distribution $\\mathcal{D}$”",
+        "i.i.d. from a true, unknown distribution $\\mathcal{D}$”",
         correct="the *sequences* of the corpus are modelled as i.i.d.; the tokens within a "
-                "sequence are not independent — if they were, every conditional "
-                "$P(x_t \\mid x_{<t})$ would equal $P(x_t)$ and there would be nothing for GPT "
-                "to learn (in English, 'q' is followed by 'u' far more often than 'u' occurs)",
-        chapter=_CH17, stated="unigram", true="bigram", check=token_model_is_wrong),
+        "sequence are not independent — if they were, every conditional "
+        "$P(x_t \\mid x_{<t})$ would equal $P(x_t)$ and there would be nothing for GPT "
+        "to learn (in English, 'q' is followed by 'u' far more often than 'u' occurs)",
+        chapter=_CH17,
+        stated="unigram",
+        true="bigram",
+        check=token_model_is_wrong,
+    ),
 ]

@@ -1,7 +1,7 @@
 """The models of chapters 13–19, one module per implementation.
 
 - :mod:`formulated.models.params` — the NumPy models' configuration, parameter containers,
-  seeded initialisation and parameter count λ (chapters 13–16);
+  seeded initialization and parameter count λ (chapters 13–16);
 - :mod:`formulated.models.reference` — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16);
   the public names of both are re-exported here, so ``from formulated.models import gpt2``
   works.
@@ -11,10 +11,11 @@
 - :mod:`formulated.models.trainable` — the trainable PyTorch GPT (chapter 18); imported on demand,
   so that the NumPy models do not pay for importing PyTorch.
 """
+
 from __future__ import annotations
 
 from . import params, reference
-from .reference import *  # noqa: F401,F403
 from .params import *  # noqa: F401,F403
+from .reference import *  # noqa: F401,F403
 
 __all__ = list(params.__all__) + list(reference.__all__)

@@ -25,20 +25,41 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_array, as_token_ids, check_nonnegative_int, check_positive_int,
-                      check_real, check_segment_ids)
+from .._checks import (
+    as_array,
+    as_token_ids,
+    check_nonnegative_int,
+    check_positive_int,
+    check_real,
+    check_segment_ids,
+)
 from .params import BERTParams, Block, Config, GPTParams, RoBERTaParams
 
-__all__ = ["tiny_model", "randomize_", "from_openai_gpt", "from_gpt2", "from_gpt_neo",
-           "from_bert", "from_roberta", "hf_probabilities", "KINDS", "OMISSIONS", "box_variant",
-           "omission_effects"]
+__all__ = [
+    "tiny_model",
+    "randomize_",
+    "from_openai_gpt",
+    "from_gpt2",
+    "from_gpt_neo",
+    "from_bert",
+    "from_roberta",
+    "hf_probabilities",
+    "KINDS",
+    "OMISSIONS",
+    "box_variant",
+    "omission_effects",
+]
 
 KINDS = ("openai-gpt", "gpt2", "gpt-neo", "bert", "roberta")
 
-# The transformers class each kind builds (see tiny_model), to recognise a model's kind.
-_CLASSES = {"OpenAIGPTLMHeadModel": "openai-gpt", "GPT2LMHeadModel": "gpt2",
-            "GPTNeoForCausalLM": "gpt-neo", "BertForMaskedLM": "bert",
-            "RobertaForMaskedLM": "roberta"}
+# The transformers class each kind builds (see tiny_model), to recognize a model's kind.
+_CLASSES = {
+    "OpenAIGPTLMHeadModel": "openai-gpt",
+    "GPT2LMHeadModel": "gpt2",
+    "GPTNeoForCausalLM": "gpt-neo",
+    "BertForMaskedLM": "bert",
+    "RobertaForMaskedLM": "roberta",
+}
 
 # transformers' activation modules → our ``gelu`` option.  We read the module the model really
 # calls, not the config's name: OpenAI GPT's ``afn="gelu"`` is, in its own table, the tanh form
@@ -57,7 +78,9 @@ def _gelu(act: Any) -> str:
     """Our ``gelu`` option for a ``transformers`` activation module."""
     name = type(act).__name__
     if name not in _GELU:
-        raise ValueError(f"activation: expected a GELU module, one of {sorted(_GELU)}, got {name}")
+        raise ValueError(
+            f"activation: expected a GELU module, one of {sorted(_GELU)}, got {name}"
+        )
     return _GELU[name]
 
 
@@ -65,10 +88,11 @@ def _gelu(act: Any) -> str:
 # Building small random models
 # ---------------------------------------------------------------------------------------------
 
+
 def randomize_(model: Any, seed: int = 0, scale: float = 0.3) -> Any:
     """Overwrite every parameter of ``model`` with seeded random values, in place; return it.
 
-    ``transformers`` initialises LayerNorm with ``γ = 1, β = 0`` and biases with 0.  A parity test
+    ``transformers`` initializes LayerNorm with ``γ = 1, β = 0`` and biases with 0.  A parity test
     on such a model could not notice a loader that drops a bias or swaps ``γ`` and ``β``, so
     every parameter gets random values: weights ``N(0, scale²)``, ``γ`` around 1.
     Tied parameters (the LM head and ``W_e``) are one tensor and stay tied.  ``seed`` is an
@@ -77,7 +101,9 @@ def randomize_(model: Any, seed: int = 0, scale: float = 0.3) -> Any:
     import torch
 
     if not hasattr(model, "named_parameters"):
-        raise TypeError(f"model: expected a torch/transformers model, got {type(model).__name__}")
+        raise TypeError(
+            f"model: expected a torch/transformers model, got {type(model).__name__}"
+        )
     seed = check_nonnegative_int(seed, "seed")
     scale = check_real(scale, "scale", minimum=0)
 
@@ -85,14 +111,21 @@ def randomize_(model: Any, seed: int = 0, scale: float = 0.3) -> Any:
     with torch.no_grad():
         for name, p in model.named_parameters():
             noise = torch.randn(p.shape, generator=g, dtype=torch.float64).to(p.dtype)
-            is_gain = name.endswith("weight") and ("LayerNorm" in name or "ln_" in name
-                                                   or "layer_norm" in name)
+            is_gain = name.endswith("weight") and (
+                "LayerNorm" in name or "ln_" in name or "layer_norm" in name
+            )
             p.copy_(1.0 + 0.2 * noise if is_gain else scale * noise)
     return model
 
 
-def tiny_model(kind: str, config: Config, seed: int = 0, *, window: int | None = None,
-               randomize: bool = True) -> Any:
+def tiny_model(
+    kind: str,
+    config: Config,
+    seed: int = 0,
+    *,
+    window: int | None = None,
+    randomize: bool = True,
+) -> Any:
     """A float64 ``transformers`` model of the given ``kind`` (see :data:`KINDS`) with our
     ``config``'s sizes, eager attention, in eval mode (dropout off), parameters randomised by
     :func:`randomize_`.  ``window`` is GPT-Neo's local-attention width, a positive integer
@@ -110,39 +143,79 @@ def tiny_model(kind: str, config: Config, seed: int = 0, *, window: int | None =
     torch.manual_seed(seed)
     if kind == "openai-gpt":
         if c.F != 4 * c.H:
-            raise ValueError(f"config.F: OpenAI GPT fixes F = 4H = {4 * c.H}, got {c.F}")
-        cfg = T.OpenAIGPTConfig(vocab_size=c.V, n_positions=c.n_ctx, n_embd=c.H, n_layer=c.L,
-                                n_head=c.A, **common)
+            raise ValueError(
+                f"config.F: OpenAI GPT fixes F = 4H = {4 * c.H}, got {c.F}"
+            )
+        cfg = T.OpenAIGPTConfig(
+            vocab_size=c.V,
+            n_positions=c.n_ctx,
+            n_embd=c.H,
+            n_layer=c.L,
+            n_head=c.A,
+            **common,
+        )
         model = T.OpenAIGPTLMHeadModel(cfg)
     elif kind == "gpt2":
-        cfg = T.GPT2Config(vocab_size=c.V, n_positions=c.n_ctx, n_embd=c.H, n_layer=c.L,
-                           n_head=c.A, n_inner=c.F, **common)
+        cfg = T.GPT2Config(
+            vocab_size=c.V,
+            n_positions=c.n_ctx,
+            n_embd=c.H,
+            n_layer=c.L,
+            n_head=c.A,
+            n_inner=c.F,
+            **common,
+        )
         model = T.GPT2LMHeadModel(cfg)
     elif kind == "gpt-neo":
         if c.L % 2:
-            raise ValueError(f"config.L: GPT-3's alternation needs an even L here, got {c.L}")
+            raise ValueError(
+                f"config.L: GPT-3's alternation needs an even L here, got {c.L}"
+            )
         # Layer 1 (1-based) local, layer 2 global, ...: the GPT-3 box's odd = sparse.
-        cfg = T.GPTNeoConfig(vocab_size=c.V, max_position_embeddings=c.n_ctx, hidden_size=c.H,
-                             num_layers=c.L, num_heads=c.A, intermediate_size=c.F,
-                             attention_types=[[["local", "global"], c.L // 2]],
-                             window_size=window if window is not None else 256, **common)
+        cfg = T.GPTNeoConfig(
+            vocab_size=c.V,
+            max_position_embeddings=c.n_ctx,
+            hidden_size=c.H,
+            num_layers=c.L,
+            num_heads=c.A,
+            intermediate_size=c.F,
+            attention_types=[[["local", "global"], c.L // 2]],
+            window_size=window if window is not None else 256,
+            **common,
+        )
         model = T.GPTNeoForCausalLM(cfg)
     elif kind == "bert":
-        cfg = T.BertConfig(vocab_size=c.V, hidden_size=c.H, num_hidden_layers=c.L,
-                           num_attention_heads=c.A, intermediate_size=c.F,
-                           max_position_embeddings=c.n_ctx, pad_token_id=0, **common)
+        cfg = T.BertConfig(
+            vocab_size=c.V,
+            hidden_size=c.H,
+            num_hidden_layers=c.L,
+            num_attention_heads=c.A,
+            intermediate_size=c.F,
+            max_position_embeddings=c.n_ctx,
+            pad_token_id=0,
+            **common,
+        )
         model = T.BertForMaskedLM(cfg)
     elif kind == "roberta":
         # RoBERTa's position table has pad_id + 1 extra rows in front (see from_roberta).
-        cfg = T.RobertaConfig(vocab_size=c.V, hidden_size=c.H, num_hidden_layers=c.L,
-                              num_attention_heads=c.A, intermediate_size=c.F,
-                              max_position_embeddings=c.n_ctx + 2, pad_token_id=1,
-                              type_vocab_size=1, **common)
+        cfg = T.RobertaConfig(
+            vocab_size=c.V,
+            hidden_size=c.H,
+            num_hidden_layers=c.L,
+            num_attention_heads=c.A,
+            intermediate_size=c.F,
+            max_position_embeddings=c.n_ctx + 2,
+            pad_token_id=1,
+            type_vocab_size=1,
+            **common,
+        )
         model = T.RobertaForMaskedLM(cfg)
     else:
         raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
     if c.D * c.A != c.H:
-        raise ValueError(f"config.D: transformers needs D·A = H, got D={c.D}, A={c.A}, H={c.H}")
+        raise ValueError(
+            f"config.D: transformers needs D·A = H, got D={c.D}, A={c.A}, H={c.H}"
+        )
     model = model.to(torch.float64).eval()
     if randomize:
         randomize_(model, seed)
@@ -160,30 +233,40 @@ def hf_probabilities(model: Any, x: Any, t: Any | None = None) -> np.ndarray:
 
     config = getattr(model, "config", None)
     if config is None or not callable(model):
-        raise TypeError(f"model: expected a transformers model, got {type(model).__name__}")
+        raise TypeError(
+            f"model: expected a transformers model, got {type(model).__name__}"
+        )
     x = as_array(x, "x")  # a ragged batch is named here, before its size is read
     if x.size == 0:  # [] is a float array to NumPy: say "empty", not "float ids"
         raise ValueError(f"x: expected at least one token, got shape {x.shape}")
     ids = as_token_ids(x, "x", int(config.vocab_size), ndim=(1, 2))
     n, n_ctx = ids.shape[-1], _n_ctx(config)
     if n_ctx is not None and n > n_ctx:
-        raise ValueError(f"x: expected a sequence of at most n_ctx={n_ctx} tokens (the model's "
-                         f"positions), got n={n}")
+        raise ValueError(
+            f"x: expected a sequence of at most n_ctx={n_ctx} tokens (the model's "
+            f"positions), got n={n}"
+        )
     batch = ids[None] if ids.ndim == 1 else ids
     kwargs = {}
     if t is not None:
         types = getattr(config, "type_vocab_size", None)
         if types is None:
-            raise ValueError(f"t: segment ids are for BERT; a {config.model_type!r} model has "
-                             f"no token types, got t")
+            raise ValueError(
+                f"t: segment ids are for BERT; a {config.model_type!r} model has "
+                f"no token types, got t"
+            )
         check_segment_ids(t, ids)  # integer, shape of x, values in {0, 1}
         tt = np.asarray(t).astype(np.int64)
         if tt.max() >= types:
-            raise ValueError(f"t: expected segment ids in 0..{types - 1} (the model has "
-                             f"{types} token type(s)), got {int(tt.max())}")
+            raise ValueError(
+                f"t: expected segment ids in 0..{types - 1} (the model has "
+                f"{types} token type(s)), got {int(tt.max())}"
+            )
         kwargs["token_type_ids"] = torch.as_tensor(tt[None] if tt.ndim == 1 else tt)
     with torch.no_grad():
-        logits = model(input_ids=torch.as_tensor(batch, dtype=torch.long), **kwargs).logits
+        logits = model(
+            input_ids=torch.as_tensor(batch, dtype=torch.long), **kwargs
+        ).logits
         P = torch.softmax(logits.to(torch.float64), dim=-1).numpy()
     return P[0] if ids.ndim == 1 else P
 
@@ -202,21 +285,22 @@ def _n_ctx(config: Any) -> int | None:
 # Loaders
 # ---------------------------------------------------------------------------------------------
 
+
 def _split_fused(W: np.ndarray, b: np.ndarray, A: int) -> dict[str, np.ndarray]:
     """Conv1D ``c_attn``: ``W (H, 3H)``, ``b (3H,)`` → ``W_q, W_k, W_v (A, H, D)``, ``b_* (A, D)``."""
     H = W.shape[0]
     D = H // A
     out = {}
     for k, name in enumerate("qkv"):
-        Wk = W[:, k * H:(k + 1) * H]                      # (H, A·D): head i in columns i·D..
+        Wk = W[:, k * H : (k + 1) * H]  # (H, A·D): head i in columns i·D..
         out[f"W_{name}"] = Wk.reshape(H, A, D).transpose(1, 0, 2)
-        out[f"b_{name}"] = b[k * H:(k + 1) * H].reshape(A, D)
+        out[f"b_{name}"] = b[k * H : (k + 1) * H].reshape(A, D)
     return out
 
 
 def _heads(linear_weight: np.ndarray, A: int) -> np.ndarray:
     """``nn.Linear`` weight ``(A·D, H)`` (out, in) → our ``(A, H, D)``."""
-    W = linear_weight.T                                    # (H, A·D)
+    W = linear_weight.T  # (H, A·D)
     H = W.shape[0]
     return W.reshape(H, A, -1).transpose(1, 0, 2)
 
@@ -224,19 +308,31 @@ def _heads(linear_weight: np.ndarray, A: int) -> np.ndarray:
 def _conv1d_block(h: Any, A: int) -> Block:
     """One GPT/GPT-2 block (``Conv1D`` layout); ``ln_1``/``ln_2`` are our ``γ_1,β_1``/``γ_2,β_2``."""
     fused = _split_fused(_np(h.attn.c_attn.weight), _np(h.attn.c_attn.bias), A)
-    return Block(W_q=fused["W_q"], W_k=fused["W_k"], W_v=fused["W_v"],
-                 W_o=_np(h.attn.c_proj.weight),
-                 W_1=_np(h.mlp.c_fc.weight), b_1=_np(h.mlp.c_fc.bias),
-                 W_2=_np(h.mlp.c_proj.weight), b_2=_np(h.mlp.c_proj.bias),
-                 gamma_1=_np(h.ln_1.weight), beta_1=_np(h.ln_1.bias),
-                 gamma_2=_np(h.ln_2.weight), beta_2=_np(h.ln_2.bias),
-                 b_q=fused["b_q"], b_k=fused["b_k"], b_v=fused["b_v"],
-                 b_o=_np(h.attn.c_proj.bias))
+    return Block(
+        W_q=fused["W_q"],
+        W_k=fused["W_k"],
+        W_v=fused["W_v"],
+        W_o=_np(h.attn.c_proj.weight),
+        W_1=_np(h.mlp.c_fc.weight),
+        b_1=_np(h.mlp.c_fc.bias),
+        W_2=_np(h.mlp.c_proj.weight),
+        b_2=_np(h.mlp.c_proj.bias),
+        gamma_1=_np(h.ln_1.weight),
+        beta_1=_np(h.ln_1.bias),
+        gamma_2=_np(h.ln_2.weight),
+        beta_2=_np(h.ln_2.bias),
+        b_q=fused["b_q"],
+        b_k=fused["b_k"],
+        b_v=fused["b_v"],
+        b_o=_np(h.attn.c_proj.bias),
+    )
 
 
 def _check_type(model: Any, cls_name: str) -> None:
     if type(model).__name__ != cls_name:
-        raise TypeError(f"model: expected a transformers {cls_name}, got {type(model).__name__}")
+        raise TypeError(
+            f"model: expected a transformers {cls_name}, got {type(model).__name__}"
+        )
 
 
 def from_openai_gpt(model: Any) -> tuple[GPTParams, dict[str, Any]]:
@@ -247,9 +343,15 @@ def from_openai_gpt(model: Any) -> tuple[GPTParams, dict[str, Any]]:
     _check_type(model, "OpenAIGPTLMHeadModel")
     c = model.config
     tr = model.transformer
-    cfg = Config(V=c.vocab_size, n_ctx=c.n_positions, H=c.n_embd, A=c.n_head, L=c.n_layer)
-    params = GPTParams(cfg, _np(tr.tokens_embed.weight), _np(tr.positions_embed.weight),
-                       [_conv1d_block(h, c.n_head) for h in tr.h])
+    cfg = Config(
+        V=c.vocab_size, n_ctx=c.n_positions, H=c.n_embd, A=c.n_head, L=c.n_layer
+    )
+    params = GPTParams(
+        cfg,
+        _np(tr.tokens_embed.weight),
+        _np(tr.positions_embed.weight),
+        [_conv1d_block(h, c.n_head) for h in tr.h],
+    )
     _check_tied(model.lm_head.weight, tr.tokens_embed.weight)
     return params, {"gelu": _gelu(tr.h[0].mlp.act), "eps": float(c.layer_norm_epsilon)}
 
@@ -264,11 +366,22 @@ def from_gpt2(model: Any) -> tuple[GPTParams, dict[str, Any]]:
     if c.scale_attn_by_inverse_layer_idx or not c.scale_attn_weights:
         raise ValueError("model.config: expected GPT-2's plain 1/√D attention scaling")
     tr = model.transformer
-    cfg = Config(V=c.vocab_size, n_ctx=c.n_positions, H=c.n_embd, A=c.n_head, L=c.n_layer,
-                 F=c.n_inner if c.n_inner is not None else 4 * c.n_embd)
-    params = GPTParams(cfg, _np(tr.wte.weight), _np(tr.wpe.weight),
-                       [_conv1d_block(h, c.n_head) for h in tr.h],
-                       gamma_f=_np(tr.ln_f.weight), beta_f=_np(tr.ln_f.bias))
+    cfg = Config(
+        V=c.vocab_size,
+        n_ctx=c.n_positions,
+        H=c.n_embd,
+        A=c.n_head,
+        L=c.n_layer,
+        F=c.n_inner if c.n_inner is not None else 4 * c.n_embd,
+    )
+    params = GPTParams(
+        cfg,
+        _np(tr.wte.weight),
+        _np(tr.wpe.weight),
+        [_conv1d_block(h, c.n_head) for h in tr.h],
+        gamma_f=_np(tr.ln_f.weight),
+        beta_f=_np(tr.ln_f.bias),
+    )
     _check_tied(model.lm_head.weight, tr.wte.weight)
     return params, {"gelu": _gelu(tr.h[0].mlp.act), "eps": float(c.layer_norm_epsilon)}
 
@@ -286,50 +399,82 @@ def from_gpt_neo(model: Any) -> tuple[GPTParams, dict[str, Any]]:
     c = model.config
     expected = ["local" if l % 2 == 0 else "global" for l in range(c.num_layers)]
     if list(c.attention_layers) != expected:
-        raise ValueError(f"model.config.attention_layers: expected {expected} (odd layers "
-                         f"sparse, as in the GPT-3 box), got {list(c.attention_layers)}")
+        raise ValueError(
+            f"model.config.attention_layers: expected {expected} (odd layers "
+            f"sparse, as in the GPT-3 box), got {list(c.attention_layers)}"
+        )
     tr = model.transformer
     A, H = c.num_heads, c.hidden_size
     D = H // A
     blocks = []
     for h in tr.h:
         at = h.attn.attention
-        blocks.append(Block(
-            W_q=_heads(_np(at.q_proj.weight), A) * np.sqrt(D), W_k=_heads(_np(at.k_proj.weight), A),
-            W_v=_heads(_np(at.v_proj.weight), A), W_o=_np(at.out_proj.weight).T,
-            b_o=_np(at.out_proj.bias),
-            W_1=_np(h.mlp.c_fc.weight).T, b_1=_np(h.mlp.c_fc.bias),
-            W_2=_np(h.mlp.c_proj.weight).T, b_2=_np(h.mlp.c_proj.bias),
-            gamma_1=_np(h.ln_1.weight), beta_1=_np(h.ln_1.bias),
-            gamma_2=_np(h.ln_2.weight), beta_2=_np(h.ln_2.bias)))
+        blocks.append(
+            Block(
+                W_q=_heads(_np(at.q_proj.weight), A) * np.sqrt(D),
+                W_k=_heads(_np(at.k_proj.weight), A),
+                W_v=_heads(_np(at.v_proj.weight), A),
+                W_o=_np(at.out_proj.weight).T,
+                b_o=_np(at.out_proj.bias),
+                W_1=_np(h.mlp.c_fc.weight).T,
+                b_1=_np(h.mlp.c_fc.bias),
+                W_2=_np(h.mlp.c_proj.weight).T,
+                b_2=_np(h.mlp.c_proj.bias),
+                gamma_1=_np(h.ln_1.weight),
+                beta_1=_np(h.ln_1.bias),
+                gamma_2=_np(h.ln_2.weight),
+                beta_2=_np(h.ln_2.bias),
+            )
+        )
     F = c.intermediate_size if c.intermediate_size is not None else 4 * H
-    cfg = Config(V=c.vocab_size, n_ctx=c.max_position_embeddings, H=H, A=A, L=c.num_layers, F=F)
-    params = GPTParams(cfg, _np(tr.wte.weight), _np(tr.wpe.weight), blocks,
-                       gamma_f=_np(tr.ln_f.weight), beta_f=_np(tr.ln_f.bias))
+    cfg = Config(
+        V=c.vocab_size, n_ctx=c.max_position_embeddings, H=H, A=A, L=c.num_layers, F=F
+    )
+    params = GPTParams(
+        cfg,
+        _np(tr.wte.weight),
+        _np(tr.wpe.weight),
+        blocks,
+        gamma_f=_np(tr.ln_f.weight),
+        beta_f=_np(tr.ln_f.bias),
+    )
     _check_tied(model.lm_head.weight, tr.wte.weight)
-    return params, {"gelu": _gelu(tr.h[0].mlp.act), "eps": float(c.layer_norm_epsilon),
-                    "window": int(c.window_size)}
+    return params, {
+        "gelu": _gelu(tr.h[0].mlp.act),
+        "eps": float(c.layer_norm_epsilon),
+        "window": int(c.window_size),
+    }
 
 
 def _linear_block(layer: Any, A: int) -> Block:
     """One BERT/RoBERTa layer (``nn.Linear`` layout, post-LN)."""
     s, o = layer.attention.self, layer.attention.output
-    return Block(W_q=_heads(_np(s.query.weight), A), W_k=_heads(_np(s.key.weight), A),
-                 W_v=_heads(_np(s.value.weight), A), W_o=_np(o.dense.weight).T,
-                 b_q=_np(s.query.bias).reshape(A, -1), b_k=_np(s.key.bias).reshape(A, -1),
-                 b_v=_np(s.value.bias).reshape(A, -1), b_o=_np(o.dense.bias),
-                 W_1=_np(layer.intermediate.dense.weight).T,
-                 b_1=_np(layer.intermediate.dense.bias),
-                 W_2=_np(layer.output.dense.weight).T, b_2=_np(layer.output.dense.bias),
-                 gamma_1=_np(o.LayerNorm.weight), beta_1=_np(o.LayerNorm.bias),
-                 gamma_2=_np(layer.output.LayerNorm.weight),
-                 beta_2=_np(layer.output.LayerNorm.bias))
+    return Block(
+        W_q=_heads(_np(s.query.weight), A),
+        W_k=_heads(_np(s.key.weight), A),
+        W_v=_heads(_np(s.value.weight), A),
+        W_o=_np(o.dense.weight).T,
+        b_q=_np(s.query.bias).reshape(A, -1),
+        b_k=_np(s.key.bias).reshape(A, -1),
+        b_v=_np(s.value.bias).reshape(A, -1),
+        b_o=_np(o.dense.bias),
+        W_1=_np(layer.intermediate.dense.weight).T,
+        b_1=_np(layer.intermediate.dense.bias),
+        W_2=_np(layer.output.dense.weight).T,
+        b_2=_np(layer.output.dense.bias),
+        gamma_1=_np(o.LayerNorm.weight),
+        beta_1=_np(o.LayerNorm.bias),
+        gamma_2=_np(layer.output.LayerNorm.weight),
+        beta_2=_np(layer.output.LayerNorm.bias),
+    )
 
 
 def _check_tied(head: Any, W_e: Any) -> None:
     if head.data_ptr() != W_e.data_ptr():
-        raise ValueError("model: expected the LM head tied to the token embedding W_e (the "
-                         "boxes de-embed with W_eᵀ), got an untied head")
+        raise ValueError(
+            "model: expected the LM head tied to the token embedding W_e (the "
+            "boxes de-embed with W_eᵀ), got an untied head"
+        )
 
 
 def from_bert(model: Any) -> tuple[BERTParams, dict[str, Any]]:
@@ -341,24 +486,43 @@ def from_bert(model: Any) -> tuple[BERTParams, dict[str, Any]]:
     _check_type(model, "BertForMaskedLM")
     c = model.config
     if c.type_vocab_size != 2:
-        raise ValueError(f"model.config.type_vocab_size: expected 2 segments, got "
-                         f"{c.type_vocab_size}")
+        raise ValueError(
+            f"model.config.type_vocab_size: expected 2 segments, got "
+            f"{c.type_vocab_size}"
+        )
     emb = model.bert.embeddings
     head = model.cls.predictions
-    cfg = Config(V=c.vocab_size, n_ctx=c.max_position_embeddings, H=c.hidden_size,
-                 A=c.num_attention_heads, L=c.num_hidden_layers, F=c.intermediate_size)
+    cfg = Config(
+        V=c.vocab_size,
+        n_ctx=c.max_position_embeddings,
+        H=c.hidden_size,
+        A=c.num_attention_heads,
+        L=c.num_hidden_layers,
+        F=c.intermediate_size,
+    )
     tte = _np(emb.token_type_embeddings.weight)
     params = BERTParams(
-        cfg, _np(emb.word_embeddings.weight), _np(emb.position_embeddings.weight),
-        w_A=tte[0], w_B=tte[1],
-        blocks=[_linear_block(l, c.num_attention_heads) for l in model.bert.encoder.layer],
-        gamma_e=_np(emb.LayerNorm.weight), beta_e=_np(emb.LayerNorm.bias),
-        W_t=_np(head.transform.dense.weight).T, b_t=_np(head.transform.dense.bias),
-        gamma_t=_np(head.transform.LayerNorm.weight), beta_t=_np(head.transform.LayerNorm.bias),
-        b_out=_np(head.bias))
+        cfg,
+        _np(emb.word_embeddings.weight),
+        _np(emb.position_embeddings.weight),
+        w_A=tte[0],
+        w_B=tte[1],
+        blocks=[
+            _linear_block(l, c.num_attention_heads) for l in model.bert.encoder.layer
+        ],
+        gamma_e=_np(emb.LayerNorm.weight),
+        beta_e=_np(emb.LayerNorm.bias),
+        W_t=_np(head.transform.dense.weight).T,
+        b_t=_np(head.transform.dense.bias),
+        gamma_t=_np(head.transform.LayerNorm.weight),
+        beta_t=_np(head.transform.LayerNorm.bias),
+        b_out=_np(head.bias),
+    )
     _check_tied(head.decoder.weight, emb.word_embeddings.weight)
-    return params, {"gelu": _gelu(model.bert.encoder.layer[0].intermediate.intermediate_act_fn),
-                    "eps": float(c.layer_norm_eps)}
+    return params, {
+        "gelu": _gelu(model.bert.encoder.layer[0].intermediate.intermediate_act_fn),
+        "eps": float(c.layer_norm_eps),
+    }
 
 
 def from_roberta(model: Any) -> tuple[RoBERTaParams, dict[str, Any]]:
@@ -373,24 +537,41 @@ def from_roberta(model: Any) -> tuple[RoBERTaParams, dict[str, Any]]:
     _check_type(model, "RobertaForMaskedLM")
     c = model.config
     if c.hidden_act != "gelu":
-        raise ValueError(f"model.config.hidden_act: expected 'gelu' (the head's activation), "
-                         f"got {c.hidden_act!r}")
+        raise ValueError(
+            f"model.config.hidden_act: expected 'gelu' (the head's activation), "
+            f"got {c.hidden_act!r}"
+        )
     emb = model.roberta.embeddings
     head = model.lm_head
     pad = int(c.pad_token_id)
     offset = pad + 1
     W_p = _np(emb.position_embeddings.weight)[offset:]
-    cfg = Config(V=c.vocab_size, n_ctx=W_p.shape[0], H=c.hidden_size,
-                 A=c.num_attention_heads, L=c.num_hidden_layers, F=c.intermediate_size)
+    cfg = Config(
+        V=c.vocab_size,
+        n_ctx=W_p.shape[0],
+        H=c.hidden_size,
+        A=c.num_attention_heads,
+        L=c.num_hidden_layers,
+        F=c.intermediate_size,
+    )
     tte = _np(emb.token_type_embeddings.weight)
     params = RoBERTaParams(
-        cfg, _np(emb.word_embeddings.weight), W_p,
-        blocks=[_linear_block(l, c.num_attention_heads) for l in model.roberta.encoder.layer],
+        cfg,
+        _np(emb.word_embeddings.weight),
+        W_p,
+        blocks=[
+            _linear_block(l, c.num_attention_heads) for l in model.roberta.encoder.layer
+        ],
         w_type=tte[0],
-        gamma_e=_np(emb.LayerNorm.weight), beta_e=_np(emb.LayerNorm.bias),
-        W_t=_np(head.dense.weight).T, b_t=_np(head.dense.bias),
-        gamma_t=_np(head.layer_norm.weight), beta_t=_np(head.layer_norm.bias),
-        b_out=_np(head.bias), pad_id=pad)
+        gamma_e=_np(emb.LayerNorm.weight),
+        beta_e=_np(emb.LayerNorm.bias),
+        W_t=_np(head.dense.weight).T,
+        b_t=_np(head.dense.bias),
+        gamma_t=_np(head.layer_norm.weight),
+        beta_t=_np(head.layer_norm.bias),
+        b_out=_np(head.bias),
+        pad_id=pad,
+    )
     _check_tied(head.decoder.weight, emb.word_embeddings.weight)
     act = model.roberta.encoder.layer[0].intermediate.intermediate_act_fn
     return params, {"gelu": _gelu(act), "eps": float(c.layer_norm_eps)}
@@ -405,15 +586,30 @@ OMISSIONS: dict[str, tuple[str, ...]] = {
     "openai-gpt": ("gelu", "attention_biases"),
     "gpt2": ("gelu", "attention_biases"),
     "gpt-neo": ("gelu", "attention_biases"),
-    "bert": ("gelu", "relu", "attention_biases", "embedding_layernorm", "mlm_head",
-             "output_bias", "segment_labels"),
-    "roberta": ("gelu", "attention_biases", "embedding_layernorm", "mlm_head", "output_bias",
-                "token_type", "position_offset"),
+    "bert": (
+        "gelu",
+        "relu",
+        "attention_biases",
+        "embedding_layernorm",
+        "mlm_head",
+        "output_bias",
+        "segment_labels",
+    ),
+    "roberta": (
+        "gelu",
+        "attention_biases",
+        "embedding_layernorm",
+        "mlm_head",
+        "output_bias",
+        "token_type",
+        "position_offset",
+    ),
 }
 
 
-def box_variant(model: Any, params: Any, options: dict[str, Any],
-                omission: str) -> tuple[Any, dict[str, Any]]:
+def box_variant(
+    model: Any, params: Any, options: dict[str, Any], omission: str
+) -> tuple[Any, dict[str, Any]]:
     """``(params, options)`` changed to compute what the box says instead of what the real model
     does, for one ``omission`` of :data:`OMISSIONS` (the parameters are not modified in place):
 
@@ -436,11 +632,15 @@ def box_variant(model: Any, params: Any, options: dict[str, Any],
         raise ValueError(f"omission: expected one of {known}, got {omission!r}")
     kind = _CLASSES.get(type(model).__name__)
     if kind is None:
-        raise TypeError(f"model: expected one of the transformers models {sorted(_CLASSES)}, "
-                        f"got {type(model).__name__}")
+        raise TypeError(
+            f"model: expected one of the transformers models {sorted(_CLASSES)}, "
+            f"got {type(model).__name__}"
+        )
     if omission not in OMISSIONS[kind]:
-        raise ValueError(f"omission: expected one of OMISSIONS[{kind!r}] = {OMISSIONS[kind]} for "
-                         f"a {type(model).__name__}, got {omission!r}")
+        raise ValueError(
+            f"omission: expected one of OMISSIONS[{kind!r}] = {OMISSIONS[kind]} for "
+            f"a {type(model).__name__}, got {omission!r}"
+        )
     opts = dict(options)
     p = params
     if omission == "gelu":
@@ -448,8 +648,13 @@ def box_variant(model: Any, params: Any, options: dict[str, Any],
     elif omission == "relu":
         opts["ffn"] = "relu"
     elif omission == "attention_biases":
-        p = dataclasses.replace(p, blocks=[dataclasses.replace(b, b_q=None, b_k=None, b_v=None,
-                                                               b_o=None) for b in p.blocks])
+        p = dataclasses.replace(
+            p,
+            blocks=[
+                dataclasses.replace(b, b_q=None, b_k=None, b_v=None, b_o=None)
+                for b in p.blocks
+            ],
+        )
     elif omission == "embedding_layernorm":
         p = dataclasses.replace(p, gamma_e=None, beta_e=None)
     elif omission == "mlm_head":
@@ -466,12 +671,18 @@ def box_variant(model: Any, params: Any, options: dict[str, Any],
     return p, opts
 
 
-_LOADERS = {"openai-gpt": "from_openai_gpt", "gpt2": "from_gpt2", "gpt-neo": "from_gpt_neo",
-            "bert": "from_bert", "roberta": "from_roberta"}
+_LOADERS = {
+    "openai-gpt": "from_openai_gpt",
+    "gpt2": "from_gpt2",
+    "gpt-neo": "from_gpt_neo",
+    "bert": "from_bert",
+    "roberta": "from_roberta",
+}
 
 
-def omission_effects(kind: str, config: Config | None = None, seed: int = 0, n: int = 8,
-                     window: int = 3) -> dict[str, float]:
+def omission_effects(
+    kind: str, config: Config | None = None, seed: int = 0, n: int = 8, window: int = 3
+) -> dict[str, float]:
     """Max |Δ| between the real model's next-token (or masked-token) probabilities and ours, with
     nothing omitted (``"none"``: the parity error), with each omission of :data:`OMISSIONS`
     applied alone, and with all of them at once (``"all"``: the box as written).
@@ -490,17 +701,24 @@ def omission_effects(kind: str, config: Config | None = None, seed: int = 0, n: 
     if n > cfg.n_ctx:
         raise ValueError(f"n: expected at most n_ctx={cfg.n_ctx} tokens, got {n}")
     if cfg.V < 3:
-        raise ValueError(f"config.V: expected V >= 3 (the sequence uses the ids 2..V-1), "
-                         f"got {cfg.V}")
+        raise ValueError(
+            f"config.V: expected V >= 3 (the sequence uses the ids 2..V-1), got {cfg.V}"
+        )
     seed = check_nonnegative_int(seed, "seed")
     model = tiny_model(kind, cfg, seed, window=window)
     params, opts = globals()[_LOADERS[kind]](model)
-    x = np.random.default_rng(seed).integers(2, cfg.V, size=n)  # no RoBERTa padding id (1)
+    x = np.random.default_rng(seed).integers(
+        2, cfg.V, size=n
+    )  # no RoBERTa padding id (1)
     t = (np.arange(n) >= n // 2).astype(np.int64) if kind == "bert" else None
     ref = hf_probabilities(model, x, t)
-    fwd = {"openai-gpt": M.gpt_probabilities, "gpt2": M.gpt2_probabilities,
-           "gpt-neo": M.gpt3_probabilities, "bert": M.bert_probabilities,
-           "roberta": M.roberta_probabilities}[kind]
+    fwd = {
+        "openai-gpt": M.gpt_probabilities,
+        "gpt2": M.gpt2_probabilities,
+        "gpt-neo": M.gpt3_probabilities,
+        "bert": M.bert_probabilities,
+        "roberta": M.roberta_probabilities,
+    }[kind]
 
     def run(p: Any, o: dict[str, Any]) -> float:
         Y = fwd(x, t, p, **o) if kind == "bert" else fwd(x, p, **o)

@@ -15,6 +15,7 @@ query attends to the cached keys (Definition: def-19-kv-cache)::
 loop, :func:`cache_drift` the comparison of cached and uncached probabilities along one
 sequence, and :func:`tokens_per_second` the measurement of ``benchmarks/kv_cache.py``.
 """
+
 from __future__ import annotations
 
 import copy
@@ -30,8 +31,14 @@ from .._checks import as_array, as_token_ids, check_int, checked
 from ..sampling import sampling_distribution
 from .trainable import GPT
 
-__all__ = ["KVCache", "forward_cached", "generate", "Generation", "cache_drift",
-           "tokens_per_second"]
+__all__ = [
+    "KVCache",
+    "forward_cached",
+    "generate",
+    "Generation",
+    "cache_drift",
+    "tokens_per_second",
+]
 
 
 @dataclass
@@ -57,17 +64,23 @@ class KVCache:
 
     @property
     def nbytes(self) -> int:
-        return sum(k.numel() * k.element_size() + v.numel() * v.element_size()
-                   for k, v in zip(self.keys, self.values))
+        return sum(
+            k.numel() * k.element_size() + v.numel() * v.element_size()
+            for k, v in zip(self.keys, self.values)
+        )
 
 
 def _check_model(model: Any) -> GPT:
     if not isinstance(model, GPT):
-        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got "
-                        f"{type(model).__name__}")
+        raise TypeError(
+            f"model: expected a formulated.models.trainable.GPT, got "
+            f"{type(model).__name__}"
+        )
     if model.training and model.cfg.dropout > 0:
-        raise ValueError("model: expected eval mode (model.eval()); dropout would make cached "
-                         "and uncached passes differ at random")
+        raise ValueError(
+            "model: expected eval mode (model.eval()); dropout would make cached "
+            "and uncached passes differ at random"
+        )
     return model
 
 
@@ -80,24 +93,31 @@ def _check_cache(cache: KVCache, model: GPT) -> None:
     L, A, D = cfg.L, cfg.A, cfg.D
     n_k, n_v = len(cache.keys), len(cache.values)
     if n_k != n_v or n_k not in (0, L):
-        raise ValueError(f"cache: expected keys and values for the model's L={L} layers, "
-                         f"each (B, A={A}, t, D={D}), got {n_k} keys and {n_v} values")
+        raise ValueError(
+            f"cache: expected keys and values for the model's L={L} layers, "
+            f"each (B, A={A}, t, D={D}), got {n_k} keys and {n_v} values"
+        )
     first = None
     for l in range(n_k):
         for name, u in (("keys", cache.keys[l]), ("values", cache.values[l])):
             if not isinstance(u, torch.Tensor):
-                raise TypeError(f"cache.{name}[{l}]: expected a torch.Tensor, got "
-                                f"{type(u).__name__}")
+                raise TypeError(
+                    f"cache.{name}[{l}]: expected a torch.Tensor, got "
+                    f"{type(u).__name__}"
+                )
             shape = tuple(u.shape)
             first = shape if first is None else first
             if u.dim() != 4 or shape != (first[0], A, first[2], D) or shape[2] == 0:
                 raise ValueError(
                     f"cache: expected a cache of this model, L={L} layers of keys and values "
                     f"(B, A={A}, t, D={D}) with one B and t >= 1, got cache.{name}[{l}] of "
-                    f"shape {shape}")
+                    f"shape {shape}"
+                )
             if u.dtype != w.dtype or u.device != w.device:
-                raise ValueError(f"cache: expected tensors of the model's dtype {w.dtype} on "
-                                 f"{w.device}, got cache.{name}[{l}] {u.dtype} on {u.device}")
+                raise ValueError(
+                    f"cache: expected tensors of the model's dtype {w.dtype} on "
+                    f"{w.device}, got cache.{name}[{l}] {u.dtype} on {u.device}"
+                )
 
 
 def _token_ids(ids: Any, name: str, V: int) -> torch.Tensor:
@@ -120,39 +140,52 @@ def _causal_mask(t: int, m: int, device: torch.device) -> torch.Tensor | None:
     return j[None, :] <= i
 
 
-def _forward_cached_args(model: Any, idx: Any, cache: Any = None
-                         ) -> tuple[GPT, torch.Tensor, KVCache]:
+def _forward_cached_args(
+    model: Any, idx: Any, cache: Any = None
+) -> tuple[GPT, torch.Tensor, KVCache]:
     """The checks of :func:`forward_cached`; ``None`` becomes an empty cache."""
     _check_model(model)
     cache = KVCache() if cache is None else cache
     if not isinstance(cache, KVCache):
-        raise TypeError(f"cache: expected a KVCache or None, "
-                        f"got {type(cache).__name__}")
+        raise TypeError(
+            f"cache: expected a KVCache or None, got {type(cache).__name__}"
+        )
     _check_cache(cache, model)
     if not isinstance(idx, torch.Tensor) or idx.dim() != 2 or idx.shape[1] == 0:
-        raise ValueError(f"idx: expected a (B, m) tensor of token ids with m >= 1, got "
-                         f"{getattr(idx, 'shape', type(idx).__name__)}")
+        raise ValueError(
+            f"idx: expected a (B, m) tensor of token ids with m >= 1, got "
+            f"{getattr(idx, 'shape', type(idx).__name__)}"
+        )
     cfg = model.cfg
     B, m = idx.shape
     t = cache.length
     if cache.keys and cache.keys[0].shape[0] != B:
-        raise ValueError(f"idx: expected the cache's batch size "
-                         f"{cache.keys[0].shape[0]}, got {B}")
+        raise ValueError(
+            f"idx: expected the cache's batch size {cache.keys[0].shape[0]}, got {B}"
+        )
     if t + m > cfg.n_ctx:
-        raise ValueError(f"idx: {t} cached + {m} new positions exceed "
-                         f"n_ctx={cfg.n_ctx} (the model has no position "
-                         f"embedding beyond)")
-    if idx.dtype not in (torch.int64, torch.int32) or int(idx.min()) < 0 \
-            or int(idx.max()) >= cfg.V:
-        raise ValueError(f"idx: expected integer ids in 0..{cfg.V - 1}, got dtype "
-                         f"{idx.dtype}, range {idx.min().item()}..{idx.max().item()}")
+        raise ValueError(
+            f"idx: {t} cached + {m} new positions exceed "
+            f"n_ctx={cfg.n_ctx} (the model has no position "
+            f"embedding beyond)"
+        )
+    if (
+        idx.dtype not in (torch.int64, torch.int32)
+        or int(idx.min()) < 0
+        or int(idx.max()) >= cfg.V
+    ):
+        raise ValueError(
+            f"idx: expected integer ids in 0..{cfg.V - 1}, got dtype "
+            f"{idx.dtype}, range {idx.min().item()}..{idx.max().item()}"
+        )
     return model, idx, cache
 
 
 @torch.no_grad()
 @checked(_forward_cached_args)
-def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
-                   ) -> tuple[torch.Tensor, KVCache]:
+def forward_cached(
+    model: GPT, idx: torch.Tensor, cache: KVCache | None = None
+) -> tuple[torch.Tensor, KVCache]:
     """Run ``m`` new positions through the model, reusing and extending ``cache``.
 
     ``idx``: ``(B, m)`` ids of positions ``t .. t+m-1`` (``t = cache.length``); returns
@@ -173,8 +206,9 @@ def forward_cached(model: GPT, idx: torch.Tensor, cache: KVCache | None = None
     for l, blk in enumerate(model.blocks):
         A, D, H = blk.attn.A, blk.attn.D, cfg.H
         q, k, v = blk.attn.qkv(blk.ln_1(X)).split(H, dim=2)
-        q, k, v = (u.view(B, m, A, D).transpose(1, 2)
-                   for u in (q, k, v))                # (B, A, m, D)
+        q, k, v = (
+            u.view(B, m, A, D).transpose(1, 2) for u in (q, k, v)
+        )  # (B, A, m, D)
         if t:
             k = torch.cat([cache.keys[l], k], dim=2)  # (B, A, t+m, D)
             v = torch.cat([cache.values[l], v], dim=2)
@@ -199,9 +233,18 @@ class Generation:
 
 
 @torch.no_grad()
-def generate(model: GPT, prompt: list[int] | torch.Tensor, n_new: int, *, use_cache: bool = True,
-             temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-             greedy: bool = False, seed: int = 0) -> Generation:
+def generate(
+    model: GPT,
+    prompt: list[int] | torch.Tensor,
+    n_new: int,
+    *,
+    use_cache: bool = True,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    greedy: bool = False,
+    seed: int = 0,
+) -> Generation:
     """Continue ``prompt`` (token ids) by ``n_new`` tokens, with or without the cache.
 
     Each step draws from ``sampling_distribution(logits / T, top_k, top_p)`` (float64) with a
@@ -214,8 +257,10 @@ def generate(model: GPT, prompt: list[int] | torch.Tensor, n_new: int, *, use_ca
     ids = _token_ids(prompt, "prompt", model.cfg.V)
     n_new = check_int(n_new, "n_new", 0, "an integer >= 0")
     if ids.numel() + n_new - 1 > model.cfg.n_ctx:
-        raise ValueError(f"n_new: prompt ({ids.numel()}) + n_new ({n_new}) - 1 positions exceed "
-                         f"n_ctx={model.cfg.n_ctx}")
+        raise ValueError(
+            f"n_new: prompt ({ids.numel()}) + n_new ({n_new}) - 1 positions exceed "
+            f"n_ctx={model.cfg.n_ctx}"
+        )
     device = model.W_e.weight.device
     gen = torch.Generator().manual_seed(check_int(seed, "seed", 0, "an integer >= 0"))
     seq = ids.to(device)[None]
@@ -227,20 +272,29 @@ def generate(model: GPT, prompt: list[int] | torch.Tensor, n_new: int, *, use_ca
             lengths.append(cache.length)
         else:
             logits, _ = model(seq)
-        p = sampling_distribution(logits[0, -1].double().cpu(), temperature, top_k, top_p)
+        p = sampling_distribution(
+            logits[0, -1].double().cpu(), temperature, top_k, top_p
+        )
         nxt = int(p.argmax()) if greedy else int(torch.multinomial(p, 1, generator=gen))
         out.append(nxt)
         probs.append(p)
         feed = torch.tensor([[nxt]], device=device)
         seq = torch.cat([seq, feed], dim=1)
     V = model.cfg.V
-    return Generation(out, torch.stack(probs) if probs else torch.zeros(0, V, dtype=torch.float64),
-                      lengths)
+    return Generation(
+        out,
+        torch.stack(probs) if probs else torch.zeros(0, V, dtype=torch.float64),
+        lengths,
+    )
 
 
 @torch.no_grad()
-def cache_drift(model: GPT, ids: list[int] | torch.Tensor, dtype: torch.dtype,
-                prompt_length: int = 1) -> np.ndarray:
+def cache_drift(
+    model: GPT,
+    ids: list[int] | torch.Tensor,
+    dtype: torch.dtype,
+    prompt_length: int = 1,
+) -> np.ndarray:
     """``max_v |p_cached(v) - p_uncached(v)|`` at every step along the sequence ``ids``.
 
     The model is copied to ``dtype``; the first ``prompt_length`` ids are run through the cache at
@@ -256,13 +310,15 @@ def cache_drift(model: GPT, ids: list[int] | torch.Tensor, dtype: torch.dtype,
     n = ids.shape[1]
     prompt_length = check_int(prompt_length, "prompt_length")
     if prompt_length > n or n > model.cfg.n_ctx:
-        raise ValueError(f"ids: expected prompt_length={prompt_length} <= len(ids)={n} <= "
-                         f"n_ctx={model.cfg.n_ctx}")
+        raise ValueError(
+            f"ids: expected prompt_length={prompt_length} <= len(ids)={n} <= "
+            f"n_ctx={model.cfg.n_ctx}"
+        )
     m = copy.deepcopy(model).to(dtype).eval()
     ids = ids.to(m.W_e.weight.device)
     drift, cache = [], None
     for end in range(prompt_length, n + 1):
-        feed = ids[:, :end] if cache is None else ids[:, end - 1:end]
+        feed = ids[:, :end] if cache is None else ids[:, end - 1 : end]
         cached, cache = forward_cached(m, feed, cache)
         full, _ = m(ids[:, :end])
         pc = torch.softmax(cached[0, -1].double(), -1)
@@ -271,8 +327,13 @@ def cache_drift(model: GPT, ids: list[int] | torch.Tensor, dtype: torch.dtype,
     return np.array(drift)
 
 
-def tokens_per_second(model: GPT, n_new: int, use_cache: bool, repeats: int = 3,
-                      prompt: list[int] | None = None) -> float:
+def tokens_per_second(
+    model: GPT,
+    n_new: int,
+    use_cache: bool,
+    repeats: int = 3,
+    prompt: list[int] | None = None,
+) -> float:
     """Greedy generation of ``n_new`` tokens after ``prompt`` (default: token 0), timed
     ``repeats`` times; returns ``n_new / (best time)`` (the best run is the least disturbed by
     other processes)."""

@@ -1,5 +1,5 @@
 """The parameters of the NumPy models (chapters 13–16): configuration, containers, seeded random
-initialisation and the parameter count λ (def-16-theta, def-16-lambda).
+initialization and the parameter count λ (def-16-theta, def-16-lambda).
 
 The forward functions that use them are in :mod:`formulated.models.reference`; every public name
 here is re-exported by :mod:`formulated.models`.
@@ -46,14 +46,34 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .._checks import (check_finite, check_nonnegative_int, check_positive_int, check_real,
-                      check_shape, checked, is_int)
+from .._checks import (
+    check_finite,
+    check_nonnegative_int,
+    check_positive_int,
+    check_real,
+    check_shape,
+    checked,
+    is_int,
+)
 
 __all__ = [
-    "Config", "Block", "GPTParams", "EncoderExtras", "BERTParams", "RoBERTaParams",
-    "init_gpt", "init_gpt2", "init_gpt3", "init_bert", "init_roberta",
-    "check_params", "check_block", "num_parameters", "named_arrays",
-    "parameter_count", "parameter_breakdown",
+    "Config",
+    "Block",
+    "GPTParams",
+    "EncoderExtras",
+    "BERTParams",
+    "RoBERTaParams",
+    "init_gpt",
+    "init_gpt2",
+    "init_gpt3",
+    "init_bert",
+    "init_roberta",
+    "check_params",
+    "check_block",
+    "num_parameters",
+    "named_arrays",
+    "parameter_count",
+    "parameter_breakdown",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -80,13 +100,17 @@ class Config:
 
     def __post_init__(self) -> None:
         for name in ("V", "n_ctx", "H", "A", "L"):
-            object.__setattr__(self, name, check_positive_int(getattr(self, name), name))
+            object.__setattr__(
+                self, name, check_positive_int(getattr(self, name), name)
+            )
         if self.F is None:
             object.__setattr__(self, "F", 4 * self.H)
         if self.D is None:
             if self.H % self.A:
-                raise ValueError(f"D: expected H divisible by A to default D = H // A, got "
-                                 f"H={self.H}, A={self.A}; pass D explicitly")
+                raise ValueError(
+                    f"D: expected H divisible by A to default D = H // A, got "
+                    f"H={self.H}, A={self.A}; pass D explicitly"
+                )
             object.__setattr__(self, "D", self.H // self.A)
         object.__setattr__(self, "F", check_positive_int(self.F, "F"))
         object.__setattr__(self, "D", check_positive_int(self.D, "D"))
@@ -194,13 +218,36 @@ Params = GPTParams | BERTParams | RoBERTaParams
 def _expected_shapes(cfg: Config) -> dict[str, tuple[int, ...]]:
     V, n, H, A, D, F = cfg.V, cfg.n_ctx, cfg.H, cfg.A, cfg.D, cfg.F
     return {
-        "W_e": (V, H), "W_p": (n, H), "w_A": (H,), "w_B": (H,), "w_type": (H,),
-        "gamma_f": (H,), "beta_f": (H,), "gamma_e": (H,), "beta_e": (H,),
-        "W_t": (H, H), "b_t": (H,), "gamma_t": (H,), "beta_t": (H,), "b_out": (V,),
-        "W_q": (A, H, D), "W_k": (A, H, D), "W_v": (A, H, D), "W_o": (A * D, H),
-        "W_1": (H, F), "b_1": (F,), "W_2": (F, H), "b_2": (H,),
-        "gamma_1": (H,), "beta_1": (H,), "gamma_2": (H,), "beta_2": (H,),
-        "b_q": (A, D), "b_k": (A, D), "b_v": (A, D), "b_o": (H,),
+        "W_e": (V, H),
+        "W_p": (n, H),
+        "w_A": (H,),
+        "w_B": (H,),
+        "w_type": (H,),
+        "gamma_f": (H,),
+        "beta_f": (H,),
+        "gamma_e": (H,),
+        "beta_e": (H,),
+        "W_t": (H, H),
+        "b_t": (H,),
+        "gamma_t": (H,),
+        "beta_t": (H,),
+        "b_out": (V,),
+        "W_q": (A, H, D),
+        "W_k": (A, H, D),
+        "W_v": (A, H, D),
+        "W_o": (A * D, H),
+        "W_1": (H, F),
+        "b_1": (F,),
+        "W_2": (F, H),
+        "b_2": (H,),
+        "gamma_1": (H,),
+        "beta_1": (H,),
+        "gamma_2": (H,),
+        "beta_2": (H,),
+        "b_q": (A, D),
+        "b_k": (A, D),
+        "b_v": (A, D),
+        "b_o": (H,),
     }
 
 
@@ -230,38 +277,55 @@ def check_params(params: Params) -> Config:
     non-array or non-float array, a ``blocks`` that is not a list of :class:`Block`, or (RoBERTa)
     a ``pad_id`` that is not an integer id in ``0..V-1``."""
     if not isinstance(params, (GPTParams, BERTParams, RoBERTaParams)):
-        raise TypeError(f"params: expected GPTParams, BERTParams or RoBERTaParams, "
-                        f"got {type(params).__name__}")
+        raise TypeError(
+            f"params: expected GPTParams, BERTParams or RoBERTaParams, "
+            f"got {type(params).__name__}"
+        )
     cfg = params.config
     if not isinstance(cfg, Config):
         raise TypeError(f"params.config: expected a Config, got {type(cfg).__name__}")
     if not isinstance(params.blocks, (list, tuple)):
-        raise TypeError(f"params.blocks: expected a list of L={cfg.L} Block objects, "
-                        f"got {type(params.blocks).__name__}")
+        raise TypeError(
+            f"params.blocks: expected a list of L={cfg.L} Block objects, "
+            f"got {type(params.blocks).__name__}"
+        )
     if len(params.blocks) != cfg.L:
-        raise ValueError(f"params.blocks: expected L={cfg.L} blocks (config), "
-                         f"got {len(params.blocks)}")
+        raise ValueError(
+            f"params.blocks: expected L={cfg.L} blocks (config), "
+            f"got {len(params.blocks)}"
+        )
     for l, blk in enumerate(params.blocks):
         check_block(blk, f"params.blocks[{l}]")
     for f in dataclasses.fields(params):
         value = getattr(params, f.name)
-        if f.name not in ("config", "blocks", "pad_id") and value is not None \
-                and not isinstance(value, np.ndarray):
-            raise TypeError(f"params.{f.name}: expected a NumPy array or None, "
-                            f"got {type(value).__name__}")
+        if (
+            f.name not in ("config", "blocks", "pad_id")
+            and value is not None
+            and not isinstance(value, np.ndarray)
+        ):
+            raise TypeError(
+                f"params.{f.name}: expected a NumPy array or None, "
+                f"got {type(value).__name__}"
+            )
     shapes = _expected_shapes(cfg)
     for name, arr in named_arrays(params):
         short = name.split(".")[-1]
         if not np.issubdtype(arr.dtype, np.floating):
-            raise TypeError(f"params.{name}: expected a float array, got dtype {arr.dtype}")
+            raise TypeError(
+                f"params.{name}: expected a float array, got dtype {arr.dtype}"
+            )
         check_shape(arr, f"params.{name} (config {_cfg_str(cfg)})", shapes[short])
         check_finite(arr, f"params.{name}")
     if isinstance(params, RoBERTaParams) and params.pad_id is not None:
         pad = params.pad_id
         if not is_int(pad):
-            raise TypeError(f"params.pad_id: expected None or an integer token id, got {pad!r}")
+            raise TypeError(
+                f"params.pad_id: expected None or an integer token id, got {pad!r}"
+            )
         if not 0 <= pad < cfg.V:
-            raise ValueError(f"params.pad_id: expected a token id in 0..{cfg.V - 1}, got {pad}")
+            raise ValueError(
+                f"params.pad_id: expected a token id in 0..{cfg.V - 1}, got {pad}"
+            )
     return cfg
 
 
@@ -274,15 +338,19 @@ def check_block(blk: Any, name: str = "blk") -> None:
         optional = g.name in BIAS_FIELDS
         if not isinstance(value, np.ndarray) and not (optional and value is None):
             want = "a NumPy array or None" if optional else "a NumPy array"
-            raise TypeError(f"{name}.{g.name}: expected {want}, got {type(value).__name__}")
+            raise TypeError(
+                f"{name}.{g.name}: expected {want}, got {type(value).__name__}"
+            )
 
 
 BIAS_FIELDS = ("b_q", "b_k", "b_v", "b_o")
 
 
 def _cfg_str(cfg: Config) -> str:
-    return (f"V={cfg.V}, n_ctx={cfg.n_ctx}, H={cfg.H}, A={cfg.A}, D={cfg.D}, F={cfg.F}, "
-            f"L={cfg.L}")
+    return (
+        f"V={cfg.V}, n_ctx={cfg.n_ctx}, H={cfg.H}, A={cfg.A}, D={cfg.D}, F={cfg.F}, "
+        f"L={cfg.L}"
+    )
 
 
 def num_parameters(params: Params) -> int:
@@ -294,18 +362,36 @@ def num_parameters(params: Params) -> int:
 # Seeded random constructors
 # ---------------------------------------------------------------------------------------------
 
-def _block(cfg: Config, rng: np.random.Generator, scale: float, attention_biases: bool) -> Block:
+
+def _block(
+    cfg: Config, rng: np.random.Generator, scale: float, attention_biases: bool
+) -> Block:
     A, H, D, F = cfg.A, cfg.H, cfg.D, cfg.F
 
     def w(*shape: int) -> np.ndarray:
         return rng.normal(0.0, scale, size=shape)
 
-    blk = Block(W_q=w(A, H, D), W_k=w(A, H, D), W_v=w(A, H, D), W_o=w(A * D, H),
-                W_1=w(H, F), b_1=np.zeros(F), W_2=w(F, H), b_2=np.zeros(H),
-                gamma_1=np.ones(H), beta_1=np.zeros(H), gamma_2=np.ones(H), beta_2=np.zeros(H))
+    blk = Block(
+        W_q=w(A, H, D),
+        W_k=w(A, H, D),
+        W_v=w(A, H, D),
+        W_o=w(A * D, H),
+        W_1=w(H, F),
+        b_1=np.zeros(F),
+        W_2=w(F, H),
+        b_2=np.zeros(H),
+        gamma_1=np.ones(H),
+        beta_1=np.zeros(H),
+        gamma_2=np.ones(H),
+        beta_2=np.zeros(H),
+    )
     if attention_biases:
-        blk.b_q, blk.b_k, blk.b_v, blk.b_o = (np.zeros((A, D)), np.zeros((A, D)),
-                                              np.zeros((A, D)), np.zeros(H))
+        blk.b_q, blk.b_k, blk.b_v, blk.b_o = (
+            np.zeros((A, D)),
+            np.zeros((A, D)),
+            np.zeros((A, D)),
+            np.zeros(H),
+        )
     return blk
 
 
@@ -313,8 +399,13 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def init_gpt(config: Config, seed: int = 0, *, scale: float = 0.02,
-             attention_biases: bool = False) -> GPTParams:
+def init_gpt(
+    config: Config,
+    seed: int = 0,
+    *,
+    scale: float = 0.02,
+    attention_biases: bool = False,
+) -> GPTParams:
     """Random GPT parameters: weights ``N(0, scale²)`` (GPT-2's 0.02 by default), biases 0,
     LayerNorm ``γ = 1, β = 0``.  Exactly the arrays of the GPT box unless ``attention_biases``."""
     if not isinstance(config, Config):
@@ -327,40 +418,66 @@ def init_gpt(config: Config, seed: int = 0, *, scale: float = 0.02,
     return GPTParams(config, W_e, W_p, blocks)
 
 
-def init_gpt2(config: Config, seed: int = 0, *, scale: float = 0.02,
-              attention_biases: bool = False) -> GPTParams:
+def init_gpt2(
+    config: Config,
+    seed: int = 0,
+    *,
+    scale: float = 0.02,
+    attention_biases: bool = False,
+) -> GPTParams:
     """Random GPT-2 parameters: those of :func:`init_gpt` plus the final LayerNorm."""
     params = init_gpt(config, seed, scale=scale, attention_biases=attention_biases)
     params.gamma_f, params.beta_f = np.ones(config.H), np.zeros(config.H)
     return params
 
 
-def init_gpt3(config: Config, seed: int = 0, *, scale: float = 0.02,
-              attention_biases: bool = False) -> GPTParams:
+def init_gpt3(
+    config: Config,
+    seed: int = 0,
+    *,
+    scale: float = 0.02,
+    attention_biases: bool = False,
+) -> GPTParams:
     """Random GPT-3 parameters: GPT-2's arrays, drawn exactly as :func:`init_gpt2` draws them.
 
     GPT-3 has the same parameters as GPT-2 (what differs is its masks: every other layer is
-    banded, see :func:`formulated.models.gpt3_probabilities`), and it was initialised as GPT-2
+    banded, see :func:`formulated.models.gpt3_probabilities`), and it was initialized as GPT-2
     was.  So ``init_gpt3(config, seed)`` equals ``init_gpt2(config, seed)``: weights
     ``N(0, scale²)``, biases 0, every LayerNorm (the final one included) ``γ = 1, β = 0``.
     Like :func:`init_gpt2`, this stand-in does not scale the residual projections by
-    ``1/sqrt(2L)`` as the trained models' initialisation did (the trainable
+    ``1/sqrt(2L)`` as the trained models' initialization did (the trainable
     :class:`formulated.models.trainable.GPT` does).
     """
     return init_gpt2(config, seed, scale=scale, attention_biases=attention_biases)
 
 
-def init_bert(config: Config, seed: int = 0, *, scale: float = 0.02,
-              attention_biases: bool = False) -> BERTParams:
+def init_bert(
+    config: Config,
+    seed: int = 0,
+    *,
+    scale: float = 0.02,
+    attention_biases: bool = False,
+) -> BERTParams:
     """Random BERT parameters (the box's arrays: ``W_e, W_p, w_A, w_B`` and the blocks)."""
     base = init_gpt(config, seed, scale=scale, attention_biases=attention_biases)
     rng = _rng(seed + 1)
-    return BERTParams(config, base.W_e, base.W_p, rng.normal(0.0, scale, config.H),
-                      rng.normal(0.0, scale, config.H), base.blocks)
+    return BERTParams(
+        config,
+        base.W_e,
+        base.W_p,
+        rng.normal(0.0, scale, config.H),
+        rng.normal(0.0, scale, config.H),
+        base.blocks,
+    )
 
 
-def init_roberta(config: Config, seed: int = 0, *, scale: float = 0.02,
-                 attention_biases: bool = False) -> RoBERTaParams:
+def init_roberta(
+    config: Config,
+    seed: int = 0,
+    *,
+    scale: float = 0.02,
+    attention_biases: bool = False,
+) -> RoBERTaParams:
     """Random RoBERTa parameters (the box's arrays: ``W_e, W_p`` and the blocks)."""
     base = init_gpt(config, seed, scale=scale, attention_biases=attention_biases)
     return RoBERTaParams(config, base.W_e, base.W_p, base.blocks)
@@ -370,12 +487,25 @@ def init_roberta(config: Config, seed: int = 0, *, scale: float = 0.02,
 # The parameter count λ
 # ---------------------------------------------------------------------------------------------
 
-def _lambda_args(V: Any, n: Any, H: Any, F: Any, D: Any, A: Any, L: Any, *,
-                 attention_biases: Any = False, final_layer_norm: Any = False) -> tuple:
+
+def _lambda_args(
+    V: Any,
+    n: Any,
+    H: Any,
+    F: Any,
+    D: Any,
+    A: Any,
+    L: Any,
+    *,
+    attention_biases: Any = False,
+    final_layer_norm: Any = False,
+) -> tuple:
     """The checker of :func:`parameter_breakdown` and :func:`parameter_count` (same
     arguments): seven positive integers; the two options are read as truths."""
-    sizes = tuple(check_positive_int(v, k) for v, k in
-                  zip((V, n, H, F, D, A, L), "V n H F D A L".split()))
+    sizes = tuple(
+        check_positive_int(v, k)
+        for v, k in zip((V, n, H, F, D, A, L), "V n H F D A L".split())
+    )
     return (*sizes, attention_biases, final_layer_norm)
 
 
@@ -383,9 +513,18 @@ _parameter_breakdown_args = _parameter_count_args = _lambda_args
 
 
 @checked(_parameter_breakdown_args)
-def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
-                        attention_biases: bool = False,
-                        final_layer_norm: bool = False) -> dict[str, int]:
+def parameter_breakdown(
+    V: int,
+    n: int,
+    H: int,
+    F: int,
+    D: int,
+    A: int,
+    L: int,
+    *,
+    attention_biases: bool = False,
+    final_layer_norm: bool = False,
+) -> dict[str, int]:
     """The source's λ term by term: ``{"embeddings", "attention", "ffn", "layernorm"}``.
 
     ``embeddings = V·H + n·H``, ``attention = L·(A·3·H·D + A·D·H)``,
@@ -402,14 +541,27 @@ def parameter_breakdown(V: int, n: int, H: int, F: int, D: int, A: int, L: int, 
     if attention_biases:
         attn += L * (3 * A * D + H)
     ln = L * (H + H + H + H) + (2 * H if final_layer_norm else 0)
-    return {"embeddings": V * H + n * H, "attention": attn,
-            "ffn": L * (H * F + F + F * H + H), "layernorm": ln}
+    return {
+        "embeddings": V * H + n * H,
+        "attention": attn,
+        "ffn": L * (H * F + F + F * H + H),
+        "layernorm": ln,
+    }
 
 
 @checked(_parameter_count_args)
-def parameter_count(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
-                    attention_biases: bool = False,
-                    final_layer_norm: bool = False) -> int:
+def parameter_count(
+    V: int,
+    n: int,
+    H: int,
+    F: int,
+    D: int,
+    A: int,
+    L: int,
+    *,
+    attention_biases: bool = False,
+    final_layer_norm: bool = False,
+) -> int:
     """The source's parameter count λ (Parameters section of 000/001); 116,497,920 for
     GPT-1.
 
@@ -422,6 +574,16 @@ def parameter_count(V: int, n: int, H: int, F: int, D: int, A: int, L: int, *,
     Checked by:
     tests/test_models.py::test_lambda_against_real_models_counted_by_transformers
     """
-    return sum(parameter_breakdown(V, n, H, F, D, A, L,
-                                   attention_biases=attention_biases,
-                                   final_layer_norm=final_layer_norm).values())
+    return sum(
+        parameter_breakdown(
+            V,
+            n,
+            H,
+            F,
+            D,
+            A,
+            L,
+            attention_biases=attention_biases,
+            final_layer_norm=final_layer_norm,
+        ).values()
+    )

@@ -27,22 +27,61 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_array, as_float_array, as_token_ids, check_positive_int,
-                      check_segment_ids, checked,
-                      check_shape, is_int)
-from ..formulas import (attention, concat, diag, ffn_gelu, ffn_relu, layer_norm,
-                       mask_autoregressive, mask_bidirectional, multi_head_self_attention,
-                       one_hot, softmax, stack)
-from .params import (BIAS_FIELDS, BERTParams, Block, Config, GPTParams, RoBERTaParams,
-                     check_block, check_params)
+from .._checks import (
+    as_array,
+    as_float_array,
+    as_token_ids,
+    check_positive_int,
+    check_segment_ids,
+    check_shape,
+    checked,
+    is_int,
+)
+from ..formulas import (
+    attention,
+    concat,
+    diag,
+    ffn_gelu,
+    ffn_relu,
+    layer_norm,
+    mask_autoregressive,
+    mask_bidirectional,
+    multi_head_self_attention,
+    one_hot,
+    softmax,
+    stack,
+)
+from .params import (
+    BIAS_FIELDS,
+    BERTParams,
+    Block,
+    Config,
+    GPTParams,
+    RoBERTaParams,
+    check_block,
+    check_params,
+)
 
 __all__ = [
-    "mask_sparse_banded", "gpt3_masks", "default_window",
-    "multi_head_self_attention_biased", "block_post_ln", "block_pre_ln",
-    "gpt_probabilities", "gpt", "decoder_pre_ln", "gpt2_probabilities", "gpt2",
-    "gpt3_probabilities", "gpt3",
-    "bert_input", "roberta_input", "bert_probabilities", "bert",
-    "roberta_probabilities", "roberta",
+    "mask_sparse_banded",
+    "gpt3_masks",
+    "default_window",
+    "multi_head_self_attention_biased",
+    "block_post_ln",
+    "block_pre_ln",
+    "gpt_probabilities",
+    "gpt",
+    "decoder_pre_ln",
+    "gpt2_probabilities",
+    "gpt2",
+    "gpt3_probabilities",
+    "gpt3",
+    "bert_input",
+    "roberta_input",
+    "bert_probabilities",
+    "bert",
+    "roberta_probabilities",
+    "roberta",
 ]
 
 #: The GELU forms the forwards accept (chapter 11): the boxes' sigmoid form, tanh, exact erf.
@@ -55,6 +94,7 @@ FFN_KINDS = ("gelu", "relu")
 # Masks: GPT-3's locally banded sparse attention
 # ---------------------------------------------------------------------------------------------
 
+
 def _mask_values(n: int, kind: str) -> tuple[Any, Any]:
     """The (allowed, blocked) entries that :func:`mask_autoregressive` uses for ``kind``, so the
     banded mask speaks exactly the same convention as the core masks."""
@@ -62,8 +102,9 @@ def _mask_values(n: int, kind: str) -> tuple[Any, Any]:
     return ref[1, 0], ref[0, 1]
 
 
-def _mask_sparse_banded_args(n: Any, window: Any, kind: Any = "additive"
-                             ) -> tuple[int, int, Any]:
+def _mask_sparse_banded_args(
+    n: Any, window: Any, kind: Any = "additive"
+) -> tuple[int, int, Any]:
     # kind is checked where it is used, by mask_autoregressive (through _mask_values)
     return check_positive_int(n, "n"), check_positive_int(window, "window"), kind
 
@@ -100,15 +141,22 @@ def gpt3_masks(n: int, L: int, window: int, kind: str = "additive") -> list[np.n
     mask when ``l`` is odd and the dense autoregressive mask when ``l`` is even.  Returned as a
     0-based list: ``masks[0]`` belongs to layer 1 (sparse)."""
     L = check_positive_int(L, "L")
-    return [mask_sparse_banded(n, window, kind) if l % 2 == 1 else mask_autoregressive(n, kind)
-            for l in range(1, L + 1)]
+    return [
+        mask_sparse_banded(n, window, kind)
+        if l % 2 == 1
+        else mask_autoregressive(n, kind)
+        for l in range(1, L + 1)
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
 # Building blocks
 # ---------------------------------------------------------------------------------------------
 
-def multi_head_self_attention_biased(X: np.ndarray, mask: np.ndarray, blk: Block) -> np.ndarray:
+
+def multi_head_self_attention_biased(
+    X: np.ndarray, mask: np.ndarray, blk: Block
+) -> np.ndarray:
     """``MultiHeadSA(X, Mask)`` of the box, plus the biases real models add, ``(n, H) -> (n, H)``.
 
     ``head_i = Attention(X W_i^Q + b_i^Q, X W_i^K + b_i^K, X W_i^V + b_i^V, Mask)`` and the result
@@ -124,10 +172,19 @@ def multi_head_self_attention_biased(X: np.ndarray, mask: np.ndarray, blk: Block
     A = blk.W_q.shape[0]
 
     def b(v: np.ndarray | None, W: np.ndarray) -> np.ndarray:
-        return np.zeros(W.shape[::2]) if v is None else v  # (A, D): a missing bias acts as zero
+        return (
+            np.zeros(W.shape[::2]) if v is None else v
+        )  # (A, D): a missing bias acts as zero
 
-    heads = [attention(X @ blk.W_q[i] + b(b_q, blk.W_q)[i], X @ blk.W_k[i] + b(b_k, blk.W_k)[i],
-                       X @ blk.W_v[i] + b(b_v, blk.W_v)[i], mask) for i in range(A)]
+    heads = [
+        attention(
+            X @ blk.W_q[i] + b(b_q, blk.W_q)[i],
+            X @ blk.W_k[i] + b(b_k, blk.W_k)[i],
+            X @ blk.W_v[i] + b(b_v, blk.W_v)[i],
+            mask,
+        )
+        for i in range(A)
+    ]
     out = concat(*heads) @ blk.W_o
     return out if b_o is None else out + b_o
 
@@ -144,7 +201,12 @@ def _check_biases(blk: Any) -> tuple[np.ndarray | None, ...]:
     check_shape(W_v, "blk.W_v", (A, H, None))
     W_o = as_float_array(blk.W_o, "blk.W_o", ndim=2)
     check_shape(W_o, "blk.W_o", (A * W_v.shape[2], None))
-    expected = {"b_q": (A, D), "b_k": (A, D), "b_v": (A, W_v.shape[2]), "b_o": (W_o.shape[1],)}
+    expected = {
+        "b_q": (A, D),
+        "b_k": (A, D),
+        "b_v": (A, W_v.shape[2]),
+        "b_o": (W_o.shape[1],),
+    }
     out = []
     for name in BIAS_FIELDS:
         v = getattr(blk, name)
@@ -176,22 +238,37 @@ def _ffn(X: np.ndarray, blk: Block, gelu: str, ffn: str = "gelu") -> np.ndarray:
     return ffn_gelu(X, blk.W_1, blk.b_1, blk.W_2, blk.b_2, approximation=gelu)
 
 
-def _block_args(X: Any, blk: Any, mask: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5,
-                ffn: Any = "gelu") -> tuple:
+def _block_args(
+    X: Any,
+    blk: Any,
+    mask: Any,
+    *,
+    gelu: Any = "sigmoid",
+    eps: Any = 1e-5,
+    ffn: Any = "gelu",
+) -> tuple:
     _check_block_options(gelu, ffn)
     check_block(blk, "blk")
     _check_biases(blk)
     return _check_block_input(X, blk), blk, mask, gelu, eps, ffn
 
 
-def _pre_ln_args(X: Any, blk: Any, mask: Any, *, gelu: Any = "sigmoid",
-                 eps: Any = 1e-5) -> tuple:
+def _pre_ln_args(
+    X: Any, blk: Any, mask: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5
+) -> tuple:
     return _block_args(X, blk, mask, gelu=gelu, eps=eps)[:5]
 
 
 @checked(_block_args)
-def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "sigmoid",
-                  eps: float = 1e-5, ffn: str = "gelu") -> np.ndarray:
+def block_post_ln(
+    X: np.ndarray,
+    blk: Block,
+    mask: np.ndarray,
+    *,
+    gelu: str = "sigmoid",
+    eps: float = 1e-5,
+    ffn: str = "gelu",
+) -> np.ndarray:
     """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
 
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
@@ -202,14 +279,21 @@ def block_post_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "s
     Checked by: tests/test_models.py::test_parity_with_transformers
     Checked by: tests/test_bad_input_numpy.py::test_block_relu_ffn_matches_torch
     """
-    Xp = layer_norm(multi_head_self_attention_biased(X, mask, blk) + X,
-                    blk.gamma_1, blk.beta_1, eps)
+    Xp = layer_norm(
+        multi_head_self_attention_biased(X, mask, blk) + X, blk.gamma_1, blk.beta_1, eps
+    )
     return layer_norm(_ffn(Xp, blk, gelu, ffn) + Xp, blk.gamma_2, blk.beta_2, eps)
 
 
 @checked(_pre_ln_args)
-def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "sigmoid",
-                 eps: float = 1e-5) -> np.ndarray:
+def block_pre_ln(
+    X: np.ndarray,
+    blk: Block,
+    mask: np.ndarray,
+    *,
+    gelu: str = "sigmoid",
+    eps: float = 1e-5,
+) -> np.ndarray:
     """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``:
 
     ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``.
@@ -217,14 +301,19 @@ def block_pre_ln(X: np.ndarray, blk: Block, mask: np.ndarray, *, gelu: str = "si
     Definition: def-12-pre-ln.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
-    Xp = multi_head_self_attention_biased(layer_norm(X, blk.gamma_1, blk.beta_1, eps),
-                                          mask, blk) + X
+    Xp = (
+        multi_head_self_attention_biased(
+            layer_norm(X, blk.gamma_1, blk.beta_1, eps), mask, blk
+        )
+        + X
+    )
     return _ffn(layer_norm(Xp, blk.gamma_2, blk.beta_2, eps), blk, gelu) + Xp
 
 
 # ---------------------------------------------------------------------------------------------
 # Input checks shared by the forwards
 # ---------------------------------------------------------------------------------------------
+
 
 def _check_gelu(gelu: str) -> None:
     # eps is not checked here: every model reaches it through formulas.layer_norm, which applies
@@ -243,8 +332,10 @@ def _check_ids(x: Any, cfg: Config, name: str = "x") -> np.ndarray:
     if n == 0:
         raise ValueError(f"{name}: expected at least one token, got shape {ids.shape}")
     if n > cfg.n_ctx:
-        raise ValueError(f"{name}: expected a sequence of at most n_ctx={cfg.n_ctx} tokens "
-                         f"(the rows of W_p), got n={n}")
+        raise ValueError(
+            f"{name}: expected a sequence of at most n_ctx={cfg.n_ctx} tokens "
+            f"(the rows of W_p), got n={n}"
+        )
     return ids
 
 
@@ -260,18 +351,24 @@ def _select_row(Y: np.ndarray, j: Any, name: str) -> np.ndarray:
     if not is_int(j):
         raise TypeError(f"{name}: expected an integer position (0-based), got {j!r}")
     if not 0 <= j < n:
-        raise ValueError(f"{name}: expected a position in 0..{n - 1} (0-based), got {j}")
+        raise ValueError(
+            f"{name}: expected a position in 0..{n - 1} (0-based), got {j}"
+        )
     return Y[..., j, :]
 
 
-def _embed_args(ids: Any, W_e: Any, W_p: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _embed_args(
+    ids: Any, W_e: Any, W_p: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     W_e = as_float_array(W_e, "W_e", ndim=2)
     W_p = as_float_array(W_p, "W_p", ndim=2)
     check_shape(W_p, "W_p", (None, W_e.shape[1]))
     ids = as_token_ids(ids, "ids", W_e.shape[0], ndim=1)
     if len(ids) > W_p.shape[0]:
-        raise ValueError(f"ids: expected at most n_ctx={W_p.shape[0]} positions (the rows of "
-                         f"W_p), got {len(ids)}")
+        raise ValueError(
+            f"ids: expected at most n_ctx={W_p.shape[0]} positions (the rows of "
+            f"W_p), got {len(ids)}"
+        )
     return ids, W_e, W_p
 
 
@@ -293,6 +390,7 @@ def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
 # GPT (post-LN), GPT-2 (pre-LN + final LayerNorm), GPT-3 (GPT-2 with sparse layers)
 # ---------------------------------------------------------------------------------------------
 
+
 def _gpt_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) -> tuple:
     cfg = _check_gpt(params, need_final=False)
     _check_gelu(gelu)
@@ -300,8 +398,9 @@ def _gpt_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) ->
 
 
 @checked(_gpt_args)
-def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
-                      eps: float = 1e-5) -> np.ndarray:
+def gpt_probabilities(
+    x: Any, params: GPTParams, *, gelu: str = "sigmoid", eps: float = 1e-5
+) -> np.ndarray:
     """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` or
     ``(B, n) -> (B, n, V)``.
 
@@ -312,6 +411,7 @@ def gpt_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     Definition: def-13-gpt.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
+
     def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         mask = mask_autoregressive(len(seq))
@@ -333,8 +433,10 @@ def _check_gpt(params: Any, need_final: bool) -> Config:
         raise TypeError(f"params: expected GPTParams, got {type(params).__name__}")
     cfg = check_params(params)
     if need_final and (params.gamma_f is None or params.beta_f is None):
-        raise ValueError("params.gamma_f/beta_f: GPT-2 and GPT-3 need the final LayerNorm, got "
-                         "None (build the parameters with init_gpt2)")
+        raise ValueError(
+            "params.gamma_f/beta_f: GPT-2 and GPT-3 need the final LayerNorm, got "
+            "None (build the parameters with init_gpt2)"
+        )
     return cfg
 
 
@@ -344,31 +446,50 @@ def _gpt2_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) -
     return _check_ids(x, cfg), params, gelu, eps
 
 
-def _gpt3_args(x: Any, params: Any, *, window: Any = None, gelu: Any = "sigmoid",
-               eps: Any = 1e-5) -> tuple:
+def _gpt3_args(
+    x: Any, params: Any, *, window: Any = None, gelu: Any = "sigmoid", eps: Any = 1e-5
+) -> tuple:
     cfg = _check_gpt(params, need_final=True)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
-    w = (default_window(cfg.n_ctx) if window is None
-         else check_positive_int(window, "window"))
+    w = (
+        default_window(cfg.n_ctx)
+        if window is None
+        else check_positive_int(window, "window")
+    )
     return ids, params, w, gelu, eps
 
 
-def _decoder_args(X: Any, params: Any, masks: Any, *, gelu: Any = "sigmoid",
-                  eps: Any = 1e-5) -> tuple:
-    if not isinstance(params, GPTParams) or params.gamma_f is None or params.beta_f is None:
-        raise TypeError(f"params: expected GPTParams with the final LayerNorm (gamma_f, "
-                        f"beta_f), got {type(params).__name__}")
+def _decoder_args(
+    X: Any, params: Any, masks: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5
+) -> tuple:
+    if (
+        not isinstance(params, GPTParams)
+        or params.gamma_f is None
+        or params.beta_f is None
+    ):
+        raise TypeError(
+            f"params: expected GPTParams with the final LayerNorm (gamma_f, "
+            f"beta_f), got {type(params).__name__}"
+        )
     masks = list(masks)
     if len(masks) != len(params.blocks):
-        raise ValueError(f"masks: expected one mask per layer (L={len(params.blocks)}), "
-                         f"got {len(masks)}")
+        raise ValueError(
+            f"masks: expected one mask per layer (L={len(params.blocks)}), "
+            f"got {len(masks)}"
+        )
     return X, params, masks, gelu, eps
 
 
 @checked(_decoder_args)
-def decoder_pre_ln(X: np.ndarray, params: GPTParams, masks: list[np.ndarray], *,
-                   gelu: str = "sigmoid", eps: float = 1e-5) -> np.ndarray:
+def decoder_pre_ln(
+    X: np.ndarray,
+    params: GPTParams,
+    masks: list[np.ndarray],
+    *,
+    gelu: str = "sigmoid",
+    eps: float = 1e-5,
+) -> np.ndarray:
     """GPT-2's layers and de-embedding, from the input ``X_0 (n, H)`` to
     ``Y = Softmax(LayerNorm_f(X_L) W_eᵀ)`` ``(n, V)``: pre-LN layer ``l`` uses
     ``masks[l]`` (GPT-2: all autoregressive; GPT-3: dense and banded in turn).
@@ -383,8 +504,9 @@ def decoder_pre_ln(X: np.ndarray, params: GPTParams, masks: list[np.ndarray], *,
 
 
 @checked(_gpt2_args)
-def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
-                       eps: float = 1e-5) -> np.ndarray:
+def gpt2_probabilities(
+    x: Any, params: GPTParams, *, gelu: str = "sigmoid", eps: float = 1e-5
+) -> np.ndarray:
     """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)``
     or ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2
     uses ``gelu="tanh"``.
@@ -392,6 +514,7 @@ def gpt2_probabilities(x: Any, params: GPTParams, *, gelu: str = "sigmoid",
     Definition: def-14-gpt2.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
+
     def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         masks = [mask_autoregressive(len(seq))] * len(params.blocks)  # all causal
@@ -406,8 +529,14 @@ def gpt2(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
 
 
 @checked(_gpt3_args)
-def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
-                       gelu: str = "sigmoid", eps: float = 1e-5) -> np.ndarray:
+def gpt3_probabilities(
+    x: Any,
+    params: GPTParams,
+    *,
+    window: int | None = None,
+    gelu: str = "sigmoid",
+    eps: float = 1e-5,
+) -> np.ndarray:
     """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use
     :func:`mask_sparse_banded`.
 
@@ -419,6 +548,7 @@ def gpt3_probabilities(x: Any, params: GPTParams, *, window: int | None = None,
     Checked by:
     tests/test_models.py::test_gpt3_default_window_matches_gpt_neo_with_that_window
     """
+
     def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         masks = gpt3_masks(len(seq), len(params.blocks), window)  # dense, banded, ...
@@ -436,22 +566,27 @@ def gpt3(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
 # BERT and RoBERTa
 # ---------------------------------------------------------------------------------------------
 
-def _masked_copy(x: np.ndarray, j_masked: Any, specials: set[int],
-                 mask_id: int) -> np.ndarray:
+
+def _masked_copy(
+    x: np.ndarray, j_masked: Any, specials: set[int], mask_id: int
+) -> np.ndarray:
     """``x`` with position ``j_masked`` (a sentence token, not one of ``specials``) replaced
     by ``mask_id``; ``None`` masks nothing."""
     x_masked = x.copy()
     if j_masked is not None:
         content = [i for i in range(len(x)) if i not in specials]
         if not is_int(j_masked) or j_masked not in content:
-            raise ValueError(f"j_masked: expected the 0-based position of a sentence "
-                             f"token, one of {content}, got {j_masked!r}")
+            raise ValueError(
+                f"j_masked: expected the 0-based position of a sentence "
+                f"token, one of {content}, got {j_masked!r}"
+            )
         x_masked[j_masked] = mask_id
     return x_masked
 
 
-def _bert_input_args(x_A: Any, x_B: Any, j_masked: Any, *, cls_id: Any, sep_id: Any,
-                     mask_id: Any) -> tuple:
+def _bert_input_args(
+    x_A: Any, x_B: Any, j_masked: Any, *, cls_id: Any, sep_id: Any, mask_id: Any
+) -> tuple:
     a = as_token_ids(x_A, "x_A", ndim=1)
     b = as_token_ids(x_B, "x_B", ndim=1)
     _check_special_ids(cls_id=cls_id, sep_id=sep_id, mask_id=mask_id)
@@ -459,8 +594,9 @@ def _bert_input_args(x_A: Any, x_B: Any, j_masked: Any, *, cls_id: Any, sep_id: 
 
 
 @checked(_bert_input_args)
-def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id: int,
-               mask_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bert_input(
+    x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id: int, mask_id: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Build BERT's input from two sentences (001's construction), 0-based.
 
     ``x = ([CLS], x_A, [SEP], x_B, [SEP])`` of length ``n = n_A + n_B + 3``; the segment
@@ -485,11 +621,14 @@ def bert_input(x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id:
 def _check_special_ids(**specials: Any) -> None:
     for name, v in specials.items():
         if not is_int(v) or v < 0:
-            raise ValueError(f"{name}: expected a non-negative integer token id, got {v!r}")
+            raise ValueError(
+                f"{name}: expected a non-negative integer token id, got {v!r}"
+            )
 
 
-def _roberta_input_args(x_A: Any, x_B: Any, j_masked: Any, *, bos_id: Any, eos_id: Any,
-                        mask_id: Any) -> tuple:
+def _roberta_input_args(
+    x_A: Any, x_B: Any, j_masked: Any, *, bos_id: Any, eos_id: Any, mask_id: Any
+) -> tuple:
     a = as_token_ids(x_A, "x_A", ndim=1)
     _check_special_ids(bos_id=bos_id, eos_id=eos_id, mask_id=mask_id)
     b = None if x_B is None else as_token_ids(x_B, "x_B", ndim=1)
@@ -497,8 +636,15 @@ def _roberta_input_args(x_A: Any, x_B: Any, j_masked: Any, *, bos_id: Any, eos_i
 
 
 @checked(_roberta_input_args)
-def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: int,
-                  eos_id: int, mask_id: int) -> tuple[np.ndarray, np.ndarray]:
+def roberta_input(
+    x_A: Any,
+    x_B: Any | None,
+    j_masked: int | None,
+    *,
+    bos_id: int,
+    eos_id: int,
+    mask_id: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair,
     ``<s> x_A </s></s> x_B </s>`` (the real tokenizer doubles the separator between
     sentences); no segment ids.  Returns ``(x', x)`` with position ``j_masked``
@@ -512,18 +658,23 @@ def roberta_input(x_A: Any, x_B: Any | None, j_masked: int | None, *, bos_id: in
     if x_B is not None:
         parts += [[eos_id], x_B, [eos_id]]
     x = np.concatenate(parts).astype(np.int64)
-    specials = ({0, len(x_A) + 1, len(x) - 1}
-                | ({len(x_A) + 2} if x_B is not None else set()))
+    specials = {0, len(x_A) + 1, len(x) - 1} | (
+        {len(x_A) + 2} if x_B is not None else set()
+    )
     return _masked_copy(x, j_masked, specials, mask_id), x  # (x', x)
 
 
-def _encoder_head(X: np.ndarray, p: BERTParams | RoBERTaParams, gelu: str,
-                  eps: float) -> np.ndarray:
+def _encoder_head(
+    X: np.ndarray, p: BERTParams | RoBERTaParams, gelu: str, eps: float
+) -> np.ndarray:
     """De-embedding ``Softmax(X_L W_eᵀ)``, with the MLM head transform and output bias when the
     parameters carry them (the boxes omit both)."""
     if p.W_t is not None:
         from ..formulas import gelu as gelu_fn
-        X = layer_norm(gelu_fn(X @ p.W_t + p.b_t, approximation=gelu), p.gamma_t, p.beta_t, eps)
+
+        X = layer_norm(
+            gelu_fn(X @ p.W_t + p.b_t, approximation=gelu), p.gamma_t, p.beta_t, eps
+        )
     logits = X @ p.W_e.T
     if p.b_out is not None:
         logits = logits + p.b_out
@@ -538,13 +689,22 @@ def _check_encoder(params: Any, cls: type) -> Config:
     for g in groups:
         present = [getattr(params, k) is not None for k in g]
         if any(present) and not all(present):
-            raise ValueError(f"params: expected all or none of {g}, got "
-                             f"{[k for k, p in zip(g, present) if p]} only")
+            raise ValueError(
+                f"params: expected all or none of {g}, got "
+                f"{[k for k, p in zip(g, present) if p]} only"
+            )
     return cfg
 
 
-def _bert_args(x: Any, t: Any, params: Any, *, gelu: Any = "sigmoid", ffn: Any = "gelu",
-               eps: Any = 1e-5) -> tuple:
+def _bert_args(
+    x: Any,
+    t: Any,
+    params: Any,
+    *,
+    gelu: Any = "sigmoid",
+    ffn: Any = "gelu",
+    eps: Any = 1e-5,
+) -> tuple:
     cfg = _check_encoder(params, BERTParams)
     _check_gelu(gelu)
     if ffn not in ("gelu", "relu"):
@@ -554,8 +714,15 @@ def _bert_args(x: Any, t: Any, params: Any, *, gelu: Any = "sigmoid", ffn: Any =
 
 
 @checked(_bert_args)
-def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmoid",
-                       ffn: str = "gelu", eps: float = 1e-5) -> np.ndarray:
+def bert_probabilities(
+    x: Any,
+    t: Any,
+    params: BERTParams,
+    *,
+    gelu: str = "sigmoid",
+    ffn: str = "gelu",
+    eps: float = 1e-5,
+) -> np.ndarray:
     """The BERT box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)`` (or
     batched).
 
@@ -570,6 +737,7 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
     Definition: def-15-bert.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
+
     def one(seq: np.ndarray, ts: np.ndarray) -> np.ndarray:  # (n,), (n,) -> (n, V)
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
@@ -585,27 +753,34 @@ def bert_probabilities(x: Any, t: Any, params: BERTParams, *, gelu: str = "sigmo
     return _batched(one, x, t)
 
 
-def bert(x: Any, t: Any, params: BERTParams, *, j_masked: int, **options: Any) -> np.ndarray:
+def bert(
+    x: Any, t: Any, params: BERTParams, *, j_masked: int, **options: Any
+) -> np.ndarray:
     """``BERT(x') = Y_{j_masked,:}``: the distribution of the masked token, ``(V,)``
     (``j_masked`` 0-based).  Options as in :func:`bert_probabilities`."""
     Y = bert_probabilities(x, t, params, **options)
     return _select_row(Y, j_masked, "j_masked")
 
 
-def _roberta_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) -> tuple:
+def _roberta_args(
+    x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5
+) -> tuple:
     cfg = _check_encoder(params, RoBERTaParams)
     _check_gelu(gelu)
     ids = _check_ids(x, cfg)
     if params.pad_id is not None and np.any(ids == params.pad_id):
-        raise ValueError(f"x: contains the padding id {params.pad_id}; this forward "
-                         f"handles unpadded sequences only "
-                         f"(padding shifts RoBERTa's positions)")
+        raise ValueError(
+            f"x: contains the padding id {params.pad_id}; this forward "
+            f"handles unpadded sequences only "
+            f"(padding shifts RoBERTa's positions)"
+        )
     return ids, params, gelu, eps
 
 
 @checked(_roberta_args)
-def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid",
-                          eps: float = 1e-5) -> np.ndarray:
+def roberta_probabilities(
+    x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid", eps: float = 1e-5
+) -> np.ndarray:
     """The RoBERTa box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` (or batched).
 
     BERT without segment ids: ``X_0 = OneHot(x) W_e + W_p``, post-LN layers with GELU
@@ -615,6 +790,7 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
     Definition: def-15-roberta.
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
+
     def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V)
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
@@ -631,6 +807,10 @@ def roberta_probabilities(x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid
     return _batched(one, x)
 
 
-def roberta(x: Any, params: RoBERTaParams, *, j_masked: int, **options: Any) -> np.ndarray:
+def roberta(
+    x: Any, params: RoBERTaParams, *, j_masked: int, **options: Any
+) -> np.ndarray:
     """``RoBERTa(x') = Y_{j_masked,:}``, ``(V,)`` (``j_masked`` 0-based)."""
-    return _select_row(roberta_probabilities(x, params, **options), j_masked, "j_masked")
+    return _select_row(
+        roberta_probabilities(x, params, **options), j_masked, "j_masked"
+    )

@@ -11,6 +11,7 @@ The published counts are the authors' rounded figures, not recomputed ones: GPT-
 ``transformers`` give 124,439,808; OpenAI later corrected the figure).  Chapter 14 recomputes
 every size and checks it against ``transformers``; ``tests/test_sizes.py`` does the same.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,7 +56,9 @@ class ModelSize:
     def dimensions(self) -> dict[str, int]:
         """The sizes as keyword arguments of :func:`~formulated.models.parameter_count`:
         ``V, n, H, F, D, A, L`` (``n`` is the context size ``n_ctx``)."""
-        return dict(V=self.V, n=self.n_ctx, H=self.H, F=self.F, D=self.D, A=self.A, L=self.L)
+        return dict(
+            V=self.V, n=self.n_ctx, H=self.H, F=self.F, D=self.D, A=self.A, L=self.L
+        )
 
     def parameter_count(self) -> int:
         """λ of {prf:ref}`def-16-lambda` with the pieces this model adds.
@@ -63,33 +66,79 @@ class ModelSize:
         Exact for the decoders (GPT, GPT-2, GPT-3); BERT and RoBERTa also have segment
         embeddings and a pooler, which λ does not count.
         """
-        from .params import parameter_count  # here, not at the top: params does not need sizes
+        from .params import (
+            parameter_count,  # here, not at the top: params does not need sizes
+        )
 
-        return parameter_count(**self.dimensions(), attention_biases=self.attention_biases,
-                               final_layer_norm=self.final_layer_norm)
+        return parameter_count(
+            **self.dimensions(),
+            attention_biases=self.attention_biases,
+            final_layer_norm=self.final_layer_norm,
+        )
 
 
-_GPT2_PAPER = "Radford et al. 2019, Language Models are Unsupervised Multitask Learners, Table 2"
+_GPT2_PAPER = (
+    "Radford et al. 2019, Language Models are Unsupervised Multitask Learners, Table 2"
+)
 _GPT3_PAPER = "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1"
 _BERT_PAPER = "Devlin et al. 2019, BERT, section 3"
 _ROBERTA = "Liu et al. 2019, RoBERTa (fairseq release: roberta.base, roberta.large)"
 
 
 def _gpt2(name: str, L: int, H: int, A: int, published: int) -> ModelSize:
-    return ModelSize(name, "GPT-2", 2019, L, H, A, 4 * H, 50257, 1024, True, True, published,
-                     _GPT2_PAPER)
+    return ModelSize(
+        name,
+        "GPT-2",
+        2019,
+        L,
+        H,
+        A,
+        4 * H,
+        50257,
+        1024,
+        True,
+        True,
+        published,
+        _GPT2_PAPER,
+    )
 
 
 def _gpt3(name: str, L: int, H: int, A: int, published: int) -> ModelSize:
-    return ModelSize(name, "GPT-3", 2020, L, H, A, 4 * H, 50257, 2048, True, True, published,
-                     _GPT3_PAPER)
+    return ModelSize(
+        name,
+        "GPT-3",
+        2020,
+        L,
+        H,
+        A,
+        4 * H,
+        50257,
+        2048,
+        True,
+        True,
+        published,
+        _GPT3_PAPER,
+    )
 
 
 _ROWS = [
     # GPT-1's paper gives the sizes but no count; GPT-2's paper lists 117M for the same sizes.
-    ModelSize("GPT-1", "GPT", 2018, 12, 768, 12, 3072, 40478, 512, True, False, 117_000_000,
-              "Radford et al. 2018, Improving Language Understanding by Generative Pre-Training, "
-              "section 4.1; count: " + _GPT2_PAPER),
+    ModelSize(
+        "GPT-1",
+        "GPT",
+        2018,
+        12,
+        768,
+        12,
+        3072,
+        40478,
+        512,
+        True,
+        False,
+        117_000_000,
+        "Radford et al. 2018, Improving Language Understanding by Generative Pre-Training, "
+        "section 4.1; count: " + _GPT2_PAPER,
+    ),
     _gpt2("GPT-2 small", 12, 768, 12, 117_000_000),
     _gpt2("GPT-2 medium", 24, 1024, 16, 345_000_000),
     _gpt2("GPT-2 large", 36, 1280, 20, 762_000_000),
@@ -102,15 +151,67 @@ _ROWS = [
     _gpt3("GPT-3 2.7B", 32, 2560, 32, 2_700_000_000),
     _gpt3("GPT-3 6.7B", 32, 4096, 32, 6_700_000_000),
     _gpt3("GPT-3 175B", 96, 12288, 96, 175_000_000_000),
-    ModelSize("BERT-base", "BERT", 2018, 12, 768, 12, 3072, 30522, 512, True, False,
-              110_000_000, _BERT_PAPER),
-    ModelSize("BERT-large", "BERT", 2018, 24, 1024, 16, 4096, 30522, 512, True, False,
-              340_000_000, _BERT_PAPER),
+    ModelSize(
+        "BERT-base",
+        "BERT",
+        2018,
+        12,
+        768,
+        12,
+        3072,
+        30522,
+        512,
+        True,
+        False,
+        110_000_000,
+        _BERT_PAPER,
+    ),
+    ModelSize(
+        "BERT-large",
+        "BERT",
+        2018,
+        24,
+        1024,
+        16,
+        4096,
+        30522,
+        512,
+        True,
+        False,
+        340_000_000,
+        _BERT_PAPER,
+    ),
     # RoBERTa's 514 positions: two rows before the first real position (pad_id + 1 = 2).
-    ModelSize("RoBERTa-base", "RoBERTa", 2019, 12, 768, 12, 3072, 50265, 514, True, False,
-              125_000_000, _ROBERTA),
-    ModelSize("RoBERTa-large", "RoBERTa", 2019, 24, 1024, 16, 4096, 50265, 514, True, False,
-              355_000_000, _ROBERTA),
+    ModelSize(
+        "RoBERTa-base",
+        "RoBERTa",
+        2019,
+        12,
+        768,
+        12,
+        3072,
+        50265,
+        514,
+        True,
+        False,
+        125_000_000,
+        _ROBERTA,
+    ),
+    ModelSize(
+        "RoBERTa-large",
+        "RoBERTa",
+        2019,
+        24,
+        1024,
+        16,
+        4096,
+        50265,
+        514,
+        True,
+        False,
+        355_000_000,
+        _ROBERTA,
+    ),
 ]
 
 #: Every published size, by name, in the order of publication within each family.
@@ -118,8 +219,15 @@ SIZES: dict[str, ModelSize] = {row.name: row for row in _ROWS}
 
 #: The models of the book's tables and figures (chapter 14's versions, chapter 16's figure and
 #: the parameter-count widget's presets), in the order they are shown.
-BOOK_MODELS: tuple[str, ...] = ("GPT-1", "GPT-2 small", "GPT-2 medium", "GPT-2 large",
-                                "GPT-2 XL", "GPT-3 175B", "BERT-base")
+BOOK_MODELS: tuple[str, ...] = (
+    "GPT-1",
+    "GPT-2 small",
+    "GPT-2 medium",
+    "GPT-2 large",
+    "GPT-2 XL",
+    "GPT-3 175B",
+    "BERT-base",
+)
 
 
 def size(name: str) -> ModelSize:

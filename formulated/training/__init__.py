@@ -26,6 +26,7 @@ Modules, one concern each:
 
 Sampling is a method of the model: ``model.sample(tokenizer, prompt, n, temperature, top_k)``.
 """
+
 from .checkpoint import CheckpointError, load_checkpoint
 from .cli import main, parse_overrides
 from .config import DEFAULT_PRESET, PRESETS, TrainConfig, make_config, with_overrides
@@ -35,7 +36,24 @@ from .plot import plot_losses
 from .runtime import resolve_device
 from .shipped import is_live, load_run
 
-__all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "TrainResult", "CheckpointError",
-           "make_config", "with_overrides", "train", "train_step", "evaluate", "load_data",
-           "val_windows", "load_checkpoint", "plot_losses", "resolve_device", "main",
-           "parse_overrides", "is_live", "load_run"]
+__all__ = [
+    "TrainConfig",
+    "PRESETS",
+    "DEFAULT_PRESET",
+    "TrainResult",
+    "CheckpointError",
+    "make_config",
+    "with_overrides",
+    "train",
+    "train_step",
+    "evaluate",
+    "load_data",
+    "val_windows",
+    "load_checkpoint",
+    "plot_losses",
+    "resolve_device",
+    "main",
+    "parse_overrides",
+    "is_live",
+    "load_run",
+]

@@ -5,6 +5,7 @@ A preset is small data: the fields that differ from the defaults, the model's un
 Overrides name any field of either, flat (``L=2``, ``lr=1e-3``, ``eps=1e-6``): the names of the
 two configurations are disjoint, so :func:`with_overrides` routes each to its owner.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,16 @@ from .._checks import check_int, check_real_type
 from ..data import tiny_shakespeare_path
 from ..models.trainable import GPTConfig
 
-__all__ = ["TrainConfig", "PRESETS", "DEFAULT_PRESET", "RESUMABLE", "MODEL_FIELDS",
-           "make_config", "with_overrides", "check_override_names"]
+__all__ = [
+    "TrainConfig",
+    "PRESETS",
+    "DEFAULT_PRESET",
+    "RESUMABLE",
+    "MODEL_FIELDS",
+    "make_config",
+    "with_overrides",
+    "check_override_names",
+]
 
 #: The preset of a run that names none (the notebook's ``train()``, the command line).
 DEFAULT_PRESET = "book"
@@ -29,28 +38,67 @@ DEFAULT_PRESET = "book"
 #: compare_cpu.py (2 cores), ``gpu`` the one-GPU run of train_gpu.py (benchmarks/README.md).
 PRESETS: dict[str, dict[str, Any]] = {
     # One thread: the same numbers on every machine, and no slowdown when the build shares
-    # its cores (two threads that wait for each other lose badly to a busy neighbour).
-    "book": dict(model=dict(L=2, A=4, H=64, n_ctx=64), B=32, max_steps=1500, lr=5e-3,
-                 min_lr=1e-4, warmup_steps=50, eval_interval=250, eval_batch=128, threads=1),
+    # its cores (two threads that wait for each other lose badly to a busy neighbor).
+    "book": dict(
+        model=dict(L=2, A=4, H=64, n_ctx=64),
+        B=32,
+        max_steps=1500,
+        lr=5e-3,
+        min_lr=1e-4,
+        warmup_steps=50,
+        eval_interval=250,
+        eval_batch=128,
+        threads=1,
+    ),
     # Muon (muon_lr) for the blocks' matrices, AdamW (lr) for the rest, on nanoGPT's README
     # CPU model and context (64): passes val 1.70 before 75 % of its steps, in less time than
     # that setting's whole run, and ends well below it (benchmarks/compare_cpu.py).
     # The cosine reaches min_lr at 80 % of the steps; the last fifth trains at min_lr.
-    "cpu": dict(model=dict(L=4, A=4, H=128, n_ctx=64), B=32, max_steps=760, lr=5e-3,
-                min_lr=1e-4, warmup_steps=20, decay_frac=0.8, optimizer="muon", muon_lr=0.04,
-                eval_interval=200, ckpt_interval=200, eval_batch=64),
+    "cpu": dict(
+        model=dict(L=4, A=4, H=128, n_ctx=64),
+        B=32,
+        max_steps=760,
+        lr=5e-3,
+        min_lr=1e-4,
+        warmup_steps=20,
+        decay_frac=0.8,
+        optimizer="muon",
+        muon_lr=0.04,
+        eval_interval=200,
+        ckpt_interval=200,
+        eval_batch=64,
+    ),
     # nanoGPT's shakespeare_char model; eager (compiling costs more than it saves in a run
     # this short), batch 128 at twice the rate for half the steps.  Its measured times on one
     # H100 live in one place: benchmarks/README.md.  A whole-split evaluation costs there a
     # small part of 50 steps: evaluating that often finds when val passes 1.47 without a wait.
-    "gpu": dict(model=dict(L=6, A=6, H=384, n_ctx=256, dropout=0.2), B=128, max_steps=1000,
-                lr=2e-3, min_lr=1e-4, warmup_steps=100, eval_interval=50, ckpt_interval=1000,
-                eval_batch=128, log_interval=50, compile="off"),
+    "gpu": dict(
+        model=dict(L=6, A=6, H=384, n_ctx=256, dropout=0.2),
+        B=128,
+        max_steps=1000,
+        lr=2e-3,
+        min_lr=1e-4,
+        warmup_steps=100,
+        eval_interval=50,
+        ckpt_interval=1000,
+        eval_batch=128,
+        log_interval=50,
+        compile="off",
+    ),
 }
 
 # Fields a resumed run may change; every other field must match the checkpoint's.
-RESUMABLE = {"max_steps", "eval_interval", "ckpt_interval", "log_interval", "eval_batch",
-             "device", "compile", "amp", "threads"}
+RESUMABLE = {
+    "max_steps",
+    "eval_interval",
+    "ckpt_interval",
+    "log_interval",
+    "eval_batch",
+    "device",
+    "compile",
+    "amp",
+    "threads",
+}
 
 #: Model fields that a run may set (``V`` comes from the data's vocabulary).
 MODEL_FIELDS = tuple(f.name for f in fields(GPTConfig) if f.name != "V")
@@ -71,7 +119,7 @@ class TrainConfig:
     """
 
     model: GPTConfig = field(default_factory=GPTConfig)
-    # optimisation
+    # optimization
     B: int = 32
     max_steps: int = 1000
     lr: float = 2e-3
@@ -94,8 +142,12 @@ class TrainConfig:
     val_fraction: float = 0.1
     seed: int = 0
     device: str = "auto"
-    compile: str = "auto"  # auto: one compiled block on CUDA, eager elsewhere; blocks/model/off
-    amp: str = "auto"  # auto: bf16 autocast on CUDA, float32 elsewhere; bf16 forces it; off
+    compile: str = (
+        "auto"  # auto: one compiled block on CUDA, eager elsewhere; blocks/model/off
+    )
+    amp: str = (
+        "auto"  # auto: bf16 autocast on CUDA, float32 elsewhere; bf16 forces it; off
+    )
     threads: int = 0
 
     def __post_init__(self) -> None:
@@ -104,12 +156,22 @@ class TrainConfig:
         if isinstance(self.model, dict):
             self.model = GPTConfig.from_dict(self.model)
         if not isinstance(self.model, GPTConfig):
-            raise TypeError(f"model: expected a GPTConfig (or a dict of its fields), got "
-                            f"{type(self.model).__name__}")
+            raise TypeError(
+                f"model: expected a GPTConfig (or a dict of its fields), got "
+                f"{type(self.model).__name__}"
+            )
         for name in ("B", "max_steps", "eval_batch", "log_interval"):
             setattr(self, name, check_int(getattr(self, name), name))
-        for name in ("warmup_steps", "eval_interval", "ckpt_interval", "threads", "seed"):
-            setattr(self, name, check_int(getattr(self, name), name, 0, "an integer >= 0"))
+        for name in (
+            "warmup_steps",
+            "eval_interval",
+            "ckpt_interval",
+            "threads",
+            "seed",
+        ):
+            setattr(
+                self, name, check_int(getattr(self, name), name, 0, "an integer >= 0")
+            )
         for name in ("lr", "min_lr", "weight_decay", "grad_clip", "muon_lr"):
             v = check_real_type(getattr(self, name), name, "a finite number >= 0")
             if not v >= 0 or not math.isfinite(v):
@@ -118,55 +180,77 @@ class TrainConfig:
         if self.lr <= 0:
             raise ValueError(f"lr: expected a learning rate > 0, got {self.lr!r}")
         if self.min_lr > self.lr:
-            raise ValueError(f"min_lr: expected at most lr={self.lr}, got {self.min_lr}")
+            raise ValueError(
+                f"min_lr: expected at most lr={self.lr}, got {self.min_lr}"
+            )
         self._check_decay_frac()
         for name in ("beta1", "beta2"):
             v = check_real_type(getattr(self, name), name, "a value in [0, 1)")
             if not 0.0 <= v < 1.0:
                 raise ValueError(f"{name}: expected a value in [0, 1), got {v!r}")
             setattr(self, name, v)
-        self.val_fraction = check_real_type(self.val_fraction, "val_fraction", "a value in (0, 1)")
+        self.val_fraction = check_real_type(
+            self.val_fraction, "val_fraction", "a value in (0, 1)"
+        )
         if not 0.0 < self.val_fraction < 1.0:
-            raise ValueError(f"val_fraction: expected a value in (0, 1), got {self.val_fraction!r}")
-        if isinstance(self.data, bytes) or not isinstance(self.data, (str, os.PathLike)):
-            raise TypeError(f"data: expected a path to a text file (str or os.PathLike), got "
-                            f"{self.data!r} ({type(self.data).__name__})")
+            raise ValueError(
+                f"val_fraction: expected a value in (0, 1), got {self.val_fraction!r}"
+            )
+        if isinstance(self.data, bytes) or not isinstance(
+            self.data, (str, os.PathLike)
+        ):
+            raise TypeError(
+                f"data: expected a path to a text file (str or os.PathLike), got "
+                f"{self.data!r} ({type(self.data).__name__})"
+            )
         self.data = os.fspath(self.data)
         if isinstance(self.device, torch.device):
             self.device = str(self.device)
         self._check_choices()
 
     def _check_decay_frac(self) -> None:
-        v = check_real_type(self.decay_frac, "decay_frac", "a share of max_steps in (0, 1]")
+        v = check_real_type(
+            self.decay_frac, "decay_frac", "a share of max_steps in (0, 1]"
+        )
         if not 0.0 < v <= 1.0:
-            raise ValueError(f"decay_frac: expected a share of max_steps in (0, 1], got {v!r}")
+            raise ValueError(
+                f"decay_frac: expected a share of max_steps in (0, 1], got {v!r}"
+            )
         if v < 1.0 and round(v * self.max_steps) <= self.warmup_steps:
-            raise ValueError(f"decay_frac: expected the decay to end after the warm-up "
-                             f"(decay_frac * max_steps > warmup_steps={self.warmup_steps}), got "
-                             f"{v!r} * {self.max_steps} = {round(v * self.max_steps)}")
+            raise ValueError(
+                f"decay_frac: expected the decay to end after the warm-up "
+                f"(decay_frac * max_steps > warmup_steps={self.warmup_steps}), got "
+                f"{v!r} * {self.max_steps} = {round(v * self.max_steps)}"
+            )
         self.decay_frac = v
 
     def _check_choices(self) -> None:
         for name in ("device", "compile", "amp", "optimizer"):
             if not isinstance(getattr(self, name), str):
-                raise TypeError(f"{name}: expected a string, got {getattr(self, name)!r} "
-                                f"({type(getattr(self, name)).__name__})")
+                raise TypeError(
+                    f"{name}: expected a string, got {getattr(self, name)!r} "
+                    f"({type(getattr(self, name)).__name__})"
+                )
         if self.compile not in ("auto", "off", "blocks", "model"):
-            raise ValueError(f"compile: expected 'auto', 'off', 'blocks' or 'model', "
-                             f"got {self.compile!r}")
+            raise ValueError(
+                f"compile: expected 'auto', 'off', 'blocks' or 'model', "
+                f"got {self.compile!r}"
+            )
         if self.amp not in ("auto", "bf16", "off"):
             raise ValueError(f"amp: expected 'auto', 'bf16' or 'off', got {self.amp!r}")
         if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer: expected one of {list(OPTIMIZERS)}, "
-                             f"got {self.optimizer!r}")
+            raise ValueError(
+                f"optimizer: expected one of {list(OPTIMIZERS)}, got {self.optimizer!r}"
+            )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
         """The inverse of :func:`dataclasses.asdict`; also reads the flat form of version-1
         checkpoints, whose model fields sat next to the training fields."""
         if not isinstance(d, dict):
-            raise TypeError(f"config: expected a dict of TrainConfig fields, got "
-                            f"{type(d).__name__}")
+            raise TypeError(
+                f"config: expected a dict of TrainConfig fields, got {type(d).__name__}"
+            )
         values = dict(d)
         model = values.pop("model", None)
         base = cls(model=model) if model is not None else cls()
@@ -178,7 +262,9 @@ def check_override_names(overrides: dict[str, Any]) -> None:
     known = {f.name for f in fields(TrainConfig)} | set(MODEL_FIELDS)
     unknown = sorted(set(overrides) - known)
     if unknown:
-        raise TypeError(f"overrides: unknown field(s) {unknown}; expected some of {sorted(known)}")
+        raise TypeError(
+            f"overrides: unknown field(s) {unknown}; expected some of {sorted(known)}"
+        )
 
 
 def with_overrides(cfg: TrainConfig, overrides: dict[str, Any]) -> TrainConfig:
@@ -197,17 +283,23 @@ def with_overrides(cfg: TrainConfig, overrides: dict[str, Any]) -> TrainConfig:
 def make_config(preset: str | None = DEFAULT_PRESET, **overrides: Any) -> TrainConfig:
     """A :class:`TrainConfig` from a preset name (or ``None`` for the defaults) and overrides."""
     if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
-        raise ValueError(f"preset: expected one of {sorted(PRESETS)} or None, got {preset!r}")
+        raise ValueError(
+            f"preset: expected one of {sorted(PRESETS)} or None, got {preset!r}"
+        )
     check_override_names(overrides)
     values = dict(PRESETS[preset]) if preset is not None else {}
     model = dict(values.pop("model", {}))
     if "model" in overrides:  # a whole model configuration replaces the preset's
         given = overrides["model"]
         if not isinstance(given, (GPTConfig, dict)):
-            raise TypeError(f"model: expected a GPTConfig (or a dict of its fields), got "
-                            f"{type(given).__name__}")
+            raise TypeError(
+                f"model: expected a GPTConfig (or a dict of its fields), got "
+                f"{type(given).__name__}"
+            )
         model = given.to_dict() if isinstance(given, GPTConfig) else dict(given)
         model.pop("V", None)
     model.update({k: v for k, v in overrides.items() if k in MODEL_FIELDS})
-    values.update({k: v for k, v in overrides.items() if k not in MODEL_FIELDS and k != "model"})
+    values.update(
+        {k: v for k, v in overrides.items() if k not in MODEL_FIELDS and k != "model"}
+    )
     return TrainConfig(model=GPTConfig(**model), **values)

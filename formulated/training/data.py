@@ -1,5 +1,6 @@
 """The data of a run: the text split into training and validation ids, the random training
 batches, and the consecutive windows that cover the validation split."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,9 @@ from ..tokenizers import CharTokenizer
 __all__ = ["load_data", "val_windows", "Batches"]
 
 
-def load_data(path: str | os.PathLike | None = None, val_fraction: float = 0.1
-              ) -> tuple[CharTokenizer, torch.Tensor, torch.Tensor]:
+def load_data(
+    path: str | os.PathLike | None = None, val_fraction: float = 0.1
+) -> tuple[CharTokenizer, torch.Tensor, torch.Tensor]:
     """Read a text file (default: Tiny Shakespeare), build its character vocabulary and split it:
     first ``1 - val_fraction`` of the characters for training, the rest for validation (never
     trained on).
@@ -23,13 +25,17 @@ def load_data(path: str | os.PathLike | None = None, val_fraction: float = 0.1
     Returns ``(tokenizer, train_ids, val_ids)``, the ids as int64 tensors on the CPU.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a path to a text file (str or os.PathLike) or None, "
-                        f"got {path!r} ({type(path).__name__})")
+        raise TypeError(
+            f"path: expected a path to a text file (str or os.PathLike) or None, "
+            f"got {path!r} ({type(path).__name__})"
+        )
     vf = check_real_type(val_fraction, "val_fraction", "a number in [0, 1)")
     # 'not 0 <= vf < 1' is also True for NaN, which int() below could not convert.
     if not 0.0 <= vf < 1.0:
-        raise ValueError(f"val_fraction: expected a number in [0, 1) (the share of the text "
-                         f"kept for validation), got {vf}")
+        raise ValueError(
+            f"val_fraction: expected a number in [0, 1) (the share of the text "
+            f"kept for validation), got {vf}"
+        )
     p = Path(path) if path is not None else tiny_shakespeare_path()
     if not p.is_file():
         what = "a directory" if p.is_dir() else "which does not exist"
@@ -37,9 +43,10 @@ def load_data(path: str | os.PathLike | None = None, val_fraction: float = 0.1
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"data: expected a UTF-8 text file, got {str(p)!r}, which is not "
-                         f"UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
-                         ) from e
+        raise ValueError(
+            f"data: expected a UTF-8 text file, got {str(p)!r}, which is not "
+            f"UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+        ) from e
     tok = CharTokenizer.from_text(text)
     ids = torch.tensor(tok.encode(text), dtype=torch.long)
     n_train = int(len(ids) * (1.0 - vf))
@@ -54,10 +61,14 @@ def val_windows(ids: torch.Tensor, n_ctx: int) -> tuple[torch.Tensor, torch.Tens
     """
     n_ctx = check_int(n_ctx, "n_ctx")
     if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"ids: expected a 1-D tensor of token ids, got {type(ids).__name__}")
+        raise TypeError(
+            f"ids: expected a 1-D tensor of token ids, got {type(ids).__name__}"
+        )
     if ids.dim() != 1 or len(ids) < 2:
-        raise ValueError(f"ids: expected a 1-D tensor of at least 2 token ids, got shape "
-                         f"{tuple(ids.shape)}")
+        raise ValueError(
+            f"ids: expected a 1-D tensor of at least 2 token ids, got shape "
+            f"{tuple(ids.shape)}"
+        )
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
         raise TypeError(f"ids: expected integer token ids, got dtype {ids.dtype}")
     m = len(ids) - 1
@@ -78,11 +89,21 @@ class Batches:
     checkpoint saves to continue the same sequence of batches.
     """
 
-    def __init__(self, train_ids: torch.Tensor, n_ctx: int, B: int, seed: int,
-                 device: torch.device, rank: int = 0, world: int = 1) -> None:
+    def __init__(
+        self,
+        train_ids: torch.Tensor,
+        n_ctx: int,
+        B: int,
+        seed: int,
+        device: torch.device,
+        rank: int = 0,
+        world: int = 1,
+    ) -> None:
         if len(train_ids) <= n_ctx + 1:
-            raise ValueError(f"n_ctx: expected fewer than {len(train_ids) - 1} positions (the "
-                             f"training split), got {n_ctx}")
+            raise ValueError(
+                f"n_ctx: expected fewer than {len(train_ids) - 1} positions (the "
+                f"training split), got {n_ctx}"
+            )
         self.ids = train_ids.to(device)
         self.n_ctx, self.B, self.device = n_ctx, B, device
         self.lo, self.hi = rank * (B // world), (rank + 1) * (B // world)
@@ -92,7 +113,9 @@ class Batches:
 
     def next(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``(x, y)``, each ``(B / world, n_ctx)``: windows and the same shifted by one."""
-        starts = torch.randint(len(self.ids) - self.n_ctx - 1, (self.B,), generator=self.generator)
-        starts = starts[self.lo:self.hi].to(self.device, non_blocking=True)
+        starts = torch.randint(
+            len(self.ids) - self.n_ctx - 1, (self.B,), generator=self.generator
+        )
+        starts = starts[self.lo : self.hi].to(self.device, non_blocking=True)
         chunk = self.ids[starts[:, None] + self.offsets]
         return chunk[:, :-1], chunk[:, 1:]

@@ -1,7 +1,7 @@
 """The training loop of chapter 18: :func:`train` (one call for a notebook, a terminal and a
 cluster) and :func:`evaluate` (the mean loss over a whole split).
 
-The objective is chapter 17's mean cross-entropy of the next character; the optimiser and the
+The objective is chapter 17's mean cross-entropy of the next character; the optimizer and the
 schedule are those of :mod:`formulated.training.optim`, with gradient-norm clipping.  The
 validation loss is the mean over the *whole* validation split, cut into consecutive windows of
 ``n_ctx`` characters (every character but the first is predicted exactly once).
@@ -11,6 +11,7 @@ gradient of its ``B/K`` sequences of the same global batch and DDP averages the 
 the run computes what one process would with batch ``B``.  Ctrl-C saves a checkpoint at the
 last finished step and stops cleanly.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,13 +28,40 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from .._checks import as_token_ids, check_int, check_real_type, check_token_tensor, checked
-from ..models.trainable import GPT, GPTConfig, count_parameters, flops_per_token, run_eagerly
+from .._checks import (
+    as_token_ids,
+    check_int,
+    check_real_type,
+    check_token_tensor,
+    checked,
+)
+from ..models.trainable import (
+    GPT,
+    GPTConfig,
+    count_parameters,
+    flops_per_token,
+    run_eagerly,
+)
 from ..tokenizers import CharTokenizer
-from .checkpoint import (CKPT_FORMAT, CKPT_NAME, CKPT_VERSION, CheckpointError,
-                         check_compatible, check_resume_state, read_checkpoint, rng_state,
-                         save_atomic, set_rng_state)
-from .config import DEFAULT_PRESET, TrainConfig, check_override_names, make_config, with_overrides
+from .checkpoint import (
+    CKPT_FORMAT,
+    CKPT_NAME,
+    CKPT_VERSION,
+    CheckpointError,
+    check_compatible,
+    check_resume_state,
+    read_checkpoint,
+    rng_state,
+    save_atomic,
+    set_rng_state,
+)
+from .config import (
+    DEFAULT_PRESET,
+    TrainConfig,
+    check_override_names,
+    make_config,
+    with_overrides,
+)
 from .data import Batches, load_data, val_windows
 from .optim import lr_lambda, make_optimizers
 from .runtime import StopFlag, autocast_factory, dist_info, peak_flops, resolve_device
@@ -71,53 +99,86 @@ class TrainResult:
 
     def __repr__(self) -> str:
         # Two lines: a notebook shows the whole result within 88 columns.
-        return (f"TrainResult(step={self.step}, val_loss={self.val_loss:.4f}, "
-                f"seconds={self.seconds:.1f},\n            "
-                f"tokens_per_s={self.tokens_per_s:,.0f}, device={self.device!r}, "
-                f"interrupted={self.interrupted})")
+        return (
+            f"TrainResult(step={self.step}, val_loss={self.val_loss:.4f}, "
+            f"seconds={self.seconds:.1f},\n            "
+            f"tokens_per_s={self.tokens_per_s:,.0f}, device={self.device!r}, "
+            f"interrupted={self.interrupted})"
+        )
 
 
 # -- one training step ---------------------------------------------------------------------------
 
-def _check_step_args(model: Any, optimizers: Any, schedulers: Any, x: Any, y: Any,
-                     grad_clip: Any, autocast: Any) -> tuple:
+
+def _check_step_args(
+    model: Any,
+    optimizers: Any,
+    schedulers: Any,
+    x: Any,
+    y: Any,
+    grad_clip: Any,
+    autocast: Any,
+) -> tuple:
     """The arguments of :func:`train_step`, returned in order (``x`` and ``y`` are checked
     by the model)."""
     if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model: expected a torch.nn.Module (a GPT), got "
-                        f"{type(model).__name__}")
-    if isinstance(optimizers, torch.optim.Optimizer) or not isinstance(optimizers, Sequence) \
-            or not all(isinstance(o, torch.optim.Optimizer) for o in optimizers):
-        raise TypeError(f"optimizers: expected a list of torch.optim.Optimizer, got "
-                        f"{type(optimizers).__name__}")
-    if not isinstance(schedulers, Sequence) or len(schedulers) != len(optimizers) \
-            or not all(isinstance(s, torch.optim.lr_scheduler.LRScheduler) for s in schedulers):
-        raise TypeError(f"schedulers: expected a list of {len(optimizers)} "
-                        f"torch.optim.lr_scheduler.LRScheduler (one per optimiser), got "
-                        f"{type(schedulers).__name__}")
+        raise TypeError(
+            f"model: expected a torch.nn.Module (a GPT), got {type(model).__name__}"
+        )
+    if (
+        isinstance(optimizers, torch.optim.Optimizer)
+        or not isinstance(optimizers, Sequence)
+        or not all(isinstance(o, torch.optim.Optimizer) for o in optimizers)
+    ):
+        raise TypeError(
+            f"optimizers: expected a list of torch.optim.Optimizer, got "
+            f"{type(optimizers).__name__}"
+        )
+    if (
+        not isinstance(schedulers, Sequence)
+        or len(schedulers) != len(optimizers)
+        or not all(
+            isinstance(s, torch.optim.lr_scheduler.LRScheduler) for s in schedulers
+        )
+    ):
+        raise TypeError(
+            f"schedulers: expected a list of {len(optimizers)} "
+            f"torch.optim.lr_scheduler.LRScheduler (one per optimizer), got "
+            f"{type(schedulers).__name__}"
+        )
     for name, t in (("x", x), ("y", y)):
         if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{name}: expected a (B, n) tensor of token ids, got "
-                            f"{type(t).__name__}")
+            raise TypeError(
+                f"{name}: expected a (B, n) tensor of token ids, got {type(t).__name__}"
+            )
     grad_clip = check_real_type(grad_clip, "grad_clip", "a number >= 0")
     if not grad_clip >= 0 or not math.isfinite(grad_clip):
-        raise ValueError(f"grad_clip: expected a finite number >= 0 (0 = no clipping), got "
-                         f"{grad_clip!r}")
+        raise ValueError(
+            f"grad_clip: expected a finite number >= 0 (0 = no clipping), got "
+            f"{grad_clip!r}"
+        )
     if not callable(autocast):
-        raise TypeError(f"autocast: expected a function returning a context manager, got "
-                        f"{type(autocast).__name__}")
+        raise TypeError(
+            f"autocast: expected a function returning a context manager, got "
+            f"{type(autocast).__name__}"
+        )
     return model, optimizers, schedulers, x, y, grad_clip, autocast
 
 
 @checked(_check_step_args)
-def train_step(model: torch.nn.Module, optimizers: Sequence[torch.optim.Optimizer],
-               schedulers: Sequence[Any], x: torch.Tensor, y: torch.Tensor,
-               grad_clip: float, autocast: Callable[[], Any] = contextlib.nullcontext
-               ) -> torch.Tensor:
+def train_step(
+    model: torch.nn.Module,
+    optimizers: Sequence[torch.optim.Optimizer],
+    schedulers: Sequence[Any],
+    x: torch.Tensor,
+    y: torch.Tensor,
+    grad_clip: float,
+    autocast: Callable[[], Any] = contextlib.nullcontext,
+) -> torch.Tensor:
     """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
 
     ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the
-    norm ``grad_clip`` (def-18-clip; 0 = no clipping); each optimiser (AdamW, and Muon
+    norm ``grad_clip`` (def-18-clip; 0 = no clipping); each optimizer (AdamW, and Muon
     for the blocks' matrices in the ``cpu`` preset) updates its parameters at the rate
     that its scheduler sets (def-18-schedule) and the scheduler moves on one step.  The
     loss stays on the device (reading it would wait for the GPU).
@@ -127,22 +188,30 @@ def train_step(model: torch.nn.Module, optimizers: Sequence[torch.optim.Optimize
     tests/test_train.py::test_the_loop_calls_the_public_train_step
     """
     with autocast():
-        _, loss = model(x, y)                                # forward and loss
-    loss.backward()                                          # g = grad of the loss
+        _, loss = model(x, y)  # forward and loss
+    loss.backward()  # g = grad of the loss
     if grad_clip > 0:
         torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)  # clip g
     for optimizer, scheduler in zip(optimizers, schedulers):
-        optimizer.step()                                     # theta <- update(g, eta_t)
-        scheduler.step()                                     # t <- t + 1
+        optimizer.step()  # theta <- update(g, eta_t)
+        scheduler.step()  # t <- t + 1
         optimizer.zero_grad(set_to_none=True)
     return loss.detach()
 
 
 # -- evaluation --------------------------------------------------------------------------------
 
+
 @torch.no_grad()
-def evaluate(model: torch.nn.Module, ids: torch.Tensor, n_ctx: int, batch: int = 64,
-             autocast: Any = None, rank: int = 0, world: int = 1) -> float:
+def evaluate(
+    model: torch.nn.Module,
+    ids: torch.Tensor,
+    n_ctx: int,
+    batch: int = 64,
+    autocast: Any = None,
+    rank: int = 0,
+    world: int = 1,
+) -> float:
     """Mean next-character cross-entropy over the whole split ``ids`` (see :func:`val_windows`).
 
     With ``world > 1`` each process evaluates every ``world``-th window and the sums are added
@@ -151,19 +220,25 @@ def evaluate(model: torch.nn.Module, ids: torch.Tensor, n_ctx: int, batch: int =
     cfg = _model_config(model)
     ids = _ids_1d(ids, "ids", cfg.V)
     if len(ids) < 2:
-        raise ValueError(f"ids: expected at least 2 token ids (an input and the token after it), "
-                         f"got {len(ids)}")
+        raise ValueError(
+            f"ids: expected at least 2 token ids (an input and the token after it), "
+            f"got {len(ids)}"
+        )
     n_ctx = check_int(n_ctx, "n_ctx")
     if n_ctx > cfg.n_ctx:
-        raise ValueError(f"n_ctx: expected at most the model's n_ctx={cfg.n_ctx}, got {n_ctx}")
+        raise ValueError(
+            f"n_ctx: expected at most the model's n_ctx={cfg.n_ctx}, got {n_ctx}"
+        )
     batch = check_int(batch, "batch")
     world = check_int(world, "world")
     rank = check_int(rank, "rank", 0, "an integer >= 0")
     if rank >= world:
         raise ValueError(f"rank: expected 0 <= rank < world={world}, got {rank}")
     if autocast is not None and not callable(autocast):
-        raise TypeError(f"autocast: expected None or a function returning a context manager, "
-                        f"got {type(autocast).__name__}")
+        raise TypeError(
+            f"autocast: expected None or a function returning a context manager, "
+            f"got {type(autocast).__name__}"
+        )
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -175,13 +250,18 @@ def evaluate(model: torch.nn.Module, ids: torch.Tensor, n_ctx: int, batch: int =
     with run_eagerly(model):
         for i in range(0, len(X), batch):
             with ctx():
-                logits, _ = model(X[i:i + batch])
-            y = Y[i:i + batch]
-            total += F.cross_entropy(logits.float().reshape(-1, logits.size(-1)), y.reshape(-1),
-                                     ignore_index=-100, reduction="sum").double()
+                logits, _ = model(X[i : i + batch])
+            y = Y[i : i + batch]
+            total += F.cross_entropy(
+                logits.float().reshape(-1, logits.size(-1)),
+                y.reshape(-1),
+                ignore_index=-100,
+                reduction="sum",
+            ).double()
             count += (y >= 0).sum()
     if world > 1:
         import torch.distributed as dist
+
         both = torch.stack([total, count])
         dist.all_reduce(both)
         total, count = both[0], both[1]
@@ -193,7 +273,9 @@ def _model_config(model: Any) -> GPTConfig:
     """The :class:`GPTConfig` of a GPT (also through ``torch.compile``'s wrapper)."""
     cfg = getattr(model, "cfg", None) if isinstance(model, torch.nn.Module) else None
     if not isinstance(cfg, GPTConfig):
-        raise TypeError(f"model: expected a formulated.models.trainable.GPT, got {type(model).__name__}")
+        raise TypeError(
+            f"model: expected a formulated.models.trainable.GPT, got {type(model).__name__}"
+        )
     return cfg
 
 
@@ -203,54 +285,83 @@ def _ids_1d(ids: Any, name: str, V: int) -> torch.Tensor:
     if isinstance(ids, torch.Tensor):
         check_token_tensor(ids, name, V, values=False)
         if ids.dim() != 1:
-            raise ValueError(f"{name}: expected 1 dimension of token ids, got shape "
-                             f"{tuple(ids.shape)}")
+            raise ValueError(
+                f"{name}: expected 1 dimension of token ids, got shape "
+                f"{tuple(ids.shape)}"
+            )
         return check_token_tensor(ids.cpu().long(), name, V)
     return torch.from_numpy(as_token_ids(ids, name, V, ndim=1))
 
 
 # -- the run: configuration, set-up, loop ------------------------------------------------------
 
-def _run_config(preset: str | None, ckpt_path: Path | None, resume: bool, overwrite: bool,
-                config: TrainConfig | None, stop_at_step: int | None,
-                overrides: dict[str, Any]) -> tuple[TrainConfig, dict | None]:
+
+def _run_config(
+    preset: str | None,
+    ckpt_path: Path | None,
+    resume: bool,
+    overwrite: bool,
+    config: TrainConfig | None,
+    stop_at_step: int | None,
+    overrides: dict[str, Any],
+) -> tuple[TrainConfig, dict | None]:
     """The configuration of the run and the checkpoint to resume (read and checked before
     anything is written), after checking that the arguments fit together."""
     check_override_names(overrides)
     if config is not None:
         if not isinstance(config, TrainConfig):
-            raise TypeError(f"config: expected a TrainConfig (see make_config), got "
-                            f"{type(config).__name__}")
+            raise TypeError(
+                f"config: expected a TrainConfig (see make_config), got "
+                f"{type(config).__name__}"
+            )
         # A config is the whole run: a preset or overrides next to it would be silently ignored.
         if preset is not None:
-            raise TypeError(f"config: expected either a preset or a config, got both "
-                            f"(preset={preset!r}); use make_config({preset!r}, ...)")
+            raise TypeError(
+                f"config: expected either a preset or a config, got both "
+                f"(preset={preset!r}); use make_config({preset!r}, ...)"
+            )
         if overrides:
-            raise TypeError(f"config: expected no overrides next to a whole config, got "
-                            f"{sorted(overrides)}; use dataclasses.replace(config, ...)")
+            raise TypeError(
+                f"config: expected no overrides next to a whole config, got "
+                f"{sorted(overrides)}; use dataclasses.replace(config, ...)"
+            )
     ck = None
     if resume:
         if ckpt_path is None:
-            raise ValueError("resume: expected an out_dir that holds the checkpoint, got None")
+            raise ValueError(
+                "resume: expected an out_dir that holds the checkpoint, got None"
+            )
         ck = read_checkpoint(ckpt_path)
         ck_cfg = check_resume_state(ck, ckpt_path)
         if config is None and preset is None:
             config = with_overrides(ck_cfg, overrides)
     elif ckpt_path is not None and ckpt_path.exists() and not overwrite:
-        raise FileExistsError(f"out_dir: {str(ckpt_path.parent)!r} already holds a checkpoint; "
-                              f"pass resume=True (--resume) to continue it or overwrite=True "
-                              f"(--overwrite) to start over")
-    cfg = config if config is not None else make_config(preset or DEFAULT_PRESET, **overrides)
+        raise FileExistsError(
+            f"out_dir: {str(ckpt_path.parent)!r} already holds a checkpoint; "
+            f"pass resume=True (--resume) to continue it or overwrite=True "
+            f"(--overwrite) to start over"
+        )
+    cfg = (
+        config
+        if config is not None
+        else make_config(preset or DEFAULT_PRESET, **overrides)
+    )
     if ck is not None:
-        check_compatible(ck, cfg, None, ckpt_path)  # the tokenizer once the data is read
+        check_compatible(
+            ck, cfg, None, ckpt_path
+        )  # the tokenizer once the data is read
         # Nothing left to do would still rewrite the checkpoint: refuse instead.
         if cfg.max_steps <= ck["step"]:
-            raise ValueError(f"max_steps: expected more than the checkpoint's step "
-                             f"{ck['step']} to continue the run, got {cfg.max_steps}; pass a "
-                             f"larger max_steps (--max_steps)")
+            raise ValueError(
+                f"max_steps: expected more than the checkpoint's step "
+                f"{ck['step']} to continue the run, got {cfg.max_steps}; pass a "
+                f"larger max_steps (--max_steps)"
+            )
         if stop_at_step is not None and stop_at_step <= ck["step"]:
-            raise ValueError(f"stop_at_step: expected more than the checkpoint's step "
-                             f"{ck['step']}, got {stop_at_step}")
+            raise ValueError(
+                f"stop_at_step: expected more than the checkpoint's step "
+                f"{ck['step']}, got {stop_at_step}"
+            )
     return cfg, ck
 
 
@@ -259,33 +370,45 @@ def _check_out_dir(out: Path) -> None:
     this process can write.  Checked before anything is trained, so that a run is never lost at
     its first save."""
     if out.exists() and not out.is_dir():
-        raise NotADirectoryError(f"out_dir: expected a directory for {CKPT_NAME}, got "
-                                 f"{str(out)!r}, which is a file")
+        raise NotADirectoryError(
+            f"out_dir: expected a directory for {CKPT_NAME}, got "
+            f"{str(out)!r}, which is a file"
+        )
     parent = out
-    while not parent.exists():          # the directory that the save would create it in
+    while not parent.exists():  # the directory that the save would create it in
         parent = parent.parent
     if not parent.is_dir():
-        raise NotADirectoryError(f"out_dir: expected a directory path, got {str(out)!r}, "
-                                 f"inside {str(parent)!r}, which is a file")
+        raise NotADirectoryError(
+            f"out_dir: expected a directory path, got {str(out)!r}, "
+            f"inside {str(parent)!r}, which is a file"
+        )
     try:  # write access as the save will need it (os.access misses read-only file systems)
         with tempfile.TemporaryFile(dir=parent):
             pass
     except OSError as e:
-        raise PermissionError(f"out_dir: expected a directory this process can write, got "
-                              f"{str(out)!r} ({str(parent)!r} cannot be written: "
-                              f"{e.strerror})") from e
+        raise PermissionError(
+            f"out_dir: expected a directory this process can write, got "
+            f"{str(out)!r} ({str(parent)!r} cannot be written: "
+            f"{e.strerror})"
+        ) from e
 
 
 def _setup_device(cfg: TrainConfig, local_rank: int, world: int) -> torch.device:
     """Start the process group under torchrun and pick this process's device."""
     if world > 1:
         import torch.distributed as dist
+
         if not dist.is_initialized():
-            backend = "nccl" if torch.cuda.is_available() and cfg.device in ("auto", "cuda") \
+            backend = (
+                "nccl"
+                if torch.cuda.is_available() and cfg.device in ("auto", "cuda")
                 else "gloo"
+            )
             dist.init_process_group(backend=backend)
         if cfg.B % world:
-            raise ValueError(f"B: expected a multiple of the {world} processes, got {cfg.B}")
+            raise ValueError(
+                f"B: expected a multiple of the {world} processes, got {cfg.B}"
+            )
     device = resolve_device(cfg.device)
     if device.type == "cuda":
         # set_device needs an index: a bare "cuda" (what "auto" gives) means the first GPU.
@@ -297,14 +420,20 @@ def _setup_device(cfg: TrainConfig, local_rank: int, world: int) -> torch.device
 
 
 class _Run:
-    """The state of one run: data, model, optimisers, schedule, batches, history, clocks.
+    """The state of one run: data, model, optimizers, schedule, batches, history, clocks.
 
     Built from the configuration (and the checkpoint to resume); :meth:`loop` trains,
     :meth:`save` writes the checkpoint, :meth:`result` is what :func:`train` returns.
     """
 
-    def __init__(self, cfg: TrainConfig, ck: dict | None, out: Path | None, t_start: float,
-                 device: torch.device) -> None:
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        ck: dict | None,
+        out: Path | None,
+        t_start: float,
+        device: torch.device,
+    ) -> None:
         self.rank, _, self.world = dist_info()
         self.ddp = self.world > 1
         self.out, self.ckpt_path = out, (out / CKPT_NAME if out is not None else None)
@@ -315,24 +444,37 @@ class _Run:
         if ck is not None:
             check_compatible(ck, cfg, self.tok, self.ckpt_path)
         self.cfg = cfg = replace(cfg, model=replace(cfg.model, V=self.tok.vocab_size))
-        self.batches = Batches(train_ids, cfg.model.n_ctx, cfg.B, cfg.seed, device,
-                               self.rank, self.world)
-        # model, optimisers, schedule: the same initial weights in every process.
+        self.batches = Batches(
+            train_ids, cfg.model.n_ctx, cfg.B, cfg.seed, device, self.rank, self.world
+        )
+        # model, optimizers, schedule: the same initial weights in every process.
         torch.manual_seed(cfg.seed)
         self.model = GPT(cfg.model).to(device)
         self.n_params = count_parameters(self.model)
         self.opts = make_optimizers(self.model, cfg, device)
-        self.scheds = [torch.optim.lr_scheduler.LambdaLR(o, lr_lambda(cfg)) for o in self.opts]
-        torch.manual_seed(cfg.seed + 1 + self.rank)  # dropout: a different stream per process
-        self.history: dict[str, list] = {"step": [], "loss": [], "val_step": [],
-                                         "val_loss": [], "val_seconds": [], "eval_seconds": []}
+        self.scheds = [
+            torch.optim.lr_scheduler.LambdaLR(o, lr_lambda(cfg)) for o in self.opts
+        ]
+        torch.manual_seed(
+            cfg.seed + 1 + self.rank
+        )  # dropout: a different stream per process
+        self.history: dict[str, list] = {
+            "step": [],
+            "loss": [],
+            "val_step": [],
+            "val_loss": [],
+            "val_seconds": [],
+            "eval_seconds": [],
+        }
         self.step = 0
         if ck is not None:
             self._restore(ck)
         self.eval_clock = 0.0
         self.net = self._compiled()
         # what the loop sets: last validation loss, Ctrl-C seen, throughput, first log
-        self.val = self.history["val_loss"][-1] if self.history["val_loss"] else float("nan")
+        self.val = (
+            self.history["val_loss"][-1] if self.history["val_loss"] else float("nan")
+        )
         self.interrupted = False
         self.tokens_per_s = 0.0
         self.first: tuple[float, int, float] | None = None
@@ -346,8 +488,10 @@ class _Run:
                 self.opts[1].load_state_dict(ck["muon"]["optimizer"])
                 self.scheds[1].load_state_dict(ck["muon"]["scheduler"])
         except (RuntimeError, ValueError, KeyError) as e:
-            raise CheckpointError(f"checkpoint: {str(self.ckpt_path)!r} does not fit the model: "
-                                  f"{str(e)[:200]}") from e
+            raise CheckpointError(
+                f"checkpoint: {str(self.ckpt_path)!r} does not fit the model: "
+                f"{str(e)[:200]}"
+            ) from e
         # The scheduler's max_steps may have changed (a longer run): rebuild its lambda.
         for o, s in zip(self.opts, self.scheds):
             s.lr_lambdas = [lr_lambda(self.cfg)] * len(o.param_groups)
@@ -355,13 +499,19 @@ class _Run:
         per_rank = ck["rng"]["ranks"]
         try:  # checked by check_resume_state; a CUDA state is only checked here
             self.batches.generator.set_state(ck["rng"]["batch"])
-            set_rng_state(per_rank[self.rank] if self.rank < len(per_rank) else per_rank[0],
-                          self.device)
+            set_rng_state(
+                per_rank[self.rank] if self.rank < len(per_rank) else per_rank[0],
+                self.device,
+            )
         except (RuntimeError, TypeError) as e:
-            raise CheckpointError(f"checkpoint: {str(self.ckpt_path)!r} has an invalid rng: "
-                                  f"{str(e)[:200]}") from e
+            raise CheckpointError(
+                f"checkpoint: {str(self.ckpt_path)!r} has an invalid rng: "
+                f"{str(e)[:200]}"
+            ) from e
         self.history = {k: list(v) for k, v in ck["history"].items()}
-        self.history.setdefault("eval_seconds", [float("nan")] * len(self.history["val_step"]))
+        self.history.setdefault(
+            "eval_seconds", [float("nan")] * len(self.history["val_step"])
+        )
 
     def _compiled(self) -> torch.nn.Module:
         """Compile (one transformer block, reused by every layer) and wrap in DDP."""
@@ -377,40 +527,65 @@ class _Run:
         if not self.ddp:
             return self.model
         from torch.nn.parallel import DistributedDataParallel as DDP
-        return DDP(self.model, device_ids=[self.device.index]
-                   if self.device.type == "cuda" else None)
+
+        return DDP(
+            self.model,
+            device_ids=[self.device.index] if self.device.type == "cuda" else None,
+        )
 
     def save(self, final_step: int) -> None:
         """Write the checkpoint (every process takes part: the random states are gathered)."""
         states = [rng_state(self.device)]
         if self.ddp:
             import torch.distributed as dist
+
             states = [None] * self.world
             dist.all_gather_object(states, rng_state(self.device))
             states = [{k: v.cpu() for k, v in s.items()} for s in states]
         if self.ckpt_path is None or self.rank != 0:
             return
         self.out.mkdir(parents=True, exist_ok=True)
-        ck = {"format": CKPT_FORMAT, "version": CKPT_VERSION, "step": final_step,
-              "model": self.model.state_dict(), "optimizer": self.opts[0].state_dict(),
-              "scheduler": self.scheds[0].state_dict(), "config": asdict(self.cfg),
-              "model_config": self.model.cfg.to_dict(), "tokenizer": self.tok.to_dict(),
-              "rng": {"batch": self.batches.generator.get_state(), "ranks": states},
-              "history": self.history, "world_size": self.world}
+        ck = {
+            "format": CKPT_FORMAT,
+            "version": CKPT_VERSION,
+            "step": final_step,
+            "model": self.model.state_dict(),
+            "optimizer": self.opts[0].state_dict(),
+            "scheduler": self.scheds[0].state_dict(),
+            "config": asdict(self.cfg),
+            "model_config": self.model.cfg.to_dict(),
+            "tokenizer": self.tok.to_dict(),
+            "rng": {"batch": self.batches.generator.get_state(), "ranks": states},
+            "history": self.history,
+            "world_size": self.world,
+        }
         if len(self.opts) > 1:
-            ck["muon"] = {"optimizer": self.opts[1].state_dict(),
-                          "scheduler": self.scheds[1].state_dict()}
+            ck["muon"] = {
+                "optimizer": self.opts[1].state_dict(),
+                "scheduler": self.scheds[1].state_dict(),
+            }
         save_atomic(ck, self.ckpt_path)
 
     def evaluate(self) -> float:
         """The whole validation split, recorded in the history with its time."""
         t0 = time.perf_counter()
-        v = evaluate(self.model, self.val_ids, self.cfg.model.n_ctx, self.cfg.eval_batch,
-                     self.autocast, self.rank, self.world)
+        v = evaluate(
+            self.model,
+            self.val_ids,
+            self.cfg.model.n_ctx,
+            self.cfg.eval_batch,
+            self.autocast,
+            self.rank,
+            self.world,
+        )
         t1 = time.perf_counter()
         self.eval_clock += t1 - t0
-        for key, value in (("val_step", self.step), ("val_loss", v),
-                           ("val_seconds", t1 - self.t_start), ("eval_seconds", self.eval_clock)):
+        for key, value in (
+            ("val_step", self.step),
+            ("val_loss", v),
+            ("val_seconds", t1 - self.t_start),
+            ("eval_seconds", self.eval_clock),
+        ):
             self.history[key].append(value)
         return v
 
@@ -418,8 +593,9 @@ class _Run:
         """:func:`train_step` on the next batch (looked up in this module at every call, so
         that replacing ``formulated.training.loop.train_step`` changes the loop)."""
         x, y = self.batches.next()
-        loss = train_step(self.net, self.opts, self.scheds, x, y, self.cfg.grad_clip,
-                          self.autocast)
+        loss = train_step(
+            self.net, self.opts, self.scheds, x, y, self.cfg.grad_clip, self.autocast
+        )
         self.step += 1
         return loss
 
@@ -428,6 +604,7 @@ class _Run:
         stop = flag.stop
         if self.ddp and self.step % self.cfg.log_interval == 0:
             import torch.distributed as dist
+
             s = torch.tensor([float(stop)], device=self.device)
             dist.all_reduce(s)
             stop = bool(s.item() > 0)
@@ -450,10 +627,16 @@ class _Run:
                     last = self.step == cfg.max_steps
                     if self.step % cfg.log_interval == 0 or last:
                         log.flush()
-                    if (cfg.eval_interval and self.step % cfg.eval_interval == 0) or last:
+                    if (
+                        cfg.eval_interval and self.step % cfg.eval_interval == 0
+                    ) or last:
                         self.val = self.evaluate()
                         log.after_eval()
-                    if cfg.ckpt_interval and self.step % cfg.ckpt_interval == 0 and not last:
+                    if (
+                        cfg.ckpt_interval
+                        and self.step % cfg.ckpt_interval == 0
+                        and not last
+                    ):
                         self.save(self.step)
             except KeyboardInterrupt:
                 # A second Ctrl-C (or one outside the main thread): stop now; the step in flight
@@ -463,7 +646,9 @@ class _Run:
                     o.zero_grad(set_to_none=True)
             log.flush_losses()
             h = self.history
-            if self.interrupted and (not h["val_step"] or h["val_step"][-1] != self.step):
+            if self.interrupted and (
+                not h["val_step"] or h["val_step"][-1] != self.step
+            ):
                 self.val = float("nan")
             self.save(self.step)
         log.close()
@@ -498,8 +683,15 @@ class _Log:
         self.bar = None
         if bar:
             from tqdm.auto import tqdm
-            self.bar = tqdm(total=run.cfg.max_steps, initial=run.step, desc="training",
-                            unit="step", mininterval=0.5, dynamic_ncols=True)
+
+            self.bar = tqdm(
+                total=run.cfg.max_steps,
+                initial=run.step,
+                desc="training",
+                unit="step",
+                mininterval=0.5,
+                dynamic_ncols=True,
+            )
             # In a notebook the bar is a widget row (label, bar, status) whose bar has no width
             # of its own: the long status would squeeze it to a square.  With a minimum width
             # the status wraps onto its own line instead.
@@ -514,7 +706,9 @@ class _Log:
         self.steps_done += 1
 
     def flush_losses(self) -> list[float]:
-        losses = torch.stack(self.pending).float().cpu().tolist() if self.pending else []
+        losses = (
+            torch.stack(self.pending).float().cpu().tolist() if self.pending else []
+        )
         self.run.history["step"] += self.pending_steps
         self.run.history["loss"] += losses
         self.pending, self.pending_steps = [], []
@@ -529,15 +723,22 @@ class _Log:
         if self.first is None:
             self.first = self.last_flush
         if self.bar is not None:
-            self.bar.set_postfix(loss=f"{losses[-1]:.3f}", val=f"{self.run.val:.3f}",
-                                 tok_s=f"{self.tps:,.0f}", refresh=False)
+            self.bar.set_postfix(
+                loss=f"{losses[-1]:.3f}",
+                val=f"{self.run.val:.3f}",
+                tok_s=f"{self.tps:,.0f}",
+                refresh=False,
+            )
             self.bar.update(self.run.step - self.bar.n)
 
     def after_eval(self) -> None:
         self.t_log = time.perf_counter()
         if self.bar is not None:
-            self.bar.set_postfix(loss=f"{self.run.history['loss'][-1]:.3f}",
-                                 val=f"{self.run.val:.3f}", tok_s=f"{self.tps:,.0f}")
+            self.bar.set_postfix(
+                loss=f"{self.run.history['loss'][-1]:.3f}",
+                val=f"{self.run.val:.3f}",
+                tok_s=f"{self.tps:,.0f}",
+            )
 
     def close(self) -> None:
         if self.bar is not None:
@@ -552,10 +753,17 @@ class _Log:
         return self.steps_done * self.tokens_per_step / max(span, 1e-9)
 
 
-def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *,
-          resume: bool = False, overwrite: bool = False, progress: bool = True,
-          config: TrainConfig | None = None, stop_at_step: int | None = None,
-          **overrides: Any) -> TrainResult:
+def train(
+    preset: str | None = None,
+    out_dir: str | os.PathLike | None = None,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: bool = True,
+    config: TrainConfig | None = None,
+    stop_at_step: int | None = None,
+    **overrides: Any,
+) -> TrainResult:
     """Train a GPT; the one call of the notebook (and of the command line).
 
     ``preset`` names an entry of :data:`~formulated.training.config.PRESETS` (default
@@ -569,17 +777,29 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
     """
     t_start = time.perf_counter()
     started_at = time.time()
-    if out_dir is not None and (isinstance(out_dir, bytes)
-                                or not isinstance(out_dir, (str, os.PathLike))):
-        raise TypeError(f"out_dir: expected None or a directory path (str or os.PathLike), got "
-                        f"{type(out_dir).__name__}")
+    if out_dir is not None and (
+        isinstance(out_dir, bytes) or not isinstance(out_dir, (str, os.PathLike))
+    ):
+        raise TypeError(
+            f"out_dir: expected None or a directory path (str or os.PathLike), got "
+            f"{type(out_dir).__name__}"
+        )
     if stop_at_step is not None:
-        stop_at_step = check_int(stop_at_step, "stop_at_step", 0, "None or an integer >= 0")
+        stop_at_step = check_int(
+            stop_at_step, "stop_at_step", 0, "None or an integer >= 0"
+        )
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         _check_out_dir(out)
-    cfg, ck = _run_config(preset, out / CKPT_NAME if out is not None else None, resume,
-                          overwrite, config, stop_at_step, overrides)
+    cfg, ck = _run_config(
+        preset,
+        out / CKPT_NAME if out is not None else None,
+        resume,
+        overwrite,
+        config,
+        stop_at_step,
+        overrides,
+    )
     rank, local_rank, world = dist_info()
     device = _setup_device(cfg, local_rank, world)
     threads_before = torch.get_num_threads()
@@ -592,13 +812,27 @@ def train(preset: str | None = None, out_dir: str | os.PathLike | None = None, *
         torch.set_num_threads(threads_before)
     if run.interrupted and rank == 0:
         where = f" to {str(run.ckpt_path)!r}" if run.ckpt_path is not None else ""
-        print(f"Interrupted at step {run.step}; checkpoint saved{where}. "
-              f"Continue with resume=True (--resume).", file=sys.stderr)
+        print(
+            f"Interrupted at step {run.step}; checkpoint saved{where}. "
+            f"Continue with resume=True (--resume).",
+            file=sys.stderr,
+        )
     seconds = time.perf_counter() - t_start
     run.model.eval()
-    return TrainResult(model=run.model, tokenizer=run.tok, config=run.cfg, history=run.history,
-                       step=run.step, val_loss=run.val, seconds=seconds,
-                       tokens_per_s=run.tokens_per_s, device=str(device),
-                       interrupted=run.interrupted, out_dir=str(out) if out is not None else None,
-                       n_params=run.n_params, mfu=run.mfu(), started_at=started_at,
-                       first_log_seconds=(run.first[0] - t_start) if run.first else 0.0)
+    return TrainResult(
+        model=run.model,
+        tokenizer=run.tok,
+        config=run.cfg,
+        history=run.history,
+        step=run.step,
+        val_loss=run.val,
+        seconds=seconds,
+        tokens_per_s=run.tokens_per_s,
+        device=str(device),
+        interrupted=run.interrupted,
+        out_dir=str(out) if out is not None else None,
+        n_params=run.n_params,
+        mfu=run.mfu(),
+        started_at=started_at,
+        first_log_seconds=(run.first[0] - t_start) if run.first else 0.0,
+    )

@@ -1,4 +1,4 @@
-"""The optimiser and the learning-rate schedule of a run.
+"""The optimizer and the learning-rate schedule of a run.
 
 AdamW with decoupled weight decay on the matrices (embeddings included) and none on biases and
 LayerNorm gains; or, with ``optimizer="muon"``, Muon (momentum orthogonalised by Newton-Schulz
@@ -6,6 +6,7 @@ iterations; torch's update, computed in batches) for the matrices inside the blo
 for the rest.  One schedule multiplies every learning rate: linear warm-up, then cosine decay
 to ``min_lr / lr``, reached after ``decay_frac`` of the steps.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,6 +48,7 @@ def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
             return (step + 1) / cfg.warmup_steps
         t = min(1.0, (step - cfg.warmup_steps) / max(1, end - cfg.warmup_steps))
         return floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * t))
+
     return f
 
 
@@ -75,10 +77,18 @@ class _WithoutDynamo:
         _undecorated(torch.optim.Optimizer.load_state_dict)(self, state_dict)
 
 
-def _fused_adamw_step(params: list[torch.Tensor], grads: list[torch.Tensor],
-                      exp_avgs: list[torch.Tensor], exp_avg_sqs: list[torch.Tensor],
-                      steps: list[torch.Tensor], *, lr: float, betas: tuple[float, float],
-                      eps: float, weight_decay: float) -> None:
+def _fused_adamw_step(
+    params: list[torch.Tensor],
+    grads: list[torch.Tensor],
+    exp_avgs: list[torch.Tensor],
+    exp_avg_sqs: list[torch.Tensor],
+    steps: list[torch.Tensor],
+    *,
+    lr: float,
+    betas: tuple[float, float],
+    eps: float,
+    weight_decay: float,
+) -> None:
     """One AdamW update of ``params`` in place, by PyTorch's fused kernel: ``t <- t + 1``,
     then the update of :class:`AdamW` (moments and steps updated in place too).
 
@@ -90,10 +100,24 @@ def _fused_adamw_step(params: list[torch.Tensor], grads: list[torch.Tensor],
 
     Checked by: tests/test_optim.py::test_fused_step_is_torch_fused_adamw_bit_for_bit
     """
-    torch._foreach_add_(steps, 1)                                   # t <- t + 1
-    torch._fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False, lr=lr,
-                        beta1=betas[0], beta2=betas[1], weight_decay=weight_decay, eps=eps,
-                        maximize=False, grad_scale=None, found_inf=None)
+    torch._foreach_add_(steps, 1)  # t <- t + 1
+    torch._fused_adamw_(
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        [],
+        steps,
+        amsgrad=False,
+        lr=lr,
+        beta1=betas[0],
+        beta2=betas[1],
+        weight_decay=weight_decay,
+        eps=eps,
+        maximize=False,
+        grad_scale=None,
+        found_inf=None,
+    )
 
 
 _FUSED_WORKS: dict[tuple[str, torch.dtype], bool] = {}
@@ -112,10 +136,21 @@ def fused_adamw_works(device: torch.device, dtype: torch.dtype = torch.float32) 
     key = (device.type, dtype)
     if key not in _FUSED_WORKS:
         try:
-            theta, grad, m, v, t = (torch.full((1,), x, dtype=dtype, device=device)
-                                    for x in (1.0, 0.5, 0.0, 0.0, 0.0))
-            _fused_adamw_step([theta], [grad], [m], [v], [t.float()], lr=0.1, betas=(0.9, 0.99),
-                              eps=1e-8, weight_decay=0.5)
+            theta, grad, m, v, t = (
+                torch.full((1,), x, dtype=dtype, device=device)
+                for x in (1.0, 0.5, 0.0, 0.0, 0.0)
+            )
+            _fused_adamw_step(
+                [theta],
+                [grad],
+                [m],
+                [v],
+                [t.float()],
+                lr=0.1,
+                betas=(0.9, 0.99),
+                eps=1e-8,
+                weight_decay=0.5,
+            )
             _FUSED_WORKS[key] = abs(theta.item() - 0.85) < 1e-3
         except Exception:  # noqa: BLE001 -- any refusal of a private op means "not here"
             _FUSED_WORKS[key] = False
@@ -137,12 +172,30 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
     Checked by: tests/test_train.py::test_adamw_is_torch_fused_adamw_bit_for_bit
     """
 
-    def __init__(self, params: Any, lr: float, betas: tuple[float, float], eps: float = 1e-8,
-                 weight_decay: float = 0.0) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float,
+        betas: tuple[float, float],
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
         _check_adamw_args(lr, betas, eps, weight_decay)
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      amsgrad=False, maximize=False, foreach=None,
-                                      capturable=False, differentiable=False, fused=True))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                amsgrad=False,
+                maximize=False,
+                foreach=None,
+                capturable=False,
+                differentiable=False,
+                fused=True,
+            ),
+        )
 
     @torch.no_grad()
     def step(self, closure: None = None) -> None:
@@ -152,10 +205,17 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
             if not params:  # nothing to update (the fused kernel refuses empty lists)
                 continue
             state = [self._state(p) for p in params]
-            _fused_adamw_step(params, [p.grad for p in params], [s["exp_avg"] for s in state],
-                              [s["exp_avg_sq"] for s in state], [s["step"] for s in state],
-                              lr=group["lr"], betas=group["betas"], eps=group["eps"],
-                              weight_decay=group["weight_decay"])
+            _fused_adamw_step(
+                params,
+                [p.grad for p in params],
+                [s["exp_avg"] for s in state],
+                [s["exp_avg_sq"] for s in state],
+                [s["step"] for s in state],
+                lr=group["lr"],
+                betas=group["betas"],
+                eps=group["eps"],
+                weight_decay=group["weight_decay"],
+            )
 
     def _state(self, p: torch.Tensor) -> dict[str, torch.Tensor]:
         """The moments of ``p`` (zeros at first) and its step count, as torch's AdamW keeps
@@ -171,15 +231,22 @@ class AdamW(_WithoutDynamo, torch.optim.Optimizer):
 def _check_rates(**named: Any) -> None:
     """Each value a finite number >= 0 (a rate, a decay, a momentum); bools refused."""
     for name, v in named.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not 0 <= v < float("inf")
+        ):
             raise ValueError(f"{name}: expected a finite number >= 0, got {v!r}")
 
 
 def _check_adamw_args(lr: Any, betas: Any, eps: Any, weight_decay: Any) -> None:
     """The hyper-parameters of :class:`AdamW`, as ``torch.optim.AdamW`` checks them."""
     _check_rates(lr=lr, eps=eps, weight_decay=weight_decay)
-    if not (isinstance(betas, (tuple, list)) and len(betas) == 2
-            and all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)):
+    if not (
+        isinstance(betas, (tuple, list))
+        and len(betas) == 2
+        and all(isinstance(b, (int, float)) and 0 <= b < 1 for b in betas)
+    ):
         raise ValueError(f"betas: expected two numbers in [0, 1), got {betas!r}")
 
 
@@ -196,7 +263,7 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
     either load into the other.  What differs is how it is computed: the ``L`` matrices of each
     shape go through the iterations as one batch (one product for all of them instead of one
     each), which takes about 0.6 of the time of torch's update on a 2-core CPU
-    (benchmarks/muon_cpu.py) and rounds an entry of ``O`` to a neighbouring bfloat16 value now
+    (benchmarks/muon_cpu.py) and rounds an entry of ``O`` to a neighboring bfloat16 value now
     and then; and it never imports ``torch._dynamo`` (see :class:`_WithoutDynamo`).  A group's
     ``split=k`` cuts each of its matrices into ``k`` blocks of rows, each orthogonalised and
     scaled as a matrix of its own: the fused ``qkv`` weight is W^Q, W^K and W^V of
@@ -206,16 +273,34 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
     Checked by: tests/test_training_config.py::test_muon_is_torch_muon_to_bfloat16_rounding
     """
 
-    def __init__(self, params: Any, lr: float = 1e-3, weight_decay: float = 0.1,
-                 momentum: float = 0.95, nesterov: bool = True,
-                 ns_coefficients: tuple[float, float, float] = (3.4445, -4.775, 2.0315),
-                 eps: float = 1e-7, ns_steps: int = 5, adjust_lr_fn: str | None = None,
-                 split: int = 1) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        weight_decay: float = 0.1,
+        momentum: float = 0.95,
+        nesterov: bool = True,
+        ns_coefficients: tuple[float, float, float] = (3.4445, -4.775, 2.0315),
+        eps: float = 1e-7,
+        ns_steps: int = 5,
+        adjust_lr_fn: str | None = None,
+        split: int = 1,
+    ) -> None:
         _check_muon_args(lr, weight_decay, momentum, ns_steps, adjust_lr_fn)
-        super().__init__(params, dict(lr=lr, weight_decay=weight_decay, momentum=momentum,
-                                      nesterov=nesterov, ns_coefficients=ns_coefficients,
-                                      eps=eps, ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn,
-                                      split=split))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                weight_decay=weight_decay,
+                momentum=momentum,
+                nesterov=nesterov,
+                ns_coefficients=ns_coefficients,
+                eps=eps,
+                ns_steps=ns_steps,
+                adjust_lr_fn=adjust_lr_fn,
+                split=split,
+            ),
+        )
         for group in self.param_groups:
             _check_muon_group(group)
 
@@ -232,17 +317,23 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
                 if "momentum_buffer" not in state:
                     state["momentum_buffer"] = torch.zeros_like(p.grad)
                 M = state["momentum_buffer"]
-                M.lerp_(p.grad, 1 - mu)                             # M <- mu M + (1 - mu) G
-                U = p.grad.lerp(M, mu) if group["nesterov"] else M  # Nesterov: U = mu M + ..
+                M.lerp_(p.grad, 1 - mu)  # M <- mu M + (1 - mu) G
+                U = (
+                    p.grad.lerp(M, mu) if group["nesterov"] else M
+                )  # Nesterov: U = mu M + ..
                 blocks += U.chunk(k, dim=0)
             O = _orthogonalise(blocks, group)
             for i, p in enumerate(params):
-                p.mul_(1 - group["lr"] * group["weight_decay"])     # decoupled weight decay
+                p.mul_(
+                    1 - group["lr"] * group["weight_decay"]
+                )  # decoupled weight decay
                 scale = _muon_scale(O[i * k].shape, group["adjust_lr_fn"])
-                p.add_(torch.cat(O[i * k:(i + 1) * k]), alpha=-scale * group["lr"])
+                p.add_(torch.cat(O[i * k : (i + 1) * k]), alpha=-scale * group["lr"])
 
 
-def _orthogonalise(updates: list[torch.Tensor], group: dict[str, Any]) -> list[torch.Tensor]:
+def _orthogonalise(
+    updates: list[torch.Tensor], group: dict[str, Any]
+) -> list[torch.Tensor]:
     """``NS(U)`` of each update, as ``torch.optim.Muon`` computes it one at a time: wide
     (``r <= c``) in bfloat16, scaled to Frobenius norm 1, then ``X <- a X + (b A + c A^2) X``
     with ``A = X X^T``; the updates of one shape are stacked into one batch."""
@@ -253,7 +344,7 @@ def _orthogonalise(updates: list[torch.Tensor], group: dict[str, Any]) -> list[t
         by_shape.setdefault(tuple(U.shape), []).append(i)
     for (r, cols), idx in by_shape.items():
         X = torch.stack([updates[i] for i in idx]).bfloat16()
-        X = X.mT if r > cols else X                             # wide: X X^T is the small side
+        X = X.mT if r > cols else X  # wide: X X^T is the small side
         X = X / X.norm(dim=(1, 2), keepdim=True).clamp(min=group["eps"])
         for _ in range(group["ns_steps"]):
             A = X @ X.mT
@@ -271,42 +362,55 @@ def _check_muon_group(group: dict[str, Any]) -> None:
         raise ValueError(f"split: expected an integer >= 1, got {k!r}")
     for p in group["params"]:
         if p.dim() != 2 or p.shape[0] % k:
-            raise ValueError(f"params: Muon expects 2-D matrices whose rows split into "
-                             f"{k} equal blocks, got a parameter of shape {tuple(p.shape)}")
+            raise ValueError(
+                f"params: Muon expects 2-D matrices whose rows split into "
+                f"{k} equal blocks, got a parameter of shape {tuple(p.shape)}"
+            )
 
 
 def _muon_scale(shape: torch.Size, adjust_lr_fn: str | None) -> float:
     """The factor of ``eta`` for a matrix ``(r, c)``: ``sqrt(max(1, r / c))`` (Muon's own,
     ``None`` or ``"original"``) or ``0.2 sqrt(max(r, c))`` (``"match_rms_adamw"``), as torch's."""
     r, c = shape
-    return 0.2 * math.sqrt(max(r, c)) if adjust_lr_fn == "match_rms_adamw" else math.sqrt(
-        max(1.0, r / c))
+    return (
+        0.2 * math.sqrt(max(r, c))
+        if adjust_lr_fn == "match_rms_adamw"
+        else math.sqrt(max(1.0, r / c))
+    )
 
 
-def _check_muon_args(lr: Any, weight_decay: Any, momentum: Any, ns_steps: Any,
-                     adjust_lr_fn: Any) -> None:
+def _check_muon_args(
+    lr: Any, weight_decay: Any, momentum: Any, ns_steps: Any, adjust_lr_fn: Any
+) -> None:
     """The hyper-parameters of :class:`Muon`, as ``torch.optim.Muon`` checks them."""
     _check_rates(lr=lr, weight_decay=weight_decay, momentum=momentum)
     if not is_int(ns_steps) or not 0 <= ns_steps < 100:
         raise ValueError(f"ns_steps: expected an integer in [0, 100), got {ns_steps!r}")
     if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
-        raise ValueError(f"adjust_lr_fn: expected None, 'original' or 'match_rms_adamw', "
-                         f"got {adjust_lr_fn!r}")
+        raise ValueError(
+            f"adjust_lr_fn: expected None, 'original' or 'match_rms_adamw', "
+            f"got {adjust_lr_fn!r}"
+        )
 
 
-def _adamw(groups: list[dict], cfg: TrainConfig, device: torch.device) -> torch.optim.Optimizer:
+def _adamw(
+    groups: list[dict], cfg: TrainConfig, device: torch.device
+) -> torch.optim.Optimizer:
     """:class:`AdamW` where the fused kernel works for ``device`` and the parameters' dtypes
     (:func:`fused_adamw_works`; CUDA and CPU are the devices it is tested on), else the public
     ``torch.optim.AdamW``: the same update, to rounding, with the same state."""
     kw: dict[str, Any] = dict(lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
     dtypes = {p.dtype for g in groups for p in g["params"]}
-    if device.type in ("cuda", "cpu") and all(fused_adamw_works(device, d) for d in dtypes):
+    if device.type in ("cuda", "cpu") and all(
+        fused_adamw_works(device, d) for d in dtypes
+    ):
         return AdamW(groups, **kw)
     return torch.optim.AdamW(groups, **kw)
 
 
-def make_optimizers(model: GPT, cfg: TrainConfig, device: torch.device
-                    ) -> list[torch.optim.Optimizer]:
+def make_optimizers(
+    model: GPT, cfg: TrainConfig, device: torch.device
+) -> list[torch.optim.Optimizer]:
     """``[AdamW]``, or ``[AdamW, Muon]`` with ``cfg.optimizer == "muon"``: the parameters split
     between them, each parameter in exactly one."""
     muon: list[dict[str, Any]] = []
@@ -316,14 +420,24 @@ def make_optimizers(model: GPT, cfg: TrainConfig, device: torch.device
         # qkv weight holds three matrices of def-10-mhsa, W^Q, W^K and W^V (each of all heads):
         # each is orthogonalised on its own (split=3), which trains faster per token than the
         # 3H x H stack (benchmarks/README.md).
-        mats = [(n, p) for n, p in model.named_parameters()
-                if p.dim() == 2 and n.startswith("blocks.")]
-        muon = [{"params": [p for n, p in mats if n.endswith("attn.qkv.weight")], "split": 3},
-                {"params": [p for n, p in mats if not n.endswith("attn.qkv.weight")]}]
+        mats = [
+            (n, p)
+            for n, p in model.named_parameters()
+            if p.dim() == 2 and n.startswith("blocks.")
+        ]
+        muon = [
+            {
+                "params": [p for n, p in mats if n.endswith("attn.qkv.weight")],
+                "split": 3,
+            },
+            {"params": [p for n, p in mats if not n.endswith("attn.qkv.weight")]},
+        ]
     in_muon = {id(p) for g in muon for p in g["params"]}
     rest = [p for p in model.parameters() if id(p) not in in_muon]
-    groups = [{"params": [p for p in rest if p.dim() >= 2], "weight_decay": cfg.weight_decay},
-              {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0}]
+    groups = [
+        {"params": [p for p in rest if p.dim() >= 2], "weight_decay": cfg.weight_decay},
+        {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0},
+    ]
     opts: list[torch.optim.Optimizer] = [_adamw(groups, cfg, device)]
     if muon:
         opts.append(Muon(muon, lr=cfg.muon_lr, weight_decay=cfg.weight_decay))

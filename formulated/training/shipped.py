@@ -10,9 +10,10 @@ the file holds the model the build trained: the same weights, losses and samples
 (:data:`LIVE_ENV`); its kernels inherit it, and :func:`is_live` reads it.  The static build never
 sets it, so the book keeps training for real.
 
-``data/checkpoints/book_run.pth`` is an ordinary checkpoint of :func:`~.loop.train` (optimiser
+``data/checkpoints/book_run.pth`` is an ordinary checkpoint of :func:`~.loop.train` (optimizer
 state included); ``sh data/checkpoints/make_book_run.sh`` rewrites it.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,18 +49,30 @@ def load_run(path: str | os.PathLike = BOOK_RUN) -> TrainResult:
     included, so a little below the steady rate :func:`~.loop.train` reports).
     """
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a checkpoint file or run directory (str or "
-                        f"os.PathLike), got {type(path).__name__}")
+        raise TypeError(
+            f"path: expected a checkpoint file or run directory (str or "
+            f"os.PathLike), got {type(path).__name__}"
+        )
     model, tok, ck = load_checkpoint(path)
     cfg = TrainConfig.from_dict(ck["config"])
     h = ck["history"]
     if not h.get("val_step") or h["val_step"][-1] != ck["step"]:
-        raise CheckpointError(f"checkpoint: {str(path)!r} does not end with an evaluation "
-                              f"at its step {ck['step']}: not a finished run")
+        raise CheckpointError(
+            f"checkpoint: {str(path)!r} does not end with an evaluation "
+            f"at its step {ck['step']}: not a finished run"
+        )
     seconds = float(h["val_seconds"][-1])
     training = max(seconds - float(h["eval_seconds"][-1]), 1e-9)
-    return TrainResult(model=model, tokenizer=tok, config=cfg, history=h, step=int(ck["step"]),
-                       val_loss=float(h["val_loss"][-1]), seconds=seconds,
-                       tokens_per_s=ck["step"] * cfg.B * cfg.model.n_ctx / training,
-                       device="cpu", out_dir=None,
-                       n_params=count_parameters(model))
+    return TrainResult(
+        model=model,
+        tokenizer=tok,
+        config=cfg,
+        history=h,
+        step=int(ck["step"]),
+        val_loss=float(h["val_loss"][-1]),
+        seconds=seconds,
+        tokens_per_s=ck["step"] * cfg.B * cfg.model.n_ctx / training,
+        device="cpu",
+        out_dir=None,
+        n_params=count_parameters(model),
+    )

@@ -25,6 +25,7 @@ the output without a browser::
 The rendered book shows each widget's initial state (a static snapshot saved at execution time);
 a live kernel (the page's live-code button, JupyterLab, Binder, Colab) makes it respond.
 """
+
 from __future__ import annotations
 
 from . import base, block, foundations, models, text, training
@@ -35,5 +36,11 @@ from .models import *  # noqa: F401,F403
 from .text import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 
-__all__ = (base.__all__ + foundations.__all__ + text.__all__ + block.__all__ + models.__all__
-           + training.__all__)
+__all__ = (
+    base.__all__
+    + foundations.__all__
+    + text.__all__
+    + block.__all__
+    + models.__all__
+    + training.__all__
+)

@@ -20,6 +20,7 @@ whose ``alt`` says what the panel shows now: the text :func:`formulated.plotting
 the figure, else one written from its titles and labels, which carry the controls' values.
 Both are redrawn on every change, so a screen reader hears the new state.
 """
+
 from __future__ import annotations
 
 import html
@@ -32,7 +33,15 @@ import matplotlib.pyplot as plt
 
 from .. import plotting
 
-__all__ = ["FormulaWidget", "PANEL", "panel", "pre", "wrap_box", "is_control", "controls_of"]
+__all__ = [
+    "FormulaWidget",
+    "PANEL",
+    "panel",
+    "pre",
+    "wrap_box",
+    "is_control",
+    "controls_of",
+]
 
 #: The size of one figure panel in inches: 330 × 280 px at 100 dpi, so that a panel fits a
 #: phone's column (about 358 px at 390 px) without being scaled down, and two fit side by side
@@ -40,8 +49,13 @@ __all__ = ["FormulaWidget", "PANEL", "panel", "pre", "wrap_box", "is_control", "
 PANEL: tuple[float, float] = (3.3, 2.8)
 
 #: Every control: at least 240 px and at most 360 px wide, growing to fill its line.
-_CONTROL_LAYOUT = dict(flex="1 1 240px", min_width="0", max_width="360px", width="auto",
-                       margin="2px 12px 2px 0")
+_CONTROL_LAYOUT = dict(
+    flex="1 1 240px",
+    min_width="0",
+    max_width="360px",
+    width="auto",
+    margin="2px 12px 2px 0",
+)
 
 
 def panel(height: float = PANEL[1], width: float = PANEL[0], **subplots: Any):
@@ -52,23 +66,29 @@ def panel(height: float = PANEL[1], width: float = PANEL[0], **subplots: Any):
 def pre(text: str) -> str:
     """``text`` as preformatted HTML that wraps long lines (for samples and messages)."""
     # the widget's own line height (28 px, for one-line controls) would double-space the text
-    return ('<pre style="white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3em 0; '
-            f'font-size: 0.85rem; line-height: 1.35">{html.escape(text)}</pre>')
+    return (
+        '<pre style="white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3em 0; '
+        f'font-size: 0.85rem; line-height: 1.35">{html.escape(text)}</pre>'
+    )
 
 
 def wrap_box(children: list[W.Widget]) -> W.Box:
     """A row of widgets that wraps onto new lines when the page is narrow."""
     # No width: 100% here, nor on the widget itself: every widget has a 2 px margin, and a
     # 100 % width plus margins would stick out of the page by 4 px.
-    return W.Box(children, layout=W.Layout(display="flex", flex_flow="row wrap",
-                                           align_items="flex-start"))
+    return W.Box(
+        children,
+        layout=W.Layout(display="flex", flex_flow="row wrap", align_items="flex-start"),
+    )
 
 
 def is_control(widget: W.Widget) -> bool:
     """True for a widget a reader operates (a slider, menu, text box, checkbox...), False for
     the boxes, labels, HTML, images and progress bars that only show something."""
     return isinstance(widget, W.ValueWidget) and not isinstance(
-        widget, (W.HTML, W.HTMLMath, W.Label, W.Valid, W.Image, W.FloatProgress, W.IntProgress))
+        widget,
+        (W.HTML, W.HTMLMath, W.Label, W.Valid, W.Image, W.FloatProgress, W.IntProgress),
+    )
 
 
 def fit_control(control: W.Widget) -> W.Widget:
@@ -104,9 +124,15 @@ class FormulaWidget(W.VBox):
     :meth:`hold` (change several controls, recompute once), :attr:`holding`.
     """
 
-    def __init__(self, controls: dict[str, W.Widget], compute: Callable[..., dict],
-                 draw: Callable[[dict, dict], str | None] | None = None, *, title: str = "",
-                 layout_controls: list[W.Widget] | None = None):
+    def __init__(
+        self,
+        controls: dict[str, W.Widget],
+        compute: Callable[..., dict],
+        draw: Callable[[dict, dict], str | None] | None = None,
+        *,
+        title: str = "",
+        layout_controls: list[W.Widget] | None = None,
+    ):
         self.controls = controls
         self.result: dict[str, Any] = {}
         self.compute = compute
@@ -117,12 +143,19 @@ class FormulaWidget(W.VBox):
         self.text = W.HTML()
         self._holding = 0
         for name, control in controls.items():
-            if is_control(control) and not str(getattr(control, "description", "")).strip():
-                raise ValueError(f"controls[{name!r}]: expected a description (the control's "
-                                 f"label and accessible name), got none")
+            if (
+                is_control(control)
+                and not str(getattr(control, "description", "")).strip()
+            ):
+                raise ValueError(
+                    f"controls[{name!r}]: expected a description (the control's "
+                    f"label and accessible name), got none"
+                )
             fit_control(control)
-        rows = layout_controls if layout_controls is not None else list(controls.values())
-        children = ([W.HTML(f"<b>{html.escape(title)}</b>")] if title else [])
+        rows = (
+            layout_controls if layout_controls is not None else list(controls.values())
+        )
+        children = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         super().__init__(children + [wrap_box(rows), self.figure_box, self.text])
         for control in controls.values():
             control.observe(self.update, names="value")
@@ -141,8 +174,8 @@ class FormulaWidget(W.VBox):
     def hold(self) -> Iterator[FormulaWidget]:
         """Change several controls and compute and draw once, at the end::
 
-            with w.hold():
-                w.controls["H"].value, w.controls["A"].value = 1024, 16
+        with w.hold():
+            w.controls["H"].value, w.controls["A"].value = 1024, 16
         """
         self._holding += 1
         try:
@@ -193,12 +226,16 @@ class FormulaWidget(W.VBox):
 
             render = get_ipython() is not None  # None in tests: figures only closed
         while len(self.panels) < len(figures):
-            self.panels.append(W.HTML(layout=W.Layout(max_width="100%", margin="0 8px 0 0")))
+            self.panels.append(
+                W.HTML(layout=W.Layout(max_width="100%", margin="0 8px 0 0"))
+            )
         for k, (panel_, fig) in enumerate(zip(self.panels, figures)):
             if render:
                 with mpl.rc_context(plotting.style()):
-                    panel_.value = plotting.img_html(fig, self.alt(fig, k, len(figures)))
+                    panel_.value = plotting.img_html(
+                        fig, self.alt(fig, k, len(figures))
+                    )
             # Shown, so closed: otherwise the inline backend would show it again under the cell,
             # and a headless backend (tests) would keep every figure of every slider move.
             plt.close(fig)
-        self.figure_box.children = tuple(self.panels[:len(figures)])
+        self.figure_box.children = tuple(self.panels[: len(figures)])

@@ -1,5 +1,6 @@
 """The widgets of the models part, chapters 13–16: the parameter count λ and its breakdown, with
 published presets (chapter 16)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,21 +18,39 @@ __all__ = ["PARAMETER_PRESETS", "parameter_count_widget"]
 #: has (``biases``: attention biases, ``final_ln``: a final LayerNorm), for the models of
 #: :data:`~formulated.models.sizes.BOOK_MODELS`.
 PARAMETER_PRESETS: dict[str, dict[str, Any]] = {
-    name: dict(V=s.V, n=s.n_ctx, H=s.H, A=s.A, F=s.F, L=s.L, biases=s.attention_biases,
-               final_ln=s.final_layer_norm)
-    for name, s in ((name, size(name)) for name in BOOK_MODELS)}
+    name: dict(
+        V=s.V,
+        n=s.n_ctx,
+        H=s.H,
+        A=s.A,
+        F=s.F,
+        L=s.L,
+        biases=s.attention_biases,
+        final_ln=s.final_layer_norm,
+    )
+    for name, s in ((name, size(name)) for name in BOOK_MODELS)
+}
 
 #: The sliders' ranges: every preset fits inside them.
-_LIMITS = dict(V=(1, 60000), n=(1, 4096), H=(1, 16384), A=(1, 128), F=(1, 65536), L=(1, 128))
+_LIMITS = dict(
+    V=(1, 60000), n=(1, 4096), H=(1, 16384), A=(1, 128), F=(1, 65536), L=(1, 128)
+)
 
 
 def _parameter_controls(start: dict[str, Any], preset: str) -> dict[str, W.Widget]:
     """The preset menu, one slider per size and the two checkboxes, set to ``start``."""
     return {
-        "preset": W.Dropdown(options=list(PARAMETER_PRESETS) + ["custom"], value=preset,
-                             description="preset"),
-        **{k: W.IntSlider(value=start[k], min=lo, max=hi, description=k, continuous_update=False)
-           for k, (lo, hi) in _LIMITS.items()},
+        "preset": W.Dropdown(
+            options=list(PARAMETER_PRESETS) + ["custom"],
+            value=preset,
+            description="preset",
+        ),
+        **{
+            k: W.IntSlider(
+                value=start[k], min=lo, max=hi, description=k, continuous_update=False
+            )
+            for k, (lo, hi) in _LIMITS.items()
+        },
         "biases": W.Checkbox(value=start["biases"], description="attention biases"),
         "final_ln": W.Checkbox(value=start["final_ln"], description="final LayerNorm"),
     }
@@ -47,19 +66,34 @@ def parameter_count_widget(preset: str = "GPT-1") -> FormulaWidget:
     ``total`` (their sum), ``D``.
     """
     if preset != "custom" and preset not in PARAMETER_PRESETS:
-        raise ValueError(f"preset: expected one of {sorted(PARAMETER_PRESETS)} or 'custom', "
-                         f"got {preset!r}")
-    controls = _parameter_controls(PARAMETER_PRESETS.get(preset, PARAMETER_PRESETS["GPT-1"]),
-                                   preset)
+        raise ValueError(
+            f"preset: expected one of {sorted(PARAMETER_PRESETS)} or 'custom', "
+            f"got {preset!r}"
+        )
+    controls = _parameter_controls(
+        PARAMETER_PRESETS.get(preset, PARAMETER_PRESETS["GPT-1"]), preset
+    )
 
-    def compute(preset: str, V: int, n: int, H: int, A: int, F: int, L: int, biases: bool,
-                final_ln: bool) -> dict:
+    def compute(
+        preset: str,
+        V: int,
+        n: int,
+        H: int,
+        A: int,
+        F: int,
+        L: int,
+        biases: bool,
+        final_ln: bool,
+    ) -> dict:
         D = H // A
         if D < 1:
-            return dict(error=f"H = {H} is smaller than A = {A}: no head width D = H // A ≥ 1")
+            return dict(
+                error=f"H = {H} is smaller than A = {A}: no head width D = H // A ≥ 1"
+            )
         lam = sum(parameter_breakdown(V, n, H, F, D, A, L).values())
-        parts = parameter_breakdown(V, n, H, F, D, A, L, attention_biases=biases,
-                                    final_layer_norm=final_ln)
+        parts = parameter_breakdown(
+            V, n, H, F, D, A, L, attention_biases=biases, final_layer_norm=final_ln
+        )
         return {"lambda": lam, "breakdown": parts, "total": sum(parts.values()), "D": D}
 
     def draw(r: dict, v: dict) -> str:
@@ -73,11 +107,18 @@ def parameter_count_widget(preset: str = "GPT-1") -> FormulaWidget:
         ax.xaxis.set_major_formatter(lambda value, _: f"{value / 1e6:g}M")
         ax.tick_params(axis="x", labelrotation=30, labelsize=8)
         ax.set_xlabel("parameters")
-        ax.set_title(f"{v['preset']} (D = {r['D']})\nλ = {r['lambda']:,}\n"
-                     f"with extras = {r['total']:,}", fontsize=9)
+        ax.set_title(
+            f"{v['preset']} (D = {r['D']})\nλ = {r['lambda']:,}\n"
+            f"with extras = {r['total']:,}",
+            fontsize=9,
+        )
         fig.tight_layout()
-        return pre("\n".join(f"{k:>10} {val:>15,}  ({val / r['total']:.1%})"
-                             for k, val in zip(names, vals)))
+        return pre(
+            "\n".join(
+                f"{k:>10} {val:>15,}  ({val / r['total']:.1%})"
+                for k, val in zip(names, vals)
+            )
+        )
 
     widget = FormulaWidget(controls, compute, draw, title="Parameter count λ")
 
