@@ -49,7 +49,7 @@ book: $(STAMP)
 	else echo "make book: no PDF this time (TeX Live is missing; see the line above): the pages offer no Download PDF until make pdf runs"; fi
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
 	$(BIN)/python -m booktools.i18n build   # the Korean book, _build/html/ko, from the same cache
-	$(BIN)/python tests/check_build.py
+	$(BIN)/python -m booktools.check_build
 	@echo "Open _build/html/index.html"
 
 # The browser tests read the built book (tests/test_browser.py, tests/test_a11y.py): build it when

@@ -1,13 +1,16 @@
-"""Helpers to find and execute the book's chapters (MyST-Markdown notebooks) outside Sphinx."""
+"""Helpers to find and execute the book's chapters (MyST-Markdown notebooks) outside Sphinx;
+the repository's ``ROOT`` for every test module."""
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from booktools.toc import toc_files  # noqa: F401  (re-exported: one reader of _toc.yml)
+
+#: The repository's root: the one definition the tests share (tests/test_layout.py).
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The jupytext front matter that makes a MyST-Markdown file a notebook (every chapter's first
@@ -23,14 +26,6 @@ kernelspec:
   name: python3
 ---
 """
-
-
-def toc_files() -> list[str]:
-    """Every ``file:`` entry of ``_toc.yml`` plus its ``root``, in order (paths without suffix)."""
-    text = (ROOT / "_toc.yml").read_text()
-    root = re.search(r"^root:\s*(\S+)", text, re.M)
-    files = re.findall(r"file:\s*(\S+)", text)
-    return ([root.group(1)] if root else []) + files
 
 
 def is_notebook(path: Path) -> bool:

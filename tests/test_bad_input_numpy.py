@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _helpers import as_torch, rng
 
 import formulated as f
 from formulated import models as M
@@ -29,14 +30,6 @@ def raises(exc: type[Exception], name: str, rest: str = ""):
     import re
 
     return pytest.raises(exc, match=rf"^{re.escape(name)}:{rest}")
-
-
-def rng(seed: int = 0) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
-def t(x: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(np.array(x))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -71,7 +64,7 @@ def test_softmax_axis_of_wrong_type(axis):
 def test_softmax_axis_in_range_matches_torch():
     X = rng(1).normal(size=(2, 3, 4))
     for axis in (-3, 0, 1, 2):
-        ref = torch.softmax(t(X), dim=axis).numpy()
+        ref = torch.softmax(as_torch(X), dim=axis).numpy()
         assert np.abs(f.softmax(X, axis=axis) - ref).max() < TOL
 
 
@@ -95,7 +88,7 @@ def test_masked_softmax_broadcasting_masks_still_match_torch():
     per_batch = np.zeros((2, 1, 3, 3))
     per_batch[1, 0, 0, 2] = -np.inf  # only sequence 1 blocks key 2 for query 0
     for mask in (f.mask_autoregressive(3), per_batch):
-        ref = torch.softmax(t(S) + t(mask), dim=-1).numpy()
+        ref = torch.softmax(as_torch(S) + as_torch(mask), dim=-1).numpy()
         assert np.abs(f.masked_softmax(S, mask) - ref).max() < TOL
 
 
@@ -165,7 +158,7 @@ def test_attention_numeric_scales_match_torch():
     Q, K, V = r.normal(size=(3, 4)), r.normal(size=(5, 4)), r.normal(size=(5, 2))
     for scale in (0.5, np.float32(0.25), 2, -1.0, 0.0):
         ref = F.scaled_dot_product_attention(
-            t(Q), t(K), t(V), scale=float(scale)
+            as_torch(Q), as_torch(K), as_torch(V), scale=float(scale)
         ).numpy()
         assert np.abs(f.attention(Q, K, V, scale=scale) - ref).max() < TOL
 
@@ -253,11 +246,15 @@ def test_layer_norm_eps_zero_on_varying_rows_matches_torch():
     """Chapter 12 uses eps = 0 to show scale invariance; it stays allowed where defined."""
     X = rng(11).normal(size=(3, 6))
     gamma, beta = rng(12).normal(size=6), rng(13).normal(size=6)
-    ref = F.layer_norm(t(X), (6,), t(gamma), t(beta), eps=0.0).numpy()
+    ref = F.layer_norm(
+        as_torch(X), (6,), as_torch(gamma), as_torch(beta), eps=0.0
+    ).numpy()
     assert np.abs(f.layer_norm(X, gamma, beta, eps=0) - ref).max() < 1e-10
     # with eps = 0 both placements of eps are (x - mu) / sigma
     assert np.abs(f.layer_norm_std_eps(X, gamma, beta, eps=0.0) - ref).max() < 1e-10
-    ref32 = F.layer_norm(t(X), (6,), t(gamma), t(beta), eps=1e-5).numpy()
+    ref32 = F.layer_norm(
+        as_torch(X), (6,), as_torch(gamma), as_torch(beta), eps=1e-5
+    ).numpy()
     assert (
         np.abs(f.layer_norm(X, gamma, beta, eps=np.float32(1e-5)) - ref32).max() < 1e-10
     )
@@ -414,17 +411,21 @@ def test_biased_attention_matches_torch_with_biases():
     with torch.no_grad():
 
         def rows(W: np.ndarray) -> torch.Tensor:  # (A, H, D) -> Linear weight (A*D, H)
-            return t(W.transpose(1, 0, 2).reshape(H, A * D).T)
+            return as_torch(W.transpose(1, 0, 2).reshape(H, A * D).T)
 
         mha.in_proj_weight.copy_(
             torch.cat([rows(blk.W_q), rows(blk.W_k), rows(blk.W_v)])
         )
         mha.in_proj_bias.copy_(
-            t(np.concatenate([blk.b_q.ravel(), blk.b_k.ravel(), blk.b_v.ravel()]))
+            as_torch(
+                np.concatenate([blk.b_q.ravel(), blk.b_k.ravel(), blk.b_v.ravel()])
+            )
         )
-        mha.out_proj.weight.copy_(t(blk.W_o.T))
-        mha.out_proj.bias.copy_(t(blk.b_o))
-        ref = mha(t(X)[None], t(X)[None], t(X)[None], need_weights=False)[0][0].numpy()
+        mha.out_proj.weight.copy_(as_torch(blk.W_o.T))
+        mha.out_proj.bias.copy_(as_torch(blk.b_o))
+        ref = mha(
+            as_torch(X)[None], as_torch(X)[None], as_torch(X)[None], need_weights=False
+        )[0][0].numpy()
     assert np.abs(M.multi_head_self_attention_biased(X, None, blk) - ref).max() < 1e-12
 
 
@@ -459,22 +460,28 @@ def test_blocks_reject_a_missing_block_and_a_wrong_width():
 def test_block_relu_ffn_matches_torch():
     """The ffn="relu" path (000's BERT box) of a post-LN block, rebuilt from torch ops."""
     X, blk = rng(19).normal(size=(3, 8)), _block(biases=False)
-    Xt = t(X)
+    Xt = as_torch(X)
     heads = [
         F.scaled_dot_product_attention(
-            Xt @ t(blk.W_q[i]), Xt @ t(blk.W_k[i]), Xt @ t(blk.W_v[i])
+            Xt @ as_torch(blk.W_q[i]),
+            Xt @ as_torch(blk.W_k[i]),
+            Xt @ as_torch(blk.W_v[i]),
         )
         for i in range(2)
     ]
     Xp = F.layer_norm(
-        torch.cat(heads, -1) @ t(blk.W_o) + Xt,
+        torch.cat(heads, -1) @ as_torch(blk.W_o) + Xt,
         (8,),
-        t(blk.gamma_1),
-        t(blk.beta_1),
+        as_torch(blk.gamma_1),
+        as_torch(blk.beta_1),
         eps=1e-5,
     )
-    ffn = torch.relu(Xp @ t(blk.W_1) + t(blk.b_1)) @ t(blk.W_2) + t(blk.b_2)
-    ref = F.layer_norm(ffn + Xp, (8,), t(blk.gamma_2), t(blk.beta_2), eps=1e-5).numpy()
+    ffn = torch.relu(Xp @ as_torch(blk.W_1) + as_torch(blk.b_1)) @ as_torch(
+        blk.W_2
+    ) + as_torch(blk.b_2)
+    ref = F.layer_norm(
+        ffn + Xp, (8,), as_torch(blk.gamma_2), as_torch(blk.beta_2), eps=1e-5
+    ).numpy()
     assert np.abs(M.block_post_ln(X, blk, None, ffn="relu") - ref).max() < 1e-12
 
 

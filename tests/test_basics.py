@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _helpers import as_torch64, rng
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -45,14 +46,6 @@ def _report_worst():
         print(f"  {k:32s} {WORST[k]:.2e}")
 
 
-def t(x) -> torch.Tensor:
-    return torch.tensor(np.asarray(x), dtype=torch.float64)
-
-
-def rng(seed: int = 0) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
 # ---------------------------------------------------------------------------------------------
 # Chapter 1
 # ---------------------------------------------------------------------------------------------
@@ -79,22 +72,22 @@ def test_linear_predict_and_squared_loss_against_torch():
     theta = rng(1).normal(size=4)
     lin = torch.nn.Linear(3, 1, dtype=torch.float64)
     with torch.no_grad():
-        lin.weight.copy_(t(theta[1:])[None])
-        lin.bias.copy_(t(theta[:1]))
-    y_hat_ref = lin(t(X))[:, 0]
+        lin.weight.copy_(as_torch64(theta[1:])[None])
+        lin.bias.copy_(as_torch64(theta[:1]))
+    y_hat_ref = lin(as_torch64(X))[:, 0]
     close("linear_predict", B.linear_predict(X, theta), y_hat_ref)
     close(
         "squared_loss",
         B.squared_loss(B.linear_predict(X, theta), y),
-        0.5 * F.mse_loss(y_hat_ref, t(y), reduction="sum"),
+        0.5 * F.mse_loss(y_hat_ref, as_torch64(y), reduction="sum"),
     )
 
 
 def test_squared_loss_grad_against_autograd():
     X, y = regression_data()
     theta = rng(2).normal(size=4)
-    th = t(theta).requires_grad_()
-    loss = 0.5 * ((th[0] + t(X) @ th[1:] - t(y)) ** 2).sum()
+    th = as_torch64(theta).requires_grad_()
+    loss = 0.5 * ((th[0] + as_torch64(X) @ th[1:] - as_torch64(y)) ** 2).sum()
     loss.backward()
     close("squared_loss_grad", B.squared_loss_grad(X, y, theta), th.grad)
 
@@ -110,7 +103,7 @@ def test_gradient_descent_matches_torch_sgd_and_converges():
     ref = [th.detach().clone()]
     for _ in range(steps):
         opt.zero_grad()
-        (0.5 * ((th[0] + t(X) @ th[1:] - t(y)) ** 2).sum()).backward()
+        (0.5 * ((th[0] + as_torch64(X) @ th[1:] - as_torch64(y)) ** 2).sum()).backward()
         opt.step()
         ref.append(th.detach().clone())
     close("gradient_descent", path, torch.stack(ref))
@@ -129,15 +122,15 @@ def simulated_regime(X, y, lr: float, steps: int = 50) -> str:
     """Run torch SGD on ½‖X̃θ − y‖² and name what the error θ_k − θ* does along each eigenvector
     of the Hessian: the worst direction decides (grows > constant bounce > shrinking bounce >
     smooth shrink)."""
-    Xt = t(B.add_bias(X))
+    Xt = as_torch64(B.add_bias(X))
     lam, vecs = torch.linalg.eigh(Xt.T @ Xt)
-    opt_theta = torch.linalg.lstsq(Xt, t(y)[:, None]).solution[:, 0]
+    opt_theta = torch.linalg.lstsq(Xt, as_torch64(y)[:, None]).solution[:, 0]
     th = (opt_theta + vecs.sum(1)).requires_grad_()  # error 1 along every eigenvector
     sgd = torch.optim.SGD([th], lr=lr)
     errs = [vecs.T @ (th.detach() - opt_theta)]
     for _ in range(steps):
         sgd.zero_grad()
-        (0.5 * ((Xt @ th - t(y)) ** 2).sum()).backward()
+        (0.5 * ((Xt @ th - as_torch64(y)) ** 2).sum()).backward()
         sgd.step()
         errs.append(vecs.T @ (th.detach() - opt_theta))
     C = torch.stack(errs).numpy()  # (steps + 1, p + 1) eigen-coordinates
@@ -168,7 +161,7 @@ def simulated_regime(X, y, lr: float, steps: int = 50) -> str:
 def test_learning_rate_regime_against_eigenvalues_and_simulation():
     X, y = regression_data(40, 1, 3)
     Hs = B.add_bias(X).T @ B.add_bias(X)  # Hessian of ½‖X̃θ − y‖²
-    lam = torch.linalg.eigvalsh(t(Hs))[-1].item()
+    lam = torch.linalg.eigvalsh(as_torch64(Hs))[-1].item()
     for factor, want in [
         (0.5, "converges"),
         (1.5, "oscillates"),
@@ -204,7 +197,7 @@ def test_softmax_temperature_against_torch():
         close(
             "softmax_temperature",
             B.softmax_temperature(z, T),
-            torch.softmax(t(z) / T, dim=-1),
+            torch.softmax(as_torch64(z) / T, dim=-1),
         )
 
 
@@ -214,8 +207,8 @@ def test_information_quantities_against_torch(base):
     for seed in range(5):
         p, q = random_probs(6, seed), random_probs(6, seed + 100)
         P, Q = (
-            torch.distributions.Categorical(probs=t(p)),
-            torch.distributions.Categorical(probs=t(q)),
+            torch.distributions.Categorical(probs=as_torch64(p)),
+            torch.distributions.Categorical(probs=as_torch64(q)),
         )
         close(
             "information_content",
@@ -227,7 +220,7 @@ def test_information_quantities_against_torch(base):
         close(
             "cross_entropy",
             B.cross_entropy(p, q, base),
-            F.cross_entropy(torch.log(t(q))[None], t(p)[None]) / ln_b,
+            F.cross_entropy(torch.log(as_torch64(q))[None], as_torch64(p)[None]) / ln_b,
         )
         close(
             "kl_divergence",
@@ -237,26 +230,26 @@ def test_information_quantities_against_torch(base):
         close(
             "kl_divergence (F.kl_div)",
             B.kl_divergence(p, q, base),
-            F.kl_div(torch.log(t(q)), t(p), reduction="sum") / ln_b,
+            F.kl_div(torch.log(as_torch64(q)), as_torch64(p), reduction="sum") / ln_b,
         )
 
 
 def test_information_quantities_with_zeros_and_rows():
     p = random_probs(5, 1, zeros=2)  # p has zeros, q does not
     q = random_probs(5, 2)
-    P = torch.distributions.Categorical(probs=t(p))
+    P = torch.distributions.Categorical(probs=as_torch64(p))
     close("entropy", B.entropy(p), P.entropy())
     close(
         "kl_divergence",
         B.kl_divergence(p, q),
-        F.kl_div(torch.log(t(q)), t(p), reduction="sum"),
+        F.kl_div(torch.log(as_torch64(q)), as_torch64(p), reduction="sum"),
     )
     assert B.cross_entropy(q, p) == np.inf and B.kl_divergence(q, p) == np.inf
     rows = np.stack([random_probs(4, s) for s in range(3)])
     close(
         "entropy",
         B.entropy(rows),
-        torch.distributions.Categorical(probs=t(rows)).entropy(),
+        torch.distributions.Categorical(probs=as_torch64(rows)).entropy(),
     )
     # agrees with formulated.formulas.cross_entropy (nats), written independently
     from formulated.formulas import cross_entropy as ce_formulas
@@ -319,7 +312,7 @@ def test_information_bad_input():
 def test_activations_and_derivatives_against_autograd(name, torch_fn):
     z = np.concatenate([np.linspace(-30, 30, 601), [0.0, -800.0, 800.0]])
     g, g_prime = B.ACTIVATIONS[name]
-    zt = t(z).requires_grad_()
+    zt = as_torch64(z).requires_grad_()
     y = torch_fn(zt)
     y.sum().backward()  # element-wise: grad = g'(z)
     close(name, g(z), y)
@@ -343,12 +336,12 @@ def test_mlp2_backward_against_autograd(activation):
     Y_hat, cache = B.mlp2_forward(X, W1, b1, W2, b2, activation)
     loss, grads = B.mlp2_backward(cache, Y)
     tp = {
-        k: t(v).requires_grad_()
+        k: as_torch64(v).requires_grad_()
         for k, v in dict(X=X, W1=W1, b1=b1, W2=W2, b2=b2).items()
     }
     act = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "relu": torch.relu}[activation]
     Y_ref = act(tp["X"] @ tp["W1"] + tp["b1"]) @ tp["W2"] + tp["b2"]
-    loss_ref = 0.5 * ((Y_ref - t(Y)) ** 2).sum()
+    loss_ref = 0.5 * ((Y_ref - as_torch64(Y)) ** 2).sum()
     loss_ref.backward()
     close("mlp2_forward", Y_hat, Y_ref)
     close("mlp2_backward (loss)", loss, loss_ref)
@@ -377,7 +370,7 @@ def test_cosine_similarity_against_torch():
     close(
         "cosine_similarity",
         B.cosine_similarity(a, b),
-        F.cosine_similarity(t(a), t(b), dim=-1),
+        F.cosine_similarity(as_torch64(a), as_torch64(b), dim=-1),
     )
     with pytest.raises(ValueError, match="expected non-zero vectors"):
         B.cosine_similarity(np.zeros(3), np.ones(3))
@@ -401,11 +394,11 @@ def test_rnn_forward_against_nn_rnn(activation):
         3, 4, nonlinearity=activation, batch_first=True, dtype=torch.float64
     )
     with torch.no_grad():  # PyTorch stores (H, d): transpose
-        rnn.weight_ih_l0.copy_(t(W_xh.T))
-        rnn.weight_hh_l0.copy_(t(W_hh.T))
-        rnn.bias_ih_l0.copy_(t(b_h))
+        rnn.weight_ih_l0.copy_(as_torch64(W_xh.T))
+        rnn.weight_hh_l0.copy_(as_torch64(W_hh.T))
+        rnn.bias_ih_l0.copy_(as_torch64(b_h))
         rnn.bias_hh_l0.zero_()
-    out, h_n = rnn(t(X)[None], t(h0)[None, None])
+    out, h_n = rnn(as_torch64(X)[None], as_torch64(h0)[None, None])
     states = B.rnn_forward(X, h0, W_xh, W_hh, b_h, activation)
     close("rnn_forward", states, out[0])
     close("rnn_forward", states[-1], h_n[0, 0])
@@ -424,7 +417,7 @@ def test_rnn_backward_against_autograd(activation):
         "identity": lambda a: a,
     }[activation]
     tp = {
-        k: t(v).requires_grad_()
+        k: as_torch64(v).requires_grad_()
         for k, v in dict(X=X, h0=h0, W_xh=W_xh, W_hh=W_hh, b_h=b_h).items()
     }
     h, hs = tp["h0"], []
@@ -432,7 +425,7 @@ def test_rnn_backward_against_autograd(activation):
         h = act(h @ tp["W_hh"] + tp["X"][i] @ tp["W_xh"] + tp["b_h"])
         h.retain_grad()
         hs.append(h)
-    (torch.stack(hs) * t(dstates)).sum().backward()
+    (torch.stack(hs) * as_torch64(dstates)).sum().backward()
     close("rnn_forward", states, torch.stack(hs))
     for k in ("W_xh", "W_hh", "b_h", "h0", "X"):
         close("rnn_backward", grads[k], tp[k].grad)
@@ -458,11 +451,11 @@ def test_bptt_gradient_norms_are_powers_of_w_for_a_linear_scalar_rnn():
 def test_bptt_gradient_norms_against_autograd():
     X, h0, W_xh, W_hh, b_h = rnn_setup(seed=7, scale=1.2)
     norms = B.bptt_gradient_norms(X, h0, W_xh, W_hh, b_h, "tanh")
-    tp = {k: t(v) for k, v in dict(W_xh=W_xh, W_hh=W_hh, b_h=b_h).items()}
-    h = t(h0).requires_grad_()
+    tp = {k: as_torch64(v) for k, v in dict(W_xh=W_xh, W_hh=W_hh, b_h=b_h).items()}
+    h = as_torch64(h0).requires_grad_()
     hs = [h]
     for x in X:
-        h = torch.tanh(h @ tp["W_hh"] + t(x) @ tp["W_xh"] + tp["b_h"])
+        h = torch.tanh(h @ tp["W_hh"] + as_torch64(x) @ tp["W_xh"] + tp["b_h"])
         hs.append(h)
     L = hs[-1].sum() / 2.0  # unit direction 1/√H with H = 4
     grads = torch.autograd.grad(L, hs)
@@ -506,7 +499,9 @@ def test_lstm_against_nn_lstm():
     d, H, n = 3, 5, 7
     lstm = torch.nn.LSTM(d, H, batch_first=True, dtype=torch.float64)
     X, h0, c0 = rng(0).normal(size=(n, d)), rng(1).normal(size=H), rng(2).normal(size=H)
-    out, (h_n, c_n) = lstm(t(X)[None], (t(h0)[None, None], t(c0)[None, None]))
+    out, (h_n, c_n) = lstm(
+        as_torch64(X)[None], (as_torch64(h0)[None, None], as_torch64(c0)[None, None])
+    )
     hs, cs = B.lstm_forward(X, h0, c0, lstm_from_torch(lstm))
     close("lstm_forward (h)", hs, out[0])
     close("lstm_forward (C)", cs[-1], c_n[0, 0])
@@ -514,7 +509,7 @@ def test_lstm_against_nn_lstm():
     cell.load_state_dict(
         {k.removesuffix("_l0"): v for k, v in lstm.state_dict().items()}
     )
-    h1, c1 = cell(t(X[:1]), (t(h0)[None], t(c0)[None]))
+    h1, c1 = cell(as_torch64(X[:1]), (as_torch64(h0)[None], as_torch64(c0)[None]))
     h, c, gates = B.lstm_cell(X[0], h0, c0, lstm_from_torch(lstm))
     close("lstm_cell", h, h1[0])
     close("lstm_cell", c, c1[0])
@@ -544,14 +539,14 @@ def test_sequence_log_likelihood_against_torch():
     close(
         "sequence_log_likelihood",
         ll,
-        torch.distributions.Categorical(logits=t(logits))
+        torch.distributions.Categorical(logits=as_torch64(logits))
         .log_prob(torch.tensor(ids))
         .sum(),
     )
     close(
         "sequence_log_likelihood",
         -ll / 6,
-        F.cross_entropy(t(logits), torch.tensor(ids)),
+        F.cross_entropy(as_torch64(logits), torch.tensor(ids)),
     )
     with pytest.raises(ValueError, match=r"ids: expected shape \(6\), got"):
         B.sequence_log_likelihood(probs, ids[:3])
@@ -589,7 +584,7 @@ def test_joint_table_conditionals_against_enumeration():
     close(
         "JointTableModel.log_prob",
         m.log_prob(ids),
-        torch.distributions.Categorical(probs=t(m.table.ravel())).log_prob(
+        torch.distributions.Categorical(probs=as_torch64(m.table.ravel())).log_prob(
             torch.tensor(int(np.ravel_multi_index(ids, m.table.shape)))
         ),
     )
@@ -633,7 +628,7 @@ def test_bert_objective_is_the_joint_only_under_independence():
 def tiny_torch_logits(model: B.TinyAttentionModel, ids, visible) -> torch.Tensor:
     """The tiny model rebuilt from PyTorch pieces: embedding lookup, scaled_dot_product_attention
     with a boolean mask, a linear read-out."""
-    p = {k: t(v) for k, v in model.params.items()}
+    p = {k: as_torch64(v) for k, v in model.params.items()}
     emb = torch.nn.Embedding.from_pretrained(p["E"])
     slots = torch.tensor([model.V, *ids])
     X = emb(slots) + p["P"]

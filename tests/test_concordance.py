@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import importlib
 import re
-from pathlib import Path
 
 import pytest
+from _chapters import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APPENDIX = ROOT / "chapters" / "appendix_f_concordance.md"
 
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from _chapters import source_directives
+from _chapters import ROOT, source_directives
 
 from booktools.sphinx_source import (
     DIRECTIVE,
@@ -24,7 +24,6 @@ from booktools.sphinx_source import (
     resolve,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))
 SOURCE_LINE = re.compile(r"^```\{" + re.escape(DIRECTIVE) + r"\}\s+(?P<names>.+?)\s*$")
 

@@ -12,13 +12,10 @@ import math
 import numpy as np
 import torch
 import torch.nn.functional as F
+from _helpers import as_torch64
 
 import formulated as f
 from formulated import examples as ex
-
-
-def t(x) -> torch.Tensor:
-    return torch.from_numpy(np.array(x, dtype=np.float64))
 
 
 def test_examples_all_lists_float_arrays():
@@ -31,8 +28,12 @@ def test_examples_all_lists_float_arrays():
 
 
 def qkv():
-    X = t(ex.QKV_INPUTS)
-    return X @ t(ex.QKV_W_QUERY), X @ t(ex.QKV_W_KEY), X @ t(ex.QKV_W_VALUE)
+    X = as_torch64(ex.QKV_INPUTS)
+    return (
+        X @ as_torch64(ex.QKV_W_QUERY),
+        X @ as_torch64(ex.QKV_W_KEY),
+        X @ as_torch64(ex.QKV_W_VALUE),
+    )
 
 
 def test_shapes_of_the_qkv_example():
@@ -44,22 +45,22 @@ def test_shapes_of_the_qkv_example():
 def test_keys_values_queries_are_as_printed():
     Q, K, V = qkv()
     assert torch.equal(
-        K, t([[0, 1, 1], [4, 4, 0], [2, 3, 1]])
+        K, as_torch64([[0, 1, 1], [4, 4, 0], [2, 3, 1]])
     )  # computed, vs the numbers
-    assert torch.equal(K, t(ex.SLIDE_KEYS))
-    assert torch.equal(V, t(ex.SLIDE_VALUES))
-    assert torch.equal(Q, t(ex.SLIDE_QUERIES))
+    assert torch.equal(K, as_torch64(ex.SLIDE_KEYS))
+    assert torch.equal(V, as_torch64(ex.SLIDE_VALUES))
+    assert torch.equal(Q, as_torch64(ex.SLIDE_QUERIES))
 
 
 def test_scores_of_query_1():
     Q, K, _ = qkv()
     scores = Q[0] @ K.T  # unscaled, as on the slide
-    assert torch.equal(scores, t([2, 4, 4]))
-    assert torch.equal(scores, t(ex.SLIDE_SCORES_1))
+    assert torch.equal(scores, as_torch64([2, 4, 4]))
+    assert torch.equal(scores, as_torch64(ex.SLIDE_SCORES_1))
 
 
 def test_softmax_of_query_1_and_the_slides_rounding():
-    exact = torch.softmax(t([2.0, 4.0, 4.0]), -1).numpy()
+    exact = torch.softmax(as_torch64([2.0, 4.0, 4.0]), -1).numpy()
     # closed form: softmax([2, 4, 4]) = [1, e^2, e^2] / (1 + 2 e^2)
     e2 = math.exp(2)
     closed = np.array([1, e2, e2]) / (1 + 2 * e2)
@@ -114,7 +115,7 @@ def test_masked_scores_are_scores_plus_mask():
 def test_masked_softmax_example():
     causal = torch.ones(4, 4, dtype=torch.bool).tril()
     ref = torch.softmax(
-        t(ex.MASK_SCALED_SCORES).masked_fill(~causal, -torch.inf), -1
+        as_torch64(ex.MASK_SCALED_SCORES).masked_fill(~causal, -torch.inf), -1
     ).numpy()
     ours = f.masked_softmax(ex.MASK_SCALED_SCORES, ex.MASK_LOOKAHEAD)
     assert np.max(np.abs(ours - ref)) < 1e-15

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _helpers import as_torch, rng
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -24,14 +25,6 @@ import formulated as f
 torch.set_num_threads(1)
 TOL = 1e-10
 SHAPES = [(1, 1), (3, 5), (7, 4), (16, 9)]
-
-
-def rng(seed: int = 0) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
-def t(x: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(np.array(x))  # a copy; keeps 0-d arrays 0-d
 
 
 def maxerr(a, b) -> float:
@@ -48,14 +41,14 @@ def maxerr(a, b) -> float:
 @pytest.mark.parametrize("n", [1, 4, 9])
 def test_diag_matches_torch(n):
     x = rng(n).normal(size=n)
-    assert maxerr(f.diag(x), torch.diag(t(x))) == 0
+    assert maxerr(f.diag(x), torch.diag(as_torch(x))) == 0
 
 
 @pytest.mark.parametrize("n,H", [(1, 3), (5, 2), (4, 7)])
 def test_stack_matches_torch_expand(n, H):
     x = rng(n).normal(size=H)
     out = f.stack(x, n)
-    assert maxerr(out, t(x).expand(n, H)) == 0
+    assert maxerr(out, as_torch(x).expand(n, H)) == 0
     out[0, 0] += 1  # a real array, not a view of x
     assert out[-1, 0] == x[0] if n > 1 else out[0, 0] == x[0] + 1
 
@@ -65,7 +58,7 @@ def test_one_hot_matches_torch(n, V):
     ids = rng(V).integers(0, V, size=n)
     out = f.one_hot(ids, V)
     assert out.dtype == np.float64
-    assert maxerr(out, F.one_hot(t(ids), V).double()) == 0
+    assert maxerr(out, F.one_hot(as_torch(ids), V).double()) == 0
 
 
 @pytest.mark.parametrize("n,V,H", [(1, 1, 3), (6, 10, 4), (12, 50, 8)])
@@ -74,8 +67,8 @@ def test_embed_matches_nn_embedding_and_one_hot(n, V, H):
     W_e, ids = g.normal(size=(V, H)), g.integers(0, V, size=n)
     emb = torch.nn.Embedding(V, H).double()
     with torch.no_grad():
-        emb.weight.copy_(t(W_e))
-    assert maxerr(f.embed(ids, W_e), emb(t(ids))) == 0
+        emb.weight.copy_(as_torch(W_e))
+    assert maxerr(f.embed(ids, W_e), emb(as_torch(ids))) == 0
     assert maxerr(f.embed(ids, W_e), f.one_hot(ids, V) @ W_e) == 0
 
 
@@ -83,7 +76,13 @@ def test_embed_batch_of_ids():
     g = rng(1)
     W_e, ids = g.normal(size=(7, 3)), g.integers(0, 7, size=(2, 5))
     assert f.embed(ids, W_e).shape == (2, 5, 3)
-    assert maxerr(f.embed(ids, W_e), torch.nn.functional.embedding(t(ids), t(W_e))) == 0
+    assert (
+        maxerr(
+            f.embed(ids, W_e),
+            torch.nn.functional.embedding(as_torch(ids), as_torch(W_e)),
+        )
+        == 0
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,7 +93,7 @@ def test_embed_batch_of_ids():
 @pytest.mark.parametrize("axis", [-1, 0])
 def test_softmax_matches_torch(shape, axis):
     X = rng(len(shape)).normal(scale=5, size=shape)
-    assert maxerr(f.softmax(X, axis=axis), torch.softmax(t(X), dim=axis)) < TOL
+    assert maxerr(f.softmax(X, axis=axis), torch.softmax(as_torch(X), dim=axis)) < TOL
 
 
 def test_softmax_is_stable_for_large_inputs():
@@ -103,20 +102,22 @@ def test_softmax_is_stable_for_large_inputs():
     # closed form: softmax([a, a+1]) = [1/(1+e), e/(1+e)]
     assert maxerr(out, [1 / (1 + math.e), math.e / (1 + math.e)]) < 1e-15
     big = rng(2).normal(scale=1e4, size=(4, 6))
-    assert maxerr(f.softmax(big), torch.softmax(t(big), -1)) < TOL
+    assert maxerr(f.softmax(big), torch.softmax(as_torch(big), -1)) < TOL
 
 
 def test_softmax_minus_inf_gets_zero():
     out = f.softmax([[0.0, -np.inf, 1.0]])
     assert out[0, 1] == 0
-    assert maxerr(out, torch.softmax(t(np.array([[0.0, -np.inf, 1.0]])), -1)) < TOL
+    assert (
+        maxerr(out, torch.softmax(as_torch(np.array([[0.0, -np.inf, 1.0]])), -1)) < TOL
+    )
 
 
 def test_softmax_keeps_float32():
     X = rng(3).normal(size=(3, 4)).astype(np.float32)
     out = f.softmax(X)
     assert out.dtype == np.float32
-    assert maxerr(out, torch.softmax(t(X), -1)) < 1e-6
+    assert maxerr(out, torch.softmax(as_torch(X), -1)) < 1e-6
 
 
 finite_rows = hnp.arrays(
@@ -149,8 +150,10 @@ def test_masks_match_torch_constructions(n):
     ).tril()  # the boolean mask torch's is_causal uses
     ref_add = torch.zeros(n, n, dtype=torch.float64).masked_fill(~causal, float("-inf"))
     ref_mul = torch.ones(n, n, dtype=torch.float64).masked_fill(~causal, float("-inf"))
-    assert torch.equal(t(f.mask_autoregressive(n)), ref_add)
-    assert torch.equal(t(f.mask_autoregressive(n, kind="multiplicative")), ref_mul)
+    assert torch.equal(as_torch(f.mask_autoregressive(n)), ref_add)
+    assert torch.equal(
+        as_torch(f.mask_autoregressive(n, kind="multiplicative")), ref_mul
+    )
     assert np.array_equal(f.mask_bidirectional(n), np.zeros((n, n)))
     assert np.array_equal(
         f.mask_bidirectional(n, kind="multiplicative"), np.ones((n, n))
@@ -171,7 +174,8 @@ def test_masked_softmax_matches_torch(n):
     S = rng(n).normal(size=(2, n, n))
     mask = f.mask_autoregressive(n)
     ref = torch.softmax(
-        t(S).masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -torch.inf), -1
+        as_torch(S).masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -torch.inf),
+        -1,
     )
     assert maxerr(f.masked_softmax(S, mask), ref) < TOL
     # a boolean mask (True = may attend, torch's convention) gives the same
@@ -188,7 +192,9 @@ def test_multiplicative_mask_works_only_for_positive_scores():
     assert maxerr(mul, f.masked_softmax(S, f.mask_autoregressive(4))) < TOL
     # the literal formula in torch gives NaN for a negative blocked score (-x * -inf = +inf)
     S[0, 1] = -0.5
-    ref = torch.softmax(t(f.mask_autoregressive(4, "multiplicative")) * t(S), -1)
+    ref = torch.softmax(
+        as_torch(f.mask_autoregressive(4, "multiplicative")) * as_torch(S), -1
+    )
     assert torch.isnan(ref[0]).all()
     with pytest.raises(ValueError, match=r"^mask:.*score -0\.5.*additive"):
         f.masked_softmax(
@@ -226,13 +232,17 @@ def test_attention_matches_sdpa(batch, n, m, D, Dv):
         g.normal(size=batch + (m, D)),
         g.normal(size=batch + (m, Dv)),
     )
-    ref = F.scaled_dot_product_attention(t(Q), t(K), t(V))
+    ref = F.scaled_dot_product_attention(as_torch(Q), as_torch(K), as_torch(V))
     assert maxerr(f.attention(Q, K, V), ref) < TOL
     mask = np.where(g.random((n, m)) < 0.3, -np.inf, 0.0)
     mask[:, 0] = 0.0  # keep one key per row
-    ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=t(mask))
+    ref = F.scaled_dot_product_attention(
+        as_torch(Q), as_torch(K), as_torch(V), attn_mask=as_torch(mask)
+    )
     assert maxerr(f.attention(Q, K, V, mask), ref) < TOL
-    ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), scale=1.0)
+    ref = F.scaled_dot_product_attention(
+        as_torch(Q), as_torch(K), as_torch(V), scale=1.0
+    )
     assert maxerr(f.attention(Q, K, V, scale=False), ref) < TOL
 
 
@@ -240,12 +250,14 @@ def test_attention_matches_sdpa(batch, n, m, D, Dv):
 def test_causal_attention_matches_sdpa_is_causal(n, D):
     g = rng(n)
     Q, K, V = (g.normal(size=(2, n, D)) for _ in range(3))
-    ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), is_causal=True)
+    ref = F.scaled_dot_product_attention(
+        as_torch(Q), as_torch(K), as_torch(V), is_causal=True
+    )
     assert maxerr(f.attention(Q, K, V, f.mask_autoregressive(n)), ref) < TOL
     assert (
         maxerr(
             f.attention(Q, K, V, f.mask_bidirectional(n)),
-            F.scaled_dot_product_attention(t(Q), t(K), t(V)),
+            F.scaled_dot_product_attention(as_torch(Q), as_torch(K), as_torch(V)),
         )
         < TOL
     )
@@ -277,7 +289,7 @@ def test_causal_row_is_independent_of_future_tokens(n, D, seed, data):
 def test_concat_matches_torch_cat():
     g = rng(6)
     Xs = [g.normal(size=(4, d)) for d in (2, 3, 1)]
-    assert maxerr(f.concat(*Xs), torch.cat([t(X) for X in Xs], dim=-1)) == 0
+    assert maxerr(f.concat(*Xs), torch.cat([as_torch(X) for X in Xs], dim=-1)) == 0
     # the box: block k (1-based) holds X_k in columns (k-1)D+1 .. kD
     Xs = [g.normal(size=(5, 3)) for _ in range(4)]
     C = f.concat(*Xs)
@@ -287,7 +299,7 @@ def test_concat_matches_torch_cat():
 
 def test_split_and_merge_heads_match_torch_view_transpose():
     X = rng(7).normal(size=(2, 5, 12))
-    ref = t(X).view(2, 5, 3, 4).transpose(1, 2)  # "Notations" Step 7.2
+    ref = as_torch(X).view(2, 5, 3, 4).transpose(1, 2)  # "Notations" Step 7.2
     assert maxerr(f.split_heads(X, 3), ref) == 0
     assert maxerr(f.merge_heads(f.split_heads(X, 3)), X) == 0
     ref = ref.transpose(1, 2).contiguous().view(2, 5, 12)  # Step 7.4
@@ -317,7 +329,13 @@ def test_mhsa_matches_nn_multihead_attention(n, H, A, causal):
     X = rng(n * H).normal(size=(3, n, H))
     mask = f.mask_autoregressive(n) if causal else f.mask_bidirectional(n)
     with torch.no_grad():
-        ref, _ = mha(t(X), t(X), t(X), attn_mask=t(mask), need_weights=False)
+        ref, _ = mha(
+            as_torch(X),
+            as_torch(X),
+            as_torch(X),
+            attn_mask=as_torch(mask),
+            need_weights=False,
+        )
     loop = np.stack(
         [f.multi_head_self_attention(x, mask, W_q, W_k, W_v, W_o) for x in X]
     )
@@ -360,7 +378,7 @@ def test_mhsa_batched_equals_per_head_loop(B, n, A, D, H, causal, seed):
         for i in range(A):
             q, k, v = x @ W_q[i], x @ W_k[i], x @ W_v[i]
             s = q @ k.T / math.sqrt(D) + (0 if mask is None else mask)
-            heads.append(torch.softmax(t(s), -1).numpy() @ v)
+            heads.append(torch.softmax(as_torch(s), -1).numpy() @ v)
         ref.append(np.concatenate(heads, axis=1) @ W_o)
     assert (
         maxerr(
@@ -377,23 +395,23 @@ def test_mhsa_batched_equals_per_head_loop(B, n, A, D, H, causal, seed):
 
 def test_relu_and_sigmoid_match_torch():
     x = rng(8).normal(scale=10, size=(5, 7))
-    assert maxerr(f.relu(x), F.relu(t(x))) == 0
-    assert maxerr(f.sigmoid(x), torch.sigmoid(t(x))) < 1e-15
+    assert maxerr(f.relu(x), F.relu(as_torch(x))) == 0
+    assert maxerr(f.sigmoid(x), torch.sigmoid(as_torch(x))) < 1e-15
     x = np.array(
         [-1000.0, -50.0, 0.0, 50.0, 1000.0]
     )  # no overflow warnings, exact limits
     with np.errstate(over="raise"):
-        assert maxerr(f.sigmoid(x), torch.sigmoid(t(x))) < 1e-15
+        assert maxerr(f.sigmoid(x), torch.sigmoid(as_torch(x))) < 1e-15
 
 
 @pytest.mark.parametrize("shape", [(), (7,), (4, 6), (2, 3, 5)])
 def test_gelu_matches_torch(shape):
     x = rng(9).normal(scale=3, size=shape)
-    assert maxerr(f.gelu(x), F.gelu(t(x), approximate="none")) < TOL
-    assert maxerr(f.gelu(x, "erf"), F.gelu(t(x))) < TOL
-    assert maxerr(f.gelu(x, "tanh"), F.gelu(t(x), approximate="tanh")) < TOL
+    assert maxerr(f.gelu(x), F.gelu(as_torch(x), approximate="none")) < TOL
+    assert maxerr(f.gelu(x, "erf"), F.gelu(as_torch(x))) < TOL
+    assert maxerr(f.gelu(x, "tanh"), F.gelu(as_torch(x), approximate="tanh")) < TOL
     assert (
-        maxerr(f.gelu(x, "sigmoid"), ACT2FN["quick_gelu"](t(x))) < TOL
+        maxerr(f.gelu(x, "sigmoid"), ACT2FN["quick_gelu"](as_torch(x))) < TOL
     )  # transformers' QuickGELU
 
 
@@ -401,7 +419,7 @@ def test_gelu_keeps_float32():
     x = rng(10).normal(size=(4, 4)).astype(np.float32)
     for a in ("erf", "tanh", "sigmoid"):
         assert f.gelu(x, a).dtype == np.float32
-    assert maxerr(f.gelu(x), F.gelu(t(x))) < 1e-6
+    assert maxerr(f.gelu(x), F.gelu(as_torch(x))) < 1e-6
 
 
 GRID = np.linspace(-8, 8, 160_001)
@@ -409,7 +427,7 @@ GRID = np.linspace(-8, 8, 160_001)
 
 def test_gelu_approximation_errors_measured_on_grid():
     # The reference errors come from torch's tanh GELU and transformers' QuickGELU, not from us.
-    x = t(GRID)  # float64
+    x = as_torch(GRID)  # float64
     exact = F.gelu(x, approximate="none").numpy()
     ref_tanh = np.max(np.abs(F.gelu(x, approximate="tanh").numpy() - exact))
     ref_sigmoid = np.max(np.abs(ACT2FN["quick_gelu"](x).numpy() - exact))
@@ -435,8 +453,8 @@ def ffn_reference(W1, b1, W2, b2, act: torch.nn.Module) -> torch.nn.Sequential:
         torch.nn.Linear(H, Fw), act, torch.nn.Linear(Fw, H)
     ).double()
     with torch.no_grad():  # nn.Linear stores (out, in) and computes x @ W.T + b
-        net[0].weight.copy_(t(W1.T)), net[0].bias.copy_(t(b1))
-        net[2].weight.copy_(t(W2.T)), net[2].bias.copy_(t(b2))
+        net[0].weight.copy_(as_torch(W1.T)), net[0].bias.copy_(as_torch(b1))
+        net[2].weight.copy_(as_torch(W2.T)), net[2].bias.copy_(as_torch(b2))
     return net
 
 
@@ -454,21 +472,21 @@ def test_ffns_match_torch(n, H, Fw):
         assert (
             maxerr(
                 f.ffn_relu(X, W1, b1, W2, b2),
-                ffn_reference(W1, b1, W2, b2, torch.nn.ReLU())(t(X)),
+                ffn_reference(W1, b1, W2, b2, torch.nn.ReLU())(as_torch(X)),
             )
             < TOL
         )
         assert (
             maxerr(
                 f.ffn_gelu(X, W1, b1, W2, b2),
-                ffn_reference(W1, b1, W2, b2, torch.nn.GELU())(t(X)),
+                ffn_reference(W1, b1, W2, b2, torch.nn.GELU())(as_torch(X)),
             )
             < TOL
         )
         assert (
             maxerr(
                 f.ffn_gelu(X, W1, b1, W2, b2, approximation="tanh"),
-                ffn_reference(W1, b1, W2, b2, torch.nn.GELU("tanh"))(t(X)),
+                ffn_reference(W1, b1, W2, b2, torch.nn.GELU("tanh"))(as_torch(X)),
             )
             < TOL
         )
@@ -487,21 +505,25 @@ def test_layer_norm_matches_torch(shape, eps):
         g.normal(size=shape[-1]),
         g.normal(size=shape[-1]),
     )
-    ref = F.layer_norm(t(X), (shape[-1],), t(gamma), t(beta), eps=eps)
+    ref = F.layer_norm(
+        as_torch(X), (shape[-1],), as_torch(gamma), as_torch(beta), eps=eps
+    )
     assert maxerr(f.layer_norm(X, gamma, beta, eps), ref) < TOL
     ln = torch.nn.LayerNorm(shape[-1], eps=eps).double()
     with torch.no_grad():
-        ln.weight.copy_(t(gamma)), ln.bias.copy_(t(beta))
-        assert maxerr(f.layer_norm(X, gamma, beta, eps), ln(t(X))) < TOL
+        ln.weight.copy_(as_torch(gamma)), ln.bias.copy_(as_torch(beta))
+        assert maxerr(f.layer_norm(X, gamma, beta, eps), ln(as_torch(X))) < TOL
 
 
 def test_layer_norm_std_eps_matches_the_notations_code():
     g = rng(11)
     X, gamma, beta = g.normal(size=(6, 10)), g.normal(size=10), g.normal(size=10)
-    x = t(X)  # source 002's code line, written in torch: eps added to the (biased) std
-    ref = t(gamma) * (x - x.mean(-1, keepdim=True)) / (
+    x = as_torch(
+        X
+    )  # source 002's code line, written in torch: eps added to the (biased) std
+    ref = as_torch(gamma) * (x - x.mean(-1, keepdim=True)) / (
         x.std(-1, keepdim=True, unbiased=False) + 1e-5
-    ) + t(beta)
+    ) + as_torch(beta)
     assert maxerr(f.layer_norm_std_eps(X, gamma, beta), ref) < TOL
     # the two variants agree when sigma >> sqrt(eps) and differ when sigma is small
     one, zero = np.ones(10), np.zeros(10)
@@ -570,10 +592,10 @@ def test_cross_entropy_matches_torch(n, V):
     logits = g.normal(scale=3, size=(n, V))
     y_hat = f.softmax(logits)
     ids = g.integers(0, V, size=n)
-    ref = F.cross_entropy(t(logits), t(ids), reduction="none")
+    ref = F.cross_entropy(as_torch(logits), as_torch(ids), reduction="none")
     assert maxerr(f.cross_entropy(f.one_hot(ids, V), y_hat), ref) < TOL
     soft = g.dirichlet(np.ones(V), size=n)  # probability targets
-    ref = F.cross_entropy(t(logits), t(soft), reduction="none")
+    ref = F.cross_entropy(as_torch(logits), as_torch(soft), reduction="none")
     assert maxerr(f.cross_entropy(soft, y_hat), ref) < TOL
     single = f.cross_entropy(soft[0], y_hat[0])
     assert isinstance(single, float) and abs(single - ref[0].item()) < TOL
@@ -592,7 +614,7 @@ def test_cross_entropy_from_logits_matches_torch(reduction, scale):
     logits, ids = g.normal(scale=scale, size=(2, 7, 11)), g.integers(0, 11, size=(2, 7))
     ours = f.cross_entropy_from_logits(logits, ids, reduction=reduction)
     ref = F.cross_entropy(
-        t(logits).reshape(-1, 11), t(ids).reshape(-1), reduction=reduction
+        as_torch(logits).reshape(-1, 11), as_torch(ids).reshape(-1), reduction=reduction
     )
     assert np.all(np.isfinite(ours))
     assert maxerr(np.reshape(ours, -1), ref.reshape(-1)) < TOL * scale

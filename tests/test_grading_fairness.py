@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _chapters import ROOT
 from _fairness_answers import ANSWERS, GUESSES, INPUTS, SHORTCUTS
 
 from booktools.exercises import SPECS
 
-ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = (
     "float64",
     "float32",

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _chapters import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 #: The built Korean book (``FORMULATED_KO_HTML`` names another, e.g. an older build's copy).
 KO_HTML = Path(os.environ.get("FORMULATED_KO_HTML") or ROOT / "_build" / "html" / "ko")
 

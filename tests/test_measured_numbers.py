@@ -6,11 +6,10 @@ so a new run cannot leave a stale count behind in another file.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from _chapters import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 HOME = ROOT / "benchmarks" / "README.md"
 POINTERS = [ROOT / "README.md", ROOT / "chapters" / "18_train_tiny_gpt.md"]
 

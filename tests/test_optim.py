@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
 import torch
+from _chapters import ROOT
 
 from formulated.models.trainable import GPT, GPTConfig
 from formulated.training import make_config, optim, train_step
@@ -28,7 +28,6 @@ from formulated.training.optim import (
     make_optimizers,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 CPU = torch.device("cpu")
 
 

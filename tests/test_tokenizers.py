@@ -4,10 +4,10 @@ Hugging Face ``tokenizers`` (models.BPE + trainers.BpeTrainer, trained here, not
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _chapters import ROOT
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,7 +27,6 @@ from formulated.tokenizers import (
     word_frequencies,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 SHAKESPEARE = (ROOT / "data" / "tinyshakespeare.txt").read_text(encoding="utf-8")
 LECTURE = {"low": 1, "lower": 1, "newest": 1, "widest": 1}  # source 003: each word once
 

@@ -12,13 +12,14 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from _chapters import ROOT
+from _helpers import TINY
 
 from formulated import models
 from formulated.models.trainable import (
@@ -43,23 +44,6 @@ from formulated.training import (
     val_windows,
 )
 from formulated.training.optim import lr_lambda
-
-ROOT = Path(__file__).resolve().parents[1]
-# A tiny run: 1 layer, width 16, context 16, batch 4.
-TINY = dict(
-    L=1,
-    A=2,
-    H=16,
-    n_ctx=16,
-    B=4,
-    warmup_steps=2,
-    eval_interval=0,
-    ckpt_interval=0,
-    log_interval=2,
-    eval_batch=512,
-    device="cpu",
-    threads=1,
-)
 
 
 def _env() -> dict:
@@ -727,7 +711,7 @@ def test_a_training_run_never_imports_torch_dynamo(tmp_path):
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-2000:]

@@ -13,6 +13,7 @@ import math
 
 import pytest
 import torch
+from _helpers import TINY
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -32,21 +33,6 @@ pytestmark = [
     ),
     pytest.mark.usefixtures("one_torch_thread"),
 ]
-
-TINY = dict(
-    L=1,
-    A=2,
-    H=16,
-    n_ctx=16,
-    B=4,
-    warmup_steps=2,
-    eval_interval=0,
-    ckpt_interval=0,
-    log_interval=2,
-    eval_batch=512,
-    device="cpu",
-    threads=1,
-)
 
 
 def test_amp_choice_and_errors():

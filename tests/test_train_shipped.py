@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from _chapters import ROOT
 
 from formulated.training import (
     CheckpointError,
@@ -27,7 +28,6 @@ from formulated.training import (
 )
 from formulated.training.shipped import BOOK_RUN, LIVE_ENV
 
-ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "chapters" / "18_train_tiny_gpt.md"
 
 

@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 import torch
+from _helpers import TINY
 
 from formulated.models.trainable import GPT, GPTConfig
 from formulated.training import PRESETS, TrainConfig, make_config, train, with_overrides
@@ -17,21 +18,7 @@ from formulated.training.cli import parse_overrides, parse_value
 from formulated.training.config import MODEL_FIELDS
 from formulated.training.optim import Muon, make_optimizers
 
-TINY = dict(
-    L=1,
-    A=2,
-    H=16,
-    n_ctx=16,
-    B=4,
-    warmup_steps=2,
-    eval_interval=0,
-    ckpt_interval=0,
-    log_interval=2,
-    eval_batch=512,
-    device="cpu",
-    threads=1,
-    compile="off",
-)
+TINY_EAGER = dict(TINY, compile="off")
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -43,7 +30,7 @@ def test_train_config_contains_the_model_config_and_eps_reaches_the_model():
     cfg = make_config("book", eps=1e-3, L=1, lr=1e-3)
     assert (cfg.model.eps, cfg.model.L, cfg.lr) == (1e-3, 1, 1e-3)
     assert cfg.model.H == PRESETS["book"]["model"]["H"]
-    res = train("book", None, progress=False, **dict(TINY, max_steps=1, eps=1e-3))
+    res = train("book", None, progress=False, **dict(TINY_EAGER, max_steps=1, eps=1e-3))
     # torch's own LayerNorm modules of the trained model carry the eps that was asked for
     norms = [m for m in res.model.modules() if isinstance(m, torch.nn.LayerNorm)]
     assert len(norms) == 3 and all(m.eps == 1e-3 for m in norms)
@@ -68,7 +55,7 @@ def test_with_overrides_routes_each_name_to_its_configuration():
 
 
 def test_version_1_checkpoint_with_a_flat_config_still_resumes(tmp_path):
-    cfg = dict(TINY, max_steps=4, ckpt_interval=2)
+    cfg = dict(TINY_EAGER, max_steps=4, ckpt_interval=2)
     straight = train("book", None, progress=False, **cfg)
     train("book", tmp_path / "r", progress=False, stop_at_step=2, **cfg)
     ck = torch.load(tmp_path / "r" / "ckpt.pt", weights_only=True)
@@ -106,7 +93,7 @@ def test_muon_takes_the_block_matrices_and_resumes_exactly(tmp_path):
     )
     assert len(in_adamw) + len(in_muon) == len(list(model.parameters()))
     assert not {id(p) for p in in_adamw} & {id(p) for p in in_muon}
-    cfg = dict(TINY, max_steps=6, ckpt_interval=3, optimizer="muon", muon_lr=0.05)
+    cfg = dict(TINY_EAGER, max_steps=6, ckpt_interval=3, optimizer="muon", muon_lr=0.05)
     straight = train("book", None, progress=False, **cfg)
     adam_only = train("book", None, progress=False, **dict(cfg, optimizer="adamw"))
     assert (

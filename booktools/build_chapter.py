@@ -1,6 +1,6 @@
 """Build the whole book but execute only the chapters named, to check them for warnings quickly.
 
-    .venv/bin/python tests/build_chapter.py chapters/08_attention [chapters/09_masks ...]
+    .venv/bin/python -m booktools.build_chapter chapters/08_attention [chapters/09_masks ...]
 
 Other chapters are rendered without executing (their cached outputs are not used), into
 /tmp/jb_<first chapter name>; Sphinx runs with -n -W --keep-going like ``make book``. The
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from booktools.toc import ROOT, toc_files
 
 
 def main(argv: list[str]) -> int:
@@ -31,8 +31,7 @@ def main(argv: list[str]) -> int:
         if not (ROOT / f"{c}.md").exists():
             print(f"chapter: expected a file like chapters/08_attention, got {c!r}")
             return 2
-    toc = (ROOT / "_toc.yml").read_text()
-    every = re.findall(r"file:\s*(\S+)", toc) + re.findall(r"^root:\s*(\S+)", toc, re.M)
+    every = toc_files()
     cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
     cfg["execute"]["execute_notebooks"] = "force"
     cfg["execute"]["exclude_patterns"] = [f"{c}.md" for c in every if c not in chapters]

@@ -1,4 +1,5 @@
-"""Checks on the built HTML book, run by ``make book`` after Sphinx (not by pytest).
+"""Checks on the built HTML book, run by ``make book`` after Sphinx (not by pytest):
+``python -m booktools.check_build``.
 
 1. every chapter of ``_toc.yml`` has its page and a downloadable ``.ipynb`` (valid nbformat);
 2. no page loads MathJax, require.js or the widget manager from the internet;
@@ -13,12 +14,10 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _chapters import ROOT, toc_files  # noqa: E402
+from booktools.toc import ROOT, toc_files
 
 HTML = ROOT / "_build" / "html"
 

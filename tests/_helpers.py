@@ -1,0 +1,48 @@
+"""Helpers that several test modules share, defined once (``ROOT`` lives in ``_chapters.py``).
+
+``t()`` used to be written four times with two meanings; it is now two functions whose names say
+which: ``as_torch`` keeps the array's dtype, ``as_torch64`` makes it float64.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import numpy as np
+import torch
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    """A fresh NumPy generator, seeded: each test draws the same numbers on every run."""
+    return np.random.default_rng(seed)
+
+
+def as_torch(x) -> torch.Tensor:
+    """``x`` as a torch tensor with its own dtype kept (a copy; a 0-d array stays 0-d)."""
+    return torch.from_numpy(np.array(x))
+
+
+def as_torch64(x) -> torch.Tensor:
+    """``x`` as a float64 torch tensor (a copy): references computed in double precision."""
+    return torch.from_numpy(np.array(x, dtype=np.float64))
+
+
+#: The smallest training run the tests use (1 layer, 2 heads, H = 16, 16 tokens, 4 sequences,
+#: one CPU thread, no evaluation or checkpoints unless a test asks): ``dict(TINY, ...)``.
+#: Read-only, since every training test module shares it.
+TINY = MappingProxyType(
+    dict(
+        L=1,
+        A=2,
+        H=16,
+        n_ctx=16,
+        B=4,
+        warmup_steps=2,
+        eval_interval=0,
+        ckpt_interval=0,
+        log_interval=2,
+        eval_batch=512,
+        device="cpu",
+        threads=1,
+    )
+)
