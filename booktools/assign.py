@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from booktools import myst
 from booktools.exercises import SPECS, WRITTEN_PART_SUFFIX, Spec, public_message
 from booktools.wheel import (
     AUTOGRADER_PYTHON,
@@ -49,10 +50,8 @@ __all__ = [
     "export_source",
 ]
 
-_OPEN = re.compile(
-    r"^(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$"
-)
-_ROLE = re.compile(r"\{(?:doc|ref|prf:ref|numref|eq)\}`([^`<]*?)(?:\s*<([^>]*)>)?`")
+#: The cross-reference roles a notebook outside the book shows as plain text.
+_XREF_ROLES = ("doc", "ref", "prf:ref", "numref", "eq")
 
 
 @dataclass(frozen=True)
@@ -74,59 +73,14 @@ class Exercise:
         return bool(self.solution_code)
 
 
-def _blocks(lines: list[str]) -> list[tuple[str, str, int, int]]:
-    """Top-level directive blocks ``(name, argument, first line, last line)`` (inclusive)."""
-    out, i = [], 0
-    while i < len(lines):
-        m = _OPEN.match(lines[i].strip())
-        if not m:
-            i += 1
-            continue
-        fence = m["fence"]
-        close = re.compile(rf"^{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        j = i + 1
-        while j < len(lines) and not close.match(lines[j].strip()):
-            j += 1
-        if j == len(lines):
-            raise ValueError(
-                f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
-                f"closed (expected a line '{fence}')"
-            )
-        out.append((m["name"], m["arg"].strip(), i, j))
-        i = j + 1
-    return out
-
-
-def _body(lines: list[str], start: int, end: int) -> str:
-    """The content of a directive without its ``:option:`` lines."""
-    body = lines[start + 1 : end]
-    while body and re.match(r"^:[\w-]+:", body[0].strip()):
-        body = body[1:]
-    return "\n".join(body).strip()
-
-
-def _label(lines: list[str], start: int, end: int) -> str:
-    for ln in lines[start + 1 : end]:
-        m = re.match(r"^:label:\s*(\S+)", ln.strip())
-        if m:
-            return m.group(1)
+def _label(block: myst.Block) -> str:
+    label = block.options.get("label", "").split()
+    if label:
+        return label[0]
     raise ValueError(
-        f"text: the exercise on line {start + 1} has no ':label:' option; "
+        f"text: the exercise on line {block.start + 1} has no ':label:' option; "
         "expected one so that its solution and answer cell can refer to it"
     )
-
-
-def _cell_code(body: list[str]) -> str:
-    """A ``{code-cell}``'s code without its options: ``:tags: [...]`` lines or a YAML block
-    between ``---`` lines (``mystnb: image: alt: ...``), which MyST reads and Python cannot."""
-    if body and body[0].strip() == "---":
-        end = next((k for k in range(1, len(body)) if body[k].strip() == "---"), None)
-        if end is None:
-            raise ValueError("text: a code cell's option block (---) is never closed")
-        body = body[end + 1 :]
-    while body and re.match(r"^:[\w-]+:", body[0]):
-        body = body[1:]
-    return "\n".join(body).strip()
 
 
 def segments(text: str) -> list[tuple[str, str | Exercise]]:
@@ -134,18 +88,14 @@ def segments(text: str) -> list[tuple[str, str | Exercise]]:
 
     Solutions are consumed into their exercise and never appear as segments of their own.
     """
-    lines = text.splitlines()
-    if lines and lines[0] == "---":  # jupytext front matter
-        end = lines.index("---", 1)
-        lines = lines[end + 1 :]
-    blocks = _blocks(lines)
+    lines = myst.split_front_matter(text)[1].splitlines()
     segs: list[tuple[str, str | Exercise]] = []
     pending: dict[str, dict] = {}
     md: list[str] = []
     open_sol: str | None = None
     sol_md: list[str] = []
     sol_code: list[str] = []
-    by_start = {s: (name, arg, e) for name, arg, s, e in blocks}
+    by_start = {b.start: b for b in myst.blocks(lines)}
     i = 0
 
     def flush_md():
@@ -159,11 +109,13 @@ def segments(text: str) -> list[tuple[str, str | Exercise]]:
             (sol_md if open_sol else md).append(lines[i])
             i += 1
             continue
-        name, arg, e = by_start[i]
+        block = by_start[i]
+        name, arg, e = block.name, block.arg, block.end
+        body = "\n".join(block.body).strip()
         if name == "exercise":
             flush_md()
-            label = _label(lines, i, e)
-            pending[label] = {"prompt": _body(lines, i, e), "text": "", "code": []}
+            label = _label(block)
+            pending[label] = {"prompt": body, "text": "", "code": []}
             segs.append(("exercise", label))
         elif name == "solution":
             if arg not in pending:
@@ -171,7 +123,7 @@ def segments(text: str) -> list[tuple[str, str | Exercise]]:
                     f"text: the solution on line {i + 1} refers to {arg!r}, "
                     "which is not an exercise above it"
                 )
-            pending[arg]["text"] = _body(lines, i, e)
+            pending[arg]["text"] = body
         elif name == "solution-start":
             if open_sol is not None:
                 raise ValueError(
@@ -193,7 +145,7 @@ def segments(text: str) -> list[tuple[str, str | Exercise]]:
             pending[open_sol]["code"] = list(sol_code)
             open_sol, sol_md[:], sol_code[:] = None, [], []
         elif name == "code-cell":
-            src = _cell_code(lines[i + 1 : e])
+            src = body
             if open_sol:
                 sol_code.append(src)
             else:
@@ -225,7 +177,13 @@ def exercises(text: str) -> list[Exercise]:
 
 def plain_markdown(text: str) -> str:
     """MyST cross-reference roles as plain text, for notebooks opened outside the book."""
-    return _ROLE.sub(lambda m: f"*{(m.group(2) or m.group(1)).strip()}*", text)
+
+    def plain(m: re.Match[str]) -> str:
+        if m["name"] not in _XREF_ROLES:
+            return m.group(0)
+        return f"*{myst.explicit(m['text'])[1].strip()}*"
+
+    return myst.ROLE.sub(plain, text)
 
 
 def _raw(source: str):

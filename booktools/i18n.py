@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from booktools import myst
 from booktools.launch import ROOT
 
 __all__ = [
@@ -327,7 +328,6 @@ def catalogue_stats(catalogues: Path = CATALOGUES) -> list[CatalogueStats]:
 #: Spans copied unchanged into a translation: display and inline math, roles (for a role with a
 #: title, ``{doc}`title <target>``, the role and target only: the title is prose), inline code.
 _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
-_ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<body>[^`]*)`")
 _CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
 #: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
@@ -335,12 +335,10 @@ _IDENT = re.compile(
     r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
     r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])"
 )
-_FENCE = re.compile(r"^(?:`{3,}|:{3,})\{[\w:.-]+\}[ \t]*")
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
 _PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 
 def kept_spans(text: str) -> dict[str, list[str]]:
@@ -352,19 +350,19 @@ def kept_spans(text: str) -> dict[str, list[str]]:
     # A directive's title arrives with its fence ("````{dropdown} The ledger of `000`"); the
     # fence is markup, not code, and the translation is the title alone (Sphinx parses it as a
     # paragraph and puts its words in the title).
-    text = _FENCE.sub("", text)
+    text = myst.OPEN_PREFIX.sub("", text)
 
     def role(m: re.Match[str]) -> str:
-        body = m["body"]
-        titled = _TARGET.match(body)
-        if titled and m["name"] != "math":
-            body = f"<{titled['target']}>"
+        body = m["text"]
+        title, target = myst.explicit(body)
+        if target != body and m["name"] != "math":
+            body = f"<{target}>"
         found["math" if m["name"] == "math" else "role"].append(
             f"{{{m['name']}}}`{body}`"
         )
         return " "
 
-    rest = _ROLE.sub(role, text)
+    rest = myst.ROLE.sub(role, text)
 
     def math(m: re.Match[str]) -> str:
         found["math"].append(m.group(0))
@@ -433,9 +431,7 @@ def has_prose(msgid: str) -> bool:
     """Whether a message has words to translate outside its math, code and link targets (a
     display formula or a bare identifier has none: it stays out of the catalogue and the Korean
     page shows it as it is)."""
-    text = _ROLE.sub(
-        lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid
-    )
+    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
     return (
         re.search(
             r"[A-Za-z]{2,}", _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
@@ -501,9 +497,7 @@ def _term_pattern(spelling: str) -> re.Pattern[str]:
 def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list[str]:
     """The glossary terms of ``msgid`` (outside math, roles' targets and code; longer terms
     first, so "gradient descent" is not also "gradient") whose Korean term ``msgstr`` lacks."""
-    text = _ROLE.sub(
-        lambda m: (_TARGET.match(m["body"]) or {"title": ""})["title"] or " ", msgid
-    )
+    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
     text = _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
     # a source's English title quoted as it is ("Weights and embeddings") is no term use
     text = _QUOTED.sub(lambda m: " " if (m[1] or m[2]) in msgstr else m[0], text)

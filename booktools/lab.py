@@ -49,6 +49,7 @@ import yaml
 from jupytext.async_contentsmanager import AsyncTextFileContentsManager
 from traitlets import Unicode
 
+from booktools import myst
 from booktools.lab_kernel import FOLD_MARK
 from booktools.sphinx_source import BLOCK, markdown_box
 
@@ -296,9 +297,7 @@ def match_kernel(notebook: dict[str, Any]) -> None:
 
 
 #: A code cell's option block in a MyST chapter: the fence line, ``---``, YAML, ``---``.
-_OPTION_BLOCK = re.compile(
-    r"^(?P<fence>`{3,}\{code-cell\}[^\n]*\n)---\n(?P<yaml>.*?)^---$", re.M | re.S
-)
+_OPTION_BLOCK = myst.CODE_CELL_OPTIONS
 
 
 def keep_option_blocks(before: str, after: str) -> str:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from booktools import myst
 from booktools.sphinx_chapter_refs import chapter_ref_text, number_from_stem
 from booktools.sphinx_source import DIRECTIVE as SOURCE_DIRECTIVE
 from booktools.sphinx_source import render_blocks
@@ -49,25 +50,11 @@ __all__ = [
     "ADMONITIONS",
 ]
 
-#: A MyST directive's opening fence: ```{name} argument (or :::{name} argument).
-FENCE_OPEN = re.compile(
-    r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}"
-    r"[ \t]*(?P<arg>.*?)[ \t]*$"
-)
-#: A plain code fence: ```python (kept verbatim up to its closing fence).
-CODE_OPEN = re.compile(
-    r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`{]*)$"
-)
-#: A directive option line, ``:label: def-08-attention``.
-OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*?)[ \t]*$")
-#: A MyST target, ``(label)=`` on its own line.
-TARGET = re.compile(r"^[ \t]*\((?P<label>[^()\s]+)\)=[ \t]*$")
-#: A role, {name}`text`, or an inline code span (matched so that roles inside code stay as is).
+#: A role (:data:`booktools.myst.ROLE`: groups ``name``, ``text``) or an inline code span
+#: (matched so that roles inside code stay as is).
 ROLE_OR_CODE = re.compile(
-    r"(?P<role>\{(?P<name>[\w:.-]+)\}`(?P<text>[^`]+)`)|(?P<code>(`+)[^`]+?\5)"
+    r"(?P<role>" + myst.ROLE.pattern + r")|(?P<code>(`+)[^`]+?\5)"
 )
-#: ``text <target>``: a role's explicit text.
-EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
 
 #: Admonitions without an argument: their title is their name.
@@ -128,9 +115,7 @@ CHAPTER_NUMBER = re.compile(r"^(?P<n>\d+)_")
 def directive_names(markdown: str) -> list[str]:
     """The directives ``markdown`` uses, in order of first use."""
     names = [
-        m.group("name")
-        for line in markdown.split("\n")
-        if (m := FENCE_OPEN.match(line))
+        m.group("name") for line in markdown.split("\n") if (m := myst.OPEN.match(line))
     ]
     return list(dict.fromkeys(names))
 
@@ -155,38 +140,6 @@ def chapter_titles(chapters_dir: Path) -> dict[str, str]:
     return titles
 
 
-def _options(body: list[str]) -> tuple[dict[str, str], list[str]]:
-    """A directive body's option lines (``:key: value`` or a ``---`` YAML block) and the rest."""
-    options: dict[str, str] = {}
-    i = 0
-    if body and body[0].strip() == "---":
-        end = next((j for j in range(1, len(body)) if body[j].strip() == "---"), None)
-        if end is not None:
-            for line in body[1:end]:
-                key, _, value = line.partition(":")
-                options[key.strip()] = value.strip()
-            i = end + 1
-    while i < len(body) and (m := OPTION.match(body[i])):
-        options[m.group("key")] = m.group("value")
-        i += 1
-    rest = body[i:]
-    while rest and not rest[0].strip():
-        rest = rest[1:]
-    while rest and not rest[-1].strip():
-        rest = rest[:-1]
-    return options, rest
-
-
-def _closing(lines: list[str], start: int, fence: str) -> int:
-    """Index of the line that closes the fence opened at ``start`` (len(lines) if none)."""
-    close = re.compile(
-        "^[ \t]{0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$"
-    )
-    return next(
-        (j for j in range(start + 1, len(lines)) if close.match(lines[j])), len(lines)
-    )
-
-
 def label_texts(chapters_dir: Path) -> dict[str, str]:
     """What a reference to each label reads as: ``{"def-08-attention": "Definition 8.1 (Scaled
     dot-product attention)", "ex-08-1": "Exercise 8.1", "erratum-...": its box's title, a
@@ -202,14 +155,17 @@ def label_texts(chapters_dir: Path) -> dict[str, str]:
         i = 0
         while i < len(lines):
             line = lines[i]
-            if t := TARGET.match(line):
+            if t := myst.TARGET.match(line):
                 pending = t.group("label")
                 i += 1
                 continue
-            if f := FENCE_OPEN.match(line):
-                name, arg = f.group("name"), f.group("arg")
-                end = _closing(lines, i, f.group("fence"))
-                options, _ = _options(lines[i + 1 : end])
+            if (
+                block := myst.block_at(lines, i, strict=False)
+            ) and not block.is_directive:
+                i = block.end + 1  # a code fence
+                continue
+            if block:
+                name, arg, options = block.name, block.arg, block.options
                 kind = _kind(name)
                 if kind:
                     counts[kind] = counts.get(kind, 0) + 1
@@ -224,10 +180,7 @@ def label_texts(chapters_dir: Path) -> dict[str, str]:
                 elif arg and pending:
                     texts[pending] = arg
                 pending = None
-                i = end + 1
-                continue
-            if c := CODE_OPEN.match(line):
-                i = _closing(lines, i, c.group("fence")) + 1
+                i = block.end + 1
                 continue
             if pending and (h := HEADING.match(line)):
                 texts[pending] = h.group("title")
@@ -262,12 +215,7 @@ class _Converter:
 
     # -- roles ------------------------------------------------------------------------------
     def role(self, name: str, text: str) -> str:
-        explicit = EXPLICIT.match(text)
-        shown, target = (
-            (explicit.group("text"), explicit.group("target"))
-            if explicit
-            else ("", text)
-        )
+        shown, target = myst.explicit(text)
         target = target.strip()
         if name == "math":
             return f"${text}$"
@@ -329,10 +277,12 @@ class _Converter:
         ):  # ```{note} text: the text is the body's first line
             body = [arg] + body
             arg = ""
-        options, rest = _options(body)
+        options, rest = myst.options(body)
         if name in ("code-block", "code", "math"):
             rest = (
-                [line for line in body if not OPTION.match(line)] if not rest else rest
+                [line for line in body if not myst.OPTION.match(line)]
+                if not rest
+                else rest
             )
             return (
                 "$$\n" + "\n".join(rest) + "\n$$"
@@ -410,22 +360,17 @@ class _Converter:
         i = 0
         while i < len(lines):
             line = lines[i]
-            if f := FENCE_OPEN.match(line):
-                end = _closing(lines, i, f.group("fence"))
-                raw = "\n".join(lines[i : end + 1])
-                text = self.directive(
-                    f.group("name"), f.group("arg"), lines[i + 1 : end], raw
-                )
+            if found := myst.block_at(lines, i, strict=False):
+                raw = "\n".join(lines[i : found.end + 1])
+                i = found.end + 1
+                if not found.is_directive:  # a code fence, kept as it is
+                    flush()
+                    out.extend(lines[found.start : i])
+                    continue
+                text = self.directive(found.name, found.arg, found.content, raw)
                 block(text)
-                i = end + 1
                 if text and i < len(lines) and lines[i].strip():
                     out.append("")
-                continue
-            if c := CODE_OPEN.match(line):
-                end = _closing(lines, i, c.group("fence"))
-                flush()
-                out.extend(lines[i : end + 1])
-                i = end + 1
                 continue
             if line.lstrip().startswith("$$"):
                 stripped = line.strip()
@@ -445,7 +390,7 @@ class _Converter:
                 out.extend(lines[i : end + 1])
                 i = end + 1
                 continue
-            if TARGET.match(line):
+            if myst.TARGET.match(line):
                 i += 1
                 continue
             prose.append(line)

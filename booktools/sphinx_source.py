@@ -39,6 +39,8 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.application import Sphinx
 
+from booktools import myst
+
 DIRECTIVE = "formulated-source"
 #: ``Definition: def-11-ffn, def-11-gelu.`` in a docstring: the boxes the object implements.
 DEFINITION_LINE = re.compile(
@@ -249,11 +251,7 @@ def checked_sentence(dotted: str) -> str:
 
 
 #: The directive block in a chapter's Markdown: ```{formulated-source} names``` (and its end).
-BLOCK = re.compile(
-    r"^(?P<fence>`{3,})\{" + re.escape(DIRECTIVE) + r"\}[ \t]+(?P<names>[^\n]+)\n"
-    r"(?:[^\n]*\n)*?(?P=fence)[ \t]*$",
-    re.M,
-)
+BLOCK = myst.block_pattern(DIRECTIVE, "names")
 
 
 def markdown_box(

@@ -35,6 +35,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
+from booktools import myst
 from booktools.launch import ROOT, STUDENT_CONFIG, StudentHome, student_home
 
 __all__ = [
@@ -117,32 +118,16 @@ class RemoveSolutions(SphinxTransform):
             del registry[label]
 
 
-_FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:.-]+)\}")
-
-
 def strip_solutions(text: str) -> str:
     """A MyST chapter's text without its solutions: every ``{solution}`` block, and every
     ``{solution-start}`` … ``{solution-end}`` span with the cells in it."""
     lines = text.split("\n")
     out: list[str] = []
     i, gated = 0, False
-    while i < len(lines):
-        m = _FENCE.match(lines[i].strip())
-        if not m:
-            if not gated:
-                out.append(lines[i])
-            i += 1
-            continue
-        close = re.compile(rf"^{re.escape(m['fence'][0])}{{{len(m['fence'])},}}\s*$")
-        j = i + 1
-        while j < len(lines) and not close.match(lines[j].strip()):
-            j += 1
-        if j == len(lines):
-            raise ValueError(
-                f"text: the {{{m['name']}}} block opened on line {i + 1} is never "
-                f"closed (expected a line {m['fence']!r})"
-            )
-        name = m["name"]
+    for block in myst.blocks(lines):
+        if not gated:
+            out.extend(lines[i : block.start])
+        i, j, name = block.start, block.end, block.name
         if name == "solution-start":
             gated = True
         elif name == "solution-end":
@@ -158,6 +143,7 @@ def strip_solutions(text: str) -> str:
         raise ValueError(
             "text: a solution-start is never ended (expected a {solution-end})"
         )
+    out.extend(lines[i:])
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
 
 
