@@ -55,6 +55,7 @@ WRONG = {
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 
 
+@pytest.mark.slow  # a real otter run per chapter (about a minute each on 2 cores)
 @pytest.mark.parametrize("stem", sorted(WRONG))
 def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
     chapter = ROOT / "chapters" / f"{stem}.md"
@@ -108,6 +109,7 @@ def _errors(nb) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # runs the student notebook in a kernel
 @pytest.mark.parametrize("stem", ["09_masks", "06_tokenization"])
 def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     """Top to bottom in a fresh kernel, from a folder that is not the repository's: data are
