@@ -235,11 +235,11 @@ def calls_behind(names, env):
             continue
         # names bound inside the statement (loop and comprehension variables, a function's
         # arguments and locals) are its own, not the notebook's
-        local = {
-            n.id
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        } | {a.arg for a in ast.walk(stmt) if isinstance(a, ast.arg)}
+        # (two short statements: this source is pasted into tests that answer keys print)
+        local = {a.arg for a in ast.walk(stmt) if isinstance(a, ast.arg)}
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                local.add(n.id)
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id not in local:
