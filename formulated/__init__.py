@@ -8,7 +8,8 @@ Modules, by the chapters that use them:
 - :mod:`formulated.examples`   — worked numbers of the sources (chapters 8, 9)
 - :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
 - :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)
-- :mod:`formulated.shapes`     — the notation table and a shape tracer through one block (chapter 5)
+- :mod:`formulated.shapes`     — a shape tracer through one block, and the notation table of
+  :mod:`formulated.symbols` (chapter 5, appendix A)
 - :mod:`formulated.models`     — the models: NumPy (``models.reference``), Hugging Face loaders
   (``models.hf``) and the trainable PyTorch GPT (``models.trainable``) (chapters 13–19)
 - :mod:`formulated.training`   — training: config and presets, data, loop, checkpoints, CLI (chapter 18)
