@@ -138,17 +138,17 @@ def align_columns(english: list[str], translated: list[str]) -> list[str]:
     has the English blanks.  What is not such a column stays as the translation wrote it; a
     translated line with other gaps or separators than its English line stays as it is;
     lines that were not translated move only with a column."""
-    from booktools.i18n import _VALUE
+    from booktools.i18n_outputs import VALUE
 
     if english == translated:
         return list(translated)
-    every = [_candidates(line, _VALUE) for line in english]
+    every = [_candidates(line, VALUE) for line in english]
     shared = _shared(every)
     rows: list[tuple[list[str], list[int], list[int]] | None] = []
     leads: dict[int, set[int]] = {}
     for en, ko, en_all, en_stops in zip(english, translated, every, shared):
         names = [s.name for s in en_stops]
-        ko_all = _candidates(ko, _VALUE)
+        ko_all = _candidates(ko, VALUE)
         ko_stops = [s for s in ko_all if s.name in names]
         if (
             not en_stops

@@ -27,21 +27,63 @@ its own overrides (:func:`overrides`).
 
 :mod:`booktools.sphinx_i18n` (a Sphinx extension listed in ``_config.yml``) adds the language
 switch, the Korean stylesheet and the page language to both books.
+
+This module is the pipeline and its command line; the pieces live beside it, and every name
+of theirs that the tools and tests use is importable from here too:
+:mod:`booktools.i18n_catalogues` (reading, writing, merging a catalogue; its statistics),
+:mod:`booktools.i18n_checks` (what a translation must keep; the glossary),
+:mod:`booktools.i18n_outputs` (the outputs' catalogues and their translation).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from booktools import myst
+from booktools.i18n_catalogues import (
+    CATALOGUES,
+    LANGUAGE,
+    LOCALES,
+    CatalogueStats,
+    catalogue_stats,
+    merge_catalogue,
+    read_catalogue,
+    write_catalogue,
+)
+from booktools.i18n_checks import (
+    GLOSSARY,
+    glossary_problems,
+    has_prose,
+    kept_spans,
+    load_glossary,
+    message_problems,
+)
+from booktools.i18n_outputs import (
+    ALT_ATTR,
+    CACHE,
+    HTML_WIDGETS,
+    OUTPUTS,
+    SVG_DATA,
+    SVG_TEXT,
+    WIDGET_KEYS,
+    executed_notebooks,
+    html_fragments,
+    notebook_fragments,
+    output_fill,
+    output_table,
+    output_template,
+    placeholders,
+    svg_fragments,
+    translate_clauses,
+    translate_lines,
+    translate_output,
+    update_output_catalogues,
+    widget_fragments,
+)
 from booktools.launch import ROOT
 
 __all__ = [
@@ -65,6 +107,11 @@ __all__ = [
     "glossary_problems",
     "has_prose",
     "OUTPUTS",
+    "WIDGET_KEYS",
+    "HTML_WIDGETS",
+    "ALT_ATTR",
+    "SVG_DATA",
+    "SVG_TEXT",
     "output_template",
     "output_fill",
     "placeholders",
@@ -81,14 +128,13 @@ __all__ = [
     "main",
 ]
 
-LANGUAGE = "ko"
-#: The committed translations: ``locales/ko/LC_MESSAGES/<docname>.po``.
-LOCALES = ROOT / "locales"
-CATALOGUES = LOCALES / LANGUAGE / "LC_MESSAGES"
+#: The names under which short catalogue scripts (read, change and write one catalogue in one
+#: run) have called these; new code imports the public names of booktools.i18n_catalogues.
+_read = read_catalogue
+_write = write_catalogue
+
 POT_DIR = ROOT / "_build" / "gettext"
 KO_HTML = ROOT / "_build" / "html" / LANGUAGE
-#: The cache ``make book`` fills; Sphinx would otherwise look beside the output folder.
-CACHE = ROOT / "_build" / ".jupyter_cache"
 #: Where the build compiles the catalogues (``.mo`` files stay out of the repository).
 BUILD_LOCALES = ROOT / "_build" / "i18n" / "locales"
 DOCTREES = {
@@ -182,51 +228,6 @@ def build_pot(
     return sorted(out.rglob("*.pot"))
 
 
-def _read(path: Path, locale: str | None = None) -> Any:
-    from babel.messages.pofile import read_po
-
-    with path.open("rb") as f:
-        return read_po(f, locale=locale)
-
-
-def _write(path: Path, catalog: Any) -> None:
-    from babel.messages.pofile import write_po
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for (
-        message
-    ) in catalog:  # Babel guesses these from braces, which here are LaTeX: noise
-        message.flags -= {"python-format", "python-brace-format"}
-    tmp = path.with_suffix(".po.tmp")
-    with tmp.open("wb") as f:
-        # width 0: one line per message (a translator edits whole messages, diffs stay small)
-        write_po(f, catalog, width=0, include_previous=True, sort_output=False)
-    tmp.replace(path)  # an interrupted update leaves the previous catalogue whole
-
-
-def _merge(po: Path, template: Any, name: str) -> str:
-    """Bring catalogue ``po`` up to date with ``template`` (Babel's update: a changed message
-    keeps its old translation, marked fuzzy); ``"new"``, ``"updated"`` or ``"unchanged"``."""
-    from babel.messages.catalog import Catalog
-
-    if po.exists():
-        catalog = _read(po, LANGUAGE)
-        before = po.read_bytes()
-        catalog.update(template, no_fuzzy_matching=False, update_header_comment=False)
-        _write(po, catalog)
-        return "updated" if po.read_bytes() != before else "unchanged"
-    catalog = Catalog(
-        locale=LANGUAGE,
-        domain=name,
-        project=template.project,
-        version=template.version,
-        fuzzy=False,
-    )
-    catalog.update(template, no_fuzzy_matching=True)
-    _write(po, catalog)
-    return "new"
-
-
 def update_catalogues(
     pot_dir: Path = POT_DIR, catalogues: Path = CATALOGUES
 ) -> dict[str, str]:
@@ -243,13 +244,13 @@ def update_catalogues(
     for pot in sorted(pot_dir.rglob("*.pot")):
         name = pot.relative_to(pot_dir).with_suffix("").as_posix()
         po = catalogues / f"{name}.po"
-        template = _read(pot)
+        template = read_catalogue(pot)
         for message in list(template):
             if message.id and not has_prose(message.id):
                 template.delete(
                     message.id
                 )  # display math, a bare identifier: nothing to say
-        report[name] = _merge(po, template, name)
+        report[name] = merge_catalogue(po, template, name)
     return report
 
 
@@ -286,472 +287,6 @@ def build_html(
         strict=strict,
     )
     return out / "index.html"
-
-
-@dataclass(frozen=True)
-class CatalogueStats:
-    """How far one catalogue is translated."""
-
-    name: str
-    messages: int
-    translated: int
-    fuzzy: int
-    words: (
-        int  # English words of the messages still to translate (untranslated or fuzzy)
-    )
-
-
-_MARKUP = re.compile(r"\$[^$]*\$|`[^`]*`|\{[\w:-]+\}|<[^>]*>")
-
-
-def catalogue_stats(catalogues: Path = CATALOGUES) -> list[CatalogueStats]:
-    """One :class:`CatalogueStats` per PO file (math, roles and code not counted as words)."""
-    rows = []
-    for po in sorted(catalogues.rglob("*.po")):
-        cat = _read(po, LANGUAGE)
-        msgs = [m for m in cat if m.id]
-        todo = [m for m in msgs if m.fuzzy or not m.string]
-        rows.append(
-            CatalogueStats(
-                name=po.relative_to(catalogues).with_suffix("").as_posix(),
-                messages=len(msgs),
-                translated=sum(1 for m in msgs if m.string and not m.fuzzy),
-                fuzzy=sum(1 for m in msgs if m.fuzzy),
-                words=sum(len(_MARKUP.sub(" ", m.id).split()) for m in todo),
-            )
-        )
-    return rows
-
-
-# -- What a translation must keep (tests/test_i18n.py) ------------------------------------------
-
-#: Spans copied unchanged into a translation: display and inline math, roles (for a role with a
-#: title, ``{doc}`title <target>``, the role and target only: the title is prose), inline code.
-_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
-_CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
-#: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
-_IDENT = re.compile(
-    r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
-    r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])"
-)
-_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
-_EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
-_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-
-
-def kept_spans(text: str) -> dict[str, list[str]]:
-    """The spans of a message a translation must keep: ``math``, ``role`` (``{name}`target```
-    for a role with a title), ``code`` (inline code, and dotted or snake_case names outside
-    backticks), and ``number`` (digits outside those).
-    Each list sorted, so two messages compare whatever their word order."""
-    found: dict[str, list[str]] = {"math": [], "role": [], "code": [], "number": []}
-    # A directive's title arrives with its fence ("````{dropdown} The ledger of `000`"); the
-    # fence is markup, not code, and the translation is the title alone (Sphinx parses it as a
-    # paragraph and puts its words in the title).
-    text = myst.OPEN_PREFIX.sub("", text)
-
-    def role(m: re.Match[str]) -> str:
-        body = m["text"]
-        title, target = myst.explicit(body)
-        if target != body and m["name"] != "math":
-            body = f"<{target}>"
-        found["math" if m["name"] == "math" else "role"].append(
-            f"{{{m['name']}}}`{body}`"
-        )
-        return " "
-
-    rest = myst.ROLE.sub(role, text)
-
-    def math(m: re.Match[str]) -> str:
-        found["math"].append(m.group(0))
-        return " "
-
-    rest = _MATH.sub(math, rest)
-
-    def code(m: re.Match[str]) -> str:
-        found["code"].append(m.group(0))
-        return " "
-
-    rest = _CODE.sub(code, rest)
-    rest = _IDENT.sub(code, rest)  # a dotted or snake_case name outside backticks
-    found["number"] = _NUMBER.findall(rest)
-    return {k: sorted(v) for k, v in found.items()}
-
-
-def _stuck_emphasis(text: str) -> list[tuple[str, str]]:
-    """Closing ``*``/``**`` runs that Markdown cannot close: after punctuation and before
-    Hangul (``**위젯(widget)**으로``).  Runs alternate open/close per delimiter kind."""
-    text = _CODE.sub("``", _MATH.sub("$$", text))
-    opened: dict[str, bool] = {}
-    stuck = []
-    for m in _EMPHASIS.finditer(text):
-        run = m[1]
-        closing = opened.get(run, False)
-        opened[run] = not closing
-        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
-        if closing and _PUNCT.match(before) and _HANGUL.match(after):
-            stuck.append((run, text[max(0, m.start() - 12) : m.end() + 3]))
-    return stuck
-
-
-def message_problems(msgid: str, msgstr: str) -> list[str]:
-    """What a translation changed that it must keep: every math span, role, inline code (same
-    multiset) and every number of ``msgid`` (at least as often: Korean may add a numeral, as
-    in 제1부).  Empty when ``msgstr`` keeps them all."""
-    want, got = kept_spans(msgid), kept_spans(msgstr)
-    problems = []
-    for kind in ("math", "role", "code"):
-        if want[kind] != got[kind]:
-            lost = [x for x in want[kind] if want[kind].count(x) > got[kind].count(x)]
-            added = [x for x in got[kind] if got[kind].count(x) > want[kind].count(x)]
-            problems.append(
-                f"{kind} differs: missing {sorted(set(lost))}, "
-                f"not in the English {sorted(set(added))}"
-            )
-    # CommonMark closes ** or * only if it follows a letter or precedes a space/punctuation:
-    # "**위젯(widget)**으로" shows its asterisks; "**위젯**(widget)으로" is bold.
-    problems += [
-        f"emphasis not closed (punctuation before {run!r}, Hangul after it): "
-        f"...{where}..."
-        for run, where in _stuck_emphasis(msgstr)
-    ]
-    missing = [
-        n
-        for n in set(want["number"])
-        if got["number"].count(n) < want["number"].count(n)
-    ]
-    if missing:
-        problems.append(f"number missing or changed: {sorted(missing)}")
-    return problems
-
-
-def has_prose(msgid: str) -> bool:
-    """Whether a message has words to translate outside its math, code and link targets (a
-    display formula or a bare identifier has none: it stays out of the catalogue and the Korean
-    page shows it as it is)."""
-    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
-    return (
-        re.search(
-            r"[A-Za-z]{2,}", _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
-        )
-        is not None
-    )
-
-
-# -- Glossary -------------------------------------------------------------------------------------
-
-GLOSSARY = LOCALES / LANGUAGE / "glossary.yml"
-
-
-def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
-    """English spelling (lower case) -> Korean term.  Raises ``ValueError`` for a spelling
-    listed twice, a Korean term given to two entries, or an entry with two Korean terms."""
-    import yaml
-
-    def pairs(loader: Any, node: Any) -> list[tuple[Any, Any]]:
-        return loader.construct_pairs(node)
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, pairs)
-    entries = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or []
-    terms: dict[str, str] = {}
-    owner: dict[str, str] = {}
-    for key, korean in entries:
-        if (
-            not isinstance(korean, str)
-            or not korean.strip()
-            or re.search(r"[,/;]", korean)
-        ):
-            raise ValueError(
-                f"{path.name}: {key!r} must have one Korean term, got {korean!r}"
-            )
-        if korean in owner:
-            raise ValueError(
-                f"{path.name}: {korean!r} translates both {owner[korean]!r} and "
-                f"{key!r}: one Korean term per English term"
-            )
-        owner[korean] = str(key)
-        for spelling in str(key).split("|"):
-            spelling = spelling.strip().lower()
-            if spelling in terms:
-                raise ValueError(
-                    f"{path.name}: {spelling!r} is listed twice (as "
-                    f"{terms[spelling]!r} and {korean!r})"
-                )
-            terms[spelling] = korean
-    return terms
-
-
-def _term_pattern(spelling: str) -> re.Pattern[str]:
-    words = [re.escape(w) for w in re.split(r"[\s-]+", spelling)]
-    # "pre-training", "pre training" and "pretraining"; a plural or third-person -s/-es
-    return re.compile(
-        r"(?<![\w-])" + r"[\s-]?".join(words) + r"(?:s|es)?(?![\w-])", re.I
-    )
-
-
-def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list[str]:
-    """The glossary terms of ``msgid`` (outside math, roles' targets and code; longer terms
-    first, so "gradient descent" is not also "gradient") whose Korean term ``msgstr`` lacks."""
-    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
-    text = _IDENT.sub(" ", _CODE.sub(" ", _MATH.sub(" ", text)))
-    # a source's English title quoted as it is ("Weights and embeddings") is no term use
-    text = _QUOTED.sub(lambda m: " " if (m[1] or m[2]) in msgstr else m[0], text)
-    problems = []
-    for spelling in sorted(glossary, key=len, reverse=True):
-        pattern = _term_pattern(spelling)
-        if pattern.search(text):
-            text = pattern.sub(" ", text)
-            if glossary[spelling] not in msgstr:
-                problems.append(
-                    f"{spelling!r} is not translated as {glossary[spelling]!r}"
-                )
-    return problems
-
-
-# -- Outputs: printed lines, widget labels, figure text (locales/ko/outputs/) ------
-#
-# What cells print is no Sphinx message: a separate catalogue per page, ``outputs/<page>.po``,
-# holds the English fragments with words (one printed line, one widget label, one sentence of
-# a panel's alt text, one text of a figure), extracted from the executed notebooks of the
-# execution cache.  Values become placeholders (``max |ours - torch| = {0}``), so one message
-# serves every value and the Korean build (booktools/sphinx_i18n.py) puts the printed values
-# back unchanged.  ``python -m booktools.i18n outputs`` (part of ``make po``) updates them.
-
-#: Outside LC_MESSAGES: no Sphinx catalogue (the build reads them itself), not chapter prose.
-OUTPUTS = LOCALES / LANGUAGE / "outputs"
-_NUM = r"[-+]?(?:\d+(?:[.,]\d+)*\.?|\.\d+)(?:[eE][-+]?\d+)?%?"
-#: One printed value: a number, a run of numbers separated by ", " or spaces (a list), or a
-#: bracketed array of numbers.  Not inside a name (``q_1``, ``W2``, ``float32``).  Spaces
-#: that align a value (``D =    16``) go with it, so aligned lines share one message.
-_VALUE = re.compile(
-    r"(?:(?<= ) +)?(?<![\w.])(?:\[[-+\d.,eE\s\[\]]*\d[-+\d.,eE\s\[\]]*\]|"
-    + _NUM
-    + r"(?:,\s?"
-    + _NUM
-    + r")*)(?![\w])"
-)
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+)\}")
-#: Widget-state keys whose strings are labels (a text box's value is data, not a label).
-WIDGET_KEYS = ("description", "tooltip", "_options_labels", "button_style_label")
-HTML_WIDGETS = ("HTMLModel", "LabelModel", "HTMLMathModel")
-#: A sentence or clause of an alt text or HTML text: split after ". " or "; ".
-_CLAUSE = re.compile(r"(?<=[.;])\s+(?=\S)")
-_TAG = re.compile(r"<[^>]*>")
-ALT_ATTR = re.compile(r'(\salt=")([^"]*)(")')
-SVG_DATA = re.compile(r"(data:image/svg\+xml;base64,)([A-Za-z0-9+/=]+)")
-#: A figure's text: ``<text>`` (svg.fonttype none) or the comment before its glyphs (path).
-SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]+)(</text>)")
-_SVG_COMMENT = re.compile(r'<g id="text_\d+">\s*<!-- (.*?) -->')
-
-
-def output_template(text: str) -> tuple[str, list[str]]:
-    """``text`` with its values replaced by ``{0}``, ``{1}``, … (literal braces doubled), and
-    the values in order: ``"max |d| = 1.5e-07"`` -> ``("max |d| = {0}", ["1.5e-07"])``."""
-    values: list[str] = []
-
-    def value(m: re.Match[str]) -> str:
-        values.append(m.group(0))
-        return "\0%d\0" % (len(values) - 1)
-
-    held = _VALUE.sub(value, text).replace("{", "{{").replace("}", "}}")
-    return re.sub(r"\0(\d+)\0", r"{\1}", held), values
-
-
-def output_fill(translation: str, values: list[str]) -> str:
-    """The translation of a template with the printed values put back in their places."""
-
-    def put(m: re.Match[str]) -> str:
-        if m.group(1) is None:
-            return m.group(0)[0]
-        index = int(m.group(1))
-        if index >= len(values):
-            raise ValueError(
-                f"translation: placeholder {{{index}}} but only {len(values)} "
-                f"values in the output; got {translation!r}"
-            )
-        return values[index]
-
-    return _PLACEHOLDER.sub(put, translation)
-
-
-def placeholders(text: str) -> list[str]:
-    """The placeholders of a template or its translation, sorted (``{{`` not counted)."""
-    return sorted(
-        m.group(0) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None
-    )
-
-
-def _wordy(text: str) -> bool:
-    """Whether a fragment has words: two letters in a row outside code-like names."""
-    return re.search(r"[A-Za-z]{2,}", _IDENT.sub(" ", _CODE.sub(" ", text))) is not None
-
-
-def translate_output(text: str, table: dict[str, str]) -> str:
-    """``text`` (one printed line or label) in the table's language, leading and trailing
-    spaces and every value kept; unchanged when the table has no translation for it."""
-    core = text.strip()
-    if not core or not _wordy(core):
-        return text
-    msgid, values = output_template(core)
-    translation = table.get(msgid)
-    if not translation:
-        return text
-    start = text.index(core[0])
-    return text[:start] + output_fill(translation, values) + text[start + len(core) :]
-
-
-def translate_lines(text: str, table: Mapping[str, str]) -> str:
-    """What a cell printed (lines), each line by :func:`translate_output`, the columns of the
-    output lined up again by display width, a Hangul syllable two columns
-    (:func:`booktools.columns.align_columns`): the catalogue's padding counts characters."""
-    from booktools.columns import align_columns
-
-    english = text.split("\n")
-    return "\n".join(
-        align_columns(english, [translate_output(line, table) for line in english])
-    )
-
-
-def translate_clauses(text: str, table: dict[str, str]) -> str:
-    """An alt text or HTML text, sentence by sentence (:data:`_CLAUSE`)."""
-    parts = _CLAUSE.split(text)
-    seps = _CLAUSE.findall(text)
-    out = [translate_output(p, table) for p in parts]
-    return "".join(p + (seps[i] if i < len(seps) else "") for i, p in enumerate(out))
-
-
-def _clauses(text: str) -> list[str]:
-    return [c.strip() for c in _CLAUSE.split(text) if _wordy(c)]
-
-
-def html_fragments(html_text: str) -> list[str]:
-    """The texts of an HTML fragment (a widget's HTML, a panel ``<img>``): alt texts and text
-    between tags, unescaped, in clauses; the figures inside (base64 SVG) too."""
-    import base64
-    import html as html_mod
-
-    found: list[str] = []
-    for m in ALT_ATTR.finditer(html_text):
-        found += _clauses(html_mod.unescape(m.group(2)))
-    for m in SVG_DATA.finditer(html_text):
-        found += svg_fragments(base64.b64decode(m.group(2)).decode("utf-8", "replace"))
-    text = SVG_DATA.sub("", html_text)
-    for piece in _TAG.split(text):
-        found += _clauses(html_mod.unescape(piece))
-    return found
-
-
-def svg_fragments(svg_text: str) -> list[str]:
-    """The texts of a figure with words (tick labels are numbers: not messages)."""
-    import html as html_mod
-
-    texts = [html_mod.unescape(m.group(2)) for m in SVG_TEXT.finditer(svg_text)]
-    texts += [html_mod.unescape(m.group(1)) for m in _SVG_COMMENT.finditer(svg_text)]
-    return [t.strip() for t in texts if _wordy(t) and "$" not in t]
-
-
-def widget_fragments(state: dict[str, Any]) -> list[str]:
-    """Labels of a notebook's widget state (``metadata.widgets``): descriptions, options,
-    tooltips, and the texts of HTML and label widgets (their panels' alt text and figures)."""
-    found: list[str] = []
-    models = state.get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    for model in models.values():
-        values = model.get("state", {})
-        for key in WIDGET_KEYS:
-            value = values.get(key)
-            for item in value if isinstance(value, list) else [value]:
-                if isinstance(item, str) and _wordy(item):
-                    found.append(item.strip())
-        if model.get("model_name") in HTML_WIDGETS and isinstance(
-            values.get("value"), str
-        ):
-            found += html_fragments(values["value"])
-    return found
-
-
-def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
-    """(msgid, where) for every fragment of an executed notebook with words, first occurrence
-    first: printed lines (``stream``), figure texts (``svg``), widget labels (``widget``)."""
-    seen: dict[str, str] = {}
-
-    def add(fragment: str, where: str) -> None:
-        msgid = output_template(fragment.strip())[0]
-        if msgid and _wordy(msgid):
-            seen.setdefault(msgid, where)
-
-    for index, cell in enumerate(nb.get("cells", [])):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream":
-                text = output.get("text", "")
-                for line in (
-                    text if isinstance(text, str) else "".join(text)
-                ).splitlines():
-                    if _wordy(line):
-                        add(line, f"cell {index}: printed")
-            data = output.get("data", {})
-            if "image/svg+xml" in data:
-                svg_text = data["image/svg+xml"]
-                svg_text = svg_text if isinstance(svg_text, str) else "".join(svg_text)
-                for fragment in svg_fragments(svg_text):
-                    add(fragment, f"cell {index}: figure")
-            if "text/html" in data and "image/svg+xml;base64" in str(data["text/html"]):
-                for fragment in html_fragments(str(data["text/html"])):
-                    add(fragment, f"cell {index}: figure")
-    for fragment in widget_fragments(nb.get("metadata", {}).get("widgets", {})):
-        add(fragment, "widget")
-    return list(seen.items())
-
-
-def executed_notebooks(root: Path = ROOT, cache: Path = CACHE) -> dict[str, Any]:
-    """docname -> the newest executed notebook of that page in the execution cache."""
-    from jupyter_cache import get_cache
-
-    store = get_cache(str(cache))
-    newest: dict[str, Any] = {}
-    for record in store.list_cache_records():
-        path = Path(record.uri)
-        if not path.is_relative_to(root):
-            continue
-        name = path.relative_to(root).with_suffix("").as_posix()
-        if name not in newest or record.created > newest[name].created:
-            newest[name] = record
-    return {
-        name: store.get_cache_bundle(rec.pk).nb for name, rec in sorted(newest.items())
-    }
-
-
-def update_output_catalogues(
-    outputs: Path = OUTPUTS, root: Path = ROOT, cache: Path = CACHE
-) -> dict[str, str]:
-    """Merge the fragments of every executed page into ``outputs/<page>.po`` (as
-    :func:`update_catalogues` does: translations kept, changed ones fuzzy, removed obsolete)."""
-    from babel.messages.catalog import Catalog
-
-    report: dict[str, str] = {}
-    for name, nb in executed_notebooks(root, cache).items():
-        fragments = notebook_fragments(nb)
-        po = outputs / f"{name}.po"
-        if not fragments and not po.exists():
-            continue
-        template = Catalog(domain=name, project="The Formulated GPT")
-        for msgid, where in fragments:
-            template.add(msgid, auto_comments=[where])
-        report[name] = _merge(po, template, name)
-    return report
-
-
-def output_table(po: Path) -> dict[str, str]:
-    """msgid -> translation of one outputs catalogue (fuzzy and empty ones left out)."""
-    if not po.is_file():
-        return {}
-    return {
-        m.id: m.string for m in _read(po, LANGUAGE) if m.id and m.string and not m.fuzzy
-    }
 
 
 def main(argv: list[str] | None = None) -> int:

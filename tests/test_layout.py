@@ -55,7 +55,6 @@ KNOWN_TOO_LONG = {
     "formulated/models/hf.py",
     "formulated/tokenizers.py",
     "booktools/sphinx_pdf.py",
-    "booktools/i18n.py",
     "booktools/sphinx_i18n.py",
 }
 
