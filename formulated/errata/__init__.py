@@ -14,7 +14,8 @@ Modules, by the parts of ``_toc.yml`` (the same groups as :mod:`formulated.widge
 - :mod:`.text`        — From text to vectors, chapters 05–07 (notation, tokenization, embeddings
   and positions)
 - :mod:`.block`       — The transformer block, chapters 08–12 (attention, masks, multi-head
-  attention, FFN and GELU, LayerNorm and residuals)
+  attention, FFN and GELU, LayerNorm and residuals); those of chapters 11–12 in
+  :mod:`.ffn_layernorm`, joined in ``block.ERRATA``
 - :mod:`.models`      — The models, chapters 13–16 (GPT, GPT-2/3, BERT/RoBERTa, parameters)
 - :mod:`.training`    — Training, chapters 17–19 (training objective, training, inside the model)
 
