@@ -18,7 +18,8 @@ Modules, one concern each:
 * :mod:`.optim` — AdamW (or Muon + AdamW) and the warm-up + cosine schedule;
 * :mod:`.checkpoint` — atomic checkpoints, their checks, :func:`load_checkpoint`;
 * :mod:`.runtime` — device, processes, precision, Ctrl-C;
-* :mod:`.loop` — :func:`train`, its step :func:`train_step`, and :func:`evaluate`;
+* :mod:`.loop` — :func:`train`, the run (set-up, loop, checkpoints, progress);
+* :mod:`.step` — its step :func:`train_step`, and :func:`evaluate` (re-exported by :mod:`.loop`);
 * :mod:`.plot` — :func:`plot_losses`;
 * :mod:`.shipped` — the ``book`` preset's run shipped with the book (:func:`load_run`), read
   on the live pages of ``make live`` (:func:`is_live`);
