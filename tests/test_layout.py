@@ -53,7 +53,6 @@ KNOWN_TOO_LONG = {
     "formulated/models/hf.py",
     "formulated/tokenizers.py",
     "booktools/sphinx_pdf.py",
-    "booktools/sphinx_i18n.py",
 }
 
 
