@@ -25,7 +25,7 @@
   "연습 8.1" and "해답 연습 8.1".
   **The Korean PDF** too, with the same catalogues and functions on the LaTeX builder's
   document: printed lines (:class:`TranslatePrinted`), and the widgets' snapshots and the
-  figures where :mod:`booktools.sphinx_pdf` makes them (:func:`translate_widget_state`,
+  figures where :mod:`booktools.sphinx_pdf_figures` makes them (:func:`translate_widget_state`,
   :func:`translate_svg`); :func:`output_table` is the one lookup of a page's translations.
 * **Korean search** (:class:`booktools.korean_search.SearchKorean`, registered here): a word
   is indexed and searched without its particle (트랜스포머의 -> 트랜스포머); English words are
@@ -598,8 +598,8 @@ def translate_outputs(app: Sphinx, exception: Exception | None) -> None:
 class TranslatePrinted(SphinxPostTransform):
     """The Korean PDF (LaTeX builder): what cells printed, as in the Korean HTML book
     (:func:`translate_printed` with the page's :func:`output_table`).  The widgets' snapshots
-    and the figures are translated where :mod:`booktools.sphinx_pdf` makes them (its
-    ``WidgetSnapshots`` and ``SvgToPdf``), with the same functions."""
+    and the figures are translated where :mod:`booktools.sphinx_pdf_figures` makes them
+    (its ``WidgetSnapshots`` and ``SvgToPdf``), with the same functions."""
 
     default_priority = 2
     formats = ("latex",)

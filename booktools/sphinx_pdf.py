@@ -13,13 +13,13 @@ For the LaTeX builder (``make pdf``, :mod:`booktools.pdf`):
 * **A ``bbm.sty`` of one line** in the LaTeX folder: sphinx-jupyterbook-latex's class loads
   ``bbm`` (blackboard digits), which Debian ships only in the 500 MB ``texlive-fonts-extra``;
   the book never writes ``\\mathbbm``, so it maps to ``\\mathbb``.
-* **Figures as PDF.** The chapters' figures are SVG (:mod:`formulated.plotting`), which LaTeX
-  cannot include: MyST-NB is told to pick ``image/svg+xml`` for LaTeX too (after
-  ``application/pdf``, before ``image/png``), and :class:`SvgToPdf` converts each SVG with
-  ``rsvg-convert`` (Debian's ``librsvg2-bin``) after fixing its light colors in
+* **Figures as PDF** (:mod:`booktools.sphinx_pdf_figures`). The chapters' figures are SVG
+  (:mod:`formulated.plotting`), which LaTeX cannot include: MyST-NB is told to pick
+  ``image/svg+xml`` for LaTeX too (after ``application/pdf``, before ``image/png``), and
+  :class:`~booktools.sphinx_pdf_figures.SvgToPdf` converts each SVG with ``rsvg-convert`` (Debian's ``librsvg2-bin``) after fixing its light colors in
   (:func:`formulated.plotting.light_svg`).  Vector figures, sharp at any zoom; the HTML book
   and the notebooks are unchanged.
-* **Widget snapshots as figures.** A widget output shows in the HTML book as its saved state;
+* **Widget snapshots as figures** (:mod:`booktools.sphinx_pdf_figures`). A widget output shows in the HTML book as its saved state;
   in LaTeX it would print its Python repr.  Instead, its figure panels (the SVG ``<img>`` of its
   ``HTML`` children, PNGs of its ``Output`` children) become one figure, whose caption is the
   widget's title and the settings of its controls, followed by the text the widget printed.
@@ -28,11 +28,13 @@ For the LaTeX builder (``make pdf``, :mod:`booktools.pdf`):
   as the chapters call them, instead of chapters 20, 21, ...
 * **Solutions in an appendix.** Every ``{solution}`` box leaves its chapter and goes, in
   order, to a last appendix, "Solutions to the exercises", each under its exercise's number.
+* **Tables that fit the page** (:mod:`booktools.sphinx_pdf_tables`): cells wrap, long tables
+  break across pages, wide ones are set in small type.
 * **The Korean edition** (``language=ko``): xeCJK and Korean captions (:func:`korean_latex`);
   the widgets' snapshots and the figures with their Korean texts (the page's outputs
   catalogue, :func:`booktools.sphinx_i18n.output_table`), a snapshot's caption in Korean
-  (:data:`WIDGET_CAPTIONS`); in a table a line may break between Hangul and a bracket
-  (:func:`break_before_brackets`).
+  (:data:`booktools.sphinx_pdf_figures.WIDGET_CAPTIONS`); in a table a line may break between
+  Hangul and a bracket (:func:`booktools.sphinx_pdf_tables.break_before_brackets`).
 
 For the HTML builder:
 
@@ -44,23 +46,18 @@ For the HTML builder:
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
-import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.errors import ExtensionError
-from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.transforms.post_transforms.images import ImageConverter
+
+from booktools.sphinx_pdf_figures import LATEX_SVG_PRIORITY, SvgToPdf, WidgetSnapshots
+from booktools.sphinx_pdf_tables import break_before_brackets, fit_table
 
 #: Relative to the repository root: where ``make pdf`` writes the book and its name in the HTML.
 PDF_NAME = "the-formulated-gpt.pdf"
@@ -140,29 +137,6 @@ APPENDIX_TITLES = {"en": APPENDIX_TITLE, "ko": "연습문제 풀이"}
 KOREAN_EXERCISE = "연습문제 %s"
 KOREAN_SOLUTION = "%s 풀이"
 
-#: Wide tables in small type (:func:`fit_table`): (least number of columns, type size,
-#: ``\\tymax`` in pt: a column's natural width counts up to that when ``tabulary`` shares the
-#: line, so a column of sentences cannot starve one of formulas).  The values are those
-#: for which appendix A's notation tables and the errata fit (tests/test_pdf.py).  Five
-#: columns keep the text's size ("") with the narrow gaps and the cap: appendix F's
-#: concordance, whose Korean sentences are narrower than the English and left 15 pt too
-#: little for "(EDTransformer)" in theirs.
-WIDE_TABLES = ((9, "\\scriptsize", 80), (6, "\\footnotesize", 100), (5, "", 100))
-#: A table of more rows is a ``longtable`` (:func:`fit_table`), set in ``\\footnotesize``.
-LONG_TABLE_ROWS = 30
-#: ... and one of five columns or more with more rows than this: its cells wrap into many
-#: lines, and a ``tabulary`` taller than a page runs off it (appendix D's coverage table lost
-#: 590 pt below the page, appendix F's concordance 240 pt; the Korean appendix A's largest
-#: notation table 170 pt).
-LONG_WIDE_TABLE_ROWS = 12
-#: Small type in tables: the gap on either side of a column and a column's least width (pt).
-TABCOLSEP_PT = 3
-MIN_COLUMN_PT = 45
-#: Characters of monospace text on a line of the text width in small (footnotesize) type,
-#: less the gaps of a four-column table (:func:`column_widths`).
-SMALL_LINE_CHARS = 90
-#: Where a line of a table cell may break: after a blank, or after these in code.
-_BREAK = re.compile(r"\s+|(?<=[.,;:/(\[_])")
 
 #: Within the margins: inline code (test ids such as ``tests/test_x.py::test_a_b``, signatures
 #: such as ``f(x: Optional[Sequence[int]])``) may break after ``_``, ``:``, ``(`` and ``[``
@@ -189,72 +163,6 @@ LAYOUT_PREAMBLE = r"""
 % (an answer key whose first formula is that mark stopped on rsfs's)
 \AtBeginDocument{\sbox0{$x$}}
 """
-
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-#: The part of a page's text height that the panels of a widget's figure may fill together.
-WIDGET_FIGURE_HEIGHT = 0.8
-_MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
-_TAG = re.compile(r"<[^>]+>")
-_IMG_DATA = re.compile(
-    r'<img\b[^>]*\bsrc="data:(image/(?:svg\+xml|png));base64,([^"]+)"'
-)
-
-#: MyST-NB's choice of output for LaTeX: SVG after PDF and before PNG (its default list has
-#: no SVG: a figure would print its repr); :class:`SvgToPdf` converts it.
-LATEX_SVG_PRIORITY = ("latex", "image/svg+xml", 15)
-SVG_TOOL = "rsvg-convert"
-
-
-def svg_to_pdf(svg: str, dest: Path, table: Mapping[str, str] | None = None) -> None:
-    """Write the SVG document ``svg`` as a PDF to ``dest``, its themed colors fixed to the
-    light ones (:func:`formulated.plotting.light_svg`), with ``rsvg-convert``; its texts
-    translated by ``table`` first (:func:`booktools.sphinx_i18n.translate_svg`, the Korean
-    edition)."""
-    from formulated.plotting import light_svg
-
-    if table is not None:
-        from booktools.sphinx_i18n import translate_svg
-
-        svg = translate_svg(svg, table)
-
-    tool = shutil.which(SVG_TOOL)
-    if tool is None:
-        raise ExtensionError(
-            f"{SVG_TOOL} not found: the PDF's figures are SVG; apt-get install "
-            "librsvg2-bin (make tex does this as root)"
-        )
-    done = subprocess.run(
-        [tool, "--format=pdf", f"--output={dest}"],
-        check=False,
-        input=light_svg(svg).encode(),
-        capture_output=True,
-    )
-    if done.returncode or not dest.is_file():
-        raise ExtensionError(
-            f"{SVG_TOOL} could not convert an SVG to {dest}: "
-            f"{done.stderr.decode(errors='replace').strip()}"
-        )
-
-
-class SvgToPdf(ImageConverter):
-    """The chapters' SVG figures as PDF for LaTeX (:func:`svg_to_pdf`), their texts in the
-    edition's language (the outputs catalogue of the page the figure is on)."""
-
-    conversion_rules = [("image/svg+xml", "application/pdf")]
-    _table: Mapping[str, str] | None = None
-
-    def is_available(self) -> bool:
-        return True  # a missing tool is an error of its own (svg_to_pdf), not a lost figure
-
-    def handle(self, node: nodes.image) -> None:
-        from booktools.sphinx_i18n import docname_of, output_table
-
-        self._table = output_table(self.app, docname_of(node, self.config.root_doc))
-        super().handle(node)
-
-    def convert(self, _from: str, _to: str) -> bool:
-        svg_to_pdf(Path(_from).read_text(encoding="utf-8"), Path(_to), self._table)
-        return True
 
 
 def mathjax_macros(mathjax3_config: dict[str, Any] | None) -> dict[str, Any]:
@@ -332,169 +240,6 @@ def korean_latex(elements: dict[str, str]) -> None:
     elements["preamble"] = elements.get("preamble", "") + KOREAN_PREAMBLE
 
 
-def _plain(text: str) -> str:
-    """HTML of a widget label or text as plain text (tags dropped, entities decoded)."""
-    return html.unescape(_TAG.sub("", text.replace("<br>", "\n"))).strip()
-
-
-def _walk(states: dict[str, Any], model_id: str) -> list[dict[str, Any]]:
-    """The models under ``model_id`` (itself first), depth first in child order."""
-    out, stack, seen = [], [model_id], set()
-    while stack:
-        mid = stack.pop()
-        if mid in seen or mid not in states:
-            continue
-        seen.add(mid)
-        model = states[mid]
-        out.append(model)
-        if model.get("model_name") == "LayoutModel":
-            continue
-        refs = _MODEL_REF.findall(
-            json.dumps(model.get("state", {}).get("children", []))
-        )
-        stack.extend(reversed(refs))
-    return out
-
-
-#: A widget snapshot's caption, by language: what it is, and what comes before its settings.
-WIDGET_CAPTIONS = {
-    "en": ("Snapshot of the interactive widget", " at "),
-    "ko": ("대화형 위젯의 스냅숏", ": "),
-}
-
-
-def widget_snapshot(
-    states: dict[str, Any], model_id: str, language: str | None = "en"
-) -> tuple[list[tuple[str, bytes]], str, str]:
-    """A widget's figure panels in order, as (mime type, bytes): the ``<img>`` data of its
-    ``HTML`` children (:func:`formulated.plotting.img_html`) and the images of its ``Output``
-    children (SVG or PNG); its caption (in ``language``: :data:`WIDGET_CAPTIONS`); the text it
-    shows under them."""
-    images: list[tuple[str, bytes]] = []
-    title, settings, texts = "", [], []
-    for model in _walk(states, model_id):
-        name, state = model.get("model_name", ""), model.get("state", {})
-        if name == "OutputModel":
-            for output in state.get("outputs", []):
-                data = output.get("data", {})
-                for mime in ("image/svg+xml", "image/png"):
-                    if mime in data:
-                        raw = data[mime]
-                        images.append(
-                            (
-                                mime,
-                                raw.encode()
-                                if mime == "image/svg+xml"
-                                else base64.b64decode(raw),
-                            )
-                        )
-                        break
-        elif name == "HTMLModel" and _IMG_DATA.search(state.get("value") or ""):
-            images += [
-                (mime, base64.b64decode(data))
-                for mime, data in _IMG_DATA.findall(state["value"])
-            ]
-        elif name == "HTMLModel" and state.get("value"):
-            text = _plain(state["value"])
-            if not title and state["value"].lstrip().startswith("<b>"):
-                title = text
-            elif text:
-                texts.append(text)
-        elif (
-            name not in ("HTMLModel", "LabelModel")
-            and "description" in state
-            and "value" in state
-        ):
-            value = state.get("value")
-            labels = state.get("_options_labels")
-            if labels and isinstance(state.get("index"), int):
-                value = labels[state["index"]]
-            shown = str(value)
-            settings.append(
-                f"{_plain(state['description']) or name[:-5]} = "
-                f"{shown if len(shown) <= 40 else shown[:39] + '…'}"
-            )
-    what, before = WIDGET_CAPTIONS.get(language or "en", WIDGET_CAPTIONS["en"])
-    caption = (title + ". " if title else "") + what
-    caption += before + "; ".join(settings) + "." if settings else "."
-    return images, caption, "\n".join(texts)
-
-
-class WidgetSnapshots(SphinxPostTransform):
-    """LaTeX only: a widget output becomes a figure of its panels (before myst-nb picks a mime
-    type for each output, at priority 4, which would pick the widget's text repr)."""
-
-    default_priority = 3
-    formats = ("latex",)
-
-    def run(self, **kwargs: Any) -> None:
-        from booktools.sphinx_i18n import output_table, translate_widget_state
-
-        states: dict[str, Any] = {}
-        for docname, meta in getattr(self.env, "nb_metadata", {}).items():
-            body = (
-                meta.get("js_files", {})
-                .get("ipywidgets_state", (None, {}))[1]
-                .get("body")
-            )
-            if body:
-                state = json.loads(body)
-                table = output_table(
-                    self.app, docname
-                )  # the Korean edition: its labels
-                if table is not None:
-                    translate_widget_state(state, table)
-                states.update(state["state"])
-        outdir = Path(self.app.outdir)
-        for bundle in list(self.document.findall(nodes.container)):
-            if bundle.get("nb_element") != "mime_bundle":
-                continue
-            views = [c for c in bundle.children if c.get("mime_type") == WIDGET_VIEW]
-            if not views:
-                continue
-            found = re.search(r'"model_id":\s*"([0-9a-f]+)"', views[0].astext())
-            images, caption, text = widget_snapshot(
-                states, found.group(1) if found else "", self.config.language
-            )
-            if not images:  # a widget without a figure: keep what myst-nb shows
-                continue
-            figure = nodes.figure(align="center")
-            # The panels stack: together, with the caption, they fit one page.
-            figure += nodes.raw(
-                "",
-                "\\formulatedimagemaxheight{%.2f\\textheight}\n"
-                % (WIDGET_FIGURE_HEIGHT / len(images)),
-                format="latex",
-            )
-            for mime, data in images:
-                stem = f"widget-{hashlib.sha1(data).hexdigest()[:16]}"
-                if mime == "image/svg+xml":
-                    name = stem + ".pdf"
-                    if not (outdir / name).is_file():  # the same bytes, the same PDF
-                        svg_to_pdf(data.decode("utf-8"), outdir / name)
-                else:
-                    name = stem + ".png"
-                    (outdir / name).write_bytes(data)
-                figure += nodes.image(uri=name, candidates={"*": name})
-            figure += nodes.caption(caption, caption)
-            new: list[nodes.Node] = [figure]
-            if text:
-                new.append(nodes.literal_block(text, text))
-            # A float cannot sit in the framed box of a cell's output: the figure follows the
-            # cell instead, and an output box left empty goes.
-            cell, output = bundle, bundle.parent
-            while cell.parent is not None and cell.get("nb_element") != "cell_code":
-                cell = cell.parent
-            bundle.parent.remove(bundle)
-            if not output.children and output is not cell:
-                output.parent.remove(output)
-            if (
-                cell.parent is None
-            ):  # not in a code cell (never seen): in place of the output
-                cell = output
-            cell.parent.insert(cell.parent.index(cell) + 1, new)
-
-
 def write_bbm_stub(app: Sphinx) -> None:
     """The one-line ``bbm.sty`` next to the ``.tex`` (LaTeX builder only)."""
     if app.builder.format == "latex":
@@ -544,125 +289,6 @@ def korean_solution_titles(doctree: nodes.document) -> None:
         if found:
             label = KOREAN_SOLUTION % found.group(0)
             title[:] = [nodes.Text(label)]
-
-
-def fit_table(table: nodes.table) -> None:
-    """Make ``table`` fit the text width in LaTeX.
-
-    * Its cells wrap: a Markdown table printed by a cell is ``colwidths-auto``, one unbreakable
-      line per cell in LaTeX; without that class Sphinx uses ``tabulary``.
-    * A long table (over :data:`LONG_TABLE_ROWS` rows, or :data:`LONG_WIDE_TABLE_ROWS` with
-      five columns or more: a ``longtable``, which breaks across pages and has no automatic
-      widths) gets column widths from what its columns hold (:func:`column_widths`).
-    * A wide table (:data:`WIDE_TABLES`: the notation tables of appendix A, the errata, the
-      concordance) and a long one are set in small type (five columns: the text's) with
-      narrow gaps, every column at least
-      :data:`MIN_COLUMN_PT` wide, and a formula that lists symbols
-      (``\\mathbf{W}_1, \\mathbf{b}_1``) may break after its commas (:func:`split_math_lists`).
-    """
-    if "colwidths-auto" in table["classes"]:
-        table["classes"].remove("colwidths-auto")
-    rows = sum(len(body) for body in table.findall(nodes.tbody))
-    columns = max((group["cols"] for group in table.findall(nodes.tgroup)), default=0)
-    most = LONG_WIDE_TABLE_ROWS if columns >= WIDE_TABLES[-1][0] else LONG_TABLE_ROWS
-    long = rows > most and "colwidths-given" not in table["classes"]
-    if long:
-        table["classes"] += [
-            "colwidths-given",
-            "longtable",
-        ]  # Sphinx's own rule: > 30 rows
-        for colspec, width in zip(table.findall(nodes.colspec), column_widths(table)):
-            colspec["colwidth"] = width
-    wide = [(size, tymax) for least, size, tymax in WIDE_TABLES if columns >= least]
-    if long or wide:
-        size, tymax = wide[0] if wide else ("", 0)
-        size = size or ("\\footnotesize" if long else "")
-        split_math_lists(table)
-        parent, at = table.parent, table.parent.index(table)
-        parent.insert(at + 1, nodes.raw("", "\\endgroup\n", format="latex"))
-        parent.insert(
-            at,
-            nodes.raw(
-                "",
-                f"\\begingroup{size}\\setlength{{\\tabcolsep}}{{{TABCOLSEP_PT}pt}}"
-                f"\\setlength{{\\tymin}}{{{MIN_COLUMN_PT}pt}}"
-                + (f"\\setlength{{\\tymax}}{{{tymax}pt}}" if tymax else "")
-                + "\n",
-                format="latex",
-            ),
-        )
-
-
-#: Hangul followed by an opening bracket: "트랜스포머(EDTransformer)".  XeTeX with xeCJK breaks a
-#: line between two Hangul syllables but not between Hangul and the Latin text after it, so in
-#: a narrow column such a word cannot break and runs into the next (17 pt in appendix F).
-_HANGUL_BRACKET = re.compile(r"(?<=[\uac00-\ud7a3])(?=[(\[])")
-
-
-def break_before_brackets(table: nodes.table) -> None:
-    """In the text of ``table``'s cells (not in code), a line may break between Hangul and an
-    opening bracket after it (``\\allowbreak``): the English is written with a blank there
-    ("transformer (EDTransformer)"), the Korean without ("트랜스포머(EDTransformer)")."""
-    for text in list(table.findall(nodes.Text)):
-        parent = text.parent
-        if isinstance(
-            parent, (nodes.literal, nodes.raw, nodes.math)
-        ) or not _HANGUL_BRACKET.search(text):
-            continue
-        pieces = _HANGUL_BRACKET.split(str(text))
-        new: list[nodes.Node] = []
-        for piece in pieces:
-            new += [nodes.Text(piece), nodes.raw("", "\\allowbreak{}", format="latex")]
-        at = parent.index(text)
-        parent[at : at + 1] = new[:-1]
-
-
-def split_math_lists(table: nodes.table) -> None:
-    """Each inline formula of ``table`` that lists items at its top level (``a, b``: a comma
-    outside braces, parentheses and brackets) becomes one formula per item, joined by ", " in
-    text, where a line may break (TeX never breaks a formula at a comma)."""
-    for math in list(table.findall(nodes.math)):
-        items, depth, last = [], 0, 0
-        text = math.astext()
-        for i, char in enumerate(text):
-            depth += (char in "{([") - (char in "})]")
-            if char == "," and depth == 0:
-                items.append(text[last:i].strip())
-                last = i + 1
-        if not items:
-            continue
-        items.append(text[last:].strip())
-        new: list[nodes.Node] = []
-        for item in items:
-            new += [nodes.math(item, item), nodes.Text(", ")]
-        math.replace_self(new[:-1])
-
-
-def column_widths(table: nodes.table, line: int = SMALL_LINE_CHARS) -> list[int]:
-    """Widths in percent for the columns of ``table`` on a line of ``line`` characters: each
-    column first gets its longest word (text between the places where a line may break: blanks,
-    and in code after ``. , ; : / ( [ _``) and one more character; what is left of the line
-    goes to the columns whose mean cell is longer than that, in proportion to the excess."""
-    cells: list[list[str]] = []
-    for row in table.findall(nodes.row):
-        for i, entry in enumerate(
-            c for c in row.children if isinstance(c, nodes.entry)
-        ):
-            while len(cells) <= i:
-                cells.append([])
-            cells[i].append(entry.astext())
-    need = [
-        1 + max((len(w) for c in col for w in _BREAK.split(c)), default=1)
-        for col in cells
-    ]
-    excess = [
-        max(sum(map(len, col)) / len(col) - n, 0.0) for col, n in zip(cells, need)
-    ]
-    left = max(line - sum(need), 0)
-    chars = [
-        n + (left * e / sum(excess) if sum(excess) else 0) for n, e in zip(need, excess)
-    ]
-    return [max(1, round(100 * c / sum(chars))) for c in chars]
 
 
 def letter_appendices(

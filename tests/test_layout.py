@@ -52,7 +52,6 @@ KNOWN_TOO_LONG = {
     "formulated/models/reference.py",
     "formulated/models/hf.py",
     "formulated/tokenizers.py",
-    "booktools/sphinx_pdf.py",
 }
 
 

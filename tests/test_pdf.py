@@ -37,7 +37,7 @@ INPUTS = [
     ROOT / "formulated" / "plotting.py",
     ROOT / "booktools" / "sphinx_i18n.py",
     ROOT / "booktools" / "columns.py",
-    ROOT / "booktools" / "sphinx_pdf.py",
+    *sorted((ROOT / "booktools").glob("sphinx_pdf*.py")),
     *sorted((ROOT / "chapters").glob("*.md")),
 ]
 

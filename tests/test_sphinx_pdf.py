@@ -19,17 +19,14 @@ from sphinx import addnodes
 
 from booktools.pdf import log_problems
 from booktools.sphinx_i18n import TranslatePrinted
-from booktools.sphinx_pdf import (
+from booktools.sphinx_pdf import PDF_NAME, PDF_NAMES, letter_appendices, set_version
+from booktools.sphinx_pdf_figures import widget_snapshot
+from booktools.sphinx_pdf_tables import (
     LONG_WIDE_TABLE_ROWS,
-    PDF_NAME,
-    PDF_NAMES,
     break_before_brackets,
     column_widths,
     fit_table,
-    letter_appendices,
-    set_version,
     split_math_lists,
-    widget_snapshot,
 )
 from formulated import plotting
 
