@@ -14,6 +14,13 @@ sees or hears (``alt``, ``title``, ``aria-label``, ``placeholder``, the tooltips
   (``어텐션(attention)``);
 * a verbatim quotation of an English source in curly quotes (“…”), which the Korean text
   follows with its translation: a citation keeps the source's words;
+* data in single curly quotes (‘dog’, ‘The big red dog’, ‘low’, [‘lo’, ‘w’]): the words of
+  the examples' corpora, vocabularies and sentences are data, not prose, and the Korean text
+  quotes them so (the rule of the Korean edition: a data word is never left bare);
+* an erratum's key shown as a link to its own box (``mask-multiplicative`` linking to
+  ``#erratum-mask-multiplicative``): an identifier by its form, a link whose text is the
+  end of its target's label;
+* a letter named in a formula written in plain text (``X-tilde``, ``theta-hat``);
 * a name in :data:`NAMES` (software, people, titles of the cited works).
 
 The offences are counted per *kind* (where on the page they are: the theme's frame, the page
@@ -101,6 +108,18 @@ NAMES: dict[str, str] = {
     "top-p": "sampling method",
     "Tiny Shakespeare": "data set name",
     "formulated": "the book's Python package",
+    # the operators of source 000/001's boxes, named as the boxes name them (\\operatorname)
+    "Stack": "operator name",
+    "Concat": "operator name",
+    "OneHot": "operator name",
+    "act": "operator name (the FFN's activation, \\operatorname{act})",
+    # PyTorch's and NumPy's names, as the sources' code tables (appendix B) name them
+    "torch": "the PyTorch package's name",
+    "keepdim": "PyTorch argument",
+    "matmul": "PyTorch and NumPy function",
+    "otter-grader": "software",
+    "Data 8": "course name (UC Berkeley)",
+    "Mary": "cited (Mary Phuong)",
     # mathematical function names and values, as an alt text writes a formula in plain text
     "tanh": "function",
     "sqrt": "function",
@@ -121,6 +140,40 @@ NAMES: dict[str, str] = {
     "Attention Is All You Need": "paper title",
     # units
     "nat": "unit of information (nats)",
+    "px": "unit (pixels)",
+    "dpi": "unit (dots per inch)",
+    "ft": "unit (feet), as the source's quoted figure gives it",
+    # Greek letters and functions spelled out, as the sources' ledgers (appendix B) and an alt
+    # text write a formula in plain text: LN(x) = (x - mu)/sqrt(var + eps) * gamma + beta
+    **{
+        name: "a formula in plain text"
+        for name in (
+            "alpha beta gamma delta Delta epsilon eps theta Theta lambda mu sigma tau phi "
+            "Phi erf var std mean sum max min sigmoid relu gelu"
+        ).split()
+    },
+    # Python's names of a value's type, as appendix E's tables print them: (ndarray float64)
+    **{
+        name: "Python type or constant"
+        for name in "ndarray dict tuple list str int float bool True False None".split()
+    },
+    # source 002's function names (string to index and back), written without code font in
+    # the sources' ledgers as in the source
+    "stoi": "source 002's function name",
+    "itos": "source 002's function name",
+    "autograd": "PyTorch's module name",
+    # people and companies cited (single names: a first name or a surname alone)
+    "Elwood": "cited (Claude Elwood Shannon)",
+    "Radford": "cited",
+    "Brown": "cited (Brown et al. 2020)",
+    "Bengio": "cited",
+    "Simard": "cited",
+    "Frasconi": "cited",
+    "Hochreiter": "cited",
+    "Schmidhuber": "cited",
+    "Srivastava": "cited",
+    "Marcus": "cited (Gary Marcus)",
+    "Apple": "company (Apple's MPS)",
 }
 
 #: What a kind's English comes from, where it is not the frame's (booktools/sphinx_i18n.py)
@@ -215,17 +268,29 @@ _BLOCKS = {
 _ALLOWED = re.compile(
     "|".join(
         [
+            r"(?<![A-Za-z])[A-Za-z]+-(?:tilde|hat|bar)(?![A-Za-z])",  # X-tilde, theta-hat
+            # a formula in plain text (the sources' ledgers, appendix B): a function applied
+            # to arguments without Hangul, Softmax(Mask QK^T / sqrt(D)); a letter with a
+            # superscript or subscript, Mask^BD, W_e
+            r"(?<![A-Za-z])[A-Za-z][\w-]*\([^()\uac00-\ud7a3]*"
+            r"(?:\([^()\uac00-\ud7a3]*\)[^()\uac00-\ud7a3]*)*\)",
+            r"(?<![A-Za-z])[A-Za-z]\w*\^[\w{}()-]+",
+            # an assignment or a product in plain-text code: context = weights @ value,
+            # unbiased=False, scores / sqrt(d_q)
+            r"(?<![A-Za-z])[A-Za-z_]\w*(?:\s*(?:=|@|/)\s*-?[A-Za-z_0-9]\w*)+",
+            r"(?<![\w])(?:=|@)\s*[A-Za-z_]\w*",
             "(?<![A-Za-z])(?:"
             + "|".join(sorted((re.escape(n) for n in NAMES), key=len, reverse=True))
             + ")(?![A-Za-z])",
             # a gloss right after Hangul, or after a name that ends a Korean phrase: 구현하는 GPT(…)
             rf"(?<=[{_HANGUL}])(?: ?[A-Z][\w.-]*)?\([^()]*(?:\([^()]*\)[^()]*)*\)",
             r"“[^”]*”",  # a quotation
+            r"‘[^’]*’",  # data: an example's word or sentence
             r"https?://\S+",  # a URL
             r"[\w.-]*/[\w./:-]+",  # a path
             r"(?<![\w.])\.[A-Za-z]\w*",  # a file extension (.ipynb)
             r"[A-Za-z_]\w*(?:\.\w+)+",  # dotted identifier
-            r"\w*_\w*",  # snake_case
+            r"\w*_\w*(?:-\w+)*",  # snake_case (Z_pre-head)
             r"[A-Za-z]*\d[\w-]*|[A-Za-z]+-\d[\w.-]*",  # with a digit: float32, GPT-2
             # an acronym (GPT, GPUs), also joined to a prefix (pre-LN)
             r"(?<![A-Za-z])(?:[A-Za-z]+-)?[A-Z][A-Z0-9]+s?(?![A-Za-z])",
@@ -261,12 +326,28 @@ def _classes(tag) -> set[str]:
     return set(tag.get("class") or [])
 
 
+_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
+
+
+def _key_link(tag) -> bool:
+    """A link whose text is an identifier naming its own target (an erratum's key,
+    ``mask-multiplicative`` -> ``…#erratum-mask-multiplicative``)."""
+    if tag.name != "a":
+        return False
+    text = tag.get_text().strip()
+    href = str(tag.get("href") or "")
+    return bool(_KEY.fullmatch(text)) and (
+        href.endswith("#" + text) or href.endswith("-" + text)
+    )
+
+
 def _excluded(tag) -> bool:
-    """Code, math, scripts, and text marked as another language (the language switch's
-    "English", ``lang="en"``)."""
+    """Code, math, scripts, text marked as another language (the language switch's
+    "English", ``lang="en"``), and a link that names its target by its key."""
     lang = tag.get("lang")
     return (
-        tag.name in _EXCLUDED_TAGS
+        _key_link(tag)
+        or tag.name in _EXCLUDED_TAGS
         or bool(_classes(tag) & _EXCLUDED_CLASSES)
         or (tag.name != "html" and isinstance(lang, str) and not lang.startswith("ko"))
     )
