@@ -2,9 +2,9 @@
 
 - :mod:`formulated.models.params` — the NumPy models' configuration, parameter containers,
   seeded initialization and parameter count λ (chapters 13–16);
-- :mod:`formulated.models.reference` — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16);
-  the public names of both are re-exported here, so ``from formulated.models import gpt2``
-  works.
+- :mod:`formulated.models.reference` — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16),
+  from the blocks and masks of :mod:`formulated.models.blocks` (which it re-exports); the public
+  names of both are re-exported here, so ``from formulated.models import gpt2`` works.
 - :mod:`formulated.models.sizes` — the published sizes of GPT-1/2/3, BERT and RoBERTa: the one
   table of them.
 - :mod:`formulated.models.hf`    — loaders from Hugging Face ``transformers`` models.
