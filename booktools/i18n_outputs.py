@@ -225,6 +225,11 @@ def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
             if "text/html" in data and "image/svg+xml;base64" in str(data["text/html"]):
                 for fragment in html_fragments(str(data["text/html"])):
                     add(fragment, f"cell {index}: figure")
+            if "text/html" in data and 'class="fq-quiz"' in str(data["text/html"]):
+                from booktools.sphinx_quiz import quiz_fragments  # it imports booktools.i18n
+
+                for fragment in quiz_fragments("".join(data["text/html"])):
+                    add(fragment, f"cell {index}: quiz")
     for fragment in widget_fragments(nb.get("metadata", {}).get("widgets", {})):
         add(fragment, "widget")
     return list(seen.items())
