@@ -7,7 +7,8 @@
   names of both are re-exported here, so ``from formulated.models import gpt2`` works.
 - :mod:`formulated.models.sizes` — the published sizes of GPT-1/2/3, BERT and RoBERTa: the one
   table of them.
-- :mod:`formulated.models.hf`    — loaders from Hugging Face ``transformers`` models.
+- :mod:`formulated.models.hf`    — loaders from Hugging Face ``transformers`` models (small
+  random ones from :mod:`formulated.models.hf_tiny`).
 - :mod:`formulated.models.trainable` — the trainable PyTorch GPT (chapter 18); imported on demand,
   so that the NumPy models do not pay for importing PyTorch.
 """
