@@ -30,6 +30,8 @@ __all__ = [
     "html_text",
     "leaks",
     "scan_edition",
+    "quiz_texts",
+    "quiz_leaks",
     "main",
 ]
 
@@ -372,6 +374,51 @@ def hidden_test_lines(chapters: list[str | Path]) -> set[str]:
     return out
 
 
+def quiz_texts() -> dict[str, str]:
+    """Quiz id (``"ch08"``) -> everything its quiz holds (:mod:`formulated.quizzes`): prompts,
+    options and feedback, each answer at full precision and as shown, each named mistake's
+    value; the page shows some of these only in attributes, so they are checked here too."""
+    from formulated.quizzes import QUIZZES, Numeric, questions
+
+    texts = {}
+    for quiz_id in QUIZZES:
+        parts = []
+        for q in questions(quiz_id):
+            parts.append(q.prompt)
+            if isinstance(q, Numeric):
+                parts += [repr(float(q.answer)), q.shown, q.explain, q.hint]
+                parts += [f"{m.value!r} {m.feedback}" for m in q.mistakes]
+            else:
+                parts += [f"{o.text} {o.feedback}" for o in q.options]
+        texts[quiz_id] = "\n".join(parts)
+    return texts
+
+
+def quiz_leaks(
+    chapters: list[str | Path],
+    outputs: dict[str, str] | None = None,
+    texts: dict[str, str] | None = None,
+) -> list[str]:
+    """Every solution fingerprint of ``chapters`` found in a quiz (:func:`quiz_texts`, or
+    ``texts``): a quiz of chapter *c* is checked as a page of chapter *c* (:func:`leaks`)."""
+    import tempfile
+
+    texts = quiz_texts() if texts is None else texts
+    by_number = {_chapter_number(Path(c).name): Path(c).stem for c in chapters}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for quiz_id, text in texts.items():
+            number = int(quiz_id.removeprefix("ch"))
+            if number not in by_number:
+                raise ValueError(
+                    f"texts: quiz {quiz_id!r} has no chapter among {sorted(by_number)}"
+                )
+            f = Path(tmp) / f"{by_number[number]}.quiz.txt"
+            f.write_text(text, encoding="utf-8")
+            files.append(f)
+        return leaks(files, chapters, outputs)
+
+
 def scan_edition(
     folder: Path | None = None,
     root: Path | None = None,
@@ -409,7 +456,7 @@ def scan_edition(
                 notebooks.notebook_text(source, student=True), encoding="utf-8"
             )
             files.append(nb)
-        found = leaks(files, chapters, outputs)
+        found = leaks(files, chapters, outputs) + quiz_leaks(chapters, outputs)
         for f in files:
             flat = re.sub(r"\s+", " ", _student_text(f))
             found += [

@@ -263,3 +263,27 @@ def test_bad_input_gets_a_clear_error() -> None:
         Numeric("p", 1.0, 0.01, 2, "e", "h", (Mistake(1.001, "f"),))
     with pytest.raises(ValueError, match="text: expected a non-empty string"):
         Option("", "f")
+
+
+def test_leak_scan_covers_the_quizzes() -> None:
+    """No quiz gives away an exercise's graded answer (solution texts; with the execution
+    cache, what the solutions printed too), and a quiz that did would be found."""
+    from booktools import assign, leak_scan, notebooks
+
+    chapters = notebooks.chapters()
+    outputs = leak_scan.executed_outputs()
+    assert leak_scan.quiz_leaks(chapters, outputs) == []
+    chapter8 = next(c for c in chapters if c.name.startswith("08_"))
+    exercises = [
+        s
+        for kind, s in assign.segments(chapter8.read_text(encoding="utf-8"))
+        if kind == "exercise"
+    ]
+    graded = sorted(
+        n for ex in exercises for n in leak_scan.solution_fingerprints(ex)["numbers"]
+    )
+    assert graded, "chapter 8's solutions have no number to plant"
+    texts = leak_scan.quiz_texts()
+    texts["ch08"] += f"\nA distractor: {graded[0]}"
+    found = leak_scan.quiz_leaks(chapters, outputs, texts)
+    assert any(graded[0] in f and "08_attention" in f for f in found), found
