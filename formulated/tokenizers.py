@@ -2,7 +2,9 @@
 
 * :class:`CharTokenizer` — the character-level vocabulary of the "Notations" source: ``stoi``
   maps each character to its id, ``itos`` maps back.  Chapter 18 trains on it.
-* Byte-pair encoding (chapter 6) lives further down this module.
+* Byte-pair encoding (chapter 6) lives further down this module: the learner and the tokenizer;
+  the corpus it works on (words as symbols, pairs counted and merged) is
+  :mod:`formulated.bpe_corpus`, whose functions of the corpus are re-exported here.
 
 Ids are 0-based in code (``0 .. V-1``); the book's math numbers the vocabulary ``1 .. V``.
 """
@@ -148,7 +150,19 @@ from collections import Counter, defaultdict  # noqa: E402  (the BPE section kee
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any, Mapping  # noqa: E402
 
-from ._checks import as_array, check_int, check_positive_int, checked, is_int  # noqa: E402
+from ._checks import as_array, check_int, check_positive_int, checked  # noqa: E402
+from .bpe_corpus import (  # noqa: E402
+    END_OF_WORD,
+    check_end_of_word,
+    check_symbol_order,
+    check_word_counts,
+    count_pairs,
+    greedy_bpe_states,
+    initial_symbols,
+    merge_pair,
+    split_word,
+    word_frequencies,
+)
 
 __all__ += [
     "END_OF_WORD",
@@ -164,8 +178,6 @@ __all__ += [
     "greedy_bpe_states",
     "bpe_vocab_size",
 ]
-
-END_OF_WORD = "</w>"
 
 
 @dataclass(frozen=True)
@@ -195,137 +207,6 @@ class Merge:
         return self.left + self.right
 
 
-def word_frequencies(text: str) -> dict[str, int]:
-    """Pre-tokenize ``text`` on whitespace and count the words (in order of first appearance).
-
-    ``"low low lower" -> {"low": 2, "lower": 1}``.  Whitespace itself is not kept: BPE learns
-    sub-words *inside* words, and the end-of-word marker records where a word stops.
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a string, got {type(text).__name__}")
-    return dict(Counter(text.split()))
-
-
-def split_word(word: str, end_of_word: str = END_OF_WORD) -> tuple[str, ...]:
-    """A word as its initial symbols: ``"low" -> ("l", "o", "w</w>")``.
-
-    With ``end_of_word=""`` there is no marker: ``("l", "o", "w")`` (the lecture notes' setting).
-    """
-    if not isinstance(word, str) or not word or any(c.isspace() for c in word):
-        raise ValueError(
-            f"word: expected a non-empty string without whitespace, got {word!r}"
-        )
-    _check_end_of_word(end_of_word)
-    return tuple(word[:-1]) + (word[-1] + end_of_word,)
-
-
-def _check_end_of_word(end_of_word: Any) -> str:
-    """The end-of-word marker is glued to strings: it must be a string (``""``: no marker)."""
-    if not isinstance(end_of_word, str):
-        raise TypeError(
-            f"end_of_word: expected a string such as {END_OF_WORD!r} (or '' for no "
-            f"marker), got {end_of_word!r} ({type(end_of_word).__name__})"
-        )
-    return end_of_word
-
-
-def merge_pair(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]:
-    """Replace every occurrence of ``pair`` in ``symbols`` by the joined symbol, left to right.
-
-    Occurrences do not overlap: merging ``("a", "a")`` in ``a a a`` gives ``aa a``.
-    """
-    # A string "ab" would unpack as ("a", "b") and a 3-tuple would fail to unpack: both are
-    # rejected with the argument's name.
-    if not (
-        isinstance(pair, (tuple, list))
-        and len(pair) == 2
-        and all(isinstance(x, str) and x for x in pair)
-    ):
-        raise ValueError(
-            f"pair: expected a pair of two non-empty symbols (left, right), "
-            f"got {pair!r}"
-        )
-    left, right = pair
-    out: list[str] = []
-    i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
-            out.append(left + right)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out)
-
-
-def count_pairs(segmented: Mapping[tuple[str, ...], int]) -> Counter:
-    """Frequency of every adjacent pair of symbols: ``sum over words of count(word) * occurrences``.
-
-    ``segmented`` maps a word, as its current tuple of symbols, to its frequency.
-    """
-    counts: Counter = Counter()
-    for symbols, freq in segmented.items():
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] += freq
-    return counts
-
-
-def _check_word_counts(word_counts: Mapping[str, int]) -> dict[str, int]:
-    if isinstance(word_counts, str) or not isinstance(word_counts, Mapping):
-        raise TypeError(
-            f"word_counts: expected a mapping word -> count (use word_frequencies(text) "
-            f"for a text), got {type(word_counts).__name__}"
-        )
-    if not word_counts:
-        raise ValueError("word_counts: expected at least one word, got none")
-    for w, c in word_counts.items():
-        if not isinstance(w, str) or not w or any(ch.isspace() for ch in w):
-            raise ValueError(
-                f"word_counts: expected words without whitespace, got {w!r}"
-            )
-        if not is_int(c) or c < 1:
-            raise ValueError(
-                f"word_counts: expected a positive integer count for {w!r}, got {c!r}"
-            )
-    return {w: int(c) for w, c in word_counts.items()}
-
-
-def initial_symbols(
-    word_counts: Mapping[str, int], end_of_word: str = END_OF_WORD
-) -> list[str]:
-    """The vocabulary before any merge, in the trainer's tie-breaking order.
-
-    Every character of the corpus, sorted by code point, then the end-of-word symbols
-    (``"w</w>"``) that occur, sorted the same way.  (Hugging Face's ``BpeTrainer`` lists the
-    characters in the same order; it numbers the end-of-word symbols in the order it meets them.)
-    """
-    word_counts = _check_word_counts(word_counts)
-    _check_end_of_word(end_of_word)
-    chars = sorted({c for w in word_counts for c in w})
-    finals = sorted({w[-1] + end_of_word for w in word_counts}) if end_of_word else []
-    return chars + [s for s in finals if s not in chars]
-
-
-def _check_symbol_order(symbol_order: Any) -> list[str]:
-    """Distinct non-empty strings: a duplicate would give one symbol two ranks (the later one
-    silently winning), so the tie-breaks would not follow the order given."""
-    if isinstance(symbol_order, str) or not isinstance(symbol_order, Iterable):
-        raise TypeError(
-            f"symbol_order: expected a sequence of symbols (strings), got "
-            f"{type(symbol_order).__name__}"
-        )
-    order = list(symbol_order)
-    for s in order:
-        if not isinstance(s, str) or not s:
-            raise ValueError(f"symbol_order: expected non-empty strings, got {s!r}")
-    dups = sorted(s for s, c in Counter(order).items() if c > 1)
-    if dups:
-        raise ValueError(
-            f"symbol_order: expected distinct symbols, got duplicates {dups[:5]}"
-        )
-    return order
-
-
 def _learn_bpe_args(
     word_counts: Any,
     num_merges: Any,
@@ -335,12 +216,12 @@ def _learn_bpe_args(
 ) -> tuple:
     """The checks of :func:`learn_bpe`; ``symbol_order`` comes back as a list, by default
     :func:`initial_symbols`, holding every initial symbol of the corpus."""
-    word_counts = _check_word_counts(word_counts)
+    word_counts = check_word_counts(word_counts)
     num_merges = check_int(num_merges, "num_merges", 0, "a non-negative integer")
     min_frequency = check_positive_int(min_frequency, "min_frequency")
-    _check_end_of_word(end_of_word)
+    check_end_of_word(end_of_word)
     order = (
-        _check_symbol_order(symbol_order)
+        check_symbol_order(symbol_order)
         if symbol_order is not None
         else initial_symbols(word_counts, end_of_word)
     )
@@ -472,49 +353,6 @@ def learn_bpe_incremental(
                 where[pair].add(i)
             words[i] = new
     return merges
-
-
-def greedy_bpe_states(
-    word_counts: Mapping[str, int],
-    *,
-    end_of_word: str = END_OF_WORD,
-    max_states: int = 100_000,
-) -> set[tuple[tuple[str, ...], ...]]:
-    """Every segmentation of the corpus that greedy BPE can reach, under *any* tie-breaking.
-
-    A state is the tuple of the words' current symbols (words in the order of ``word_counts``).
-    From a state, each pair with the highest count (if it occurs at all) may be merged next; the
-    search follows all of them.  Meant for textbook-sized corpora: it raises if more than
-    ``max_states`` states are reachable.
-    """
-    word_counts = _check_word_counts(word_counts)
-    _check_end_of_word(end_of_word)
-    max_states = check_positive_int(max_states, "max_states")
-    freqs = list(word_counts.values())
-    start = tuple(split_word(w, end_of_word) for w in word_counts)
-    seen = {start}
-    frontier = [start]
-    while frontier:
-        state = frontier.pop()
-        counts = count_pairs(
-            dict(zip(state, freqs))
-        )  # distinct words never share a segmentation
-        if not counts:
-            continue
-        top = max(counts.values())
-        for pair, c in counts.items():
-            if c != top:
-                continue
-            nxt = tuple(merge_pair(s, pair) for s in state)
-            if nxt not in seen:
-                seen.add(nxt)
-                frontier.append(nxt)
-                if len(seen) > max_states:
-                    raise ValueError(
-                        f"max_states: expected at most {max_states} reachable states, "
-                        "got more; use a smaller corpus"
-                    )
-    return seen
 
 
 def _check_bpe_args(merges: Any, alphabet: Any, end_of_word: Any) -> list[Merge]:
