@@ -116,6 +116,7 @@ NAMES: dict[str, str] = {
     # PyTorch's and NumPy's names, as the sources' code tables (appendix B) name them
     "torch": "the PyTorch package's name",
     "keepdim": "PyTorch argument",
+    "pos": "the sinusoids' position variable (pos)",
     "matmul": "PyTorch and NumPy function",
     "otter-grader": "software",
     "Data 8": "course name (UC Berkeley)",
@@ -178,15 +179,34 @@ NAMES: dict[str, str] = {
 
 #: What a kind's English comes from, where it is not the frame's (booktools/sphinx_i18n.py)
 #: to fix: kind -> its owner.  Remove an entry once its owner is done (strict xfail).
-PENDING: dict[str, str] = {
-    "figure": "figure alt texts and captions: the Korean catalogues (locales/ko/LC_MESSAGES, "
-    "make po): ch 8's alt text changed after the last catalogue pass; the data "
-    "words of ch 4, 9, 10, 18 (dog, book) bare instead of quoted",
-    "outputs": "what cells print as Markdown (appendix A, B, E tables): the outputs "
-    "catalogues locales/ko/outputs (python -m booktools.i18n outputs)",
-    "sidebar": "headings (Step 7.3, id, Stack) in the page TOC: the Korean catalogues",
-    "prose": "prose: the Korean catalogues (locales/ko/LC_MESSAGES): appendix B's summary, "
-    "ch 5's notation table, 002's 'Step N' left bare, data words not in code",
+PENDING: dict[str, str] = {}
+
+#: English that no catalogue can translate, per page: the owner, and the words the scan
+#: reports.  They are left out of their kind's test and checked by a strict xfail of their
+#: own (:func:`test_untranslatable_english`), which fails once they are gone: remove the entry.
+UNTRANSLATABLE: dict[str, tuple[str, frozenset[str]]] = {
+    "chapters/05_notation_shapes.html": (
+        "the table inside {prf:definition} Dimensions (def-05-dimensions) is not extracted "
+        "by Sphinx's gettext builder (python -m booktools.i18n pot): no message, so no "
+        "catalogue can translate it; owner: booktools/i18n.py or the chapter",
+        frozenset(
+            {
+                "letter",
+                "meaning",
+                "sequence length: the number of tokens the model reads at once",
+                "at most the context size",
+                "vocabulary size: the number of distinct tokens",
+                "model width: the length of the vector that represents one token "
+                "between blocks",
+                "number of attention heads in a block",
+                "width of one head’s queries, keys and values; in",
+                "hidden width of the feed-forward network; in",
+                "number of layers",
+                "blocks",
+                "batch size: the number of sequences processed together",
+            }
+        ),
+    )
 }
 
 #: Pages written by Sphinx and its extensions, not from a chapter.
@@ -264,6 +284,12 @@ _BLOCKS = {
     "a",
 }
 
+#: An operand of a formula in plain text: a name (X-tilde, Z_pre-head), a number, or a call
+#: whose arguments have no Hangul (sqrt(d_q), Embeddings(tokens)).
+_OPERAND = (
+    r"-?[A-Za-z_0-9]\w*(?:-[A-Za-z]\w*)*(?:\([^()\uac00-\ud7a3]*"
+    r"(?:\([^()\uac00-\ud7a3]*\)[^()\uac00-\ud7a3]*)*\))?"
+)
 #: Spans that are no offence, cut from the text before its words are looked at.
 _ALLOWED = re.compile(
     "|".join(
@@ -277,8 +303,9 @@ _ALLOWED = re.compile(
             r"(?<![A-Za-z])[A-Za-z]\w*\^[\w{}()-]+",
             # an assignment or a product in plain-text code: context = weights @ value,
             # unbiased=False, scores / sqrt(d_q)
-            r"(?<![A-Za-z])[A-Za-z_]\w*(?:\s*(?:=|@|/)\s*-?[A-Za-z_0-9]\w*)+",
-            r"(?<![\w])(?:=|@)\s*[A-Za-z_]\w*",
+            r"(?<![A-Za-z])[A-Za-z_]\w*(?:\s*(?:=|@|/)\s*" + _OPERAND + ")+",
+            r"(?<![\w])(?:=|@)\s*" + _OPERAND,
+            r"\^[\w{}()-]+",  # a superscript: X^ohe
             "(?<![A-Za-z])(?:"
             + "|".join(sorted((re.escape(n) for n in NAMES), key=len, reverse=True))
             + ")(?![A-Za-z])",
@@ -526,6 +553,21 @@ def test_scanner_finds_english_and_allows_the_rest() -> None:
         "<span>Exercise 8.1</span></p></div></article>"
         '<input placeholder="Search this book..."/></body></html>'
     )
+    allowed = (
+        "<html><body><article><p>단어 ‘dog’와 ‘The big red dog’, [‘lo’, ‘w’], "
+        '<a href="09_masks.html#erratum-mask-multiplicative">mask-multiplicative</a>, '
+        "Softmax(Mask ⊙ QK^T / sqrt(D)) V, gamma와 beta, X-tilde, Mask^BD, "
+        "context = weights @ value, unbiased=False, (ndarray float64 (3, 4)).</p>"
+        "<p>단어 dog와 "
+        '<a href="09_masks.html#erratum-mask-multiplicative">mask-additive</a>, '
+        "Softmax(Mask 성분별 곱 QK^T) V</p></article></body></html>"
+    )
+    assert [f.words for f in scan_html(allowed)] == [
+        "dog",
+        "mask-additive",
+        "Softmax",
+        "Mask",
+    ]
     found = {(f.kind, f.words) for f in scan_html(page)}
     assert found == {
         ("page title", "The Formulated"),
@@ -563,8 +605,29 @@ def _param(kind: str):
 def test_no_english_on_korean_pages(kind: str) -> None:
     """No English word of this kind on any Korean page (the first offenders are printed)."""
     found = _book()
-    of_kind = [f for f in found if f.kind == kind]
+    of_kind = [f for f in found if f.kind == kind and not _untranslatable(f)]
     assert not of_kind, report(of_kind, first=12)
+
+
+def _untranslatable(f: Finding) -> bool:
+    entry = UNTRANSLATABLE.get(f.page)
+    return entry is not None and f.words in entry[1]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(
+            page, marks=pytest.mark.xfail(reason=UNTRANSLATABLE[page][0], strict=True)
+        )
+        for page in UNTRANSLATABLE
+    ],
+)
+def test_untranslatable_english(page: str) -> None:
+    """The English of :data:`UNTRANSLATABLE` is gone from its page (an expected failure
+    until its owner fixes it; then this passes, strict, and the entry must go)."""
+    left = {f.words for f in _book() if f.page == page} & UNTRANSLATABLE[page][1]
+    assert not left, sorted(left)
 
 
 # -- the Korean words of the frame ---------------------------------------------------------------
