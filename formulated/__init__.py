@@ -7,7 +7,8 @@ Modules, by the chapters that use them:
   ``normalization``, ``losses``
 - :mod:`formulated.examples`   — worked numbers of the sources (chapters 8, 9)
 - :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
-- :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18)
+- :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18),
+  on the word counts of :mod:`formulated.bpe_corpus`
 - :mod:`formulated.shapes`     — a shape tracer through one block, and the notation table of
   :mod:`formulated.symbols` (chapter 5, appendix A)
 - :mod:`formulated.models`     — the models: NumPy (``models.reference``), Hugging Face loaders
