@@ -473,13 +473,33 @@ class _Prose(HTMLParser):
         self.parts: list[str] = []
         self.skip: list[str] = []
 
+    #: Tags that end a run of text: what is on either side is not one sentence.
+    BLOCK = {
+        "p",
+        "div",
+        "li",
+        "td",
+        "th",
+        "tr",
+        "dt",
+        "dd",
+        "br",
+        "button",
+        "label",
+        "option",
+    }
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.BLOCK:
+            self.parts.append("\n")
         classes = (dict(attrs).get("class") or "").split()
         if self.skip or tag in self.SKIP or "math" in classes:
             if tag not in ("br", "img", "hr", "input", "meta", "link", "wbr"):
                 self.skip.append(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in self.BLOCK:
+            self.parts.append("\n")
         if self.skip and self.skip[-1] == tag:
             self.skip.pop()
 

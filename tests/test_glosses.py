@@ -145,3 +145,17 @@ def test_bad_input_is_refused() -> None:
         glosses.find_glosses(None)  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError, match="po"):
         glosses.catalogue_entries(Path("no/such.po"))
+
+
+def test_built_page_text_leaves_out_code_and_math_and_splits_blocks() -> None:
+    html = (
+        "<p>어텐션(attention)은 <code>f(x)(y)</code> "
+        '<span class="math">\\(g(x)(y)\\)</span>를 본다.</p>'
+        "<div>(B, n)</div><div>(n, H)</div>"
+    )
+    text = glosses.html_text(html)
+    assert [g.english for g in glosses.find_glosses(text)] == ["attention"]
+    assert (
+        text.count(")(") == 0
+    )  # neither the code, the math nor two boxes side by side
+    assert glosses.double_parentheses("마스크(mask)(마스크)와 $f(x)(y)$") == 1
