@@ -10,6 +10,8 @@
   script (about 62 KB) every page then loads, though no chapter uses its directives.  The
   assets are not added; a page that uses a sphinx-design directive fails the build
   (:func:`refuse_design_nodes`), so that the choice is revisited then.
+* **Dark mode**: the theme puts HTML outputs on a light slab in dark mode (for figures); a
+  quiz page gets :data:`QUIZ_CSS`, which keeps its quiz on the page's own background.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ __all__ = [
     "translate_quizzes",
     "drop_design_assets",
     "refuse_design_nodes",
+    "QUIZ_CSS",
+    "add_quiz_css",
     "setup",
 ]
 
@@ -118,10 +122,23 @@ def refuse_design_nodes(app: Sphinx, doctree: nodes.document, docname: str) -> N
             )
 
 
+#: The quiz's dark-mode rule (under ``html_static_path``), on pages with a quiz only.
+QUIZ_CSS = "quiz/quiz-theme.css"
+
+
+def add_quiz_css(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
+    """Add :data:`QUIZ_CSS` to a page that shows a quiz (a few hundred bytes, one request)."""
+    if 'class="fq-quiz"' in context.get("body", ""):
+        app.add_css_file(QUIZ_CSS)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Drop sphinx-design's assets now (it was set up before this extension) and register
     the hooks."""
     drop_design_assets(app)
     app.connect("doctree-resolved", refuse_design_nodes)
+    app.connect("html-page-context", add_quiz_css)
     app.connect("build-finished", translate_quizzes)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -39,7 +39,13 @@ def one_torch_thread():
 
 
 # `make check` leaves these out (-m "not browser and not pdf"): they drive Chromium or XeLaTeX.
-_BROWSER_MODULES = {"test_browser", "test_a11y", "test_lab_browser", "test_dist"}
+_BROWSER_MODULES = {
+    "test_browser",
+    "test_a11y",
+    "test_lab_browser",
+    "test_dist",
+    "test_quiz_browser",
+}
 _PDF_MODULES = {"test_pdf"}
 
 

@@ -287,3 +287,23 @@ def test_leak_scan_covers_the_quizzes() -> None:
     texts["ch08"] += f"\nA distractor: {graded[0]}"
     found = leak_scan.quiz_leaks(chapters, outputs, texts)
     assert any(graded[0] in f and "08_attention" in f for f in found), found
+
+
+def test_every_chapter_and_its_student_notebook_show_its_quiz() -> None:
+    """The 'Check your understanding' cell of every chapter (its source hidden in the page)
+    stays in the student edition: the student notebook and the stripped chapter keep it."""
+    from booktools import notebooks, student
+
+    chapters = {c.name[:2]: c for c in notebooks.chapters() if c.name[:2].isdigit()}
+    assert sorted(chapters) == [c[2:] for c in CHAPTERS]
+    for number, path in chapters.items():
+        call = f'quiz("ch{number}")'
+        text = path.read_text(encoding="utf-8")
+        cells = [m.group(0) for m in re.finditer(r"```\{code-cell\}.*?```", text, re.S)]
+        quiz_cells = [c for c in cells if call in c]
+        assert text.count(call) == 1 and "## Check your understanding" in text, path
+        assert len(quiz_cells) == 1 and ":tags: [remove-input]" in quiz_cells[0], path
+        assert call in student.strip_solutions(text), path
+        assert call.replace('"', '\\"') in notebooks.notebook_text(
+            path, student=True
+        ), path
