@@ -7,6 +7,7 @@
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
 #   make student-book  the book without solutions (_build/student/html); make notebooks STUDENT=1
+#   make slides one reveal.js deck per chapter, English and Korean (_build/html/slides/<lang>/chapters/)
 #   make answer-keys   one instructor's key per chapter (_build/answer_keys/<chapter>.html; KEYS_ARGS=--pdf: and .pdf)
 #   make pdf    the book as one PDF, _build/pdf/the-formulated-gpt.pdf and -ko.pdf (TeX Live; no re-execution)
 #   make dist   the offline copy: a zip of the HTML book (opens from file://) and the PDF
@@ -24,7 +25,7 @@ export PYTHONHASHSEED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: book test check browser lab live clean distclean env bench assignments pdf dist tex \
-        student-book answer-keys po translations
+        student-book answer-keys po translations slides
 
 env: $(STAMP)
 
@@ -133,6 +134,15 @@ student-book: $(STAMP)
 	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
 	$(BIN)/python -m booktools.student
 	$(BIN)/python -m booktools.leak_scan _build/student   # fails if a solution or graded value shows
+
+# The lecture slides (booktools/slides.py): one reveal.js deck per chapter, English and Korean,
+# made from the chapter (its definitions and their code, the cells marked <!-- slide -->, the
+# exercises' prompts) and the execution cache (filled first, as for make pdf), into
+# _build/html/slides/<lang>/chapters/<chapter>.html, which the chapter pages link; then the leak
+# scan of every deck (fails if a solution shows).
+slides: $(STAMP)
+	$(BIN)/python -m booktools.prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools.slides
 
 # The Korean catalogues (booktools/i18n.py): message templates from the chapters (execution cache
 # of `make book`, so Markdown printed by cells is included), merged into locales/ko/LC_MESSAGES:
