@@ -197,11 +197,13 @@ def slide_cells(text: str, executed: dict[str, Any]) -> list[dict[str, Any]]:
                 f"executed: code cell {piece.cell + 1} differs from the chapter "
                 "(stale execution cache: run `python -m booktools.prebuild` first)"
             )
-        figure = any(
-            k.startswith("image/") or "widget" in k
-            for out in ran.get("outputs", [])
-            for k in out.get("data", {})
-        )
+        mimes = {k for out in ran.get("outputs", []) for k in out.get("data", {})}
+        if any("widget" in k for k in mimes):
+            raise ValueError(
+                f"text: code cell {piece.cell + 1} (marked {MARK}) shows a widget, which a "
+                "deck cannot run: mark the cell of a figure of its initial state instead"
+            )
+        figure = any(k.startswith("image/") for k in mimes)
         meta = {k: v for k, v in ran.get("metadata", {}).items() if k != "execution"}
         meta["tags"] = ["remove-input"] if figure else []
         cells.append(_markdown(head.rstrip() + _notes(piece)))

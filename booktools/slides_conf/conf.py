@@ -37,6 +37,16 @@ myst_enable_extensions = _BOOK["parse"]["myst_enable_extensions"]
 nb_execution_mode = "off"
 nb_render_markdown_format = "myst"
 nb_merge_streams = True
+#: MyST-NB knows no "revealjs" builder: the outputs a slide may show, best first (no widgets:
+#: a widget's view needs the runtime, which the decks do not load).
+nb_mime_priority_overrides = [
+    ("revealjs", mime, rank)
+    for rank, mime in enumerate(
+        ("image/svg+xml", "image/png", "image/jpeg", "text/html", "text/markdown")
+        + ("text/latex", "text/plain")
+    )
+]
+nb_ipywidgets_js = {}
 mathjax3_config = _SPHINX["mathjax3_config"]
 numfig = True
 proof_number_weight = ""
