@@ -307,3 +307,36 @@ def test_every_chapter_and_its_student_notebook_show_its_quiz() -> None:
         assert call.replace('"', '\\"') in notebooks.notebook_text(
             path, student=True
         ), path
+
+
+def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
+    """The Korean book: every text of a quiz is a message of the page's outputs catalogue
+    (booktools.i18n.notebook_fragments reads it from the cell's HTML output), and
+    booktools.sphinx_quiz.translate_quiz puts the translation back, values kept; a text
+    without a translation stays English."""
+    from booktools.i18n import notebook_fragments, output_template
+    from booktools.sphinx_quiz import QUIZ_BLOCK, quiz_fragments, translate_quiz
+
+    page = quiz("ch08")._repr_html_()
+    nb = {
+        "cells": [
+            {"outputs": [{"output_type": "display_data", "data": {"text/html": page}}]}
+        ]
+    }
+    messages = {msgid for msgid, _ in notebook_fragments(nb)}
+    texts = quiz_fragments(page)
+    assert "Check" in texts and "Correct." in texts and len(texts) > 20
+    assert {output_template(t)[0] for t in texts} <= messages
+    table = {
+        "Check": "확인",
+        "Correct.": "정답이다.",
+        "{0}: softmax of q₁Kᵀ / √{1}, second entry.": "{0}: q₁Kᵀ / √{1}의 소프트맥스.",
+    }
+    korean = translate_quiz(QUIZ_BLOCK.search(page).group(0), table)
+    assert ">확인</button>" in korean and "<strong>정답이다.</strong>" in korean
+    answer = questions("ch08")[0].shown
+    assert f"{answer}: q₁Kᵀ / √3의 소프트맥스." in korean
+    assert "Not quite." in korean  # no translation given: unchanged
+    assert re.sub(r">[^<]*<", "><", korean) == re.sub(
+        r">[^<]*<", "><", page.split("<!--")[0] + "<!-- /fq-quiz -->"
+    )
