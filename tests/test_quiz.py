@@ -340,3 +340,20 @@ def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
     assert re.sub(r">[^<]*<", "><", korean) == re.sub(
         r">[^<]*<", "><", page.split("<!--")[0] + "<!-- /fq-quiz -->"
     )
+
+
+def test_a_page_using_sphinx_design_fails_the_build() -> None:
+    """sphinx-design's assets are not loaded (booktools.sphinx_quiz): a page that used one of
+    its directives would look broken, so the build stops and says why."""
+    from docutils import nodes
+    from docutils.utils import new_document
+    from sphinx.errors import ExtensionError
+
+    from booktools.sphinx_quiz import refuse_design_nodes
+
+    doc = new_document("page")
+    doc += nodes.container(classes=["cell", "tag_remove-input"])
+    refuse_design_nodes(None, doc, "chapters/08_attention")  # no sd- class: fine
+    doc += nodes.container(classes=["sd-card", "sd-shadow-sm"])
+    with pytest.raises(ExtensionError, match="uses a sphinx-design directive"):
+        refuse_design_nodes(None, doc, "chapters/08_attention")
