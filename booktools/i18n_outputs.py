@@ -226,7 +226,8 @@ def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
                 for fragment in html_fragments(str(data["text/html"])):
                     add(fragment, f"cell {index}: figure")
             if "text/html" in data and 'class="fq-quiz"' in str(data["text/html"]):
-                from booktools.sphinx_quiz import quiz_fragments  # it imports booktools.i18n
+                # here, not at the top: booktools.sphinx_quiz imports booktools.i18n
+                from booktools.sphinx_quiz import quiz_fragments
 
                 for fragment in quiz_fragments("".join(data["text/html"])):
                     add(fragment, f"cell {index}: quiz")
