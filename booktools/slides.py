@@ -13,22 +13,28 @@ What goes on a slide (:func:`slide_cells`):
 * the chapter's title (the first slide);
 * every ``{prf:definition}``, and the ``{formulated-source}`` box under it (its code);
 * every block marked by a line ``<!-- slide -->`` just above it (:data:`MARK`): a code cell
-  with a key figure, shown with its alt text, or a step of the worked example, shown with its
-  code and what it printed; any other directive (an admonition), as it is;
+  with a key figure, shown with its alt text, a step of the worked example, shown with its
+  code and what it printed, or a widget, shown as the snapshot of its initial state (its figure
+  panels, as the PDF shows them: :func:`widget_outputs`); any other directive, as it is;
 * every ``{exercise}``'s prompt; solutions never (``{solution}`` blocks and the cells between
   ``{solution-start}`` and ``{solution-end}`` are skipped, as :func:`booktools.student.strip_solutions`
-  skips them; ``python -m booktools.leak_scan`` then scans the decks).
+  skips them; then :func:`leaks` runs the student edition's leak scan over every deck).
 
-A slide's title is the heading of the chapter's section it comes from; the prose paragraph just
-above a definition or a tagged cell becomes the slide's speaker notes (``S`` in the deck).
+Each language has its own slide sources (``_build/slides_src/<lang>``: the widgets' snapshots
+carry their labels in that language, through the chapter's outputs catalogue).  A slide's
+title is the heading of the chapter's section it comes from; the prose paragraph just
+above a definition or a marked block becomes the slide's speaker notes (``S`` in the deck).
 reveal.js is the copy sphinx-revealjs ships (served from the deck's ``_static``) and MathJax the
 book's offline copy (``sphinx-mathjax-offline``): no CDN.  The Sphinx side of the build
-(configuration, Korean outputs) is :mod:`booktools.slides_conf`.
+(configuration, Korean outputs) is ``booktools/slides_conf/conf.py``; its script
+``formulated-slides.js`` splits a slide too long for 1280x720 into continuation slides.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import copy
 import json
 import re
 import shutil
@@ -50,6 +56,7 @@ __all__ = [
     "Piece",
     "chapters",
     "pieces",
+    "widget_outputs",
     "slide_cells",
     "write_sources",
     "deck_path",
@@ -69,6 +76,8 @@ OUT = ROOT / "_build" / "html" / "slides"
 MARK = "<!-- slide -->"
 #: The directives that go on a slide whatever their tags.
 KINDS = ("prf:definition", "formulated-source", "exercise")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 _NUMBERED = re.compile(r"^chapters/\d\d_\w+$")
 
@@ -172,9 +181,59 @@ def _notes(piece: Piece) -> str:
     return f"\n\n```{{revealjs-notes}}\n{piece.notes}\n```" if piece.notes else ""
 
 
-def slide_cells(text: str, executed: dict[str, Any]) -> list[dict[str, Any]]:
+def widget_outputs(
+    executed: dict[str, Any],
+    outputs: list[dict[str, Any]],
+    cell: int,
+    language: str = "en",
+    name: str = "",
+) -> tuple[list[dict[str, Any]], str]:
+    """A widget's snapshot as a slide shows it: the images of its initial state (the panels
+    the PDF shows, :func:`booktools.sphinx_pdf_figures.widget_snapshot`) as outputs, and their
+    alt text (the widget's title and settings), in ``language`` (Korean: the labels through
+    chapter ``name``'s outputs catalogue, as the Korean book shows them)."""
+    from booktools.sphinx_pdf_figures import widget_snapshot
+
+    widgets = executed.get("metadata", {}).get("widgets", {})
+    state = copy.deepcopy(widgets.get(WIDGET_STATE, {"state": {}}))
+    if language == "ko":
+        from booktools.i18n_outputs import OUTPUTS, output_table
+        from booktools.sphinx_i18n import translate_widget_state
+
+        translate_widget_state(state, output_table(OUTPUTS / f"{name}.po"))
+    view = next(
+        out["data"][WIDGET_VIEW]
+        for out in outputs
+        if WIDGET_VIEW in out.get("data", {})
+    )
+    images, alt, _ = widget_snapshot(state["state"], view.get("model_id", ""), language)
+    if not images:
+        raise ValueError(
+            f"executed: code cell {cell + 1} (marked {MARK}) shows a widget without a figure "
+            "panel: a deck has no snapshot of it to show"
+        )
+    shown = [
+        {
+            "output_type": "display_data",
+            "data": {
+                mime: data.decode("utf-8")
+                if mime == "image/svg+xml"
+                else base64.b64encode(data).decode("ascii")
+            },
+            "metadata": {},
+        }
+        for mime, data in images
+    ]
+    return shown, alt
+
+
+def slide_cells(
+    text: str, executed: dict[str, Any], language: str = "en", name: str = ""
+) -> list[dict[str, Any]]:
     """The cells of a chapter's slide source: ``text`` the chapter's MyST, ``executed`` its
-    executed notebook (the execution cache), whose code cells give the tagged cells' outputs.
+    executed notebook (the execution cache), whose code cells give the marked cells' outputs;
+    a widget shows as its snapshot (:func:`widget_outputs`, in ``language``; ``name`` the
+    chapter's docname).
     A tagged cell whose code differs from the executed one is a ``ValueError`` (the cache is
     stale: ``make book`` or ``python -m booktools.prebuild`` first)."""
     code = [c for c in executed["cells"] if c["cell_type"] == "code"]
@@ -197,14 +256,13 @@ def slide_cells(text: str, executed: dict[str, Any]) -> list[dict[str, Any]]:
                 f"executed: code cell {piece.cell + 1} differs from the chapter "
                 "(stale execution cache: run `python -m booktools.prebuild` first)"
             )
-        mimes = {k for out in ran.get("outputs", []) for k in out.get("data", {})}
-        if any("widget" in k for k in mimes):
-            raise ValueError(
-                f"text: code cell {piece.cell + 1} (marked {MARK}) shows a widget, which a "
-                "deck cannot run: mark the cell of a figure of its initial state instead"
-            )
-        figure = any(k.startswith("image/") for k in mimes)
+        outputs = ran.get("outputs", [])
         meta = {k: v for k, v in ran.get("metadata", {}).items() if k != "execution"}
+        if any(WIDGET_VIEW in out.get("data", {}) for out in outputs):
+            outputs, alt = widget_outputs(executed, outputs, piece.cell, language, name)
+            meta["mystnb"] = {"image": {"alt": alt}}
+        mimes = {k for out in outputs for k in out.get("data", {})}
+        figure = any(k.startswith("image/") for k in mimes)
         meta["tags"] = ["remove-input"] if figure else []
         cells.append(_markdown(head.rstrip() + _notes(piece)))
         cells.append(
@@ -212,7 +270,7 @@ def slide_cells(text: str, executed: dict[str, Any]) -> list[dict[str, Any]]:
                 "cell_type": "code",
                 "execution_count": None,
                 "metadata": meta,
-                "outputs": ran.get("outputs", []),
+                "outputs": outputs,
                 "source": source,
             }
         )
@@ -236,10 +294,11 @@ def _notebook(cells: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def write_sources(
-    names: list[str], src: Path = SRC, root: Path = ROOT
+    names: list[str], src: Path = SRC, root: Path = ROOT, language: str = "en"
 ) -> dict[str, int]:
     """The slide source of each chapter in ``names`` (docnames) under ``src``, from the
-    chapter and the execution cache; returns docname -> number of slides."""
+    chapter and the execution cache (widgets' snapshots in ``language``); returns docname ->
+    number of slides."""
     from booktools.i18n_outputs import executed_notebooks
 
     ran = executed_notebooks(root)
@@ -251,7 +310,7 @@ def write_sources(
                 f"slides: {name} is not in the execution cache; run `make book` first"
             )
         text = (root / f"{name}.md").read_text(encoding="utf-8")
-        cells = slide_cells(text, ran[name])
+        cells = slide_cells(text, ran[name], language, name)
         path = src / f"{name}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps(_notebook(cells), ensure_ascii=False, indent=1) + "\n"
@@ -290,10 +349,11 @@ def build(
     names = chapters()
     if not names:
         raise ValueError("_toc.yml: no numbered chapter to build")
-    counts = write_sources(names, src)
+    counts: dict[str, int] = {}
     for language in languages:
         if language not in LANGUAGES:
             raise ValueError(f"languages: {language!r} is not one of {LANGUAGES}")
+        counts = write_sources(names, src / language, language=language)
         if language == "ko":
             from booktools.i18n import compile_catalogues
 
@@ -309,10 +369,10 @@ def build(
             "-c",
             str(Path(__file__).with_name("slides_conf")),
             "-d",
-            str(src.parent / f".doctrees-{src.name}-{language}"),
+            str(src / f".doctrees-{language}"),
             "-D",
             f"language={language}",
-            str(src),
+            str(src / language),
             str(out / language),
         ]
         result = subprocess.run(cmd, cwd=ROOT, check=False)

@@ -129,11 +129,29 @@ def test_slide_cells_take_outputs_from_the_executed_notebook() -> None:
     )
     widget = {"output_type": "display_data", "data": {WIDGET: {}}, "metadata": {}}
     executed["cells"][0]["outputs"] = [widget]
-    with pytest.raises(ValueError, match="shows a widget"):
+    with pytest.raises(ValueError, match="widget without a figure panel"):
         slides.slide_cells(CHAPTER, executed)
     executed["cells"][0]["source"] = "print(2)"  # a stale cache
     with pytest.raises(ValueError, match="stale execution cache"):
         slides.slide_cells(CHAPTER, executed)
+
+
+def test_a_widget_shows_as_the_snapshot_of_its_figure_panels() -> None:
+    svg = "<svg xmlns='http://www.w3.org/2000/svg'/>"
+    panel = {
+        "model_name": "OutputModel",
+        "state": {"outputs": [{"data": {"image/svg+xml": svg}}]},
+    }
+    executed = {
+        "metadata": {"widgets": {slides.WIDGET_STATE: {"state": {"m1": panel}}}}
+    }
+    view = {"output_type": "display_data", "data": {WIDGET: {"model_id": "m1"}}}
+    shown, alt = slides.widget_outputs(executed, [view], 0)
+    assert [o["data"] for o in shown] == [{"image/svg+xml": svg}]
+    assert alt.startswith("Snapshot of the interactive widget")
+    panel["state"]["outputs"] = []  # no figure: nothing to show, said so
+    with pytest.raises(ValueError, match="widget without a figure panel"):
+        slides.widget_outputs(executed, [view], 0)
 
 
 def test_an_unended_solution_and_a_bad_language_are_named() -> None:
