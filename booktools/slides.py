@@ -24,8 +24,8 @@ Each language has its own slide sources (``_build/slides_src/<lang>``: the widge
 carry their labels in that language, through the chapter's outputs catalogue).  A slide's
 title is the heading of the chapter's section it comes from; the prose paragraph just
 above a definition or a marked block becomes the slide's speaker notes (``S`` in the deck).
-reveal.js is the copy sphinx-revealjs ships (served from the deck's ``_static``) and MathJax the
-book's offline copy (``sphinx-mathjax-offline``): no CDN.  The Sphinx side of the build
+reveal.js is npm's, vendored (:data:`REVEALJS`, in place of the copy sphinx-revealjs ships;
+served from the deck's ``_static``) and MathJax the book's offline copy (``sphinx-mathjax-offline``): no CDN.  The Sphinx side of the build
 (configuration, Korean outputs) is ``booktools/slides_conf/conf.py``; its script
 ``formulated-slides.js`` splits a slide too long for 1280x720 into continuation slides.
 """
@@ -53,6 +53,7 @@ __all__ = [
     "SRC",
     "OUT",
     "MARK",
+    "REVEALJS",
     "Piece",
     "chapters",
     "pieces",
@@ -70,6 +71,8 @@ LANGUAGES = ("en", "ko")
 #: The slide sources (a Sphinx project of its own) and the decks.
 SRC = ROOT / "_build" / "slides_src"
 OUT = ROOT / "_build" / "html" / "slides"
+#: reveal.js, vendored from npm (its ``dist`` files the decks load, and its licence).
+REVEALJS = ROOT / "chapters" / "_static_assets" / "vendor" / "revealjs-6.0.2"
 #: The line above a block (a code cell, an admonition, ...) that puts it on a slide: an HTML
 #: comment, which neither the book, its catalogues, the Colab notebooks nor the execution
 #: cache's hash of the code cells sees (a cell tag would re-execute the chapter).
@@ -378,6 +381,11 @@ def build(
         result = subprocess.run(cmd, cwd=ROOT, check=False)
         if result.returncode:
             raise SystemExit(f"slides: the {language} decks failed to build")
+        # reveal.js from npm (chapters/_static_assets/vendor/VENDOR.md) in place of the copy
+        # sphinx-revealjs ships, at the paths its pages name (revealjs/dist/...)
+        static = out / language / "_static" / "revealjs"
+        shutil.rmtree(static, ignore_errors=True)
+        shutil.copytree(REVEALJS, static)
         for junk in ("index.html", "genindex.html", "search.html", "searchindex.js"):
             (out / language / junk).unlink(missing_ok=True)
         shutil.rmtree(out / language / "_sources", ignore_errors=True)

@@ -344,6 +344,13 @@ def test_every_deck_is_built_in_both_languages(decks: Path) -> None:
         '<html lang="ko"' in ko and "정의 8.1" in ko
     )  # the book's catalogue: "Definition 8.1"
     assert "cdn" not in ko.lower() and "https://" not in ko.split("<body")[0]
+    for (
+        lang
+    ) in slides.LANGUAGES:  # npm's reveal.js (vendored), not sphinx-revealjs's copy
+        served = decks / lang / "_static" / "revealjs" / "dist" / "reveal.js"
+        assert (
+            served.read_bytes() == (slides.REVEALJS / "dist" / "reveal.js").read_bytes()
+        )
 
 
 @pytest.mark.browser

@@ -73,7 +73,7 @@ revealjs_script_conf = {
     "navigationMode": "linear",  # the arrow keys walk every slide, continuations included
 }
 revealjs_script_plugins = [
-    {"name": "RevealNotes", "src": "revealjs/plugin/notes/notes.js"}
+    {"name": "RevealNotes", "src": "revealjs/dist/plugin/notes.js"}
 ]
 
 
