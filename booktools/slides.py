@@ -71,7 +71,7 @@ LANGUAGES = ("en", "ko")
 #: The slide sources (a Sphinx project of its own) and the decks.
 SRC = ROOT / "_build" / "slides_src"
 OUT = ROOT / "_build" / "html" / "slides"
-#: reveal.js, vendored from npm (its ``dist`` files the decks load, and its licence).
+#: reveal.js, vendored from npm (its ``dist`` files the decks load, and its license).
 REVEALJS = ROOT / "chapters" / "_static_assets" / "vendor" / "revealjs-6.0.2"
 #: The line above a block (a code cell, an admonition, ...) that puts it on a slide: an HTML
 #: comment, which neither the book, its catalogues, the Colab notebooks nor the execution
