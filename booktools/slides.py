@@ -12,7 +12,8 @@ What goes on a slide (:func:`slide_cells`):
 
 * the chapter's title (the first slide);
 * every ``{prf:definition}``, and the ``{formulated-source}`` box under it (its code);
-* every block marked by a line ``<!-- slide -->`` just above it (:data:`MARK`): a code cell
+* every block marked by a line ``<!-- slide -->`` above it (:data:`MARK`; a blank line between
+  them, as JupyterLab's save writes it, is allowed): a code cell
   with a key figure, shown with its alt text, a step of the worked example, shown with its
   code and what it printed, or a widget, shown as the snapshot of its initial state (its figure
   panels, as the PDF shows them: :func:`widget_outputs`); any other directive, as it is;
@@ -108,10 +109,12 @@ def _paragraph_above(lines: list[str], start: int) -> str:
     """The prose paragraph that ends just above line ``start`` (blank lines between allowed),
     or "" when a heading, a label, a block or a list is there instead."""
     j = start - 1
-    if j >= 0 and lines[j].strip() == MARK:
-        j -= 1
     while j >= 0 and not lines[j].strip():
         j -= 1
+    if j >= 0 and lines[j].strip() == MARK:
+        j -= 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
     end = j + 1
     while j >= 0 and lines[j].strip():
         j -= 1
@@ -164,8 +167,11 @@ def pieces(text: str) -> list[Piece]:
 
 
 def _marked(lines: list[str], start: int) -> bool:
-    """Whether the line just above line ``start`` is :data:`MARK`."""
-    return start > 0 and lines[start - 1].strip() == MARK
+    """Whether the last line above line ``start`` that is not blank is :data:`MARK`."""
+    j = start - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    return j >= 0 and lines[j].strip() == MARK
 
 
 def _title(text: str) -> str:

@@ -51,6 +51,7 @@ $a = b$
 ```
 
 <!-- slide -->
+
 ```{code-cell} python3
 print(1)
 ```
