@@ -109,8 +109,17 @@ def placeholders(text: str) -> list[str]:
     )
 
 
+#: A progress bar's status (tqdm: ``300/300 [02:53<00:00,  1.73step/s, loss=1.9]``): numbers,
+#: units and names, printed alike in every edition.  Its rate is glued to its unit, so a
+#: template of it would change with every run's speed and never find its translation.
+PROGRESS = re.compile(r"^\s*\d+/\d+\s*\[[^\]]*\]\s*$")
+
+
 def _wordy(text: str) -> bool:
-    """Whether a fragment has words: two letters in a row outside code-like names."""
+    """Whether a fragment has words: two letters in a row outside code-like names (a
+    progress bar's status has none to translate)."""
+    if PROGRESS.match(text):
+        return False
     return re.search(r"[A-Za-z]{2,}", IDENT.sub(" ", CODE.sub(" ", text))) is not None
 
 

@@ -530,3 +530,15 @@ def test_translated_output_lines_up_by_display_width() -> None:
     assert columns_of(done[1:], "(") == [28, 28] and columns_of(done[:1], "G") == [42]
     assert i18n.translate_lines("\n".join(english), {}) == "\n".join(english)
     assert i18n.translate_lines("", table) == ""
+
+
+def test_a_progress_bar_status_is_left_as_printed() -> None:
+    """tqdm's status glues its rate to its unit ("1.73step/s"), so its template would change
+    with every run; it has no words to translate and is neither extracted nor translated."""
+    from booktools.i18n_outputs import html_fragments, output_template, translate_output
+
+    status = "300/300 [02:53<00:00,  1.73step/s, loss=1.91, tok_s=2345, val=2.01]"
+    assert html_fragments(f"<div>{status.replace('<', '&lt;')}</div>") == []
+    table = {output_template(status)[0]: "바뀐 줄"}
+    assert translate_output(status, table) == status
+    assert html_fragments("<div>training done: 300 steps</div>") != []
