@@ -181,34 +181,6 @@ NAMES: dict[str, str] = {
 #: to fix: kind -> its owner.  Remove an entry once its owner is done (strict xfail).
 PENDING: dict[str, str] = {}
 
-#: English that no catalogue can translate, per page: the owner, and the words the scan
-#: reports.  They are left out of their kind's test and checked by a strict xfail of their
-#: own (:func:`test_untranslatable_english`), which fails once they are gone: remove the entry.
-UNTRANSLATABLE: dict[str, tuple[str, frozenset[str]]] = {
-    "chapters/05_notation_shapes.html": (
-        "the table inside {prf:definition} Dimensions (def-05-dimensions) is not extracted "
-        "by Sphinx's gettext builder (python -m booktools.i18n pot): no message, so no "
-        "catalogue can translate it; owner: booktools/i18n.py or the chapter",
-        frozenset(
-            {
-                "letter",
-                "meaning",
-                "sequence length: the number of tokens the model reads at once",
-                "at most the context size",
-                "vocabulary size: the number of distinct tokens",
-                "model width: the length of the vector that represents one token "
-                "between blocks",
-                "number of attention heads in a block",
-                "width of one head’s queries, keys and values; in",
-                "hidden width of the feed-forward network; in",
-                "number of layers",
-                "blocks",
-                "batch size: the number of sequences processed together",
-            }
-        ),
-    )
-}
-
 #: Pages written by Sphinx and its extensions, not from a chapter.
 GENERATED = ("genindex.html", "search.html", "prf-prf.html")
 
@@ -605,29 +577,8 @@ def _param(kind: str):
 def test_no_english_on_korean_pages(kind: str) -> None:
     """No English word of this kind on any Korean page (the first offenders are printed)."""
     found = _book()
-    of_kind = [f for f in found if f.kind == kind and not _untranslatable(f)]
+    of_kind = [f for f in found if f.kind == kind]
     assert not of_kind, report(of_kind, first=12)
-
-
-def _untranslatable(f: Finding) -> bool:
-    entry = UNTRANSLATABLE.get(f.page)
-    return entry is not None and f.words in entry[1]
-
-
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(
-            page, marks=pytest.mark.xfail(reason=UNTRANSLATABLE[page][0], strict=True)
-        )
-        for page in UNTRANSLATABLE
-    ],
-)
-def test_untranslatable_english(page: str) -> None:
-    """The English of :data:`UNTRANSLATABLE` is gone from its page (an expected failure
-    until its owner fixes it; then this passes, strict, and the entry must go)."""
-    left = {f.words for f in _book() if f.page == page} & UNTRANSLATABLE[page][1]
-    assert not left, sorted(left)
 
 
 # -- the Korean words of the frame ---------------------------------------------------------------
