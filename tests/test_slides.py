@@ -341,13 +341,11 @@ def test_every_deck_is_built_in_both_languages(decks: Path) -> None:
     missing = [d for d in DECK_NAMES if not (decks / d).is_file()]
     assert missing == []
     ko = (decks / "ko" / "chapters" / "08_attention.html").read_text(encoding="utf-8")
-    assert (
-        '<html lang="ko"' in ko and "정의 8.1" in ko
-    )  # the book's catalogue: "Definition 8.1"
+    # the book's catalogue ("Definition 8.1") and its outputs catalogue (a printed line)
+    assert '<html lang="ko"' in ko and "정의 8.1" in ko and "입력 X (3 x 4):" in ko
     assert "cdn" not in ko.lower() and "https://" not in ko.split("<body")[0]
-    for (
-        lang
-    ) in slides.LANGUAGES:  # npm's reveal.js (vendored), not sphinx-revealjs's copy
+    # npm's reveal.js (vendored), not sphinx-revealjs's copy
+    for lang in slides.LANGUAGES:
         served = decks / lang / "_static" / "revealjs" / "dist" / "reveal.js"
         assert (
             served.read_bytes() == (slides.REVEALJS / "dist" / "reveal.js").read_bytes()

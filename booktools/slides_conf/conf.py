@@ -104,9 +104,31 @@ class BoxesAreNotSlides(SphinxPostTransform):
                 section.replace_self(box)
 
 
+class TranslatePrinted(SphinxPostTransform):
+    """The Korean decks: what cells printed, through the chapter's outputs catalogue
+    (:func:`booktools.sphinx_i18n.translate_printed`), as in the Korean book; the revealjs
+    writer's ``<pre><code>`` is not the HTML that the book's page-level pass rewrites."""
+
+    default_priority = 2
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        table = sphinx_i18n.output_table(self.app, self.env.docname)
+        if table is None:
+            return
+        for block in list(self.document.findall(nodes.literal_block)):
+            if {"output", "stream"} <= set(block["classes"]):
+                english = block.astext()
+                korean = sphinx_i18n.translate_printed(english, table)
+                if korean != english:
+                    block.rawsource = korean
+                    block[:] = [nodes.Text(korean)]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _korean_numbers, priority=400)
     app.add_transform(sphinx_i18n.KeepMathBlocks)
     app.add_post_transform(BoxesAreNotSlides)
+    app.add_post_transform(TranslatePrinted)
     app.connect("build-finished", sphinx_i18n.translate_outputs)
     return {"parallel_read_safe": True}
