@@ -30,6 +30,7 @@ extensions = [
     "sphinx_revealjs",
     "sphinx-mathjax-offline",
     "booktools.sphinx_source",
+    "booktools.sphinx_table_sources",  # as in the book: a table in a box reaches the catalogue
     "booktools.sphinx_chapter_refs",
 ]
 exclude_patterns = ["locales", "**.ipynb_checkpoints"]
