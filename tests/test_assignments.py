@@ -149,6 +149,7 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     assert student.name in zipfile.ZipFile(zips[0]).namelist()
 
 
+@pytest.mark.slow  # about 10 s a chapter: make test runs it, make check leaves it out
 @pytest.mark.parametrize("stem", CHAPTERS)
 def test_student_notebook_gives_away_no_solution(stem, tmp_path):
     """Every solution's numbers, sentences and code are scanned for in the student notebook
