@@ -278,6 +278,9 @@ _ALLOWED = re.compile(
             r"(?<![A-Za-z])[A-Za-z_]\w*(?:\s*(?:=|@|/)\s*" + _OPERAND + ")+",
             r"(?<![\w])(?:=|@)\s*" + _OPERAND,
             r"\^[\w{}()-]+",  # a superscript: X^ohe
+            # indexing in plain-text code: W_e[ids], W_e.T[ids], x[:, -1]
+            r"(?<![A-Za-z])[A-Za-z_][\w.]*\[[^\[\]\uac00-\ud7a3]*\]",
+            r"<\|[\w-]+\|>",  # a special token: <|endoftext|>
             "(?<![A-Za-z])(?:"
             + "|".join(sorted((re.escape(n) for n in NAMES), key=len, reverse=True))
             + ")(?![A-Za-z])",
@@ -529,13 +532,16 @@ def test_scanner_finds_english_and_allows_the_rest() -> None:
         "<html><body><article><p>단어 ‘dog’와 ‘The big red dog’, [‘lo’, ‘w’], "
         '<a href="09_masks.html#erratum-mask-multiplicative">mask-multiplicative</a>, '
         "Softmax(Mask ⊙ QK^T / sqrt(D)) V, gamma와 beta, X-tilde, Mask^BD, "
-        "context = weights @ value, unbiased=False, (ndarray float64 (3, 4)).</p>"
-        "<p>단어 dog와 "
+        "context = weights @ value, unbiased=False, (ndarray float64 (3, 4)), "
+        "W_e.T[ids], 특수 토큰 &lt;|endoftext|&gt;.</p>"
+        "<p>단어 dog와 [ids] 토큰 &lt;endoftext&gt;, "
         '<a href="09_masks.html#erratum-mask-multiplicative">mask-additive</a>, '
         "Softmax(Mask 성분별 곱 QK^T) V</p></article></body></html>"
     )
     assert [f.words for f in scan_html(allowed)] == [
         "dog",
+        "ids",
+        "endoftext",
         "mask-additive",
         "Softmax",
         "Mask",
