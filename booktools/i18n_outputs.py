@@ -240,6 +240,8 @@ def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
 
                 for fragment in quiz_fragments("".join(data["text/html"])):
                     add(fragment, f"cell {index}: quiz")
+                # the quiz's one line in the PDF (its text/plain)
+                add("".join(data.get("text/plain", "")), f"cell {index}: quiz (PDF)")
     for fragment in widget_fragments(nb.get("metadata", {}).get("widgets", {})):
         add(fragment, "widget")
     return list(seen.items())

@@ -608,7 +608,9 @@ class TranslatePrinted(SphinxPostTransform):
         if output_table(self.app, self.config.root_doc) is None:
             return
         for block in list(self.document.findall(nodes.literal_block)):
-            if not {"output", "stream"} <= set(block["classes"]):
+            classes = set(block["classes"])
+            # what a cell printed, or the text a cell shows in a PDF (a quiz's one line)
+            if "output" not in classes or not classes & {"stream", "text_plain"}:
                 continue
             table = output_table(self.app, docname_of(block, self.config.root_doc))
             english = block.astext()

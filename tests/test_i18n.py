@@ -542,3 +542,18 @@ def test_a_progress_bar_status_is_left_as_printed() -> None:
     table = {output_template(status)[0]: "바뀐 줄"}
     assert translate_output(status, table) == status
     assert html_fragments("<div>training done: 300 steps</div>") != []
+
+
+def test_a_quizs_pdf_line_is_a_message_of_the_outputs_catalogue() -> None:
+    """A quiz shows one line of text/plain in the PDF; the Korean PDF translates it like a
+    printed line (booktools.sphinx_i18n.TranslatePrinted), so it must be extracted."""
+    from booktools.i18n_outputs import notebook_fragments
+    from formulated.quizzes import quiz
+
+    shown = quiz("ch08")
+    output = {
+        "output_type": "execute_result",
+        "data": {"text/html": shown._repr_html_(), "text/plain": repr(shown)},
+    }
+    msgids = [m for m, _ in notebook_fragments({"cells": [{"outputs": [output]}]})]
+    assert any(m.startswith("Check your understanding: {0} questions") for m in msgids)
