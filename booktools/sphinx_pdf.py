@@ -217,6 +217,10 @@ def set_version(app: Sphinx, config: Config) -> None:
         config.nb_mime_priority_overrides = [*overrides, LATEX_SVG_PRIORITY]
     macros = latex_macros(mathjax_macros(getattr(config, "mathjax3_config", None)))
     elements = config.latex_elements
+    # A figure (a widget's snapshot) stays where the text shows it, as on the page: floated
+    # (htbp), chapter 4's snapshot went to the top of a page whose unbreakable code box then
+    # ran 228 pt off its foot in the Korean edition.
+    elements.setdefault("figure_align", "H")
     if config.language == "ko":
         korean_latex(elements)
     elements["preamble"] = (
