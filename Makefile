@@ -1,6 +1,6 @@
 # The Formulated GPT — one entry point for readers, authors and CI.
 #   make book   build the executed HTML book into _build/html, Korean in _build/html/ko, with the PDF
-#               it links (creates .venv the first time; installs TeX Live when missing, as root or with sudo)
+#               and the slide decks it links (creates .venv the first time; installs TeX Live when missing, as root or with sudo)
 #   make test   run the unit tests and execute every chapter
 #   make check  the fast loop for contributors: the tests without browser, PDF or chapter execution
 #   make lab    open the chapters as notebooks in JupyterLab
@@ -50,6 +50,8 @@ book: $(STAMP)
 	else echo "make book: no PDF this time (TeX Live is missing; see the line above): the pages offer no Download PDF until make pdf runs"; fi
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
 	$(BIN)/python -m booktools.i18n build   # the Korean book, _build/html/ko, from the same cache
+	@# The decks each chapter page links ("Slides of this chapter"): under a minute, from the cache.
+	$(BIN)/python -m booktools.slides
 	$(BIN)/python -m booktools.check_build
 	@echo "Open _build/html/index.html"
 
