@@ -248,8 +248,36 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
             "the plot to change",
         )
         assert after != before
+        # The quiz answers in the notebook too (its inline script, issue 37): a wrong number,
+        # then the right one or the right option.
+        assert _answer_quiz(driver, right=False).startswith("Not quite.")
+        assert _answer_quiz(driver, right=True).startswith("Correct.")
     finally:
         driver.quit()
+
+
+#: Answers the first question of the chapter's quiz in the run notebook: the right number
+#: (or option), or a number far from it; returns what the quiz then says.
+ANSWER_QUIZ = """
+const nb = window.jupyterapp.shell.currentWidget;
+const f = nb.node.querySelector('.jp-OutputArea .fq-quiz form.fq-q');
+if (!f) return null;
+f.scrollIntoView();
+if (f.dataset.kind === 'number') {
+  f.querySelector('input').value = RIGHT ? f.dataset.answer : String(+f.dataset.answer + 1e6);
+} else {
+  const msgs = [...f.querySelectorAll('.fq-msgs [data-key^="o"]')];
+  const pick = msgs.find((m) => (m.dataset.state === 'correct') === RIGHT);
+  f.querySelector(`input[value="${pick.dataset.key.slice(1)}"]`).checked = true;
+}
+f.querySelector('button[type=submit]').click();
+return f.querySelector('.fq-out').innerText || null;
+"""
+
+
+def _answer_quiz(driver: Any, right: bool) -> str:
+    script = ANSWER_QUIZ.replace("RIGHT", "true" if right else "false")
+    return _wait(driver, script, 60, "the quiz to answer")
 
 
 def test_macros_from_config_yml_render_and_undefined_ones_do_not(lab_url: str) -> None:
