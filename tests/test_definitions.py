@@ -108,8 +108,8 @@ def test_every_named_box_shows_the_source_of_its_functions():
     for label, names in wanted.items():
         if label in boxes:
             chapter, shown = boxes[label]
-            # a chapter may name a function where a module re-exports it
-            # (formulated.formulas.attention is formulated.heads.attention): the same object
+            # a chapter may name a function where a package face exports it
+            # (formulated.formulas.attention is formulated.formulas.heads.attention)
             same = shown is not None and (
                 {id(resolve(n)) for n in shown} == {id(resolve(n)) for n in names}
             )

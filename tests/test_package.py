@@ -108,7 +108,7 @@ def test_tooling_imports_are_found():
 
 @pytest.mark.slow
 def test_installed_package_has_no_book_tooling(wheel_files):
-    assert any(path.startswith("formulated/formulas.py") for path in wheel_files)
+    assert any(path.startswith("formulated/formulas/heads.py") for path in wheel_files)
     tops = {path.split("/")[0] for path in wheel_files if "/" in path}
     assert tops <= {"formulated"} | {p for p in tops if p.endswith(".dist-info")}, tops
     assert not any(path.startswith("booktools/") for path in wheel_files)

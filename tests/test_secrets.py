@@ -116,7 +116,7 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
         and p.name != "direct_url.json"
         and p.suffix in (".py", ".txt", ".json", ".md")
     ]
-    assert any(p.name == "formulas.py" for p in files), "the package was not installed"
+    assert any(p.name == "heads.py" for p in files), "the package was not installed"
     assert not any("booktools" in p.parts for p in files), (
         "booktools must not be installed"
     )

@@ -228,7 +228,8 @@ def test_the_student_set_up_cell_checks_out_the_package_and_data_only(tmp_path):
     )
     subprocess.run([sys.executable, "-c", clone], check=True, cwd=tmp_path)
     out = tmp_path / "checkout"
-    assert (out / "formulated" / "formulas.py").is_file() and (out / "data").is_dir()
+    assert (out / "formulated" / "formulas" / "heads.py").is_file()
+    assert (out / "data").is_dir()
     assert (out / "pyproject.toml").is_file()
     assert not (out / "booktools").exists() and not (out / "chapters").exists()
     files = [p for p in out.rglob("*") if p.is_file() and ".git" not in p.parts]

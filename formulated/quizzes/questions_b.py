@@ -322,7 +322,7 @@ def ch16() -> list:
 
 
 def ch17() -> list:
-    from formulated.losses import cross_entropy_from_logits
+    from formulated.formulas.losses import cross_entropy_from_logits
 
     nll = -math.log(0.5 * 0.25)
     z = np.array([[2.0, 0.0, 0.0]])  # (1, V)

@@ -1,8 +1,8 @@
 """Embeddings and positions (chapter 7): the small matrices diag and Stack, the one-hot
 vectors and the embedding lookup, the sinusoidal positional encoding.
 
-Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
-conventions: notation, 1-based math and 0-based code, dtypes)."""
+A module of the package :mod:`formulated.formulas` (whose face exports every name and
+states the conventions: notation, 1-based math and 0-based code, dtypes)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, as_token_ids, check_positive_int, checked
+from .._checks import as_float_array, as_token_ids, check_positive_int, checked
 
 __all__ = ["diag", "stack", "one_hot", "embed", "positional_encoding_sinusoidal"]
 

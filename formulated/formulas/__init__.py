@@ -23,15 +23,15 @@ why it fails (a negative score times ``-inf`` is ``+inf``, and ``0 * -inf`` is N
 named in its ``@checked(...)`` line (defined just above it), which raises an error naming
 the argument, what was expected and what came.
 
-**Modules.** The formulas live in modules by idea, and this module re-exports them all
-(``formulated.formulas.attention`` is :func:`formulated.heads.attention`):
-:mod:`formulated.embedding` (diag, Stack, OneHot, embedding, positions; chapter 7),
-:mod:`formulated.masking` (softmax and masks; chapters 2, 9), :mod:`formulated.heads`
-(attention, Concat, heads, multi-head self-attention; chapters 8-10),
-:mod:`formulated.feedforward` (activations, GELU, FFNs; chapters 3, 11),
-:mod:`formulated.normalization` (LayerNorm; chapter 12) and :mod:`formulated.losses` (cross
-entropy; chapters 17, 18).  The argument checks shared between them are in
-``formulated._checks``.
+**Modules.** The formulas live in this package's modules by idea, and this face exports
+them all (``formulated.formulas.attention`` is defined in :mod:`formulated.formulas.heads`):
+:mod:`~formulated.formulas.embedding` (diag, Stack, OneHot, embedding, positions; chapter 7),
+:mod:`~formulated.formulas.masking` (softmax and masks; chapters 2, 9),
+:mod:`~formulated.formulas.heads` (attention, Concat, heads, multi-head self-attention;
+chapters 8-10), :mod:`~formulated.formulas.feedforward` (activations, GELU, FFNs; chapters
+3, 11), :mod:`~formulated.formulas.normalization` (LayerNorm; chapter 12) and
+:mod:`~formulated.formulas.losses` (cross entropy; chapters 17, 18).  The argument checks
+shared between them are in ``formulated._checks``.
 
 **Definitions.** A function that implements a boxed definition of the book names it in
 its docstring (``Definition: def-11-ffn``) together with the tests that check it against
@@ -41,7 +41,6 @@ function's source under that box (:mod:`booktools.sphinx_source`).
 
 from __future__ import annotations
 
-from ._checks import MASK_KINDS  # noqa: F401  (re-exported, as GELU_APPROXIMATIONS)
 from .embedding import diag, embed, one_hot, positional_encoding_sinusoidal, stack
 from .feedforward import GELU_APPROXIMATIONS, ffn_gelu, ffn_relu, gelu, relu, sigmoid
 from .heads import (

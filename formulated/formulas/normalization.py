@@ -1,8 +1,8 @@
 """Layer normalization (chapter 12): the box's definition (as ``torch.nn.LayerNorm``) and the
 "Notations" code variant with ``eps`` added to the standard deviation.
 
-Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
-conventions)."""
+A module of the package :mod:`formulated.formulas` (whose face exports every name and
+states the conventions)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, check_eps, check_nonempty, check_shape, checked
+from .._checks import as_float_array, check_eps, check_nonempty, check_shape, checked
 
 __all__ = ["layer_norm", "layer_norm_std_eps"]
 

@@ -1,8 +1,8 @@
 """Softmax and attention masks (chapters 2 and 9): the stable softmax, the bidirectional and
 autoregressive masks, the masked softmax (additive, or the sources' multiplicative form).
 
-Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
-conventions, masks included)."""
+A module of the package :mod:`formulated.formulas` (whose face exports every name and
+states the conventions, masks included)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     as_float_array,
     as_mask,
     check_int,

@@ -1,8 +1,8 @@
 """Attention and its heads (chapters 8-10): scaled dot-product attention, Concat, the split
 and merge of heads, multi-head self-attention one head at a time and batched.
 
-Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
-conventions)."""
+A module of the package :mod:`formulated.formulas` (whose face exports every name and
+states the conventions)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (
+from .._checks import (
     as_float_array,
     as_mask,
     check_mask_kind,

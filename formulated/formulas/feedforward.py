@@ -1,8 +1,8 @@
 """Activations and feed-forward networks (chapters 3 and 11): ReLU, sigmoid, GELU (exact and
 its tanh and sigmoid approximations), the ReLU and GELU feed-forward networks.
 
-Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
-conventions)."""
+A module of the package :mod:`formulated.formulas` (whose face exports every name and
+states the conventions)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, check_ffn, checked
+from .._checks import as_float_array, check_ffn, checked
 
 __all__ = ["relu", "sigmoid", "gelu", "ffn_relu", "ffn_gelu"]
 

@@ -1,8 +1,8 @@
 """The losses (chapters 17 and 18): cross entropy of a predicted distribution, and of token
 ids under the softmax of logits (log-sum-exp).
 
-Part of :mod:`formulated.formulas` (which re-exports every name; its docstring states the
-conventions)."""
+A module of the package :mod:`formulated.formulas` (whose face exports every name and
+states the conventions)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import as_float_array, as_token_ids, check_nonempty, check_shape, checked
+from .._checks import as_float_array, as_token_ids, check_nonempty, check_shape, checked
 
 __all__ = ["cross_entropy", "cross_entropy_from_logits"]
 
