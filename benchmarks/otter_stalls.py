@@ -1,5 +1,5 @@
 """How often does ``otter``'s grading of a student notebook stall, bare and through
-``booktools.otter_cli`` (kernel replies awaited in slices)?
+``booktools.course.otter_cli`` (kernel replies awaited in slices)?
 
 Each run grades a chapter's blank student notebook in a fresh process, as ``otter run`` and the
 export's ``run_tests`` do (``otter.execute.grade_notebook``: a new kernel, no cell time limit),
@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from booktools import assign  # noqa: E402
+from booktools.course import assign  # noqa: E402
 
 ONE_RUN = """
 import sys
 if sys.argv[1] == "sliced":
-    from booktools.kernel_client import patch_shell_wait
+    from booktools.sphinx.kernel_client import patch_shell_wait
     patch_shell_wait()
 from otter.execute import grade_notebook
 grade_notebook(sys.argv[2], test_dir="./tests", tests_glob=[], cwd=sys.argv[3])

@@ -1,9 +1,9 @@
 """The MyST Markdown of the chapters, parsed in one place.
 
-Every tool that reads a chapter's Markdown (the assignments, :mod:`booktools.assign`; the
-student edition, :mod:`booktools.student`; the plain Markdown of the notebooks,
-:mod:`booktools.plain_markdown`; the source boxes, :mod:`booktools.sphinx_source`; Lab's save,
-:mod:`booktools.lab`; the translation checks, :mod:`booktools.i18n`) uses the pieces below, so
+Every tool that reads a chapter's Markdown (the assignments, :mod:`booktools.course.assign`; the
+student edition, :mod:`booktools.course.student`; the plain Markdown of the notebooks,
+:mod:`booktools.build.plain_markdown`; the source boxes, :mod:`booktools.sphinx.source`; Lab's save,
+:mod:`booktools.lab.lab`; the translation checks, :mod:`booktools.i18n`) uses the pieces below, so
 that they agree on what a directive, an option or a role is:
 
 * :data:`OPEN`: a directive's opening fence, ```` ```{name} argument ````, ``:::{name}`` or

@@ -6,7 +6,7 @@ folder (``data/README.md`` gives their provenance).  :data:`DATA_DIR` is the fir
 
 1. the folder named by the environment variable ``FORMULATED_DATA`` (:data:`DATA_ENV`), for a
    copy of the data kept elsewhere;
-2. ``formulated/_data/`` inside the installed package: the wheel that ``booktools/wheel.py``
+2. ``formulated/_data/`` inside the installed package: the wheel that ``booktools/course/wheel.py``
    builds for the autograder zips copies the data the chapters read in there at build time
    (:data:`PACKAGED_DATA`), so that an environment built from a zip alone has them;
 3. the repository's ``data/`` next to the package: an editable install (``pip install -e .``,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.toc import toc_files  # noqa: F401  (re-exported: one reader of _toc.yml)
+from booktools.build.toc import toc_files  # noqa: F401  (re-exported: one reader of _toc.yml)
 
 #: The repository's root: the one definition the tests share (tests/test_layout.py).
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def execute_chapter(path: Path, timeout: int = 900):
 def source_directives() -> list[tuple[str, str]]:
     """(chapter file name, dotted name) for every object a ``{formulated-source}`` box of a
     chapter shows, in chapter order (the directive block as the book's extension parses it)."""
-    from booktools.sphinx_source import BLOCK
+    from booktools.sphinx.source import BLOCK
 
     return [
         (path.name, name)

@@ -7,8 +7,8 @@ import pytest
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 # Kernel replies are awaited in 1 s slices: a missed wake-up no longer stalls a cell for its
-# whole timeout; kernels stop without the 1.3 s teardown (booktools/kernel_client.py).
-from booktools import kernel_client  # noqa: E402
+# whole timeout; kernels stop without the 1.3 s teardown (booktools/sphinx/kernel_client.py).
+from booktools.sphinx import kernel_client  # noqa: E402
 
 kernel_client.install()
 

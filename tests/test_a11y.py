@@ -34,7 +34,7 @@ BOOK_MODES = {"en": MODES, "ko": ("light",)}
 #: The targets of issue 22 for a page as opened (the widget runtime loads later, on demand).
 #: Stop 38 (issues 33-36) took the median to 2.51 MB (English) and 2.52 MB (Korean); issue 37
 #: brought it back under 2.5 MB by no longer loading sphinx-design's CSS and script (62 KB,
-#: no chapter uses it; booktools/sphinx_quiz.py): 2.45 MB (English, with the quizzes).
+#: no chapter uses it; booktools/sphinx/quiz.py): 2.45 MB (English, with the quizzes).
 MAX_PAGE_BYTES = 4_000_000
 MEDIAN_PAGE_BYTES = 2_500_000
 #: Impacts that fail the test (axe's scale: minor, moderate, serious, critical).

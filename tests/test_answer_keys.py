@@ -1,10 +1,10 @@
-"""The instructors' answer keys (booktools/answer_keys.py): a chapter's HTML page, its MyST
+"""The instructors' answer keys (booktools/course/answer_keys.py): a chapter's HTML page, its MyST
 Markdown for the LaTeX route, and its PDF, built as the book's (XeLaTeX through Jupyter Book 1,
-booktools/pdf.py).
+booktools/build/pdf.py).
 
 The PDF test builds one chapter's key (chapter 8: formulas with the book's macros, code,
 printed outputs, hidden tests with lines too long for the page) in a temporary folder with
-``python -m booktools.answer_keys --pdf`` (about 10 s) and reads it back with poppler's tools.
+``python -m booktools.course.answer_keys --pdf`` (about 10 s) and reads it back with poppler's tools.
 It is skipped when XeLaTeX is missing (``make tex`` installs TeX Live; CI runs it first).
 """
 
@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT, toc_files, tool
 
-from booktools import answer_keys, assign
-from booktools.exercises import SPECS
-from booktools.pdf import log_problems
+from booktools.course import answer_keys, assign
+from booktools.course.specs import SPECS
+from booktools.build.pdf import log_problems
 
 CHAPTERS = [ROOT / f"{c}.md" for c in toc_files() if re.match(r"chapters/\d\d_", c)]
 
@@ -140,7 +140,7 @@ def test_answer_key_pdf_by_the_latex_route(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "booktools.answer_keys",
+            "booktools.course.answer_keys",
             str(chapter),
             "--out",
             str(tmp_path),

@@ -14,7 +14,7 @@ import shutil
 import pytest
 from _chapters import ROOT
 
-from booktools import assign, grading, leak_scan
+from booktools.course import assign, grading, leak_scan
 
 WRONG = {
     "08_attention": {

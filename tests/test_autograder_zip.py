@@ -3,7 +3,7 @@
 Gradescope knows nothing of this repository: it installs what the zip's ``environment.yml``
 lists (otter, PyTorch, the book's wheel from the zip's ``files/``) and runs ``otter run`` on each
 submission.  So every chapter must run from that environment alone — the data its cells read
-included (the wheel carries them in ``formulated/_data/``, booktools/wheel.py) — and the
+included (the wheel carries them in ``formulated/_data/``, booktools/course/wheel.py) — and the
 zip's Python must be the one the tests run with.
 
 How the fresh environment is built (:func:`_zip_environment`): a new virtual environment
@@ -34,9 +34,9 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT
 
-from booktools import assign, grading
-from booktools.exercises import SPECS
-from booktools.wheel import AUTOGRADER_PYTHON, GRADESCOPE_SOURCE, package_wheel
+from booktools.course import assign, grading
+from booktools.course.specs import SPECS
+from booktools.course.wheel import AUTOGRADER_PYTHON, GRADESCOPE_SOURCE, package_wheel
 
 #: Every chapter with an autograded exercise (the others' zips have no tests to run).
 GRADED = [
@@ -137,7 +137,7 @@ def _grade(
     venv: Path, env: dict[str, str], zip_path: Path, submission: Path, out: Path
 ) -> dict[str, float]:
     """``otter run`` of the environment on one submission: points per graded question.  A run
-    that hangs (a kernel reply missed; booktools/otter_cli.py is not in the zip's environment)
+    that hangs (a kernel reply missed; booktools/course/otter_cli.py is not in the zip's environment)
     or whose kernel did not start within nbclient's 60 s (a loaded machine: make test runs
     this beside the browser tests) is tried once more."""
     out.mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Bad input to formulated.basics, formulated.shapes and formulated.tokenizers.
+"""Bad input to formulated.basics, formulated.notation.shapes and formulated.tokenizers.
 
 Each test asserts the exception type and that the message names the argument.  The tests marked
 "silent" covered inputs that the old code accepted and answered wrongly (a truncated position, a
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from formulated import basics as B
-from formulated import shapes as S
+from formulated.notation import shapes as S
 from formulated import tokenizers as T
 
 # ---------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from formulated import basics as B
 from formulated import data as DA
 from formulated import formulas as F
 from formulated import sampling as SA
-from formulated import shapes as S
+from formulated.notation import shapes as S
 from formulated import tokenizers as T
 from formulated import training as TR
 from formulated.models import hf as HF
@@ -507,7 +507,7 @@ TABLE: list[Row] = [
         lambda c: dict(text="a b a"),
         [Bad("type", "text", b"a b a")],
     ),
-    # -- formulated.shapes ---------------------------------------------------------------------
+    # -- formulated.notation.shapes ------------------------------------------------------------
     Row(
         "shapes.trace_gpt_block",
         S.trace_gpt_block,

@@ -1,8 +1,8 @@
 """Every source box reads as its definition: what it shows is mostly computation.
 
 A chapter's ``{formulated-source}`` box shows an object under its definition
-(booktools/sphinx_source.py): its signature, its docstring's summary and its code
-(:func:`booktools.sphinx_source.shown_source`; the full docstring is the API appendix's).  These
+(booktools/sphinx/source.py): its signature, its docstring's summary and its code
+(:func:`booktools.sphinx.source.shown_source`; the full docstring is the API appendix's).  These
 tests measure what the box *shows*, docstring lines included (blank lines not):
 
 - every box: at most :data:`MAX_DOC` docstring lines (the summary) and no "Checked by" line
@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import pytest
 from _chapters import ROOT, source_directives
 
-from booktools.sphinx_source import (
+from booktools.sphinx.source import (
     BLOCK,
     FOLD_OVER,
     folded,

@@ -5,7 +5,7 @@ clipped display math, no table or page overflow, no console errors or failed req
 widget labeled, a note on every static widget, inline code wrapped at its separators only, at
 1280 px no printed output to scroll sideways; the words the page's script writes (the static
 note, the wide-table hint) in the page's language.
-And once: ``make live``'s servers (:class:`booktools.live.LiveBook`), live code on
+And once: ``make live``'s servers (:class:`booktools.lab.live.LiveBook`), live code on
 chapter 11, the GELU slider moved, the plot redrawn.
 
 Needs the built book (``make book`` first; CI runs it before ``make test``) and
@@ -228,7 +228,7 @@ def test_script_words_are_the_page_script_s(site: str) -> None:
 
 
 #: Where inline code may break inside a word: after a separator that has a <wbr>
-#: (booktools.sphinx_html.break_long_code) or where the line-breaking rules allow one; after
+#: (booktools.sphinx.html.break_long_code) or where the line-breaking rules allow one; after
 #: a keyword argument's "=" (``figsize=|(width, height)``: Chromium breaks there when the call
 #: starts a line of a narrow column, as in appendix E's Korean table at 390 px).
 BREAKS_AFTER = tuple("._/:-)=")
@@ -271,7 +271,7 @@ def test_live_code_moves_the_gelu_plot() -> None:
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from booktools.live import LiveBook
+    from booktools.lab.live import LiveBook
 
     book = require_book()
     driver = new_driver(1280)
@@ -416,7 +416,7 @@ def test_live_code_without_a_server_or_repository_says_how_to_go_live(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from booktools.launch import book_home, is_placeholder
+    from booktools.sphinx.launch import book_home, is_placeholder
 
     if not is_placeholder(book_home().repository_url):
         pytest.skip(

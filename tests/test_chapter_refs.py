@@ -1,6 +1,6 @@
 """Chapter references (issue 33): ``{doc}`15_bert_roberta``` reads "Chapter 15 (BERT and
 RoBERTa)" in the English book and "15장(BERT와 RoBERTa)" in the Korean one
-(booktools/sphinx_chapter_refs.py), so the sentences around them say "in {doc}`x`", never
+(booktools/sphinx/chapter_refs.py), so the sentences around them say "in {doc}`x`", never
 "chapter {doc}`x`" or "{doc}`x`장", and no gloss stands right before such a reference's brackets.
 """
 
@@ -16,7 +16,7 @@ from _chapters import ROOT
 from babel.messages.pofile import read_po
 
 from booktools.i18n import CATALOGUES
-from booktools.sphinx_chapter_refs import chapter_ref_text, number_from_stem
+from booktools.sphinx.chapter_refs import chapter_ref_text, number_from_stem
 
 HTML = ROOT / "_build" / "html"
 
@@ -76,7 +76,7 @@ def _project(src: Path, titles: dict[str, str], body: str) -> None:
     """A book like ours: a root page, two numbered parts, an unnumbered part (appendices)."""
     src.mkdir()
     (src / "conf.py").write_text(
-        "extensions = ['sphinx_multitoc_numbering', 'booktools.sphinx_chapter_refs']\n"
+        "extensions = ['sphinx_multitoc_numbering', 'booktools.sphinx.chapter_refs']\n"
         "latex_documents = [('index', 'book.tex', 'Book', 'A', 'manual')]\n",
         encoding="utf-8",
     )
@@ -308,7 +308,7 @@ def test_built_book_names_chapters_by_number_and_title(
 def test_a_reference_inside_brackets_does_not_nest_them():
     from docutils import nodes as dn
 
-    from booktools.sphinx_chapter_refs import _in_brackets, chapter_ref_text
+    from booktools.sphinx.chapter_refs import _in_brackets, chapter_ref_text
 
     assert chapter_ref_text(9, "Masks", bracketed=True) == "Chapter 9, Masks"
     assert chapter_ref_text(9, "마스크", "ko", bracketed=True) == "9장 마스크"

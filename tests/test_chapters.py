@@ -48,7 +48,7 @@ def test_chapter_has_definitions_and_solved_exercises(chapter):
     """The chapter rhythm: at least one definition box, and >= 3 exercises, each with a solution."""
     import re
 
-    from booktools.assign import exercises
+    from booktools.course.assign import exercises
 
     text = (ROOT / f"{chapter}.md").read_text(encoding="utf-8")
     assert "{prf:definition}" in text, f"{chapter} has no definition box"

@@ -17,7 +17,7 @@ import pytest
 from _browser import pages, require_book
 from _chapters import ROOT, source_directives
 
-from booktools.sphinx_source import source_text
+from booktools.sphinx.source import source_text
 
 WIDTH = 88
 PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)

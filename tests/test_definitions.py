@@ -3,7 +3,7 @@
 A function that implements a boxed definition names the box's label (``Definition:``) and the
 tests that check it against a reference (``Checked by:``) in its docstring; the chapter shows
 its source right under the box with the ``formulated-source`` directive
-(booktools/sphinx_source.py).  These tests keep the three in step.
+(booktools/sphinx/source.py).  These tests keep the three in step.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT, source_directives
 
-from booktools.sphinx_source import (
+from booktools.sphinx.source import (
     DIRECTIVE,
     TEST_ID,
     docstring_facts,
@@ -228,7 +228,7 @@ NOT_CHECKED = {
         "an nn.Module method that torch.compile traces; it checks its arguments first with "
         "self._checked_ids, which needs the model's config"
     ),
-    "formulated.shapes._trace_attention": (
+    "formulated.notation.shapes._trace_attention": (
         "a step of trace_gpt_block, boxed to show Steps 7.1-7.4 written out; it is called only "
         "from there, with the ids and params trace_gpt_block's checker has checked"
     ),

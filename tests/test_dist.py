@@ -1,7 +1,7 @@
 """The offline copy (issue 26): ``make dist``'s zip, unpacked in an empty folder and read from
 ``file://`` in Debian's headless Chromium.
 
-The zip is packed here from the built book (:func:`booktools.dist.pack`; ``make book`` after
+The zip is packed here from the built book (:func:`booktools.build.dist.pack`; ``make book`` after
 ``make pdf``, as CI does), so the test reads what ``make dist`` ships. For every page of the table
 of contents: no console error, every local link and image found, the math typeset, every image
 loaded, every widget snapshot drawn; on every page "Download PDF" and the version in the footer.
@@ -20,8 +20,8 @@ import pytest
 from _browser import new_driver, pages, require_book
 
 import formulated
-from booktools.dist import archive_name, pack
-from booktools.sphinx_pdf import PDF_NAME
+from booktools.build.dist import archive_name, pack
+from booktools.sphinx.pdf import PDF_NAME
 
 pytestmark = pytest.mark.slow
 

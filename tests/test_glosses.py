@@ -1,6 +1,6 @@
 """The Korean gloss policy (issue 35): the English term in parentheses only at a real technical
 term's first use in a chapter, uninflected, never in a heading or box title, never next to or
-inside another parenthesis (booktools/glosses.py; CONTRIBUTING.md, *Korean glosses*)."""
+inside another parenthesis (booktools/i18n/glosses.py; CONTRIBUTING.md, *Korean glosses*)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from booktools import glosses, i18n
+from booktools.i18n import glosses
+from booktools import i18n
 
 CATALOGUES = sorted(glosses.CHAPTER_CATALOGUES.glob("*.po"))
 
@@ -17,7 +18,7 @@ CATALOGUES = sorted(glosses.CHAPTER_CATALOGUES.glob("*.po"))
 def test_catalogue_keeps_the_gloss_policy(po: Path) -> None:
     problems = glosses.gloss_problems(*glosses.catalogue_entries(po))
     assert problems == [], (
-        f"{len(problems)} glosses break the policy (`python -m booktools.glosses fix`):\n"
+        f"{len(problems)} glosses break the policy (`python -m booktools.i18n.glosses fix`):\n"
         + "\n".join(problems[:40])
     )
 

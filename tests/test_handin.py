@@ -1,4 +1,4 @@
-"""Handing in, as a student's kernel does it (booktools/assign.py: the init and export cells of
+"""Handing in, as a student's kernel does it (booktools/course/assign.py: the init and export cells of
 the student notebook).
 
 A student often has two copies of a chapter side by side: the worked ``08_attention (1).ipynb``
@@ -22,7 +22,7 @@ import pytest
 from _chapters import ROOT
 from nbclient import NotebookClient
 
-from booktools import assign
+from booktools.course import assign
 
 STEM = "08_attention"
 WORKED = f"{STEM} (1).ipynb"  # the browser's name for a second download
@@ -31,7 +31,7 @@ ANSWER = "handed_in_by = 'the worked copy'  # the student's answer cell"
 
 @pytest.fixture(scope="module")
 def student(tmp_path_factory) -> nbformat.NotebookNode:
-    """The student notebook of chapter 8 as otter assign and booktools.assign write it."""
+    """The student notebook of chapter 8 as otter assign and booktools.course.assign write it."""
     out = tmp_path_factory.mktemp("assignment")
     return nbformat.read(
         assign.write_assignment(ROOT / "chapters" / f"{STEM}.md", out), as_version=4

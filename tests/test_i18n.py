@@ -2,7 +2,7 @@
 build warning-free, the language switch on every page of both books.
 
 The catalogues are ``locales/ko/LC_MESSAGES/<page>.po`` (``make po`` updates them from the
-English; booktools/i18n.py).  ``test_every_message_translated`` fails until the translators
+English; booktools/i18n/__init__.py).  ``test_every_message_translated`` fails until the translators
 have finished: it lists what is left per catalogue.
 """
 
@@ -18,7 +18,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from booktools import i18n
-from booktools.sphinx_i18n import switch_href
+from booktools.sphinx.i18n import switch_href
 
 CATALOGUES = sorted(i18n.CATALOGUES.rglob("*.po"))
 HTML = ROOT / "_build" / "html"
@@ -422,7 +422,7 @@ def test_korean_page_prints_korean_lines_with_the_same_numbers() -> None:
 def test_korean_search_strips_particles() -> None:
     """트랜스포머의 is found by 트랜스포머 (Sphinx has no Korean search language); the page's
     JavaScript stemmer strips the same particles."""
-    from booktools.sphinx_i18n import PARTICLES, SearchKorean
+    from booktools.sphinx.i18n import PARTICLES, SearchKorean
 
     search = SearchKorean({})
     assert search.stem("트랜스포머의") == "트랜스포머"
@@ -455,7 +455,7 @@ def test_a_directive_title_is_checked_without_its_fence() -> None:
 
 def columns_of(lines: list[str], char: str) -> list[int]:
     """The display column of the first ``char`` of each line (a Hangul syllable: two)."""
-    from booktools.columns import display_width
+    from booktools.i18n.columns import display_width
 
     return [display_width(line[: line.index(char)]) for line in lines]
 
@@ -467,7 +467,7 @@ def test_translated_output_lines_up_by_display_width() -> None:
     the English too (the line that was not translated moves with its column), keeps a table
     with one-blank rows and a right-aligned label as they are meant, and the values as
     printed; a line with no translation and English without one are untouched."""
-    from booktools.columns import display_width
+    from booktools.i18n.columns import display_width
 
     assert display_width("가중치 ŷ") == 8  # Wide: 2; the hat of y + U+0302: 0
     # chapter 18, its catalogue as it is: "훈련 전 모형, 검증 분할   = {0}" pads in characters
@@ -535,7 +535,7 @@ def test_translated_output_lines_up_by_display_width() -> None:
 def test_a_progress_bar_status_is_left_as_printed() -> None:
     """tqdm's status glues its rate to its unit ("1.73step/s"), so its template would change
     with every run; it has no words to translate and is neither extracted nor translated."""
-    from booktools.i18n_outputs import html_fragments, output_template, translate_output
+    from booktools.i18n.outputs import html_fragments, output_template, translate_output
 
     status = "300/300 [02:53<00:00,  1.73step/s, loss=1.91, tok_s=2345, val=2.01]"
     assert html_fragments(f"<div>{status.replace('<', '&lt;')}</div>") == []
@@ -546,8 +546,8 @@ def test_a_progress_bar_status_is_left_as_printed() -> None:
 
 def test_a_quizs_pdf_line_is_a_message_of_the_outputs_catalogue() -> None:
     """A quiz shows one line of text/plain in the PDF; the Korean PDF translates it like a
-    printed line (booktools.sphinx_i18n.TranslatePrinted), so it must be extracted."""
-    from booktools.i18n_outputs import notebook_fragments
+    printed line (booktools.sphinx.i18n.TranslatePrinted), so it must be extracted."""
+    from booktools.i18n.outputs import notebook_fragments
     from formulated.quizzes import quiz
 
     shown = quiz("ch08")

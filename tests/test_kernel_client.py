@@ -1,4 +1,4 @@
-"""booktools.kernel_client: a reply whose wake-up was missed is still received in time."""
+"""booktools.sphinx.kernel_client: a reply whose wake-up was missed is still received in time."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from queue import Empty
 
 import pytest
 
-from booktools import kernel_client
+from booktools.sphinx import kernel_client
 
 
 class MissedWakeUpSocket:
@@ -115,13 +115,13 @@ def test_an_executed_notebook_keeps_every_output_when_its_kernel_is_killed():
     assert "".join(o["text"] for o in nb.cells[1].outputs) == "0\n1\n2\nlast\n"
 
 
-# A kernel started the book's way (nbclient, as Myst-NB and booktools.prebuild start them, with
+# A kernel started the book's way (nbclient, as Myst-NB and booktools.build.prebuild start them, with
 # this module installed), in a process of its own so that the kernel's stderr can be read; the
 # cell reports whether the kernel holds a CurveZMQ key (its sockets are then encrypted).
 KERNEL_RUN = """
 import nbformat
 from nbclient import NotebookClient
-from booktools import kernel_client
+from booktools.sphinx import kernel_client
 kernel_client.install()
 nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
     "from ipykernel.kernelapp import IPKernelApp\\n"

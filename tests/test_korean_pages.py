@@ -177,7 +177,7 @@ NAMES: dict[str, str] = {
     "Apple": "company (Apple's MPS)",
 }
 
-#: What a kind's English comes from, where it is not the frame's (booktools/sphinx_i18n.py)
+#: What a kind's English comes from, where it is not the frame's (booktools/sphinx/i18n.py)
 #: to fix: kind -> its owner.  Remove an entry once its owner is done (strict xfail).
 PENDING: dict[str, str] = {}
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from _chapters import ROOT
 
-from booktools import lab
+from booktools.lab import lab
 
 CHAPTER = "chapters/11_ffn_gelu.md"
 
@@ -85,7 +85,7 @@ def test_install_writes_overrides_and_server_config(tmp_path):
     )
     overrides, server, kernel = lab.install(tmp_path)
     assert json.loads(kernel.read_text())["InteractiveShellApp"]["extensions"] == [
-        "booktools.lab_kernel"
+        "booktools.lab.kernel"
     ]
     data = json.loads(overrides.read_text())
     viewers = data["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
@@ -367,14 +367,14 @@ def _run_in_kernel(kc, code: str, metadata: dict) -> list[dict]:
 
 def test_a_folded_solution_prints_into_a_closed_box_and_other_cells_as_usual():
     """JupyterLab shows a cell's output again when it runs; the kernel extension
-    (booktools.lab_kernel) puts a folded solution's output in a closed <details> box."""
+    (booktools.lab.kernel) puts a folded solution's output in a closed <details> box."""
     from jupyter_client.manager import start_new_kernel
 
-    from booktools import lab_kernel
+    from booktools.lab import kernel as lab_kernel
 
     km, kc = start_new_kernel(kernel_name="python3")
     try:
-        _run_in_kernel(kc, "%load_ext booktools.lab_kernel", {})
+        _run_in_kernel(kc, "%load_ext booktools.lab.kernel", {})
         code = (
             "from IPython.display import HTML, display\nprint('bert_count', 6 * 7)\n"
             "display(HTML('<b>a table</b>'))"
@@ -396,7 +396,7 @@ def test_a_folded_solution_prints_into_a_closed_box_and_other_cells_as_usual():
 
 
 def test_folded_html_escapes_text_and_is_empty_without_output():
-    from booktools import lab_kernel
+    from booktools.lab import kernel as lab_kernel
 
     assert lab_kernel.folded_html("", "", []) == ""
     box = lab_kernel.folded_html("a < b\n", "", [{"text/plain": "x & y"}])

@@ -2,7 +2,7 @@
 MyST renders (definition box, exercise, math with the book's macros), every cell runs, and the
 GELU slider redraws its plot.
 
-JupyterLab runs on 127.0.0.1 from ``python -m booktools.lab`` (what ``make lab`` runs), on
+JupyterLab runs on 127.0.0.1 from ``python -m booktools.lab.lab`` (what ``make lab`` runs), on
 a scratch copy of the chapter, so that nothing the browser does can save into the repository.
 """
 
@@ -71,7 +71,7 @@ def lab_url(tmp_path_factory) -> Iterator[str]:
             [
                 sys.executable,
                 "-m",
-                "booktools.lab",
+                "booktools.lab.lab",
                 "--no-browser",
                 "--ServerApp.ip=127.0.0.1",
                 f"--ServerApp.port={port}",
@@ -185,14 +185,14 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
         ]
         assert any("Definition" in p for p in state["proofs"]), state["proofs"]
         assert any("Exercise" in p for p in state["proofs"]), state["proofs"]
-        # A definition's code is a dropdown (booktools.lab.show_sources), not an error box.
+        # A definition's code is a dropdown (booktools.lab.lab.show_sources), not an error box.
         assert (
             "formulated.formulas.ffn_relu" in text and "Unknown Directive" not in text
         )
         # Every formula rendered: no TeX left as text.
         assert state["rawTex"] == [], state["rawTex"]
 
-        # The code cells of gated solutions are folded (booktools.lab.fold_solutions).
+        # The code cells of gated solutions are folded (booktools.lab.lab.fold_solutions).
         folds = driver.execute_script("""
             const cells = [...window.jupyterapp.shell.currentWidget.content.widgets].filter(
                 (c) => c.model.getMetadata('formulated-folded'));
@@ -281,7 +281,7 @@ def _answer_quiz(driver: Any, right: bool) -> str:
 
 
 def test_macros_from_config_yml_render_and_undefined_ones_do_not(lab_url: str) -> None:
-    """A macro defined only in _config.yml renders (booktools.lab's macro cell); the
+    """A macro defined only in _config.yml renders (booktools.lab.lab's macro cell); the
     control, a macro defined nowhere, is left as TeX text."""
     driver = new_driver(1280, 1000)
     try:

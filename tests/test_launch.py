@@ -8,8 +8,8 @@ import types
 import pytest
 from _chapters import ROOT
 
-from booktools import launch
-from booktools.launch import BookHome
+from booktools.sphinx import launch
+from booktools.sphinx.launch import BookHome
 
 REAL = "https://github.com/some-course/formulated-gpt"
 
@@ -179,7 +179,7 @@ def test_the_page_script_and_the_config_are_wired():
     js = (ROOT / "chapters/_static_assets" / launch.LAUNCH_JS).read_text()
     assert "window.formulatedNotConfigured = function" in js
     config = (ROOT / "_config.yml").read_text()
-    assert "- booktools.launch" in config and '"chapters/notebooks"' in config
+    assert "- booktools.sphinx.launch" in config and '"chapters/notebooks"' in config
 
 
 def test_built_chapter_buttons_follow_the_setting():

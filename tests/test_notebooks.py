@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from _chapters import ROOT
 
-from booktools import notebooks
-from booktools.launch import BookHome, book_home
+from booktools.build import notebooks
+from booktools.sphinx.launch import BookHome, book_home
 
 CONFIGURED = BookHome("https://github.com/some-course/formulated-gpt", "main", "")
 PLACEHOLDER = BookHome("https://github.com/formulated-gpt/formulated-gpt", "main", "")
@@ -30,7 +30,7 @@ def _setup_cell(nb) -> str:
 
 def test_every_chapter_has_an_up_to_date_notebook():
     stale = notebooks.out_of_date()
-    assert not stale, f"run `make notebooks` (python -m booktools.notebooks): {stale}"
+    assert not stale, f"run `make notebooks` (python -m booktools.build.notebooks): {stale}"
     assert len(notebooks.chapters()) >= 18
 
 

@@ -1,4 +1,4 @@
-"""booktools.otter_cli: otter's own command line, with kernel replies awaited in slices."""
+"""booktools.course.otter_cli: otter's own command line, with kernel replies awaited in slices."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from _chapters import ROOT
 
-from booktools import grading
+from booktools.course import grading
 
 # A fresh interpreter (the test process has the patch from conftest already): run the entry
 # point as ``python -m`` does, then report whether the channel class was patched.
@@ -17,7 +17,7 @@ from jupyter_client.channels import AsyncZMQSocketChannel
 before = hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg")
 sys.argv = ["otter", "--version"]
 try:
-    runpy.run_module("booktools.otter_cli", run_name="__main__")
+    runpy.run_module("booktools.course.otter_cli", run_name="__main__")
 except SystemExit as stop:
     code = stop.code
 print(before, hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg"), code)
@@ -39,7 +39,7 @@ def test_entry_point_patches_the_channels_then_runs_otter():
 
 def test_otter_errors_keep_their_exit_status():
     done = subprocess.run(
-        [sys.executable, "-m", "booktools.otter_cli", "run", "--bogus"],
+        [sys.executable, "-m", "booktools.course.otter_cli", "run", "--bogus"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -50,7 +50,7 @@ def test_otter_errors_keep_their_exit_status():
 
 
 def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
-    """grading.grade launches ``python -m booktools.otter_cli run``, not bare ``otter``."""
+    """grading.grade launches ``python -m booktools.course.otter_cli run``, not bare ``otter``."""
     import zipfile
 
     calls = []
@@ -67,7 +67,7 @@ def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
     assert grading.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {
         "total": 0.0
     }
-    assert calls[0][:4] == [sys.executable, "-m", "booktools.otter_cli", "run"], calls
+    assert calls[0][:4] == [sys.executable, "-m", "booktools.course.otter_cli", "run"], calls
 
 
 def test_grades_csv_rounds_the_points(monkeypatch, tmp_path):

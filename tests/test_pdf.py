@@ -1,11 +1,11 @@
 """The PDF edition (issue 26): ``make pdf``'s book, read back with poppler's tools.
 
-The PDF is built at most once per test session (``python -m booktools.pdf``, a few minutes;
+The PDF is built at most once per test session (``python -m booktools.build.pdf``, a few minutes;
 under a file lock, so pytest-xdist workers share it), and not at all when
 ``_build/pdf/the-formulated-gpt.pdf`` is newer than every input (CI runs ``make pdf`` first).
 Needs TeX Live and poppler-utils (``make tex``); a missing tool fails with that message.
 The Korean PDF (``_build/pdf/the-formulated-gpt-ko.pdf``) likewise, once, when older than the
-chapters, the build code or the Korean catalogues, prose and outputs (``python -m booktools.pdf
+chapters, the build code or the Korean catalogues, prose and outputs (``python -m booktools.build.pdf
 --language ko``).
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT, toc_files, tool
 
-from booktools.pdf import KO_PDF, KO_TEX, LATEX_DIR, PDF, TEX, log_problems
+from booktools.build.pdf import KO_PDF, KO_TEX, LATEX_DIR, PDF, TEX, log_problems
 
 pytestmark = pytest.mark.slow
 
@@ -77,7 +77,7 @@ def pdf() -> Path:
         )  # one worker builds, the others wait and reuse it
         if not fresh():
             result = subprocess.run(
-                [sys.executable, "-m", "booktools.pdf", "--language", "en"],
+                [sys.executable, "-m", "booktools.build.pdf", "--language", "en"],
                 cwd=ROOT,
                 env=build_env(),
                 capture_output=True,
@@ -314,7 +314,7 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 @pytest.fixture(scope="session")
 def ko_pdf() -> Path:
-    """The Korean PDF (``python -m booktools.pdf --language ko`` when missing or older than its
+    """The Korean PDF (``python -m booktools.build.pdf --language ko`` when missing or older than its
     inputs: the chapters, the build code and the Korean catalogues)."""
     for name in ("xelatex", "latexmk", "pdftotext", "pdffonts", "pdftoppm"):
         tool(name)
@@ -328,7 +328,7 @@ def ko_pdf() -> Path:
             and KO_PDF.stat().st_mtime > max(p.stat().st_mtime for p in KO_INPUTS)
         ):
             result = subprocess.run(
-                [sys.executable, "-m", "booktools.pdf", "--language", "ko"],
+                [sys.executable, "-m", "booktools.build.pdf", "--language", "ko"],
                 cwd=ROOT,
                 env=build_env(),
                 capture_output=True,

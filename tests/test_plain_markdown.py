@@ -1,4 +1,4 @@
-"""The Colab notebooks' Markdown is plain Markdown (booktools/plain_markdown.py): no MyST
+"""The Colab notebooks' Markdown is plain Markdown (booktools/build/plain_markdown.py): no MyST
 directive, role, option or target is left for Colab to show as raw text, and math is unchanged."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import nbformat
 import pytest
 from _chapters import ROOT
 
-from booktools import notebooks
-from booktools.plain_markdown import (
+from booktools.build import notebooks
+from booktools.build.plain_markdown import (
     DIRECTIVES,
     chapter_titles,
     directive_names,
     label_texts,
     to_plain,
 )
-from booktools.sphinx_source import markdown_box
+from booktools.sphinx.source import markdown_box
 
 CHAPTERS = notebooks.chapters()
 TITLES = {"08_attention": "Attention", "09_masks": "Masks"}

@@ -1,4 +1,4 @@
-"""booktools.prebuild: chapters executed in parallel land where Myst-NB looks for them."""
+"""booktools.build.prebuild: chapters executed in parallel land where Myst-NB looks for them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 from _chapters import MYST_HEADER, ROOT
 
-from booktools import prebuild
+from booktools.build import prebuild
 
 CHAPTER = (
     MYST_HEADER

@@ -268,7 +268,8 @@ def test_bad_input_gets_a_clear_error() -> None:
 def test_leak_scan_covers_the_quizzes() -> None:
     """No quiz gives away an exercise's graded answer (solution texts; with the execution
     cache, what the solutions printed too), and a quiz that did would be found."""
-    from booktools import assign, leak_scan, notebooks
+    from booktools.course import assign, leak_scan
+    from booktools.build import notebooks
 
     chapters = notebooks.chapters()
     outputs = leak_scan.executed_outputs()
@@ -292,7 +293,8 @@ def test_leak_scan_covers_the_quizzes() -> None:
 def test_every_chapter_and_its_student_notebook_show_its_quiz() -> None:
     """The 'Check your understanding' cell of every chapter (its source hidden in the page)
     stays in the student edition: the student notebook and the stripped chapter keep it."""
-    from booktools import notebooks, student
+    from booktools.build import notebooks
+    from booktools.course import student
 
     chapters = {c.name[:2]: c for c in notebooks.chapters() if c.name[:2].isdigit()}
     assert sorted(chapters) == [c[2:] for c in CHAPTERS]
@@ -312,10 +314,10 @@ def test_every_chapter_and_its_student_notebook_show_its_quiz() -> None:
 def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
     """The Korean book: every text of a quiz is a message of the page's outputs catalogue
     (booktools.i18n.notebook_fragments reads it from the cell's HTML output), and
-    booktools.sphinx_quiz.translate_quiz puts the translation back, values kept; a text
+    booktools.sphinx.quiz.translate_quiz puts the translation back, values kept; a text
     without a translation stays English."""
     from booktools.i18n import notebook_fragments, output_template
-    from booktools.sphinx_quiz import QUIZ_BLOCK, quiz_fragments, translate_quiz
+    from booktools.sphinx.quiz import QUIZ_BLOCK, quiz_fragments, translate_quiz
 
     page = quiz("ch08")._repr_html_()
     nb = {
@@ -343,13 +345,13 @@ def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
 
 
 def test_a_page_using_sphinx_design_fails_the_build() -> None:
-    """sphinx-design's assets are not loaded (booktools.sphinx_quiz): a page that used one of
+    """sphinx-design's assets are not loaded (booktools.sphinx.quiz): a page that used one of
     its directives would look broken, so the build stops and says why."""
     from docutils import nodes
     from docutils.utils import new_document
     from sphinx.errors import ExtensionError
 
-    from booktools.sphinx_quiz import refuse_design_nodes
+    from booktools.sphinx.quiz import refuse_design_nodes
 
     doc = new_document("page")
     doc += nodes.container(classes=["cell", "tag_remove-input"])

@@ -2,7 +2,7 @@
 
 ``pip install .`` in a fresh virtual environment installs the package a student gets; no file it
 installs may hold a hidden test's code line or a solution's fingerprint (its significant
-numbers, phrases and code lines: :func:`booktools.leak_scan.leaks`).  On the tree before issue 23
+numbers, phrases and code lines: :func:`booktools.course.leak_scan.leaks`).  On the tree before issue 23
 (the tooling in ``formulated/book/``) this failed: exercises.py held every hidden test and
 teaching.py the answer to ex-11-2.
 """
@@ -17,8 +17,9 @@ import sys
 import pytest
 from _chapters import ROOT
 
-from booktools import assign, leak_scan, notebooks, student
-from booktools.exercises import SPECS
+from booktools.course import assign, leak_scan, student
+from booktools.build import notebooks
+from booktools.course.specs import SPECS
 
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 
@@ -148,7 +149,7 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
 
 
 def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
-    """The scan itself: a copy of booktools/exercises.py (where formulated/book/ held it) and
+    """The scan itself: a copy of booktools/course/specs/ (where formulated/book/ held it) and
     the old teaching.py docstring with ex-11-2's answer are found."""
     leaked = (
         tmp_path / "00_exercises.py"

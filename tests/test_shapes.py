@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formulated.shapes import (
+from formulated.notation import (
     NOTATION,
     SOURCE_KEYS,
     GPTBlockParams,

@@ -1,8 +1,8 @@
-"""The slide decks of ``make slides`` (issue 37, :mod:`booktools.slides`).
+"""The slide decks of ``make slides`` (issue 37, :mod:`booktools.build.slides`).
 
 Without a browser: what a chapter puts on slides (definitions, their code, tagged cells, the
 exercises' prompts, never a solution).  With one (``browser``, conftest.py; Debian's Chromium as
-in tests/test_browser.py): every deck, both languages, built by ``python -m booktools.slides``
+in tests/test_browser.py): every deck, both languages, built by ``python -m booktools.build.slides``
 in a process of its own, then each deck at 1280x720 -- no slide's content overflows the slide or
 is cut, the math is typeset, no console error, ArrowRight moves to the next slide, axe-core finds
 nothing serious or critical, the median deck weighs at most 2.5 MB -- and the leak scan finds no
@@ -24,7 +24,8 @@ import pytest
 from _browser import AXE_JS, AXE_RUN_JS, AXE_TAGS, new_driver, serve
 from _chapters import ROOT
 
-from booktools import slides, sphinx_slides
+from booktools.build import slides
+from booktools.sphinx import slides as sphinx_slides
 
 #: Where the decks are looked for: ``SLIDES_HTML`` may point at another build.
 DECKS = Path(os.environ.get("SLIDES_HTML", slides.OUT))
@@ -282,7 +283,7 @@ def deck_problems(report: dict[str, Any]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every deck in both languages, built by ``python -m booktools.slides`` in a process of
+    """Every deck in both languages, built by ``python -m booktools.build.slides`` in a process of
     its own, once per test run: pytest-xdist's workers share the build (a lock; the first
     builds, the others wait).  ``SLIDES_HTML`` set: the decks there, not built again."""
     if "SLIDES_HTML" in os.environ:
@@ -295,7 +296,7 @@ def decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (tmp / "built").is_file():
             result = subprocess.run(
-                [sys.executable, "-m", "booktools.slides"]
+                [sys.executable, "-m", "booktools.build.slides"]
                 + ["--src", str(tmp / "src"), "--out", str(out)],
                 cwd=ROOT,
                 capture_output=True,
@@ -447,10 +448,10 @@ def test_the_leak_scan_finds_a_solution_put_in_a_deck(
     assert any("08_attention" in f for f in slides.leaks(copy))
 
 
-# ---- the book links the decks (booktools/sphinx_slides.py) ------------------------------------
+# ---- the book links the decks (booktools/sphinx/slides.py) ------------------------------------
 
 LINK_CONF = """\
-extensions = ["myst_parser", "booktools.sphinx_chapter_refs", "booktools.sphinx_slides"]
+extensions = ["myst_parser", "booktools.sphinx.chapter_refs", "booktools.sphinx.slides"]
 root_doc = "index"
 """
 

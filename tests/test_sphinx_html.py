@@ -1,10 +1,10 @@
-"""booktools.sphinx_html.break_long_code: line-break opportunities in long inline code."""
+"""booktools.sphinx.html.break_long_code: line-break opportunities in long inline code."""
 
 from __future__ import annotations
 
 import re
 
-from booktools.sphinx_html import WBR_MIN, break_long_code
+from booktools.sphinx.html import WBR_MIN, break_long_code
 
 
 def pre(text: str) -> str:
@@ -39,7 +39,7 @@ def test_trailing_separator_gets_no_break_and_text_is_kept():
 
 
 def test_tidy_page_drops_fontawesome_hides_icons_and_names_by_visible_text():
-    from booktools.sphinx_html import tidy_page
+    from booktools.sphinx.html import tidy_page
 
     page = (
         '<head>\n  <script defer src="../_static/scripts/fontawesome.js?digest=1"></script>\n'
@@ -70,8 +70,8 @@ def test_tidy_page_drops_fontawesome_hides_icons_and_names_by_visible_text():
 def test_live_config_has_no_binder_repository_while_the_url_is_a_placeholder():
     from types import SimpleNamespace
 
-    from booktools.launch import PLACEHOLDER_REPOSITORY_URLS
-    from booktools.sphinx_html import live_config
+    from booktools.sphinx.launch import PLACEHOLDER_REPOSITORY_URLS
+    from booktools.sphinx.html import live_config
 
     def app(url: str) -> SimpleNamespace:
         options = {
@@ -88,7 +88,7 @@ def test_live_config_has_no_binder_repository_while_the_url_is_a_placeholder():
 
 
 def test_tidy_page_keeps_the_search_index_on_the_search_page_only():
-    from booktools.sphinx_html import tidy_page
+    from booktools.sphinx.html import tidy_page
 
     scripts = (
         '    <script src="../_static/searchtools.js"></script>\n'
@@ -117,7 +117,7 @@ def test_tidy_page_keeps_the_search_index_on_the_search_page_only():
 
 
 def test_source_box_words_in_each_edition():
-    from booktools.sphinx_source import WORDS, box_words
+    from booktools.sphinx.source import WORDS, box_words
 
     assert (
         box_words("ko")["checked"] == WORDS["ko"]["checked"] != WORDS["en"]["checked"]

@@ -1,4 +1,4 @@
-"""The PDF edition's LaTeX fixes (booktools/sphinx_pdf.py) on small documents, without TeX.
+"""The PDF edition's LaTeX fixes (booktools/sphinx/pdf.py) on small documents, without TeX.
 
 The whole PDF is checked in tests/test_pdf.py (slow); these pin the pieces: figures' light
 colors for print, widget panels found in a widget's state, appendices lettered, tables that fit.
@@ -17,11 +17,11 @@ from _chapters import ROOT
 from docutils import nodes
 from sphinx import addnodes
 
-from booktools.pdf import log_problems
-from booktools.sphinx_i18n import TranslatePrinted
-from booktools.sphinx_pdf import PDF_NAME, PDF_NAMES, letter_appendices, set_version
-from booktools.sphinx_pdf_figures import widget_snapshot
-from booktools.sphinx_pdf_tables import (
+from booktools.build.pdf import log_problems
+from booktools.sphinx.i18n import TranslatePrinted
+from booktools.sphinx.pdf import PDF_NAME, PDF_NAMES, letter_appendices, set_version
+from booktools.sphinx.pdf_figures import widget_snapshot
+from booktools.sphinx.pdf_tables import (
     LONG_WIDE_TABLE_ROWS,
     break_before_brackets,
     column_widths,

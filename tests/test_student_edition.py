@@ -1,6 +1,6 @@
 """The student edition leads to no solution (issue 34).
 
-* ``make student-book`` ends with the leak scan (:func:`booktools.leak_scan.scan_edition`) of
+* ``make student-book`` ends with the leak scan (:func:`booktools.course.leak_scan.scan_edition`) of
   every page and every student notebook; here the same scan runs on a student edition built from
   the execution cache, every chapter.  Before issue 34 chapter 8 printed ex-08-4's graded values
   (Output 2 = [2.0, 7.964, 0.054]) in a cell and in a widget's alt text, and no scan saw it.
@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT
 
-from booktools import assign, leak_scan, notebooks, student
-from booktools.launch import BookHome
+from booktools.course import assign, leak_scan, student
+from booktools.build import notebooks
+from booktools.sphinx.launch import BookHome
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
 CHAPTERS = notebooks.chapters()
@@ -147,15 +148,15 @@ def test_make_student_book_runs_the_scan():
     recipe = (
         (ROOT / "Makefile").read_text().split("\nstudent-book:")[1].split("\n\n")[0]
     )
-    assert "booktools.student" in recipe and "booktools.leak_scan" in recipe
-    assert recipe.index("booktools.student") < recipe.index("booktools.leak_scan")
+    assert "booktools.course.student" in recipe and "booktools.course.leak_scan" in recipe
+    assert recipe.index("booktools.course.student") < recipe.index("booktools.course.leak_scan")
 
 
 # ------------------------------------------------------------------------------ appendix C
 def test_appendix_c_is_replaced_in_the_student_edition_only():
     app = type("App", (), {})()
     app.config = type("Config", (), {student.CONFIG_NAME: True})()
-    source = ["# For instructors\n\nbooktools/exercises.py holds every hidden test."]
+    source = ["# For instructors\n\nbooktools/course/specs/ holds every hidden test."]
     student._student_appendix(app, student.INSTRUCTORS_PAGE, source)
     assert source == [student.STUDENT_APPENDIX_C]
     for word in INSTRUCTOR_WORDS:

@@ -1,4 +1,4 @@
-"""booktools.sphinx_table_sources: a table nested in a directive reaches the catalogues.
+"""booktools.sphinx.table_sources: a table nested in a directive reaches the catalogues.
 
 Without the transform Sphinx treats the cells' paragraphs (no ``source``) as its own
 built-in messages: the gettext builder skips them and the Korean page keeps them in English
@@ -11,7 +11,7 @@ from docutils import nodes
 from docutils.utils import new_document
 from sphinx.util.nodes import is_translatable
 
-from booktools.sphinx_table_sources import locate_table_text
+from booktools.sphinx.table_sources import locate_table_text
 
 
 def _document_with_nested_table() -> tuple[nodes.document, nodes.paragraph]:

@@ -1,4 +1,4 @@
-"""Assignments from the chapters (booktools.assign, .grading, .leak_scan): parsing, grading
+"""Assignments from the chapters (booktools.course.assign, .grading, .leak_scan): parsing, grading
 specs, leak scan.
 
 These tests need no otter run; tests/test_assignments.py generates and grades for real.
@@ -13,8 +13,8 @@ import re
 import pytest
 from _chapters import MYST_HEADER, ROOT, toc_files
 
-from booktools import assign, grading, leak_scan
-from booktools.exercises import SPECS, Spec, auto, open_ended, written
+from booktools.course import assign, grading, leak_scan
+from booktools.course.specs import SPECS, Spec, auto, open_ended, written
 
 CHAPTERS = [ROOT / f"{c}.md" for c in toc_files() if re.match(r"chapters/\d\d_", c)]
 
@@ -290,7 +290,7 @@ def test_hidden_tests_accept_a_correct_answer_and_reject_a_common_mistake(
 
 
 def test_bpe_check_accepts_any_tie_break_and_rejects_an_incomplete_run():
-    from booktools.exercises import bpe_merges_problem
+    from booktools.course.specs import bpe_merges_problem
 
     tie = {"ab": 2, "cd": 2}
     assert bpe_merges_problem(tie, [("a", "b</w>"), ("c", "d</w>")]) == ""

@@ -116,9 +116,9 @@ def test_chapter_cell_trains_unless_live(
 
 
 def test_make_live_gives_its_kernels_the_variable(monkeypatch, tmp_path) -> None:
-    """booktools.live starts the Jupyter server (and so its kernels) with FORMULATED_LIVE=1;
+    """booktools.lab.live starts the Jupyter server (and so its kernels) with FORMULATED_LIVE=1;
     the book's build does not set it."""
-    from booktools import live
+    from booktools.lab import live
 
     monkeypatch.delenv(LIVE_ENV, raising=False)
     seen = {}

@@ -186,7 +186,7 @@ def test_config_paths_exist() -> None:
 
 def test_extension_assets_exist() -> None:
     """The files the Sphinx extensions add to every page (``add_js_file``/``add_css_file``)."""
-    from booktools import launch, sphinx_html, sphinx_i18n
+    from booktools.sphinx import launch, html as sphinx_html, i18n as sphinx_i18n
 
     names = [
         sphinx_html.LIVE_JS,

@@ -1,7 +1,7 @@
 """Every chapter's widget cell, executed in fresh kernels, several times, under a short timeout.
 
 A widget cell once waited out its whole 900 s timeout in a fresh kernel on a busy machine
-(booktools/kernel_client.py says why and what fixes it). Each round here starts a new
+(booktools/sphinx/kernel_client.py says why and what fixes it). Each round here starts a new
 kernel, runs the chapter's first code cell (its imports) and then its widget cell(s), each
 within WIDGET_TIMEOUT seconds: a stall fails the test instead of passing unnoticed.
 Chapter 18's widget needs the model that the chapter trains first, so it is left to

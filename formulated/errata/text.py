@@ -113,9 +113,9 @@ def z3_residual_is_wrong(
     """Does ``z3(X̃, Z₁, Z₂)`` equal the residual sum of ``transformers``' GPT-2 block?
 
     In the real block, ``block = Z₃ + MLP(LN(Z₃))``, so ``Z₃ = block − MLP`` (hooks of
-    :func:`formulated.shapes.gpt2_reference`); ``Z₁ = LN(X̃)``, ``Z₂`` the attention output.
+    :func:`formulated.notation.shapes.gpt2_reference`); ``Z₁ = LN(X̃)``, ``Z₂`` the attention output.
     """
-    from ..shapes import gpt2_reference, random_block_params, trace_gpt_block
+    from ..notation.shapes import gpt2_reference, random_block_params, trace_gpt_block
 
     params = random_block_params(V=13, n_max=6, H=8, A=2, seed=3)
     ids = np.random.default_rng(3).integers(0, 13, size=(2, 6))

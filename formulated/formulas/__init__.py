@@ -36,7 +36,7 @@ shared between them are in ``formulated._checks``.
 **Definitions.** A function that implements a boxed definition of the book names it in
 its docstring (``Definition: def-11-ffn``) together with the tests that check it against
 an independent reference (``Checked by: tests/...::test_...``); the book shows the
-function's source under that box (:mod:`booktools.sphinx_source`).
+function's source under that box (:mod:`booktools.sphinx.source`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ tolerance stated; a "Check" button (or Enter) shows the verdict and the feedback
 ``role="status"`` region that screen readers announce.  Every text the reader sees is a text
 node of the HTML (the script only copies a hidden message into the status region), so the
 Korean book translates it from the outputs catalogue like any other output
-(:mod:`booktools.sphinx_quiz`).  Colors come from the theme's variables (light and dark), with
+(:mod:`booktools.sphinx.quiz`).  Colors come from the theme's variables (light and dark), with
 JupyterLab's and plain fallbacks.
 """
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..formulas import positional_encoding_sinusoidal
 from ..plotting import CYCLE
-from ..shapes import random_block_params, trace_gpt_block
+from ..notation.shapes import random_block_params, trace_gpt_block
 from ..tokenizers import BPETokenizer, initial_symbols, learn_bpe
 from .base import FormulaWidget, panel, pre
 
@@ -27,7 +27,7 @@ def shapes_widget(
     """Sliders for ``B, n, H, A, V``; shows the shape of every tensor of one GPT-2 block.
 
     A random one-block model (``F = 4H``, ``D = H / A``) runs a random batch of ids through
-    :func:`formulated.shapes.trace_gpt_block`.  ``result["shapes"]`` maps each tensor's name to
+    :func:`formulated.notation.shapes.trace_gpt_block`.  ``result["shapes"]`` maps each tensor's name to
     its shape, ``result["letters"]`` to its shape in letters, ``result["sizes"]`` to its number
     of entries; ``result["error"]`` explains a choice with ``H`` not divisible by ``A``.
     """

@@ -1,4 +1,4 @@
-// Launch buttons whose target is not configured yet (booktools/launch.py turns them into
+// Launch buttons whose target is not configured yet (booktools/sphinx/launch.py turns them into
 // buttons that call this): say so next to the button instead of opening a page that does not
 // exist. The message is the button's tooltip, which names the _config.yml key to set.
 window.formulatedNotConfigured = function (button) {

@@ -8,7 +8,7 @@
  * 3. initThebe(), called by the theme's "Live Code" button (rocket menu): loads Thebe 0.9.3 from
  *    _static/vendor/thebe-0.9.3 (never a CDN), connects to the Jupyter server of `make live`
  *    when the page was served by it (it injects window.FORMULATED_LIVE_SERVER), otherwise to
- *    Binder (the repository in window.FORMULATED_LIVE, written by booktools/sphinx_html.py from
+ *    Binder (the repository in window.FORMULATED_LIVE, written by booktools/sphinx/html.py from
  *    _config.yml),
  *    runs the page's cells and leaves the widgets connected to the kernel. Without a server or
  *    a repository, the button says in words how to make the page live.

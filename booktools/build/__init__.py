@@ -1,0 +1,1 @@
+"""The build commands of the Makefile: prebuild, PDF, slides, notebooks, dist, check."""

@@ -1,0 +1,210 @@
+"""Execute the chapters a few at a time before Sphinx reads them (the first step of ``make book``).
+
+Jupyter Book 1 (``execute_notebooks: cache`` in ``_config.yml``) executes a chapter when Sphinx
+reads its page, one page after the other, so a clean build keeps one core busy for the whole
+sum of the chapters' run times.  This module runs every chapter whose code is not yet in the
+book's execution cache (``_build/.jupyter_cache``) in ``jobs`` kernels at once, the way Myst-NB
+would run it:
+
+* the notebook is read by Myst-NB's own reader, so it hashes to the key Myst-NB looks up;
+* it runs in the chapter's folder, with the ``execute.timeout`` of ``_config.yml``, errors not
+  allowed, and the kernel-client settings of :mod:`booktools.sphinx.kernel_client`;
+* a chapter that succeeds is stored in the cache; Sphinx then finds it ("Using cached
+  notebook") and renders its outputs.  A chapter that fails is not stored: Sphinx executes it
+  once more and reports the error exactly as without this step.
+
+Every chapter still runs in a fresh kernel of its own and the chapters set their own seeds and
+thread counts, so the outputs are the ones a one-at-a-time build prints.  The numbered chapters
+are started last-first: the later ones train and analyze models and take longest (chapter 18
+about 50 s), and starting them first keeps the workers evenly loaded.
+
+``python -m booktools.build.prebuild [--jobs N]`` (``make book`` passes ``JOBS``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from booktools.sphinx.launch import ROOT
+
+__all__ = [
+    "CACHE_DIR",
+    "Outcome",
+    "chapters",
+    "read_chapter",
+    "pending",
+    "execute",
+    "run",
+    "execution_timeout",
+    "main",
+]
+
+#: Where Jupyter Book 1 keeps executed notebooks (``_build/.jupyter_cache``).
+CACHE_DIR = ROOT / "_build" / ".jupyter_cache"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One chapter executed by a worker: its notebook (JSON) or the error that stopped it."""
+
+    path: str
+    seconds: float
+    notebook: str | None
+    error: str | None
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    """The book's notebook chapters, in the order they are started (see the module docstring)."""
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    found = [
+        p
+        for p in sorted((root / "chapters").glob("*.md"))
+        if is_myst_markdown_notebook(p.read_text(encoding="utf-8"))
+    ]
+    numbered = [p for p in found if p.name[:2].isdigit()]
+    return numbered[::-1] + [p for p in found if not p.name[:2].isdigit()]
+
+
+def read_chapter(path: Path) -> nbformat.NotebookNode:
+    """The chapter as Myst-NB reads it for the build (so that its cache key is Myst-NB's)."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    return read_myst_markdown_notebook(
+        path.read_text(encoding="utf-8"),
+        config=MdParserConfig(),
+        add_source_map=True,
+        path=path,
+    )
+
+
+def pending(paths: list[Path], cache: object) -> list[Path]:
+    """The chapters whose current code has no executed notebook in ``cache``."""
+    todo = []
+    for path in paths:
+        try:
+            cache.match_cache_notebook(read_chapter(path))
+        except KeyError:
+            todo.append(path)
+    return todo
+
+
+def execute(path: str, timeout: int, threads: int) -> Outcome:
+    """Run one chapter in a fresh kernel in its own folder (a worker process); the kernel may
+    use ``threads`` threads (the cores shared out among the workers)."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    from booktools.sphinx import kernel_client
+
+    kernel_client.install()
+    # The kernel inherits it: two kernels that each spread over every core would make their
+    # threads wait for each other (a timing cell of chapter 7 went from 0.005 to 7.8 ms).
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    nb = read_chapter(Path(path))
+    # coalesce_streams: one print() can reach the client in two pieces on a busy machine, and
+    # Myst-NB would join them with a line break; the kernel's own text is kept instead.
+    result = single_nb_execution(
+        nb,
+        cwd=str(Path(path).parent),
+        timeout=timeout,
+        allow_errors=False,
+        meta_override=True,
+        coalesce_streams=True,
+    )
+    if result.err is not None:
+        return Outcome(
+            path, result.time, None, f"{type(result.err).__name__}: {result.err}"
+        )
+    return Outcome(path, result.time, nbformat.writes(nb), None)
+
+
+def execution_timeout(root: Path = ROOT) -> int:
+    """``execute.timeout`` of ``_config.yml`` (seconds per cell), the build's own setting."""
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    return int(config["execute"]["timeout"])
+
+
+def run(paths: list[Path], cache: object, jobs: int, timeout: int) -> list[Outcome]:
+    """Execute ``paths`` ``jobs`` at a time and store each success in ``cache``; the outcomes
+    in the order they finished."""
+    from jupyter_cache.base import CacheBundleIn
+
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: expected a positive number of workers, got {jobs!r}")
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    outcomes = []
+    # spawn: each worker starts clean (no copy of this process's open cache database)
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        futures = [pool.submit(execute, str(p), timeout, threads) for p in paths]
+        for future in as_completed(futures):
+            out = future.result()
+            outcomes.append(out)
+            name = Path(out.path).name
+            if out.error is not None:
+                print(
+                    f"prebuild: {name} failed ({out.error.splitlines()[0][:200]}); "
+                    f"the build will run it again and report the error",
+                    flush=True,
+                )
+                continue
+            cache.cache_notebook_bundle(
+                CacheBundleIn(
+                    nbformat.reads(out.notebook, as_version=4),
+                    out.path,
+                    data={"execution_seconds": out.seconds},
+                ),
+                check_validity=False,
+                overwrite=True,
+            )
+            print(f"prebuild: {name} executed in {out.seconds:.1f} s", flush=True)
+    return outcomes
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Execute the chapters missing from the cache, ``--jobs`` at a time; always returns 0 (a
+    failing chapter is left to Sphinx, which reports it)."""
+    from jupyter_cache import get_cache
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=min(4, os.cpu_count() or 1),
+        help="chapters executed at once (default: cores, at most 4)",
+    )
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs: expected a positive number of workers, got {args.jobs}")
+    cache = get_cache(str(CACHE_DIR))
+    every = chapters()
+    todo = pending(every, cache)
+    if not todo:
+        print(
+            f"prebuild: the {len(every)} chapters' outputs are in the cache", flush=True
+        )
+        return 0
+    start = time.perf_counter()
+    outcomes = run(todo, cache, args.jobs, execution_timeout())
+    done = sum(o.error is None for o in outcomes)
+    print(
+        f"prebuild: {done} of {len(todo)} chapters executed in "
+        f"{time.perf_counter() - start:.0f} s, {args.jobs} at a time",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""Sphinx configuration of the slide decks (:mod:`booktools.build.slides`), beside the book's own.
+
+The MyST extensions and MathJax macros are the book's (``_config.yml``); the Korean decks read
+the book's catalogues (``locales/ko``, compiled by :func:`booktools.i18n.compile_catalogues`) and
+translate what cells printed as the Korean book does (:func:`booktools.sphinx.i18n.translate_outputs`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+from booktools import i18n
+from booktools.sphinx import i18n as sphinx_i18n
+from booktools.build.toc import ROOT
+
+_BOOK = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+_SPHINX = _BOOK["sphinx"]["config"]
+
+project = _BOOK["title"]
+copyright = _BOOK["copyright"]
+root_doc = "index"
+extensions = [
+    "myst_nb",
+    "sphinx_proof",
+    "sphinx_exercise",
+    "sphinx_revealjs",
+    "sphinx-mathjax-offline",
+    "booktools.sphinx.source",
+    "booktools.sphinx.table_sources",  # as in the book: a table in a box reaches the catalogue
+    "booktools.sphinx.chapter_refs",
+]
+exclude_patterns = ["locales", "**.ipynb_checkpoints"]
+myst_enable_extensions = _BOOK["parse"]["myst_enable_extensions"]
+nb_execution_mode = "off"
+nb_render_markdown_format = "myst"
+nb_merge_streams = True
+#: MyST-NB knows no "revealjs" builder: the outputs a slide may show, best first (no widgets:
+#: a widget's view needs the runtime, which the decks do not load).
+nb_mime_priority_overrides = [
+    ("revealjs", mime, rank)
+    for rank, mime in enumerate(
+        ("image/svg+xml", "image/png", "image/jpeg", "text/html", "text/markdown")
+        + ("text/latex", "text/plain")
+    )
+]
+nb_ipywidgets_js = {}
+mathjax3_config = _SPHINX["mathjax3_config"]
+numfig = True
+proof_number_weight = ""
+suppress_warnings = ["myst.header", "ref.ref", "toc.not_included"]
+locale_dirs = [str(i18n.BUILD_LOCALES)]
+gettext_compact = False
+gettext_auto_build = True
+html_copy_source = False
+html_favicon = str(ROOT / _BOOK["html"]["favicon"])  # no request for /favicon.ico
+
+revealjs_style_theme = "white"
+revealjs_static_path = [str(ROOT / "booktools" / "slides_conf" / "static")]
+revealjs_css_files = ["formulated-slides.css"]
+revealjs_js_files = ["formulated-slides.js"]
+revealjs_script_conf = {
+    "width": 1280,
+    "height": 720,
+    "margin": 0.04,
+    "hash": True,
+    "slideNumber": "c/t",
+    "controls": True,
+    "center": False,
+    "transition": "none",
+    "navigationMode": "linear",  # the arrow keys walk every slide, continuations included
+}
+revealjs_script_plugins = [
+    {"name": "RevealNotes", "src": "revealjs/dist/plugin/notes.js"}
+]
+
+
+def _korean_numbers(app: Sphinx, config: Any) -> None:
+    """Exercises read "연습문제 8.1" in the Korean decks, as in the Korean book."""
+    if config.language == "ko":
+        config.numfig_format = {
+            **(config.numfig_format or {}),
+            "exercise": f"{sphinx_i18n.EXERCISE_KO} %s",
+        }
+
+
+class BoxesAreNotSlides(SphinxPostTransform):
+    """sphinx-proof and sphinx-exercise put a box's body in a ``section`` node, which the
+    revealjs writer would turn into a slide of its own: here it is a plain container."""
+
+    default_priority = 900
+
+    def run(self, **kwargs: Any) -> None:
+        for section in list(self.document.findall(nodes.section)):
+            if not isinstance(section.parent, (nodes.section, nodes.document)):
+                box = nodes.container(
+                    "",
+                    *section.children,
+                    classes=section["classes"],
+                    ids=section["ids"],
+                )
+                section.replace_self(box)
+
+
+class TranslatePrinted(SphinxPostTransform):
+    """The Korean decks: what cells printed, through the chapter's outputs catalogue
+    (:func:`booktools.sphinx.i18n.translate_printed`), as in the Korean book; the revealjs
+    writer's ``<pre><code>`` is not the HTML that the book's page-level pass rewrites."""
+
+    default_priority = 2
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        table = sphinx_i18n.output_table(self.app, self.env.docname)
+        if table is None:
+            return
+        for block in list(self.document.findall(nodes.literal_block)):
+            if {"output", "stream"} <= set(block["classes"]):
+                english = block.astext()
+                korean = sphinx_i18n.translate_printed(english, table)
+                if korean != english:
+                    block.rawsource = korean
+                    block[:] = [nodes.Text(korean)]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", _korean_numbers, priority=400)
+    app.add_transform(sphinx_i18n.KeepMathBlocks)
+    app.add_post_transform(BoxesAreNotSlides)
+    app.add_post_transform(TranslatePrinted)
+    app.connect("build-finished", sphinx_i18n.translate_outputs)
+    return {"parallel_read_safe": True}

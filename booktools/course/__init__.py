@@ -1,0 +1,1 @@
+"""For instructors: assignments, grading, leak scan, answer keys, the student edition."""

@@ -1,0 +1,213 @@
+"""What a Korean translation must keep of its English message, and the glossary's terms
+(booktools/i18n/__init__.py; tests/test_i18n.py runs them on every catalogue).
+
+A translation keeps every math span, role, inline code and number of the English
+(:func:`message_problems`), and says each glossary term of the English with the glossary's one
+Korean term (:func:`glossary_problems`, ``locales/ko/glossary.yml``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from booktools import myst
+from booktools.i18n.catalogues import LANGUAGE, LOCALES
+
+__all__ = [
+    "MATH",
+    "CODE",
+    "IDENT",
+    "kept_spans",
+    "message_problems",
+    "has_prose",
+    "GLOSSARY",
+    "load_glossary",
+    "glossary_problems",
+]
+
+#: Spans copied unchanged into a translation: display and inline math, roles (for a role with a
+#: title, ``{doc}`title <target>``, the role and target only: the title is prose), inline code.
+MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
+CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
+#: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
+IDENT = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
+    r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])"
+)
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
+_EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
+_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def kept_spans(text: str) -> dict[str, list[str]]:
+    """The spans of a message a translation must keep: ``math``, ``role`` (``{name}`target```
+    for a role with a title), ``code`` (inline code, and dotted or snake_case names outside
+    backticks), and ``number`` (digits outside those).
+    Each list sorted, so two messages compare whatever their word order."""
+    found: dict[str, list[str]] = {"math": [], "role": [], "code": [], "number": []}
+    # A directive's title arrives with its fence ("````{dropdown} The ledger of `000`"); the
+    # fence is markup, not code, and the translation is the title alone (Sphinx parses it as a
+    # paragraph and puts its words in the title).
+    text = myst.OPEN_PREFIX.sub("", text)
+
+    def role(m: re.Match[str]) -> str:
+        body = m["text"]
+        title, target = myst.explicit(body)
+        if target != body and m["name"] != "math":
+            body = f"<{target}>"
+        found["math" if m["name"] == "math" else "role"].append(
+            f"{{{m['name']}}}`{body}`"
+        )
+        return " "
+
+    rest = myst.ROLE.sub(role, text)
+
+    def math(m: re.Match[str]) -> str:
+        found["math"].append(m.group(0))
+        return " "
+
+    rest = MATH.sub(math, rest)
+
+    def code(m: re.Match[str]) -> str:
+        found["code"].append(m.group(0))
+        return " "
+
+    rest = CODE.sub(code, rest)
+    rest = IDENT.sub(code, rest)  # a dotted or snake_case name outside backticks
+    found["number"] = _NUMBER.findall(rest)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def _stuck_emphasis(text: str) -> list[tuple[str, str]]:
+    """Closing ``*``/``**`` runs that Markdown cannot close: after punctuation and before
+    Hangul (``**위젯(widget)**으로``).  Runs alternate open/close per delimiter kind."""
+    text = CODE.sub("``", MATH.sub("$$", text))
+    opened: dict[str, bool] = {}
+    stuck = []
+    for m in _EMPHASIS.finditer(text):
+        run = m[1]
+        closing = opened.get(run, False)
+        opened[run] = not closing
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+        if closing and _PUNCT.match(before) and _HANGUL.match(after):
+            stuck.append((run, text[max(0, m.start() - 12) : m.end() + 3]))
+    return stuck
+
+
+def message_problems(msgid: str, msgstr: str) -> list[str]:
+    """What a translation changed that it must keep: every math span, role, inline code (same
+    multiset) and every number of ``msgid`` (at least as often: Korean may add a numeral, as
+    in 제1부).  Empty when ``msgstr`` keeps them all."""
+    want, got = kept_spans(msgid), kept_spans(msgstr)
+    problems = []
+    for kind in ("math", "role", "code"):
+        if want[kind] != got[kind]:
+            lost = [x for x in want[kind] if want[kind].count(x) > got[kind].count(x)]
+            added = [x for x in got[kind] if got[kind].count(x) > want[kind].count(x)]
+            problems.append(
+                f"{kind} differs: missing {sorted(set(lost))}, "
+                f"not in the English {sorted(set(added))}"
+            )
+    # CommonMark closes ** or * only if it follows a letter or precedes a space/punctuation:
+    # "**위젯(widget)**으로" shows its asterisks; "**위젯**(widget)으로" is bold.
+    problems += [
+        f"emphasis not closed (punctuation before {run!r}, Hangul after it): "
+        f"...{where}..."
+        for run, where in _stuck_emphasis(msgstr)
+    ]
+    missing = [
+        n
+        for n in set(want["number"])
+        if got["number"].count(n) < want["number"].count(n)
+    ]
+    if missing:
+        problems.append(f"number missing or changed: {sorted(missing)}")
+    return problems
+
+
+def has_prose(msgid: str) -> bool:
+    """Whether a message has words to translate outside its math, code and link targets (a
+    display formula or a bare identifier has none: it stays out of the catalogue and the Korean
+    page shows it as it is)."""
+    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
+    return (
+        re.search(r"[A-Za-z]{2,}", IDENT.sub(" ", CODE.sub(" ", MATH.sub(" ", text))))
+        is not None
+    )
+
+
+# -- Glossary -------------------------------------------------------------------------------------
+
+GLOSSARY = LOCALES / LANGUAGE / "glossary.yml"
+
+
+def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
+    """English spelling (lower case) -> Korean term.  Raises ``ValueError`` for a spelling
+    listed twice, a Korean term given to two entries, or an entry with two Korean terms."""
+    import yaml
+
+    def pairs(loader: Any, node: Any) -> list[tuple[Any, Any]]:
+        return loader.construct_pairs(node)
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, pairs)
+    entries = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or []
+    terms: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for key, korean in entries:
+        if (
+            not isinstance(korean, str)
+            or not korean.strip()
+            or re.search(r"[,/;]", korean)
+        ):
+            raise ValueError(
+                f"{path.name}: {key!r} must have one Korean term, got {korean!r}"
+            )
+        if korean in owner:
+            raise ValueError(
+                f"{path.name}: {korean!r} translates both {owner[korean]!r} and "
+                f"{key!r}: one Korean term per English term"
+            )
+        owner[korean] = str(key)
+        for spelling in str(key).split("|"):
+            spelling = spelling.strip().lower()
+            if spelling in terms:
+                raise ValueError(
+                    f"{path.name}: {spelling!r} is listed twice (as "
+                    f"{terms[spelling]!r} and {korean!r})"
+                )
+            terms[spelling] = korean
+    return terms
+
+
+def _term_pattern(spelling: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in re.split(r"[\s-]+", spelling)]
+    # "pre-training", "pre training" and "pretraining"; a plural or third-person -s/-es
+    return re.compile(
+        r"(?<![\w-])" + r"[\s-]?".join(words) + r"(?:s|es)?(?![\w-])", re.I
+    )
+
+
+def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list[str]:
+    """The glossary terms of ``msgid`` (outside math, roles' targets and code; longer terms
+    first, so "gradient descent" is not also "gradient") whose Korean term ``msgstr`` lacks."""
+    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
+    text = IDENT.sub(" ", CODE.sub(" ", MATH.sub(" ", text)))
+    # a source's English title quoted as it is ("Weights and embeddings") is no term use
+    text = _QUOTED.sub(lambda m: " " if (m[1] or m[2]) in msgstr else m[0], text)
+    problems = []
+    for spelling in sorted(glossary, key=len, reverse=True):
+        pattern = _term_pattern(spelling)
+        if pattern.search(text):
+            text = pattern.sub(" ", text)
+            if glossary[spelling] not in msgstr:
+                problems.append(
+                    f"{spelling!r} is not translated as {glossary[spelling]!r}"
+                )
+    return problems

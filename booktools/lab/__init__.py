@@ -1,0 +1,1 @@
+"""JupyterLab on the repository, its kernel extension, and the live-code servers."""
