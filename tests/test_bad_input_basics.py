@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from formulated import basics as B
-from formulated.notation import shapes as S
 from formulated import tokenizers as T
+from formulated.notation import shapes as S
 
 # ---------------------------------------------------------------------------------------------
 # basics, chapter 1: learning rates, gradients, Hessians

@@ -34,7 +34,6 @@ from formulated import basics as B
 from formulated import data as DA
 from formulated import formulas as F
 from formulated import sampling as SA
-from formulated.notation import shapes as S
 from formulated import tokenizers as T
 from formulated import training as TR
 from formulated.models import hf as HF
@@ -44,6 +43,7 @@ from formulated.models import pretrained as PR
 from formulated.models import reference as R
 from formulated.models import sizes as SZ
 from formulated.models import trainable as TM
+from formulated.notation import shapes as S
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -13,8 +13,8 @@ import ipywidgets as W
 import numpy as np
 
 from ..formulas import positional_encoding_sinusoidal
-from ..plotting import CYCLE
 from ..notation.shapes import random_block_params, trace_gpt_block
+from ..plotting import CYCLE
 from ..tokenizers import BPETokenizer, initial_symbols, learn_bpe
 from .base import FormulaWidget, panel, pre
 

@@ -1,9 +1,6 @@
-"""Notation and shapes (chapter 5, appendix A): one table of symbols, and a shape tracer.
+"""Shapes (chapter 5): a shape tracer through one GPT-2 block, in the letters of the
+book's notation table (:mod:`formulated.notation.symbols`).
 
-* :data:`NOTATION` -- every symbol of the book with its code name, shape and meaning, and the
-  letter each source uses for it.  Chapter 5's concordance and appendix A are both rendered from
-  it (:func:`notation_table`), so they cannot disagree.  Defined in :mod:`formulated.symbols`,
-  re-exported here.
 * :func:`trace_gpt_block` -- runs a batch of token ids through the embeddings, one GPT-2 block
   and the output layer with the NumPy formulas of :mod:`formulated.formulas`, recording every
   intermediate tensor with its shape written in letters (``B x n x H``) and in numbers.
@@ -21,24 +18,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import formulas as f
-from ._checks import (
+from .. import formulas as f
+from .._checks import (
     as_float_array,
     as_token_ids,
     check_positive_int,
     check_shape,
     checked,
 )
-from .symbols import NOTATION as NOTATION
-from .symbols import SOURCE_KEYS as SOURCE_KEYS
-from .symbols import Symbol as Symbol
-from .symbols import notation_table as notation_table
 
 __all__ = [
-    "SOURCE_KEYS",
-    "Symbol",
-    "NOTATION",
-    "notation_table",
     "symbolic_shape",
     "GPTBlockParams",
     "random_block_params",

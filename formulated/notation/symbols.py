@@ -2,15 +2,15 @@
 
 :data:`NOTATION` holds every symbol of the book with its code name, shape and meaning, and the
 letter each source uses for it.  Chapter 5's concordance and appendix A are both rendered from
-it (:func:`notation_table`), so they cannot disagree.  :mod:`formulated.shapes` re-exports it
-next to the shape tracer.
+it (:func:`notation_table`), so they cannot disagree.  The face :mod:`formulated.notation`
+exports it next to the shape tracer and source 002's table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .models import sizes as published_sizes
+from ..models import sizes as published_sizes
 
 __all__ = ["SOURCE_KEYS", "Symbol", "NOTATION", "notation_table"]
 
