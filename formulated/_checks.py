@@ -443,3 +443,24 @@ def check_probabilities(p: Any, name: str) -> np.ndarray:
             f"got a sum of {bad}"
         )
     return p
+
+
+def check_text(text: Any) -> None:
+    """``text`` is a string (the tokenizers' ``encode`` and ``tokenize``)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}")
+
+
+def tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str]:
+    """The tokens ``itos[i]`` of ``ids`` (the tokenizers' ``decode``); an id that is not an
+    integer in ``0 .. V-1`` raises, naming the first one."""
+    V = len(itos)
+    arr = as_array(ids, "ids")  # a ragged nested list is named here
+    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
+    out = []
+    for i in arr.reshape(-1).tolist():
+        if not 0 <= i < V:
+            raise ValueError(f"ids: expected token ids in 0..{V - 1} (V={V}), got {i}")
+        out.append(itos[i])
+    return out

@@ -253,7 +253,7 @@ def test_every_boxed_formula_checks_its_arguments_with_checked():
     names = boxed_formulas()
     for name in (
         "formulated.formulas.gelu",
-        "formulated.tokenizers.learn_bpe",
+        "formulated.tokenizers.bpe.learn_bpe",
         "formulated.basics.networks.mlp2_forward",
         "formulated.basics.sequences.rnn_backward",
         "formulated.models.reference.gpt2_probabilities",

@@ -1,181 +1,43 @@
-"""Tokenizers: text → token ids → text (chapters 5, 6 and 18).
+"""Byte-pair encoding (chapter 6): the learner and the tokenizer.
 
-* :class:`CharTokenizer` — the character-level vocabulary of the "Notations" source: ``stoi``
-  maps each character to its id, ``itos`` maps back.  Chapter 18 trains on it.
-* Byte-pair encoding (chapter 6) lives further down this module: the learner and the tokenizer;
-  the corpus it works on (words as symbols, pairs counted and merged) is
-  :mod:`formulated.bpe_corpus`, whose functions of the corpus are re-exported here.
+A small, readable BPE trainer and encoder in the style of Sennrich, Haddow and Birch (2016):
+the corpus is a table of word frequencies, each word starts as its characters, and the most
+frequent adjacent pair of symbols is merged, again and again (:func:`learn_bpe`).  Like their
+reference implementation (subword-nmt) and Hugging Face's ``BpeTrainer``, the end-of-word
+marker is glued to the last character (``"low" -> l o w</w>``), so that a word-final
+``w</w>`` and a word-inner ``w`` are different symbols.  Readable, not fast: the chapter
+trains a few hundred merges on a slice of Tiny Shakespeare in about a second.
 
-Ids are 0-based in code (``0 .. V-1``); the book's math numbers the vocabulary ``1 .. V``.
+The corpus these work on (words as symbols, pairs counted and merged) is
+:mod:`formulated.tokenizers.corpus`.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["CharTokenizer"]
-
-
-def _check_chars(chars: Iterable[str], name: str = "chars") -> list[str]:
-    """``chars`` as a list of distinct single characters, at least one; the messages name
-    ``name`` (``d['itos']`` when the characters come from a saved tokenizer)."""
-    chars = list(chars)
-    for c in chars:
-        if not isinstance(c, str) or len(c) != 1:
-            raise ValueError(f"{name}: expected single characters, got {c!r}")
-    if len(set(chars)) != len(chars):
-        raise ValueError(f"{name}: expected distinct characters, got duplicates")
-    if not chars:
-        raise ValueError(f"{name}: expected at least one character, got none")
-    return chars
-
-
-def _check_corpus(text: Any) -> None:
-    if not isinstance(text, str) or not text:
-        raise ValueError(
-            f"text: expected a non-empty string, "
-            f"got {type(text).__name__} "
-            f"of length {len(text) if isinstance(text, str) else '?'}"
-        )
-
-
-def _check_text(text: Any) -> None:
-    if not isinstance(text, str):
-        raise TypeError(f"text: expected a string, got {type(text).__name__}")
-
-
-def _check_known(text: Any, stoi: dict[str, int]) -> None:
-    """``text`` is a string of characters that ``stoi`` knows (``KeyError`` naming the
-    unknown ones and where the first stands)."""
-    _check_text(text)
-    unknown = sorted(set(text) - stoi.keys())
-    if unknown:
-        pos = next(i for i, c in enumerate(text) if c not in stoi)
-        raise KeyError(
-            f"text: expected only characters of the vocabulary "
-            f"(V={len(stoi)}), got unknown character(s) "
-            f"{unknown!r}, the first at position {pos}"
-        )
-
-
-def _check_char_dict(d: Any) -> list[str]:
-    """The characters of a saved character tokenizer ``d``, with messages naming ``d``."""
-    if (
-        not isinstance(d, dict)
-        or d.get("kind") != "char"
-        or not isinstance(d.get("itos"), str)
-    ):
-        raise ValueError(f"d: expected {{'kind': 'char', 'itos': str}}, got {d!r:.80}")
-    return _check_chars(d["itos"], "d['itos']")
-
-
-def _tokens_of(ids: Sequence[int] | np.ndarray, itos: Sequence[str]) -> list[str]:
-    """The tokens ``itos[i]`` of ``ids`` (both tokenizers' ``decode``); an id that is not an
-    integer in ``0 .. V-1`` raises, naming the first one."""
-    V = len(itos)
-    arr = as_array(ids, "ids")  # a ragged nested list is named here
-    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
-        raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
-    out = []
-    for i in arr.reshape(-1).tolist():
-        if not 0 <= i < V:
-            raise ValueError(f"ids: expected token ids in 0..{V - 1} (V={V}), got {i}")
-        out.append(itos[i])
-    return out
-
-
-class CharTokenizer:
-    """Character-level tokenizer: the vocabulary is the sorted set of characters of a
-    corpus.
-
-    ``stoi[c]`` is the id of character ``c`` and ``itos[i]`` the character of id ``i``,
-    so ``decode(encode(s)) == s`` for every string made of known characters.
-
-    Definition: def-06-tokenizer.
-    Checked by: tests/test_tokenizers.py::test_char_tokenizer_stoi_itos_round_trip
-    """
-
-    def __init__(self, chars: Iterable[str]):
-        chars = _check_chars(chars)
-        self.itos: list[str] = chars
-        self.stoi: dict[str, int] = {c: i for i, c in enumerate(chars)}
-
-    @classmethod
-    def from_text(cls, text: str) -> "CharTokenizer":
-        """Build the vocabulary from a corpus: its distinct characters, sorted by code
-        point."""
-        _check_corpus(text)
-        return cls(sorted(set(text)))
-
-    @property
-    def vocab_size(self) -> int:
-        """``V``, the number of distinct tokens."""
-        return len(self.itos)
-
-    def encode(self, text: str) -> list[int]:
-        """``str -> list[int]`` of length ``len(text)``; unknown characters raise
-        ``KeyError``."""
-        _check_known(text, self.stoi)
-        return [self.stoi[c] for c in text]
-
-    def decode(self, ids: Sequence[int] | np.ndarray) -> str:
-        """``list[int] -> str``; ids outside ``0 .. V-1`` raise ``ValueError``."""
-        return "".join(_tokens_of(ids, self.itos))
-
-    def __repr__(self) -> str:
-        return f"CharTokenizer(V={self.vocab_size})"
-
-    def to_dict(self) -> dict:
-        """A JSON-able form, stored in checkpoints."""
-        return {"kind": "char", "itos": "".join(self.itos)}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "CharTokenizer":
-        return cls(_check_char_dict(d))
-
-
-# == Byte-pair encoding (chapter 6) ============================================================
-
-# A small, readable byte-pair-encoding (BPE) trainer and encoder in the style of Sennrich, Haddow
-# and Birch (2016): the corpus is a table of word frequencies, each word starts as its
-# characters, and the most frequent adjacent pair of symbols is merged, again and again.  Like
-# their reference implementation (subword-nmt) and Hugging Face's ``BpeTrainer``, the end-of-word
-# marker is glued to the last character (``"low" -> l o w</w>``), so that a word-final ``w</w>``
-# and a word-inner ``w`` are different symbols.  Readable, not fast: the chapter trains a few
-# hundred merges on a slice of Tiny Shakespeare in about a second.
-
-from collections import Counter, defaultdict  # noqa: E402  (the BPE section keeps its imports here)
-from dataclasses import dataclass, field  # noqa: E402
-from typing import Any, Mapping  # noqa: E402
-
-from ._checks import as_array, check_int, check_positive_int, checked  # noqa: E402
-from .bpe_corpus import (  # noqa: E402
+from .._checks import check_int, check_positive_int, check_text, checked, tokens_of
+from .corpus import (
     END_OF_WORD,
     check_end_of_word,
     check_symbol_order,
     check_word_counts,
     count_pairs,
-    greedy_bpe_states,
     initial_symbols,
     merge_pair,
     split_word,
     word_frequencies,
 )
 
-__all__ += [
-    "END_OF_WORD",
+__all__ = [
     "Merge",
-    "BPETokenizer",
-    "word_frequencies",
-    "split_word",
-    "merge_pair",
-    "count_pairs",
-    "initial_symbols",
     "learn_bpe",
     "learn_bpe_incremental",
-    "greedy_bpe_states",
+    "BPETokenizer",
     "bpe_vocab_size",
 ]
 
@@ -506,7 +368,7 @@ class BPETokenizer:
     def tokenize(self, text: str) -> list[str]:
         """``str -> list[str]``: the tokens of every whitespace-separated word, in
         order."""
-        _check_text(text)
+        check_text(text)
         return [t for w in text.split() for t in self.tokenize_word(w)]
 
     def encode(self, text: str) -> list[int]:
@@ -517,7 +379,7 @@ class BPETokenizer:
     def decode(self, ids: Sequence[int] | np.ndarray) -> str:
         """``list[int] -> str``: join the tokens, each end-of-word marker becoming a
         space."""
-        pieces = _tokens_of(ids, self.itos)
+        pieces = tokens_of(ids, self.itos)
         return "".join(pieces).replace(self.end_of_word, " ").rstrip(" ")
 
     def __repr__(self) -> str:

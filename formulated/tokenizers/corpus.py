@@ -5,9 +5,8 @@ The corpus is a table of word frequencies (:func:`word_frequencies`); each word 
 characters, the end-of-word marker glued to the last one (:func:`split_word`); a merge replaces
 a pair by its concatenation (:func:`merge_pair`) and the pairs are counted with the words'
 frequencies (:func:`count_pairs`).  :func:`greedy_bpe_states` follows every tie of greedy BPE.
-The learner and the tokenizer built on these are in :mod:`formulated.tokenizers`, which
-re-exports the functions above and :data:`END_OF_WORD`; the ``check_*`` functions check the
-arguments that both modules take.
+The learner and the tokenizer built on these are in :mod:`formulated.tokenizers.bpe`; the
+``check_*`` functions check the arguments that both modules take.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from ._checks import check_positive_int, is_int
+from .._checks import check_positive_int, is_int
 
 __all__ = [
     "END_OF_WORD",
