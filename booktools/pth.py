@@ -2,9 +2,10 @@
 
 The book's tooling (Sphinx extensions, prebuild, Lab and live servers, otter glue) lives in the
 repository, not in the ``formulated`` package that readers ``pip install``. ``make env`` (and
-Binder's postBuild) run this file, which writes one ``.pth`` line pointing at the repository
-root into the environment's site-packages, so Jupyter Book, the kernels, pytest and JupyterLab
-can all ``import booktools``.
+Binder's postBuild) run ``python -m booktools pth`` from the repository's root (where
+``booktools`` is importable already), which writes one ``.pth`` line pointing at the
+repository root into the environment's site-packages, so Jupyter Book, the kernels, pytest
+and JupyterLab can all ``import booktools`` from any folder.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import sysconfig
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from booktools.paths import ROOT
 
 
 def install() -> Path:
@@ -22,5 +23,10 @@ def install() -> Path:
     return target
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """``python -m booktools pth``: write the ``.pth`` file and say where."""
     print(f"booktools importable via {install()}")
+
+
+if __name__ == "__main__":
+    main()

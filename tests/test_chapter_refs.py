@@ -15,7 +15,7 @@ import yaml
 from _chapters import ROOT
 from babel.messages.pofile import read_po
 
-from booktools.i18n import CATALOGUES
+from booktools.i18n.catalogues import CATALOGUES
 from booktools.sphinx.chapter_refs import chapter_ref_text, number_from_stem
 
 HTML = ROOT / "_build" / "html"

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.i18n import glosses
-from booktools import i18n
+from booktools.i18n import checks, glosses
 
 CATALOGUES = sorted(glosses.CHAPTER_CATALOGUES.glob("*.po"))
 
@@ -123,11 +122,11 @@ def test_reduce_glosses_applies_the_policy_and_keeps_the_korean() -> None:
 
 
 def test_reduce_never_removes_a_glossary_term() -> None:
-    terms = i18n.load_glossary()
+    terms = checks.load_glossary()
     msgid = "The attention of the decoder is masked."
     msgstr = "디코더(decoder)의 어텐션(attention)(attention)은 마스크(masked)된다."
     new = glosses.reduce_glosses([(msgid, msgstr)])[0]
-    assert i18n.glossary_problems(msgid, new, terms) == []
+    assert checks.glossary_problems(msgid, new, terms) == []
 
 
 def test_titles_come_from_headings_and_directives() -> None:

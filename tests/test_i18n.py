@@ -18,19 +18,20 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from booktools import i18n
+from booktools.i18n import catalogues, checks, columns, outputs
 from booktools.sphinx.i18n import switch_href
 
-CATALOGUES = sorted(i18n.CATALOGUES.rglob("*.po"))
+CATALOGUES = sorted(catalogues.CATALOGUES.rglob("*.po"))
 HTML = ROOT / "_build" / "html"
 
 
 def _name(po: Path) -> str:
-    return po.relative_to(i18n.CATALOGUES).with_suffix("").as_posix()
+    return po.relative_to(catalogues.CATALOGUES).with_suffix("").as_posix()
 
 
 def _messages(po: Path) -> list:
     with po.open("rb") as f:
-        return [m for m in read_po(f, locale=i18n.LANGUAGE) if m.id]
+        return [m for m in read_po(f, locale=catalogues.LANGUAGE) if m.id]
 
 
 def test_one_catalogue_per_page() -> None:
@@ -70,10 +71,10 @@ def _po_with(tmp_path: Path, pairs: list[tuple[str, str]]) -> Path:
 
 def _faithfulness(po: Path) -> list[str]:
     return [
-        f"{_name(po) if po.is_relative_to(i18n.CATALOGUES) else po.name}: {m.id[:50]!r}: {p}"
+        f"{_name(po) if po.is_relative_to(catalogues.CATALOGUES) else po.name}: {m.id[:50]!r}: {p}"
         for m in _messages(po)
         if m.string and not m.fuzzy
-        for p in i18n.message_problems(m.id, m.string)
+        for p in checks.message_problems(m.id, m.string)
     ]
 
 
@@ -135,7 +136,7 @@ def test_translations_keep_math_roles_numbers_and_code(po: Path) -> None:
 
 
 def test_glossary_one_korean_term_per_english_term(tmp_path: Path) -> None:
-    terms = i18n.load_glossary()
+    terms = checks.load_glossary()
     assert terms["transformer"] == "트랜스포머" and terms["pre-trained"] == "사전 훈련"
     for text, error in [
         ("decoder: 디코더\ndecoder: 복호기\n", "listed twice"),
@@ -145,34 +146,34 @@ def test_glossary_one_korean_term_per_english_term(tmp_path: Path) -> None:
         bad = tmp_path / "glossary.yml"
         bad.write_text(text, encoding="utf-8")
         with pytest.raises(ValueError, match=error):
-            i18n.load_glossary(bad)
+            checks.load_glossary(bad)
 
 
 def test_glossary_check_fails_on_a_second_translation() -> None:
-    terms = i18n.load_glossary()
+    terms = checks.load_glossary()
     english = "Gradient descent trains the decoder's weights (`model.decoder`, $W$)."
     assert (
-        i18n.glossary_problems(
+        checks.glossary_problems(
             english, "경사 하강법이 디코더의 가중치를 훈련한다.", terms
         )
         == []
     )
-    assert i18n.glossary_problems(
+    assert checks.glossary_problems(
         english, "경사 하강법이 복호기의 가중치를 훈련한다.", terms
     ) == ["'decoder' is not translated as '디코더'"]
-    assert i18n.glossary_problems(
+    assert checks.glossary_problems(
         english, "기울기 하강이 디코더의 가중치를 훈련한다.", terms
     ) == ["'gradient descent' is not translated as '경사 하강법'"]
 
 
 @pytest.mark.parametrize("po", CATALOGUES, ids=_name)
 def test_translations_use_the_glossary(po: Path) -> None:
-    terms = i18n.load_glossary()
+    terms = checks.load_glossary()
     wrong = [
         f"{m.id[:50]!r}: {p}"
         for m in _messages(po)
         if m.string and not m.fuzzy
-        for p in i18n.glossary_problems(m.id, m.string, terms)
+        for p in checks.glossary_problems(m.id, m.string, terms)
     ]
     assert wrong == []
 
@@ -329,11 +330,11 @@ def test_korean_stylesheet_breaks_lines_between_words() -> None:
 
 # -- Outputs (printed lines, widget labels, figure texts): locales/ko/LC_MESSAGES/outputs/ -----
 
-OUTPUT_CATALOGUES = sorted(i18n.OUTPUTS.rglob("*.po"))
+OUTPUT_CATALOGUES = sorted(outputs.OUTPUTS.rglob("*.po"))
 
 
 def _output_name(po: Path) -> str:
-    return po.relative_to(i18n.OUTPUTS).with_suffix("").as_posix()
+    return po.relative_to(outputs.OUTPUTS).with_suffix("").as_posix()
 
 
 @pytest.mark.parametrize("po", OUTPUT_CATALOGUES, ids=_output_name)
@@ -354,29 +355,31 @@ def test_output_translations_keep_placeholders(po: Path) -> None:
     wrong = [
         f"{m.id[:60]!r}: {m.string[:60]!r}"
         for m in _messages(po)
-        if m.string and i18n.placeholders(m.id) != i18n.placeholders(m.string)
+        if m.string and outputs.placeholders(m.id) != outputs.placeholders(m.string)
     ]
     assert wrong == []
 
 
 def test_output_placeholder_check_fails_on_a_dropped_value() -> None:
-    msgid, values = i18n.output_template(
+    msgid, values = outputs.output_template(
         "beta =    1: weights [0.2 0.5]  output 26.3582"
     )
     assert (msgid, values) == (
         "beta = {0}: weights {1}  output {2}",
         ["   1", "[0.2 0.5]", "26.3582"],
     )
-    assert i18n.placeholders("beta = {0}: 가중치 {1}  출력 {2}") == i18n.placeholders(
+    assert outputs.placeholders(
+        "beta = {0}: 가중치 {1}  출력 {2}"
+    ) == outputs.placeholders(msgid)
+    assert outputs.placeholders("beta = {0}: 가중치 {1}  출력") != outputs.placeholders(
         msgid
     )
-    assert i18n.placeholders("beta = {0}: 가중치 {1}  출력") != i18n.placeholders(msgid)
     assert (
-        i18n.output_fill("beta = {0}: 가중치 {1}  출력 {2}", values)
+        outputs.output_fill("beta = {0}: 가중치 {1}  출력 {2}", values)
         == "beta =    1: 가중치 [0.2 0.5]  출력 26.3582"
     )
     with pytest.raises(ValueError, match="placeholder"):
-        i18n.output_fill("{3}", values)
+        outputs.output_fill("{3}", values)
 
 
 def _stream_blocks(page: Path) -> list[str]:
@@ -407,14 +410,14 @@ def test_korean_page_prints_korean_lines_with_the_same_numbers() -> None:
     en, ko = HTML / f"{name}.html", i18n.KO_HTML / f"{name}.html"
     if not (en.is_file() and ko.is_file()):
         pytest.fail("no books at _build/html: run `make book` first", pytrace=False)
-    table = i18n.output_table(i18n.OUTPUTS / f"{name}.po")
+    table = outputs.output_table(outputs.OUTPUTS / f"{name}.po")
     english, korean = _stream_lines(en), _stream_lines(ko)
     assert len(english) == len(korean) > 20
     for e, k in zip(english, korean):
         assert _numbers(k) == _numbers(e), (e, k)
     # each output line by line, its columns lined up by display width (issue 35)
     for e, k in zip(_stream_blocks(en), _stream_blocks(ko)):
-        assert k == i18n.translate_lines(e, table), (e, k)
+        assert k == columns.translate_lines(e, table), (e, k)
     assert "beta =    1: 가중치 [0.2119 0.5761 0.2119]   출력 26.3582" in korean
     assert sum(1 for k in korean if re.search("[\uac00-\ud7a3]", k)) >= 15
 
@@ -422,7 +425,7 @@ def test_korean_page_prints_korean_lines_with_the_same_numbers() -> None:
 def test_korean_search_strips_particles() -> None:
     """트랜스포머의 is found by 트랜스포머 (Sphinx has no Korean search language); the page's
     JavaScript stemmer strips the same particles."""
-    from booktools.sphinx.i18n import PARTICLES, SearchKorean
+    from booktools.sphinx.korean_search import PARTICLES, SearchKorean
 
     search = SearchKorean({})
     assert search.stem("트랜스포머의") == "트랜스포머"
@@ -438,15 +441,16 @@ def test_a_directive_title_is_checked_without_its_fence() -> None:
     # A dropdown's title comes with its fence; the fence is markup, and the Korean is the title
     # alone (Sphinx parses it as a paragraph): only `000` is kept, not "`{dropdown} The …`".
     english = "````{dropdown} The ledger of `000`: The Formulated GPT-2 (first version)"
-    assert i18n.kept_spans(english)["code"] == ["`000`"]
+    assert checks.kept_spans(english)["code"] == ["`000`"]
     assert (
-        i18n.message_problems(
+        checks.message_problems(
             english, "`000`의 점검 대장: The Formulated GPT-2 (첫 판)"
         )
         == []
     )
     assert (
-        i18n.message_problems(english, "점검 대장: The Formulated GPT-2 (첫 판)") != []
+        checks.message_problems(english, "점검 대장: The Formulated GPT-2 (첫 판)")
+        != []
     )
 
 
@@ -476,10 +480,10 @@ def test_translated_output_lines_up_by_display_width() -> None:
         "untrained model, val split  = 4.1639",
         "unigram (letter counts)     = 3.3473",
     ]
-    table = i18n.output_table(i18n.OUTPUTS / "chapters" / "18_train_tiny_gpt.po")
-    before = [i18n.translate_output(line, table) for line in english]
+    table = outputs.output_table(outputs.OUTPUTS / "chapters" / "18_train_tiny_gpt.po")
+    before = [outputs.translate_output(line, table) for line in english]
     assert before[1].startswith("훈련") and len(set(columns_of(before, "="))) > 1
-    after = i18n.translate_lines("\n".join(english), table).split("\n")
+    after = columns.translate_lines("\n".join(english), table).split("\n")
     assert columns_of(after, "=") == [28] * 3 and after[0] == english[0]
     assert [line.split("= ")[1] for line in after] == ["4.1744", "4.1639", "3.3473"]
     # labels padded in characters, one wider than the English column: the column moves in
@@ -495,9 +499,9 @@ def test_translated_output_lines_up_by_display_width() -> None:
         "closed form   : {0} (first weight)": "닫힌 형태         : {0} (첫 가중치)",
         "slide         : {0}": "슬라이드          : {0}",
     }
-    before = [i18n.translate_output(line, table) for line in english]
+    before = [outputs.translate_output(line, table) for line in english]
     assert columns_of(before, ":") == [23, 18, 18, 14]  # 14 characters, 18 columns
-    after = i18n.translate_lines("\n".join(english), table).split("\n")
+    after = columns.translate_lines("\n".join(english), table).split("\n")
     assert columns_of(after, ":") == [23] * 4
     assert after[3].startswith("torch.softmax          : [0.0634")
     assert after[2].endswith(": [0.  0.5 0.5]")
@@ -510,7 +514,7 @@ def test_translated_output_lines_up_by_display_width() -> None:
         "plain: max |chain rule - torch.autograd| = {0}": "일반:   max |연쇄 법칙 - torch.autograd| = {0}",
         "residual: max |chain rule - torch.autograd| = {0}": "잔차 연결: max |연쇄 법칙 - torch.autograd| = {0}",
     }
-    lined = i18n.translate_lines("\n".join(right), labels).split("\n")
+    lined = columns.translate_lines("\n".join(right), labels).split("\n")
     assert columns_of(lined, ":") == [9, 9] and columns_of(lined, "=") == [44, 44]
     assert lined[0] == "     일반: max |연쇄 법칙 - torch.autograd| = 2.0e-24"
     # a table keeps its columns where the English has them (one row reaches a column with
@@ -524,12 +528,12 @@ def test_translated_output_lines_up_by_display_width() -> None:
         "ours                        shape         GPT-{0}        shape": "우리 것                     형상          GPT-{0}        형상",
         "attention weights           ({0})  attn_weights ({1})": "어텐션 가중치               ({0})  attn_weights ({1})",
     }
-    done = i18n.translate_lines("\n".join(rows), header).split("\n")
+    done = columns.translate_lines("\n".join(rows), header).split("\n")
     assert done[0] == "우리 것                     형상          GPT-2        형상"
     assert done[1] == rows[1] and done[2].endswith("  attn_weights (2, 3, 5, 5)")
     assert columns_of(done[1:], "(") == [28, 28] and columns_of(done[:1], "G") == [42]
-    assert i18n.translate_lines("\n".join(english), {}) == "\n".join(english)
-    assert i18n.translate_lines("", table) == ""
+    assert columns.translate_lines("\n".join(english), {}) == "\n".join(english)
+    assert columns.translate_lines("", table) == ""
 
 
 def test_a_progress_bar_status_is_left_as_printed() -> None:

@@ -21,6 +21,7 @@ import yaml
 from _chapters import ROOT
 
 from booktools.lab import lab
+from booktools.lab.kernel import FOLD_MARK
 
 CHAPTER = "chapters/11_ffn_gelu.md"
 
@@ -119,7 +120,7 @@ def _open_edit_save(manager_class, root: Path) -> str:
         model = await manager.get(CHAPTER, content=True, type="notebook")
         nb = model["content"]
         first_cell = dict(nb["cells"][0])
-        folded = [c for c in nb["cells"] if c["metadata"].get(lab.FOLD_MARK)]
+        folded = [c for c in nb["cells"] if c["metadata"].get(FOLD_MARK)]
         if (
             folded
         ):  # the reader opens one folded solution (Lab sets source_hidden false)
@@ -323,7 +324,7 @@ def test_gated_solutions_code_cells_are_folded_and_nothing_else():
     assert expected >= 1
     nb = jupytext.reads(text, fmt="md:myst")
     assert lab.fold_solutions(nb) == expected
-    folded = [c for c in nb.cells if c.metadata.get(lab.FOLD_MARK)]
+    folded = [c for c in nb.cells if c.metadata.get(FOLD_MARK)]
     assert all(
         c.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
         for c in folded
@@ -332,9 +333,7 @@ def test_gated_solutions_code_cells_are_folded_and_nothing_else():
         "gelu_widget()" in c.source for c in folded
     )  # the chapter's own code stays
     lab.prepare_for_save(nb)
-    assert not any(
-        "jupyter" in c.metadata or lab.FOLD_MARK in c.metadata for c in nb.cells
-    )
+    assert not any("jupyter" in c.metadata or FOLD_MARK in c.metadata for c in nb.cells)
 
 
 def _run_in_kernel(kc, code: str, metadata: dict) -> list[dict]:
@@ -379,7 +378,7 @@ def test_a_folded_solution_prints_into_a_closed_box_and_other_cells_as_usual():
             "from IPython.display import HTML, display\nprint('bert_count', 6 * 7)\n"
             "display(HTML('<b>a table</b>'))"
         )
-        folded = _run_in_kernel(kc, code, {lab.FOLD_MARK: True, "cellId": "x"})
+        folded = _run_in_kernel(kc, code, {FOLD_MARK: True, "cellId": "x"})
         plain = _run_in_kernel(kc, "print('chapter', 6 * 7)", {"cellId": "y"})
     finally:
         kc.stop_channels()

@@ -471,11 +471,11 @@ def test_korean_pdf_prints_outputs_in_korean(ko_pages: list[str]) -> None:
     catalogue's translation (locales/ko/outputs/chapters/08_attention.po), the same values,
     and its English is gone; widget snapshots are captioned in Korean, figures' texts are
     Korean."""
-    from booktools import i18n
+    from booktools.i18n import outputs
 
-    table = i18n.output_table(i18n.OUTPUTS / "chapters" / "08_attention.po")
+    table = outputs.output_table(outputs.OUTPUTS / "chapters" / "08_attention.po")
     english = "beta =    1: weights [0.2119 0.5761 0.2119]  output 26.3582"
-    korean = i18n.translate_output(english, table)
+    korean = outputs.translate_output(english, table)
     assert korean == "beta =    1: 가중치 [0.2119 0.5761 0.2119]  출력 26.3582"
     text = squeezed(" ".join(ko_pages))
     # pdftotext sets the aligned "beta =    1" apart, and "출력" after three blanks (its

@@ -268,8 +268,8 @@ def test_bad_input_gets_a_clear_error() -> None:
 def test_leak_scan_covers_the_quizzes() -> None:
     """No quiz gives away an exercise's graded answer (solution texts; with the execution
     cache, what the solutions printed too), and a quiz that did would be found."""
-    from booktools.course import assign, leak_scan
     from booktools.build import notebooks
+    from booktools.course import assign, leak_scan
 
     chapters = notebooks.chapters()
     outputs = leak_scan.executed_outputs()
@@ -313,11 +313,16 @@ def test_every_chapter_and_its_student_notebook_show_its_quiz() -> None:
 
 def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
     """The Korean book: every text of a quiz is a message of the page's outputs catalogue
-    (booktools.i18n.notebook_fragments reads it from the cell's HTML output), and
+    (booktools.i18n.outputs.notebook_fragments reads it from the cell's HTML output), and
     booktools.sphinx.quiz.translate_quiz puts the translation back, values kept; a text
     without a translation stays English."""
-    from booktools.i18n import notebook_fragments, output_template
-    from booktools.sphinx.quiz import QUIZ_BLOCK, quiz_fragments, translate_quiz
+    from booktools.i18n.outputs import (
+        QUIZ_BLOCK,
+        notebook_fragments,
+        output_template,
+        quiz_fragments,
+    )
+    from booktools.sphinx.quiz import translate_quiz
 
     page = quiz("ch08")._repr_html_()
     nb = {

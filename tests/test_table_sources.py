@@ -48,8 +48,8 @@ def test_a_cell_with_a_source_keeps_it():
 
 
 def test_chapter_5_dimensions_are_in_the_korean_catalogue():
-    from booktools.i18n import CATALOGUES, _read
+    from booktools.i18n.catalogues import CATALOGUES, read_catalogue
 
-    catalogue = _read(CATALOGUES / "chapters" / "05_notation_shapes.po")
+    catalogue = read_catalogue(CATALOGUES / "chapters" / "05_notation_shapes.po")
     ids = {m.id for m in catalogue if m.id}
     assert "number of attention heads in a block" in ids

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from booktools.build.toc import ROOT, toc_files
+from booktools.build.toc import toc_files
+from booktools.paths import CONFIG, ROOT
 
 
 def main(argv: list[str]) -> int:
@@ -32,7 +33,7 @@ def main(argv: list[str]) -> int:
             print(f"chapter: expected a file like chapters/08_attention, got {c!r}")
             return 2
     every = toc_files()
-    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    cfg = yaml.safe_load(CONFIG.read_text())
     cfg["execute"]["execute_notebooks"] = "force"
     cfg["execute"]["exclude_patterns"] = [f"{c}.md" for c in every if c not in chapters]
     out = Path(tempfile.gettempdir()) / f"jb_{Path(chapters[0]).name}"

@@ -17,9 +17,8 @@ import sys
 
 import nbformat
 
-from booktools.build.toc import ROOT, toc_files
-
-HTML = ROOT / "_build" / "html"
+from booktools.build.toc import toc_files
+from booktools.paths import HTML, ROOT
 
 
 def main() -> int:

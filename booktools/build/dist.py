@@ -17,12 +17,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-from booktools.sphinx.launch import ROOT
+from booktools.paths import HTML, ROOT
 from booktools.sphinx.pdf import PDF_NAME, PDF_PATH
 
-__all__ = ["HTML", "DIST", "NOT_PACKED", "archive_name", "pack", "main"]
+__all__ = ["DIST", "NOT_PACKED", "archive_name", "pack", "main"]
 
-HTML = ROOT / "_build" / "html"
 DIST = ROOT / "_build" / "dist"
 
 #: Build bookkeeping in the HTML folder that readers never open.

@@ -36,10 +36,11 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from booktools.lab.lab import math_macros
-from booktools.sphinx.launch import NOTEBOOKS_DIR, ROOT, BookHome, book_home
 from booktools.build.plain_markdown import chapter_titles, label_texts, to_plain
 from booktools.course.student import strip_solutions
+from booktools.lab.lab import math_macros
+from booktools.paths import ROOT
+from booktools.sphinx.launch import NOTEBOOKS_DIR, BookHome, book_home
 
 __all__ = [
     "CHAPTER_GLOB",

@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from booktools.sphinx.launch import ROOT
+from booktools.paths import CONFIG, ROOT
 from booktools.sphinx.pdf import PDF_NAMES, PDF_PATH
 
 __all__ = [
@@ -184,11 +184,7 @@ def log_problems(log: str, max_overfull_pt: float = MAX_OVERFULL_PT) -> LogProbl
 
 
 def sphinx_latex(
-    srcdir: Path,
-    outdir: Path,
-    doctrees: Path,
-    conf: dict,
-    path_config: Path = ROOT / "_config.yml",
+    srcdir: Path, outdir: Path, doctrees: Path, conf: dict, path_config: Path = CONFIG
 ) -> None:
     """Sphinx's LaTeX builder through Jupyter Book 1 (``_config.yml`` and ``conf`` on top),
     warnings as errors: the one place the book, its Korean edition and the answer keys

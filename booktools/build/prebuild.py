@@ -34,10 +34,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from booktools.sphinx.launch import ROOT
+from booktools.paths import CACHE, ROOT
 
 __all__ = [
-    "CACHE_DIR",
     "Outcome",
     "chapters",
     "read_chapter",
@@ -47,9 +46,6 @@ __all__ = [
     "execution_timeout",
     "main",
 ]
-
-#: Where Jupyter Book 1 keeps executed notebooks (``_build/.jupyter_cache``).
-CACHE_DIR = ROOT / "_build" / ".jupyter_cache"
 
 
 @dataclass(frozen=True)
@@ -187,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs: expected a positive number of workers, got {args.jobs}")
-    cache = get_cache(str(CACHE_DIR))
+    cache = get_cache(str(CACHE))
     every = chapters()
     todo = pending(every, cache)
     if not todo:

@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from booktools import myst
-from booktools.build.toc import ROOT, toc_files
+from booktools.build.toc import toc_files
+from booktools.paths import ROOT
 
 __all__ = [
     "LANGUAGES",
@@ -405,8 +406,8 @@ def build(
 def leaks(out: Path = OUT) -> list[str]:
     """Every solution of the chapters found in a deck under ``out`` (the leak scan of the
     student edition, :func:`booktools.course.leak_scan.leaks`, with what the solutions printed)."""
-    from booktools.course import leak_scan
     from booktools.build import notebooks
+    from booktools.course import leak_scan
 
     decks = sorted(out.glob("*/chapters/*.html"))
     if not decks:

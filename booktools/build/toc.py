@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from booktools.paths import ROOT
 
 
 def toc_files(root: Path = ROOT) -> list[str]:

@@ -143,10 +143,11 @@ def _close(a: str, b: str) -> bool:
 
 def executed_outputs(notebooks: dict[str, Any] | None = None) -> dict[str, str]:
     """What every code cell printed or showed as text in the executed chapters (the execution
-    cache of ``make book``, :func:`booktools.i18n.executed_notebooks`): its source, stripped ->
+    cache of ``make book``, :func:`booktools.i18n.outputs.executed_notebooks`): its source, stripped ->
     its stream and ``text/plain`` outputs, joined; ``{}`` without a cache."""
     if notebooks is None:
-        from booktools.i18n import CACHE, executed_notebooks
+        from booktools.i18n.outputs import executed_notebooks
+        from booktools.paths import CACHE
 
         notebooks = executed_notebooks() if CACHE.is_dir() else {}
     out: dict[str, str] = {}
@@ -432,7 +433,7 @@ def scan_edition(
     import tempfile
 
     from booktools.build import notebooks
-    from booktools.sphinx.launch import ROOT
+    from booktools.paths import ROOT
 
     root = ROOT if root is None else Path(root)
     folder = root / "_build" / "student" if folder is None else Path(folder)

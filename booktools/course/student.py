@@ -36,7 +36,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
 from booktools import myst
-from booktools.sphinx.launch import ROOT, STUDENT_CONFIG, StudentHome, student_home
+from booktools.paths import CACHE, ROOT
+from booktools.sphinx.launch import STUDENT_CONFIG, StudentHome, student_home
 
 __all__ = [
     "CONFIG_NAME",
@@ -58,7 +59,6 @@ HTML_DIR = ROOT / "_build" / "student" / "html"
 NOTEBOOKS_DIR = ROOT / "_build" / "student" / "notebooks"
 DOCTREES = ROOT / "_build" / ".doctrees-student"
 #: The cache ``make book`` fills; Sphinx would otherwise look beside the output folder.
-CACHE = ROOT / "_build" / ".jupyter_cache"
 
 
 #: The instructors' appendix, which the student edition replaces by :data:`STUDENT_APPENDIX_C`.

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from booktools.paths import ROOT
+
 __all__ = [
     "AUTOGRADER_PYTHON",
     "AUTOGRADER_REQUIREMENTS",
@@ -74,23 +76,22 @@ def package_wheel(dest: str | Path) -> Path:
         return found[-1]
     for old in found:  # from before the data traveled with the wheel
         old.unlink()
-    root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
         # from a copy: setuptools writes build/ and *.egg-info next to the sources, and the
         # data go into the copy's package only (pyproject.toml's package-data names _data/)
         src = Path(tmp) / "src"
         src.mkdir()
         for name in ("pyproject.toml", "README.md"):
-            shutil.copy(root / name, src / name)
+            shutil.copy(ROOT / name, src / name)
         shutil.copytree(
-            root / "formulated",
+            ROOT / "formulated",
             src / "formulated",
             ignore=shutil.ignore_patterns("__pycache__", "_data"),
         )
         for name in PACKAGED_DATA:
             target = src / "formulated" / "_data" / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(root / "data" / name, target)
+            shutil.copy(ROOT / "data" / name, target)
         subprocess.run(
             [
                 sys.executable,

@@ -28,11 +28,13 @@ its own overrides (:func:`overrides`).
 :mod:`booktools.sphinx.i18n` (a Sphinx extension listed in ``_config.yml``) adds the language
 switch, the Korean stylesheet and the page language to both books.
 
-This module is the pipeline and its command line; the pieces live beside it, and every name
-of theirs that the tools and tests use is importable from here too:
+This module is the pipeline and its command line; the pieces live beside it, and their names
+are imported from them:
 :mod:`booktools.i18n.catalogues` (reading, writing, merging a catalogue; its statistics),
 :mod:`booktools.i18n.checks` (what a translation must keep; the glossary),
-:mod:`booktools.i18n.outputs` (the outputs' catalogues and their translation).
+:mod:`booktools.i18n.outputs` (the outputs' catalogues and their translation),
+:mod:`booktools.i18n.columns` (printed columns lined up again after translation),
+:mod:`booktools.i18n.glosses` (the gloss policy of the Korean chapters).
 """
 
 from __future__ import annotations
@@ -47,91 +49,26 @@ from typing import Any
 from booktools.i18n.catalogues import (
     CATALOGUES,
     LANGUAGE,
-    LOCALES,
-    CatalogueStats,
     catalogue_stats,
     merge_catalogue,
     read_catalogue,
-    write_catalogue,
 )
-from booktools.i18n.checks import (
-    GLOSSARY,
-    glossary_problems,
-    has_prose,
-    kept_spans,
-    load_glossary,
-    message_problems,
-)
-from booktools.i18n.outputs import (
-    ALT_ATTR,
-    CACHE,
-    HTML_WIDGETS,
-    OUTPUTS,
-    SVG_DATA,
-    SVG_TEXT,
-    WIDGET_KEYS,
-    executed_notebooks,
-    html_fragments,
-    notebook_fragments,
-    output_fill,
-    output_table,
-    output_template,
-    placeholders,
-    svg_fragments,
-    translate_clauses,
-    translate_lines,
-    translate_output,
-    update_output_catalogues,
-    widget_fragments,
-)
-from booktools.sphinx.launch import ROOT
+from booktools.i18n.checks import has_prose
+from booktools.i18n.outputs import OUTPUTS, update_output_catalogues
+from booktools.paths import CACHE, ROOT
 
 __all__ = [
-    "LANGUAGE",
-    "LOCALES",
-    "CATALOGUES",
     "POT_DIR",
     "KO_HTML",
-    "CACHE",
+    "BUILD_LOCALES",
+    "DOCTREES",
     "overrides",
     "build_pot",
     "update_catalogues",
     "compile_catalogues",
     "build_html",
-    "CatalogueStats",
-    "catalogue_stats",
-    "kept_spans",
-    "message_problems",
-    "GLOSSARY",
-    "load_glossary",
-    "glossary_problems",
-    "has_prose",
-    "OUTPUTS",
-    "WIDGET_KEYS",
-    "HTML_WIDGETS",
-    "ALT_ATTR",
-    "SVG_DATA",
-    "SVG_TEXT",
-    "output_template",
-    "output_fill",
-    "placeholders",
-    "translate_output",
-    "translate_lines",
-    "translate_clauses",
-    "html_fragments",
-    "svg_fragments",
-    "widget_fragments",
-    "notebook_fragments",
-    "executed_notebooks",
-    "update_output_catalogues",
-    "output_table",
     "main",
 ]
-
-#: The names under which short catalogue scripts (read, change and write one catalogue in one
-#: run) have called these; new code imports the public names of booktools.i18n.catalogues.
-_read = read_catalogue
-_write = write_catalogue
 
 POT_DIR = ROOT / "_build" / "gettext"
 KO_HTML = ROOT / "_build" / "html" / LANGUAGE

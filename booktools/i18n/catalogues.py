@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from booktools.sphinx.launch import ROOT
+from booktools.paths import LOCALES
 
 __all__ = [
     "LANGUAGE",
-    "LOCALES",
     "CATALOGUES",
     "read_catalogue",
     "write_catalogue",
@@ -27,7 +26,6 @@ __all__ = [
 
 LANGUAGE = "ko"
 #: The committed translations: ``locales/ko/LC_MESSAGES/<docname>.po``.
-LOCALES = ROOT / "locales"
 CATALOGUES = LOCALES / LANGUAGE / "LC_MESSAGES"
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from booktools import myst
-from booktools.i18n.catalogues import LANGUAGE, LOCALES
+from booktools.i18n.catalogues import LANGUAGE
+from booktools.paths import LOCALES
 
 __all__ = [
     "MATH",

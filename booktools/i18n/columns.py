@@ -6,7 +6,7 @@ A cell prints aligned lines::
     closed form   : 0.06337893833303762 (first weight)
 
 and the Korean edition prints the outputs catalogue's translation of each line
-(:func:`booktools.i18n.translate_output`).  A Hangul syllable takes two columns of a monospace
+(:func:`booktools.i18n.outputs.translate_output`).  A Hangul syllable takes two columns of a monospace
 font (its East Asian width is *Wide*), so padding counted in characters no longer lines up the
 ``:`` and ``=`` columns.  :func:`align_columns` lays the translated lines of one output out
 again by display width (:func:`display_width`), at the English lines' columns, and moves a
@@ -22,9 +22,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["SEPARATORS", "align_columns", "display_width"]
+from booktools.i18n.outputs import VALUE, translate_output
+
+__all__ = ["SEPARATORS", "align_columns", "display_width", "translate_lines"]
 
 #: The characters that line up labels and values.
 SEPARATORS = "=:"
@@ -138,8 +141,6 @@ def align_columns(english: list[str], translated: list[str]) -> list[str]:
     has the English blanks.  What is not such a column stays as the translation wrote it; a
     translated line with other gaps or separators than its English line stays as it is;
     lines that were not translated move only with a column."""
-    from booktools.i18n.outputs import VALUE
-
     if english == translated:
         return list(translated)
     every = [_candidates(line, VALUE) for line in english]
@@ -211,3 +212,13 @@ def align_columns(english: list[str], translated: list[str]) -> list[str]:
             at = place[column] + display_width(piece)
         out.append(line)
     return out
+
+
+def translate_lines(text: str, table: Mapping[str, str]) -> str:
+    """What a cell printed (lines), each line by :func:`translate_output`, the columns of the
+    output lined up again by display width, a Hangul syllable two columns
+    (:func:`align_columns`): the catalogue's padding counts characters."""
+    english = text.split("\n")
+    return "\n".join(
+        align_columns(english, [translate_output(line, table) for line in english])
+    )

@@ -33,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from booktools import i18n, myst
+from booktools.i18n.catalogues import CATALOGUES, LANGUAGE
+from booktools.i18n.checks import GLOSSARY, load_glossary
+from booktools.paths import ROOT
 
 __all__ = [
     "NEVER_GLOSS",
@@ -121,7 +124,7 @@ INFLECTIONS: Mapping[str, str] = {
     "transformers": "",
 }
 
-CHAPTER_CATALOGUES = i18n.CATALOGUES / "chapters"
+CHAPTER_CATALOGUES = CATALOGUES / "chapters"
 
 _HANGUL = "\uac00-\ud7a3"
 _GLOSS = re.compile(
@@ -166,13 +169,13 @@ def _glossary() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
     the glossary's spellings with capitals as it writes them (``KV cache``)."""
     import yaml
 
-    terms = i18n.load_glossary()
+    terms = load_glossary()
     head: dict[str, str] = {}
     first: dict[str, str] = {}
     for spelling, korean in terms.items():  # the entry's spellings in the order written
         first.setdefault(korean, spelling)
         head[spelling] = first[korean]
-    raw = yaml.safe_load(i18n.GLOSSARY.read_text(encoding="utf-8")) or {}
+    raw = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8")) or {}
     cased = frozenset(
         s.strip()
         for key in raw
@@ -313,7 +316,7 @@ def _source_titles(path: str, root: Path) -> set[str]:
     return titles
 
 
-def title_ids(messages: Iterable[Any], root: Path = i18n.ROOT) -> set[str]:
+def title_ids(messages: Iterable[Any], root: Path = ROOT) -> set[str]:
     """The msgids of ``messages`` (Babel messages, with ``.id`` and ``.locations``) that are a
     heading or a box's title: a Markdown heading or the title of a directive's opening line
     (``{prf:definition}``, ``{admonition}``, ``{dropdown}``) in the sources the messages come
@@ -429,7 +432,7 @@ def _read(po: Path) -> Any:
     from babel.messages.pofile import read_po
 
     with po.open("rb") as f:
-        return read_po(f, locale=i18n.LANGUAGE)
+        return read_po(f, locale=LANGUAGE)
 
 
 def _write(po: Path, catalog: Any) -> None:
@@ -519,7 +522,7 @@ def double_parentheses(text: str) -> int:
     return _masked(text).count(")(")
 
 
-def _counts(root: Path = i18n.ROOT) -> list[str]:
+def _counts(root: Path = ROOT) -> list[str]:
     glosses = doubled = 0
     for po in sorted(CHAPTER_CATALOGUES.glob("*.po")):
         for _, msgstr in catalogue_entries(po)[0]:
@@ -541,7 +544,9 @@ def main(argv: list[str] | None = None) -> int:
     """``check`` (exit 1 on a problem), ``fix`` or ``count``, for every chapter catalogue."""
     args = sys.argv[1:] if argv is None else argv
     if args not in (["check"], ["fix"], ["count"]):
-        print("usage: python -m booktools.i18n.glosses check|fix|count", file=sys.stderr)
+        print(
+            "usage: python -m booktools.i18n.glosses check|fix|count", file=sys.stderr
+        )
         return 2
     pos = sorted(CHAPTER_CATALOGUES.glob("*.po"))
     if args == ["count"]:

@@ -11,16 +11,14 @@ back unchanged.  ``python -m booktools.i18n outputs`` (part of ``make po``) upda
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from booktools.i18n.catalogues import LANGUAGE, LOCALES, merge_catalogue, read_catalogue
+from booktools.i18n.catalogues import LANGUAGE, merge_catalogue, read_catalogue
 from booktools.i18n.checks import CODE, IDENT
-from booktools.sphinx.launch import ROOT
+from booktools.paths import CACHE, LOCALES, ROOT
 
 __all__ = [
-    "CACHE",
     "OUTPUTS",
     "VALUE",
     "WIDGET_KEYS",
@@ -32,11 +30,13 @@ __all__ = [
     "output_fill",
     "placeholders",
     "translate_output",
-    "translate_lines",
     "translate_clauses",
     "html_fragments",
     "svg_fragments",
     "widget_fragments",
+    "QUIZ_BLOCK",
+    "QUIZ_PARTS",
+    "quiz_fragments",
     "notebook_fragments",
     "executed_notebooks",
     "update_output_catalogues",
@@ -44,7 +44,6 @@ __all__ = [
 ]
 
 #: The cache ``make book`` fills; Sphinx would otherwise look beside the output folder.
-CACHE = ROOT / "_build" / ".jupyter_cache"
 #: Outside LC_MESSAGES: no Sphinx catalogue (the build reads them itself), not chapter prose.
 OUTPUTS = LOCALES / LANGUAGE / "outputs"
 _NUM = r"[-+]?(?:\d+(?:[.,]\d+)*\.?|\.\d+)(?:[eE][-+]?\d+)?%?"
@@ -137,18 +136,6 @@ def translate_output(text: str, table: dict[str, str]) -> str:
     return text[:start] + output_fill(translation, values) + text[start + len(core) :]
 
 
-def translate_lines(text: str, table: Mapping[str, str]) -> str:
-    """What a cell printed (lines), each line by :func:`translate_output`, the columns of the
-    output lined up again by display width, a Hangul syllable two columns
-    (:func:`booktools.i18n.columns.align_columns`): the catalogue's padding counts characters."""
-    from booktools.i18n.columns import align_columns
-
-    english = text.split("\n")
-    return "\n".join(
-        align_columns(english, [translate_output(line, table) for line in english])
-    )
-
-
 def translate_clauses(text: str, table: dict[str, str]) -> str:
     """An alt text or HTML text, sentence by sentence (:data:`_CLAUSE`)."""
     parts = _CLAUSE.split(text)
@@ -206,6 +193,29 @@ def widget_fragments(state: dict[str, Any]) -> list[str]:
     return found
 
 
+#: A quiz's HTML (:mod:`formulated.quizzes`) in a page or an output: from its
+#: ``<div class="fq-quiz"`` to its end comment.
+QUIZ_BLOCK = re.compile(r'<div class="fq-quiz".*?<!-- /fq-quiz -->', re.S)
+#: What splits a quiz's HTML into its tags (styles and scripts whole) and its text nodes.
+QUIZ_PARTS = re.compile(r"(<style>.*?</style>|<script>.*?</script>|<[^>]*>)", re.S)
+
+
+def quiz_fragments(html_text: str) -> list[str]:
+    """The texts of the quizzes in an HTML text (text nodes, unescaped, stripped), in order:
+    what the outputs catalogue holds for them."""
+    import html as html_mod
+
+    found: list[str] = []
+    for block in QUIZ_BLOCK.findall(html_text):
+        for part in QUIZ_PARTS.split(block):
+            if part.startswith("<") or not part.strip():
+                continue
+            text = html_mod.unescape(part).strip()
+            if re.search(r"[A-Za-z]{2,}", text):
+                found.append(text)
+    return found
+
+
 def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
     """(msgid, where) for every fragment of an executed notebook with words, first occurrence
     first: printed lines (``stream``), figure texts (``svg``), widget labels (``widget``)."""
@@ -235,9 +245,6 @@ def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
                 for fragment in html_fragments(str(data["text/html"])):
                     add(fragment, f"cell {index}: figure")
             if "text/html" in data and 'class="fq-quiz"' in str(data["text/html"]):
-                # here, not at the top: booktools.sphinx.quiz imports booktools.i18n
-                from booktools.sphinx.quiz import quiz_fragments
-
                 for fragment in quiz_fragments("".join(data["text/html"])):
                     add(fragment, f"cell {index}: quiz")
                 # the quiz's one line in the PDF (its text/plain)

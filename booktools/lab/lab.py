@@ -51,14 +51,13 @@ from traitlets import Unicode
 
 from booktools import myst
 from booktools.lab.kernel import FOLD_MARK
+from booktools.paths import CONFIG, ROOT
 from booktools.sphinx.source import BLOCK, markdown_box
 
 __all__ = [
-    "ROOT",
     "SETTINGS_OVERRIDES",
     "SERVER_CONFIG",
     "MACRO_CELL_MARK",
-    "FOLD_MARK",
     "math_macros",
     "macro_cell",
     "add_macro_cell",
@@ -77,8 +76,6 @@ __all__ = [
 ]
 
 #: The repository (``chapters/``, ``_config.yml``, ``data/``): two levels above this package.
-ROOT = Path(__file__).resolve().parents[1]
-
 #: The JupyterLab viewer that jupytext registers for text notebooks.
 JUPYTEXT_NOTEBOOK = "Jupytext Notebook"
 
@@ -119,7 +116,7 @@ def math_macros(config_path: Path | None = None) -> dict[str, str]:
     KaTeX (jupyterlab-myst) and MathJax both read ``#1`` … in the body, so the body is all
     that is kept.
     """
-    path = ROOT / "_config.yml" if config_path is None else Path(config_path)
+    path = CONFIG if config_path is None else Path(config_path)
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     try:
         macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]

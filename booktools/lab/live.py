@@ -29,8 +29,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_BOOK = ROOT / "_build" / "html"
+from booktools.paths import HTML, ROOT
 
 
 @dataclass(frozen=True)
@@ -180,9 +179,7 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
 class LiveBook:
     """The two servers; a context manager so tests can run it without ``make``."""
 
-    def __init__(
-        self, book: Path = DEFAULT_BOOK, port: int = 0, jupyter_port: int = 0
-    ) -> None:
+    def __init__(self, book: Path = HTML, port: int = 0, jupyter_port: int = 0) -> None:
         if not (book / "index.html").is_file():
             raise FileNotFoundError(f"no built book at {book}: run `make book` first")
         self.book = book
@@ -228,9 +225,7 @@ class LiveBook:
 def main(argv: list[str] | None = None) -> int:
     """Run until Ctrl-C; print the one URL to open."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--book", type=Path, default=DEFAULT_BOOK, help="built HTML book"
-    )
+    parser.add_argument("--book", type=Path, default=HTML, help="built HTML book")
     parser.add_argument(
         "--port", type=int, default=0, help="port of the book (0: any free)"
     )

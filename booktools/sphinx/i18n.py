@@ -51,9 +51,11 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from booktools import i18n
+from booktools.i18n import columns, outputs
+from booktools.i18n.catalogues import LANGUAGE
+from booktools.paths import ROOT
 from booktools.sphinx import launch
-from booktools.sphinx.korean_search import PARTICLES, SearchKorean, korean_stem
+from booktools.sphinx.korean_search import SearchKorean
 
 __all__ = [
     "KeepMathBlocks",
@@ -79,9 +81,6 @@ __all__ = [
     "docname_of",
     "translate_outputs",
     "TranslatePrinted",
-    "PARTICLES",
-    "korean_stem",
-    "SearchKorean",
     "setup",
 ]
 
@@ -375,11 +374,11 @@ def translate_svg(svg: str, table: Mapping[str, str]) -> str:
     """A figure with its texts translated: ``<text>`` contents, or a glyph-drawn text replaced
     by a ``<text>`` in the same place, size and color (centered on the English text's middle;
     left-aligned in a legend)."""
-    svg = i18n.SVG_TEXT.sub(
+    svg = outputs.SVG_TEXT.sub(
         lambda m: (
             m.group(1)
             + html.escape(
-                i18n.translate_output(html.unescape(m.group(2)), table), quote=False
+                outputs.translate_output(html.unescape(m.group(2)), table), quote=False
             )
             + m.group(3)
         ),
@@ -392,7 +391,7 @@ def translate_svg(svg: str, table: Mapping[str, str]) -> str:
 
     def glyphs(m: re.Match[str]) -> str:
         english = html.unescape(m["text"])
-        korean = i18n.translate_output(english, table)
+        korean = outputs.translate_output(english, table)
         if korean == english:
             return m.group(0)
         scale = float(m["scale"])
@@ -420,15 +419,15 @@ def translate_svg(svg: str, table: Mapping[str, str]) -> str:
 
 def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
     """A widget's HTML: alt texts and texts between tags by clauses, figures inside too."""
-    value = i18n.ALT_ATTR.sub(
+    value = outputs.ALT_ATTR.sub(
         lambda m: (
             m.group(1)
-            + html.escape(i18n.translate_clauses(html.unescape(m.group(2)), table))
+            + html.escape(outputs.translate_clauses(html.unescape(m.group(2)), table))
             + m.group(3)
         ),
         value,
     )
-    value = i18n.SVG_DATA.sub(
+    value = outputs.SVG_DATA.sub(
         lambda m: (
             m.group(1)
             + base64.b64encode(
@@ -443,16 +442,18 @@ def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
     return "".join(
         p
         if p.startswith("<") or not p.strip()
-        else html.escape(i18n.translate_clauses(html.unescape(p), table), quote=False)
+        else html.escape(
+            outputs.translate_clauses(html.unescape(p), table), quote=False
+        )
         for p in parts
     )
 
 
 def translate_printed(text: str, table: Mapping[str, str]) -> str:
-    """What a cell printed, line by line (:func:`booktools.i18n.translate_output`: a line
+    """What a cell printed, line by line (:func:`booktools.outputs.translate_output`: a line
     without a translation stays as it is, the values are kept), its columns lined up again by
-    display width (:func:`booktools.i18n.translate_lines`)."""
-    return i18n.translate_lines(text, table)
+    display width (:func:`booktools.i18n.columns.translate_lines`)."""
+    return columns.translate_lines(text, table)
 
 
 def translate_widget_state(state: dict[str, Any], table: Mapping[str, str]) -> None:
@@ -460,15 +461,15 @@ def translate_widget_state(state: dict[str, Any], table: Mapping[str, str]) -> N
     options, tooltips, and the texts, alt texts and figures of HTML widgets."""
     for model in state.get("state", {}).values():
         values = model.get("state", {})
-        for key in i18n.WIDGET_KEYS:
+        for key in outputs.WIDGET_KEYS:
             if isinstance(values.get(key), str):
-                values[key] = i18n.translate_output(values[key], table)
+                values[key] = outputs.translate_output(values[key], table)
             elif isinstance(values.get(key), list):
                 values[key] = [
-                    i18n.translate_output(v, table) if isinstance(v, str) else v
+                    outputs.translate_output(v, table) if isinstance(v, str) else v
                     for v in values[key]
                 ]
-        if model.get("model_name") in i18n.HTML_WIDGETS and isinstance(
+        if model.get("model_name") in outputs.HTML_WIDGETS and isinstance(
             values.get("value"), str
         ):
             values["value"] = _translate_html_value(values["value"], table)
@@ -476,7 +477,7 @@ def translate_widget_state(state: dict[str, Any], table: Mapping[str, str]) -> N
 
 def translate_page(page: str, table: Mapping[str, str]) -> str:
     """A written Korean page with its printed lines and widget state translated by ``table``
-    (from :func:`booktools.i18n.output_table`) and the interface strings by :data:`UI_KO`;
+    (from :func:`booktools.outputs.output_table`) and the interface strings by :data:`UI_KO`;
     a line without a translation stays as it is (applying it twice changes nothing)."""
 
     def stream(m: re.Match[str]) -> str:
@@ -513,7 +514,7 @@ def translate_ui(page: str) -> str:
 
 def _tables(catalogues: Path) -> dict[str, dict[str, str]]:
     return {
-        po.relative_to(catalogues).with_suffix("").as_posix(): i18n.output_table(po)
+        po.relative_to(catalogues).with_suffix("").as_posix(): outputs.output_table(po)
         for po in sorted(catalogues.rglob("*.po"))
     }
 
@@ -523,11 +524,11 @@ def output_table(app: Sphinx, docname: str) -> Mapping[str, str] | None:
     first, the other pages' next (the same line printed on two pages is translated once);
     ``None`` for a build whose language has no outputs catalogues (the English books).  Read
     once per build."""
-    if app.config.language != i18n.LANGUAGE:
+    if app.config.language != LANGUAGE:
         return None
     cached = getattr(app, "_formulated_output_tables", None)
     if cached is None:
-        catalogues = Path(app.srcdir) / i18n.OUTPUTS.relative_to(i18n.ROOT)
+        catalogues = Path(app.srcdir) / outputs.OUTPUTS.relative_to(ROOT)
         tables = _tables(catalogues)
         every: dict[str, str] = {}
         for table in tables.values():

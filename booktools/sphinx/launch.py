@@ -28,6 +28,8 @@ from urllib.parse import urlparse
 
 import yaml
 
+from booktools.paths import CONFIG
+
 __all__ = [
     "PLACEHOLDER_REPOSITORY_URLS",
     "NOTEBOOKS_DIR",
@@ -42,8 +44,6 @@ __all__ = [
     "STUDENT_CONFIG",
     "setup",
 ]
-
-ROOT = Path(__file__).resolve().parents[1]
 
 #: Repository URLs that stand for "not decided yet" (the one the book shipped with).
 PLACEHOLDER_REPOSITORY_URLS = frozenset(
@@ -102,7 +102,7 @@ class BookHome:
 
 def book_home(config_path: Path | None = None) -> BookHome:
     """Read :class:`BookHome` from ``_config.yml`` (the one place where it is set)."""
-    path = ROOT / "_config.yml" if config_path is None else Path(config_path)
+    path = CONFIG if config_path is None else Path(config_path)
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     repository = config.get("repository") or {}
     launch = config.get("launch_buttons") or {}
@@ -139,7 +139,7 @@ def student_home(config_path: Path | None = None) -> StudentHome:
     """``student_edition`` of ``_config.yml``: ``repository_url`` (empty: no launch buttons in
     the student edition), ``branch`` (default ``main``), ``notebooks_path`` (default
     ``notebooks``)."""
-    path = ROOT / "_config.yml" if config_path is None else Path(config_path)
+    path = CONFIG if config_path is None else Path(config_path)
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     student = config.get("student_edition") or {}
     if not isinstance(student, dict):

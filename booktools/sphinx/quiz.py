@@ -4,8 +4,8 @@
   in English.  After the Korean HTML build, every text of every quiz on a page (prompts,
   options, feedback, the "Check" button) is translated from the page's outputs catalogue
   (``locales/ko/outputs``, :func:`booktools.sphinx.i18n.output_table`), sentence by sentence
-  with the values kept (:func:`booktools.i18n.translate_clauses`); the catalogue's messages
-  are the quiz's text nodes (:func:`quiz_fragments`).
+  with the values kept (:func:`booktools.i18n.outputs.translate_clauses`); the catalogue's
+  messages are the quiz's text nodes (:func:`booktools.i18n.outputs.quiz_fragments`).
 * **No sphinx-design assets**: Jupyter Book loads sphinx-design on every book, whose CSS and
   script (about 62 KB) every page then loads, though no chapter uses its directives.  The
   assets are not added; a page that uses a sphinx-design directive fails the build
@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,15 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from booktools import i18n
+from booktools.i18n.outputs import (
+    QUIZ_BLOCK,
+    QUIZ_PARTS,
+    translate_clauses,
+    translate_output,
+)
+from booktools.sphinx.i18n import output_table
 
 __all__ = [
-    "QUIZ_BLOCK",
-    "quiz_fragments",
     "translate_quiz",
     "translate_quizzes",
     "drop_design_assets",
@@ -39,38 +42,20 @@ __all__ = [
     "setup",
 ]
 
-#: A quiz's HTML in a page or an output: from its ``<div class="fq-quiz"`` to its end comment.
-QUIZ_BLOCK = re.compile(r'<div class="fq-quiz".*?<!-- /fq-quiz -->', re.S)
-_PARTS = re.compile(r"(<style>.*?</style>|<script>.*?</script>|<[^>]*>)", re.S)
-
-
-def quiz_fragments(html_text: str) -> list[str]:
-    """The texts of the quizzes in an HTML text (text nodes, unescaped, stripped), in order:
-    what the outputs catalogue holds for them."""
-    found: list[str] = []
-    for block in QUIZ_BLOCK.findall(html_text):
-        for part in _PARTS.split(block):
-            if part.startswith("<") or not part.strip():
-                continue
-            text = html.unescape(part).strip()
-            if re.search(r"[A-Za-z]{2,}", text):
-                found.append(text)
-    return found
-
 
 def translate_quiz(block: str, table: Any) -> str:
     """One quiz's HTML with every text node translated by ``table`` (msgid -> msgstr, values
     as placeholders); a text without a translation stays as it is."""
     out = []
-    for part in _PARTS.split(block):
+    for part in QUIZ_PARTS.split(block):
         if part.startswith("<") or not part.strip():
             out.append(part)
             continue
         text = html.unescape(part)
         core = text.strip()
-        korean = i18n.translate_output(core, table)
+        korean = translate_output(core, table)
         if korean == core:
-            korean = i18n.translate_clauses(core, table)
+            korean = translate_clauses(core, table)
         start = text.index(core[0])
         out.append(
             html.escape(text[:start] + korean + text[start + len(core) :], quote=False)
@@ -80,8 +65,6 @@ def translate_quiz(block: str, table: Any) -> str:
 
 def translate_quizzes(app: Sphinx, exception: Exception | None) -> None:
     """After the Korean HTML build: the quizzes of every page in Korean."""
-    from booktools.sphinx.i18n import output_table
-
     if exception is not None or app.builder.format != "html":
         return
     if output_table(app, app.config.root_doc) is None:

@@ -15,10 +15,10 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
+from booktools.paths import CONFIG, ROOT
 from booktools.sphinx import i18n as sphinx_i18n
-from booktools.build.toc import ROOT
 
-_BOOK = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+_BOOK = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
 _SPHINX = _BOOK["sphinx"]["config"]
 
 project = _BOOK["title"]
