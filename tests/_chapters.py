@@ -1,14 +1,19 @@
-"""Helpers to find and execute the book's chapters (MyST-Markdown notebooks) outside Sphinx;
-the repository's ``ROOT`` for every test module."""
+"""Helpers to find the book's chapters (MyST-Markdown notebooks) and to read their runs from
+the execution cache that ``make book`` fills (or run one that is not there); the repository's
+``ROOT`` for every test module."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+from datetime import timezone
 from pathlib import Path
 
 import pytest
 
 from booktools.build.toc import toc_files  # noqa: F401  (re-exported: one reader of _toc.yml)
+from booktools.paths import CACHE
 
 #: The repository's root: the one definition the tests share (tests/test_layout.py).
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,20 +39,98 @@ def is_notebook(path: Path) -> bool:
     return head.startswith("---") and "kernelspec:" in head.split("\n---", 1)[0]
 
 
-def execute_chapter(path: Path, timeout: int = 900):
-    """Execute a MyST notebook top to bottom in a fresh kernel; raise on the first failing cell."""
-    import jupytext
-    from nbclient import NotebookClient
+#: What a chapter's run depends on besides its own code (which the cache's key covers): the
+#: package its cells import and the data they read.
+DEPENDENCIES = ("formulated", "data")
 
-    nb = jupytext.read(path)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
+
+def dependencies(path: Path) -> tuple[str, ...]:
+    """The folders whose files chapter ``path``'s run depends on: :data:`DEPENDENCIES`, and
+    for a page whose cells import the book's tooling (appendix C) ``booktools/`` and the
+    chapters (which it reads)."""
+    text = path.read_text(encoding="utf-8")
+    if re.search(r"^(?:from|import) booktools\b", text, re.M):
+        return (*DEPENDENCIES, "booktools", "chapters")
+    return DEPENDENCIES
+
+
+def newest_change(folders: tuple[str, ...] = DEPENDENCIES, root: Path = ROOT) -> float:
+    """The newest modification time (seconds since the epoch) of a file under ``folders``
+    (compiled bytecode left out: importing the package writes it)."""
+    return max(
+        (
+            p.stat().st_mtime
+            for folder in folders
+            for p in (root / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        ),
+        default=0.0,
     )
-    client.execute()
-    return nb
+
+
+def cached_run(path: Path, cache: Path = CACHE, since: float | None = None):
+    """The executed notebook of chapter ``path`` that ``make book`` stored in its execution
+    cache, or ``None`` when the cache holds no run of the chapter's current code (the key
+    Myst-NB looks up: its code cells), or only a run older than ``since`` (a time as
+    :func:`newest_change` gives it)."""
+    from jupyter_cache import get_cache
+
+    from booktools.build.prebuild import read_chapter
+
+    if not (cache / "global.db").is_file():
+        return None  # make book has not run (and get_cache would create an empty cache)
+    store = get_cache(str(cache))
+    try:
+        record = store.match_cache_notebook(read_chapter(path))
+    except KeyError:
+        return None
+    created = record.created  # stored in UTC, read back without its time zone
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    if since is not None and created.timestamp() < since:
+        return None
+    return store.get_cache_bundle(record.pk).nb
+
+
+def execute_and_cache(path: Path, cache: Path = CACHE):
+    """Run chapter ``path`` as ``make book`` does (:func:`booktools.build.prebuild.execute`:
+    Myst-NB's reader, the build's cell timeout, errors not allowed) and store a run that
+    succeeds in ``cache``, where the next test run and book build find it.  Returns
+    ``(notebook, None)`` or ``(None, the error that stopped it)``."""
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from booktools.build import prebuild
+
+    threads = os.environ.get("OMP_NUM_THREADS")
+    try:
+        out = prebuild.execute(str(path), prebuild.execution_timeout(), threads=1)
+    finally:  # execute sets it for the kernel it starts
+        if threads is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = threads
+    if out.error is not None:
+        return None, out.error
+    nb = nbformat.reads(out.notebook, as_version=4)
+    get_cache(str(cache)).cache_notebook_bundle(
+        CacheBundleIn(nb, str(path), data={"execution_seconds": out.seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
+    return nb, None
+
+
+def cell_errors(nb) -> list[str]:
+    """``ename: evalue`` of every error that a code cell of ``nb`` shows."""
+    return [
+        f"{o.get('ename')}: {o.get('evalue')}"
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
 
 
 def source_directives() -> list[tuple[str, str]]:
