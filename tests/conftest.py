@@ -26,33 +26,14 @@ settings.register_profile(
 settings.load_profile("book")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(autouse=True, scope="session")
 def one_torch_thread():
-    """One PyTorch thread for a test module: tiny models run faster (no thread hand-offs) and
-    the same on every machine; the previous setting is restored afterwards."""
+    """One PyTorch thread for every test: tiny models run faster (no thread hand-offs) and the
+    same on every machine, and two pytest workers on two cores do not wait for each other's
+    threads.  Training runs set their own count (``threads``) and restore this one."""
     import torch
 
     old = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(old)
-
-
-# `make check` leaves these out (-m "not browser and not pdf"): they drive Chromium or XeLaTeX.
-_BROWSER_MODULES = {
-    "test_browser",
-    "test_a11y",
-    "test_lab_browser",
-    "test_dist",
-    "test_quiz_browser",
-}
-_PDF_MODULES = {"test_pdf"}
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
-        if module in _BROWSER_MODULES:
-            item.add_marker(pytest.mark.browser)
-        if module in _PDF_MODULES:
-            item.add_marker(pytest.mark.pdf)

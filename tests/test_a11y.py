@@ -28,6 +28,8 @@ import pytest
 from _browser import AXE_VERSION, LANGUAGES, MODES, WIDTHS, language_of, page_id, pages
 from _browser import audit as load
 
+pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
+
 PAGES = [page for language in LANGUAGES for page in pages(language)]
 #: The color modes each book is audited in (the Korean book: light; see above).
 BOOK_MODES = {"en": MODES, "ko": ("light",)}

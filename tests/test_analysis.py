@@ -21,14 +21,6 @@ from formulated.models.trainable import GPT, GPTConfig
 from formulated.tokenizers import CharTokenizer
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def perturbed(V=12, n_ctx=32, seed=0) -> GPT:
     torch.manual_seed(seed)
     m = GPT(GPTConfig(V=V, n_ctx=n_ctx, L=2, A=2, H=16)).double().eval()

@@ -31,6 +31,8 @@ from _browser import (
     require_book,
 )
 
+pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
+
 PAGES = [page for language in LANGUAGES for page in pages(language)]
 
 

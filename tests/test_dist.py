@@ -23,7 +23,7 @@ import formulated
 from booktools.build.dist import archive_name, pack
 from booktools.sphinx.pdf import PDF_NAME
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 PAGES = pages()
 

@@ -22,7 +22,6 @@ from transformers.activations import ACT2FN
 
 import formulated as f
 
-torch.set_num_threads(1)
 TOL = 1e-10
 SHAPES = [(1, 1), (3, 5), (7, 4), (16, 9)]
 

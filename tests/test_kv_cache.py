@@ -18,16 +18,6 @@ from formulated.models.trainable import GPT, GPTConfig
 from formulated.tokenizers import CharTokenizer
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """One thread: many tiny operations, where a second thread only adds waiting (and on a busy
-    machine, much of it)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def make_model(dtype=torch.float64, n_ctx=256, seed=0) -> GPT:
     """A small GPT with every weight perturbed away from its initial value (no gain stays 1, no
     bias 0), so that each part of the block matters."""

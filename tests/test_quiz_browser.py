@@ -14,6 +14,8 @@ from _browser import browsers, require_book
 
 from formulated.quizzes import Numeric, questions
 
+pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
+
 CHAPTERS = {
     f"ch{i:02d}": name
     for i, name in enumerate(

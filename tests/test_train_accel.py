@@ -30,8 +30,7 @@ from formulated.training.runtime import use_bf16
 pytestmark = [
     pytest.mark.filterwarnings(
         "ignore:`torch.jit.script_method` is deprecated:DeprecationWarning"
-    ),
-    pytest.mark.usefixtures("one_torch_thread"),
+    )
 ]
 
 

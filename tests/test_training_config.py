@@ -20,8 +20,6 @@ from formulated.training.optim import Muon, make_optimizers
 
 TINY_EAGER = dict(TINY, compile="off")
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
 
 def test_train_config_contains_the_model_config_and_eps_reaches_the_model():
     cfg = make_config("cpu")
