@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c .ci/constraints.txt -e ".[book]"
-	$(BIN)/python booktools/pth.py   # booktools/ (build, Lab, live, otter tooling) importable in .venv only
+	$(BIN)/python -m booktools pth   # booktools/ (build, Lab, live, otter tooling) importable in .venv only
 	# cffconvert (tests/test_citation.py) pins jsonschema<4, which jupyterlab needs >=4.18; it runs
 	# fine with 4.x, so it and its own small dependencies are installed without that pin.
 	$(BIN)/python -m pip install --quiet --no-deps cffconvert==2.0.0 pykwalify==1.8.0 docopt==0.6.2 \
@@ -41,18 +41,18 @@ $(STAMP): pyproject.toml .ci/constraints.txt
 	@touch $(STAMP)
 
 book: $(STAMP)
-	$(BIN)/python -m booktools.build.prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
+	$(BIN)/python -m booktools prebuild --jobs $(JOBS)   # chapters executed JOBS at a time
 	@# The PDF first, so every page's download menu links it ("Download PDF"): TeX Live is
 	@# installed when missing (`tex`); where it cannot be, one line says so and the HTML follows.
 	@# NOPDF=1 skips it (a contributor's quick rebuild of the HTML: about 3 minutes less).
 	@if [ -n "$(NOPDF)" ]; then echo "make book: NOPDF set, the PDF is not rebuilt"; \
-	elif $(MAKE) --no-print-directory -s tex; then $(BIN)/python -m booktools.build.pdf; \
+	elif $(MAKE) --no-print-directory -s tex; then $(BIN)/python -m booktools pdf; \
 	else echo "make book: no PDF this time (TeX Live is missing; see the line above): the pages offer no Download PDF until make pdf runs"; fi
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
-	$(BIN)/python -m booktools.i18n build   # the Korean book, _build/html/ko, from the same cache
+	$(BIN)/python -m booktools i18n build   # the Korean book, _build/html/ko, from the same cache
 	@# The decks each chapter page links ("Slides of this chapter"): under a minute, from the cache.
-	$(BIN)/python -m booktools.build.slides
-	$(BIN)/python -m booktools.build.check
+	$(BIN)/python -m booktools slides
+	$(BIN)/python -m booktools check
 	@echo "Open _build/html/index.html"
 
 # The browser tests read the built book (tests/test_browser.py, tests/test_a11y.py): build it when
@@ -109,33 +109,33 @@ tex:
 # The PDF from the chapters `make book` executed (only chapters missing from the cache run).
 # Run `make book` afterwards (or before: the HTML links the PDF once it exists; CI: pdf first).
 pdf: $(STAMP) tex
-	$(BIN)/python -m booktools.build.prebuild --jobs $(JOBS)
-	$(BIN)/python -m booktools.build.pdf
+	$(BIN)/python -m booktools prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools pdf
 
 # The offline copy: _build/dist/the-formulated-gpt-<version>.zip (the HTML book and the PDF).
 dist: pdf book
-	$(BIN)/python -m booktools.build.dist
+	$(BIN)/python -m booktools dist
 
 live: $(STAMP)
-	$(BIN)/python -m booktools.lab.live
+	$(BIN)/python -m booktools live
 
 # JupyterLab on the repository: chapters open as rendered notebooks (booktools/lab/lab.py);
 # works as root too. Extra options: make lab LAB_ARGS="--no-browser --port=8899"
 lab: $(STAMP)
-	$(BIN)/python -m booktools.lab.lab $(LAB_ARGS)
+	$(BIN)/python -m booktools lab $(LAB_ARGS)
 
 # The chapters as .ipynb for Colab (chapters/notebooks/); tests/test_notebooks.py checks they are current.
 # STUDENT=1: without solutions, into _build/student/notebooks (for a course's own repository).
 notebooks: $(STAMP)
-	$(BIN)/python -m booktools.build.notebooks $(if $(STUDENT),--student)
+	$(BIN)/python -m booktools notebooks $(if $(STUDENT),--student)
 
 # The student edition: the book without solutions in _build/student/html, from the execution
 # cache of `make book` (only chapters missing from it run; booktools/course/student.py); then the leak
 # scan of its pages and of the student notebooks (booktools/course/leak_scan.py).
 student-book: $(STAMP)
-	$(BIN)/python -m booktools.build.prebuild --jobs $(JOBS)
-	$(BIN)/python -m booktools.course.student
-	$(BIN)/python -m booktools.course.leak_scan _build/student   # fails if a solution or graded value shows
+	$(BIN)/python -m booktools prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools student
+	$(BIN)/python -m booktools leak-scan _build/student   # fails if a solution or graded value shows
 
 # The lecture slides (booktools/build/slides.py): one reveal.js deck per chapter, English and Korean,
 # made from the chapter (its definitions and their code, the cells marked <!-- slide -->, the
@@ -143,15 +143,15 @@ student-book: $(STAMP)
 # _build/html/slides/<lang>/chapters/<chapter>.html, which the chapter pages link; then the leak
 # scan of every deck (fails if a solution shows).
 slides: $(STAMP)
-	$(BIN)/python -m booktools.build.prebuild --jobs $(JOBS)
-	$(BIN)/python -m booktools.build.slides
+	$(BIN)/python -m booktools prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools slides
 
 # The Korean catalogues (booktools/i18n/__init__.py): message templates from the chapters (execution cache
 # of `make book`, so Markdown printed by cells is included), merged into locales/ko/LC_MESSAGES:
 # new messages empty, changed ones #, fuzzy with the previous English. CONTRIBUTING.md: Translating.
 po: $(STAMP)
-	$(BIN)/python -m booktools.build.prebuild --jobs $(JOBS)
-	$(BIN)/python -m booktools.i18n po
+	$(BIN)/python -m booktools prebuild --jobs $(JOBS)
+	$(BIN)/python -m booktools i18n po
 translations: po
 
 bench: $(STAMP)
@@ -163,15 +163,15 @@ bench: $(STAMP)
 # (full marks expected).
 assignments: $(STAMP)
 	rm -rf _build/assignments
-	$(BIN)/python -m booktools.course.cli chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
+	$(BIN)/python -m booktools assign chapters/[0-9][0-9]_*.md --out _build/assignments $(ASSIGN_ARGS)
 
 # The instructor's answer key of every chapter: _build/answer_keys/<chapter>.html (every
 # solution, rubric, hidden test; booktools/course/answer_keys.py). KEYS_ARGS=--pdf: <chapter>.pdf too,
 # by the book's LaTeX route (TeX Live, as make pdf), with what each solution printed (the
 # execution cache, filled first as for make pdf).
 answer-keys: $(STAMP) $(if $(findstring --pdf,$(KEYS_ARGS)),tex)
-	$(if $(findstring --pdf,$(KEYS_ARGS)),$(BIN)/python -m booktools.build.prebuild --jobs $(JOBS))
-	$(BIN)/python -m booktools.course.answer_keys $(KEYS_ARGS)
+	$(if $(findstring --pdf,$(KEYS_ARGS)),$(BIN)/python -m booktools prebuild --jobs $(JOBS))
+	$(BIN)/python -m booktools answer-keys $(KEYS_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

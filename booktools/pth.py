@@ -23,8 +23,10 @@ def install() -> Path:
     return target
 
 
-def main() -> None:
-    """``python -m booktools pth``: write the ``.pth`` file and say where."""
+def main(argv: list[str] | None = None) -> None:
+    """``python -m booktools pth``: write the ``.pth`` file and say where (no arguments)."""
+    if argv:
+        raise SystemExit(f"pth: expected no arguments, got {argv}")
     print(f"booktools importable via {install()}")
 
 

@@ -4,7 +4,7 @@ booktools/build/pdf.py).
 
 The PDF test builds one chapter's key (chapter 8: formulas with the book's macros, code,
 printed outputs, hidden tests with lines too long for the page) in a temporary folder with
-``python -m booktools.course.answer_keys --pdf`` (about 10 s) and reads it back with poppler's tools.
+``python -m booktools answer-keys --pdf`` (about 10 s) and reads it back with poppler's tools.
 It is skipped when XeLaTeX is missing (``make tex`` installs TeX Live; CI runs it first).
 """
 

@@ -70,7 +70,7 @@ def test_post_build_installs_the_book_and_its_lab_settings():
     text = post.read_text()
     assert text.startswith("#!/bin/bash") and "set -euo pipefail" in text
     assert re.search(r'pip install .*-c \.ci/constraints\.txt -e "\.\[book\]"', text)
-    assert "python -m booktools.lab.lab --install-only" in text
+    assert "python -m booktools pth\npython -m booktools lab --install-only" in text
     for extension in ("jupyterlab_myst", "jupyterlab_jupytext"):
         assert f"jupyter server extension enable --sys-prefix {extension}" in text
     if shutil.which("bash"):
@@ -83,7 +83,7 @@ def test_post_build_lab_step_runs_offline(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from booktools import lab; "
+            "import sys; from booktools.lab import lab; "
             f"[print(p) for p in lab.install({str(tmp_path)!r})]",
         ],
         capture_output=True,

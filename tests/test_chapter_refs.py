@@ -189,7 +189,7 @@ def _sources() -> list[Path]:
         [
             *ROOT.glob("chapters/*.md"),
             *ROOT.glob("formulated/**/*.py"),
-            *ROOT.glob("booktools/*.py"),
+            *ROOT.glob("booktools/**/*.py"),
         ]
     )
 

@@ -17,7 +17,7 @@ CATALOGUES = sorted(glosses.CHAPTER_CATALOGUES.glob("*.po"))
 def test_catalogue_keeps_the_gloss_policy(po: Path) -> None:
     problems = glosses.gloss_problems(*glosses.catalogue_entries(po))
     assert problems == [], (
-        f"{len(problems)} glosses break the policy (`python -m booktools.i18n.glosses fix`):\n"
+        f"{len(problems)} glosses break the policy (`python -m booktools glosses fix`):\n"
         + "\n".join(problems[:40])
     )
 

@@ -1,6 +1,6 @@
 """Every word of a Korean page is Korean (issue 35): a scan of the built Korean book.
 
-Every page under ``_build/html/ko`` (``python -m booktools.i18n build``; skipped where absent)
+Every page under ``_build/html/ko`` (``python -m booktools i18n build``; skipped where absent)
 is read as a reader meets it: the visible text, the ``<title>``, and the attributes a reader
 sees or hears (``alt``, ``title``, ``aria-label``, ``placeholder``, the tooltips'
 ``data-bs-title``).  A word of English letters is an offence unless it is
@@ -565,7 +565,7 @@ _FOUND: dict[Path, list[Finding]] = {}
 
 def _book() -> list[Finding]:
     if not (KO_HTML / "index.html").is_file():
-        pytest.skip("no Korean book: run `python -m booktools.i18n build` (make book)")
+        pytest.skip("no Korean book: run `python -m booktools i18n build` (make book)")
     if KO_HTML not in _FOUND:
         _FOUND[KO_HTML] = scan_book(KO_HTML)
     return _FOUND[KO_HTML]

@@ -1,7 +1,7 @@
 """The repository's layout stays the one a maintainer expects (issue 36).
 
 * ``tests/`` holds test modules (``test_*.py``), pytest's ``conftest.py`` and helpers whose
-  names start with ``_``; tools (``check_build``, ``build_chapter``) live in ``booktools/``.
+  names start with ``_``; tools (``python -m booktools <command>``) live in ``booktools/``.
 * A helper the tests share is defined once: ``ROOT`` in ``_chapters.py``, the rest in
   ``_helpers.py``.
 * No module of ``formulated/`` or ``booktools/`` is longer than 700 lines.
@@ -26,7 +26,7 @@ def _test_modules():
 
 def test_tests_hold_only_tests_and_helpers():
     """A module under ``tests/`` is a test, ``conftest.py`` or an ``_helper``: tools live in
-    ``booktools/`` (run as ``python -m booktools.<tool>``)."""
+    ``booktools/`` (run as ``python -m booktools <command>``)."""
     strays = [
         p.relative_to(ROOT).as_posix()
         for p in _test_modules()

@@ -152,12 +152,12 @@ FENCE_REGEX = re.compile(r"[`~:]\{3,\}")
 def test_no_other_tool_parses_fences_itself() -> None:
     """The directive-fence regex lives in booktools/myst.py only: a second copy would drift."""
     own = {
-        path.name: [
+        path.relative_to(ROOT).as_posix(): [
             line.strip()
             for line in path.read_text(encoding="utf-8").split("\n")
             if FENCE_REGEX.search(line)
         ]
-        for path in sorted((ROOT / "booktools").glob("*.py"))
+        for path in sorted((ROOT / "booktools").rglob("*.py"))
         if path.name != "myst.py"
     }
     assert {name: lines for name, lines in own.items() if lines} == {}

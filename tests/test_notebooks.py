@@ -30,7 +30,7 @@ def _setup_cell(nb) -> str:
 
 def test_every_chapter_has_an_up_to_date_notebook():
     stale = notebooks.out_of_date()
-    assert not stale, f"run `make notebooks` (python -m booktools.build.notebooks): {stale}"
+    assert not stale, f"run `make notebooks` (python -m booktools notebooks): {stale}"
     assert len(notebooks.chapters()) >= 18
 
 

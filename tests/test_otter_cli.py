@@ -50,7 +50,7 @@ def test_otter_errors_keep_their_exit_status():
 
 
 def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
-    """grading.grade launches ``python -m booktools.course.otter_cli run``, not bare ``otter``."""
+    """grading.grade launches ``python -m booktools otter run``, not bare ``otter``."""
     import zipfile
 
     calls = []

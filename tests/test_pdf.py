@@ -1,11 +1,11 @@
 """The PDF edition (issue 26): ``make pdf``'s book, read back with poppler's tools.
 
-The PDF is built at most once per test session (``python -m booktools.build.pdf``, a few minutes;
+The PDF is built at most once per test session (``python -m booktools pdf``, a few minutes;
 under a file lock, so pytest-xdist workers share it), and not at all when
 ``_build/pdf/the-formulated-gpt.pdf`` is newer than every input (CI runs ``make pdf`` first).
 Needs TeX Live and poppler-utils (``make tex``); a missing tool fails with that message.
 The Korean PDF (``_build/pdf/the-formulated-gpt-ko.pdf``) likewise, once, when older than the
-chapters, the build code or the Korean catalogues, prose and outputs (``python -m booktools.build.pdf
+chapters, the build code or the Korean catalogues, prose and outputs (``python -m booktools pdf
 --language ko``).
 """
 
@@ -24,7 +24,7 @@ from _chapters import ROOT, toc_files, tool
 
 from booktools.build.pdf import KO_PDF, KO_TEX, LATEX_DIR, PDF, TEX, log_problems
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.pdf]  # XeLaTeX
 
 #: 341 pages (329 before the figures were images); a lost part or a doubled appendix leaves
 #: the range.
@@ -33,11 +33,11 @@ PAGES = (280, 420)
 INPUTS = [
     ROOT / "_toc.yml",
     ROOT / "_config.yml",
-    ROOT / "booktools" / "pdf.py",
+    ROOT / "booktools" / "build" / "pdf.py",
     ROOT / "formulated" / "plotting.py",
-    ROOT / "booktools" / "sphinx_i18n.py",
-    ROOT / "booktools" / "columns.py",
-    *sorted((ROOT / "booktools").glob("sphinx_pdf*.py")),
+    ROOT / "booktools" / "sphinx" / "i18n.py",
+    ROOT / "booktools" / "i18n" / "columns.py",
+    *sorted((ROOT / "booktools" / "sphinx").glob("pdf*.py")),
     *sorted((ROOT / "chapters").glob("*.md")),
 ]
 
@@ -305,7 +305,7 @@ def test_every_figure_output_is_an_included_image(pdf: Path) -> None:
 
 KO_INPUTS = [
     *INPUTS,
-    *sorted((ROOT / "booktools").glob("i18n*.py")),
+    *sorted((ROOT / "booktools" / "i18n").glob("*.py")),
     *sorted((ROOT / "locales" / "ko" / "LC_MESSAGES").rglob("*.po")),
     *sorted((ROOT / "locales" / "ko" / "outputs").rglob("*.po")),
 ]
@@ -314,7 +314,7 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 @pytest.fixture(scope="session")
 def ko_pdf() -> Path:
-    """The Korean PDF (``python -m booktools.build.pdf --language ko`` when missing or older than its
+    """The Korean PDF (``python -m booktools pdf --language ko`` when missing or older than its
     inputs: the chapters, the build code and the Korean catalogues)."""
     for name in ("xelatex", "latexmk", "pdftotext", "pdffonts", "pdftoppm"):
         tool(name)

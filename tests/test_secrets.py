@@ -17,8 +17,8 @@ import sys
 import pytest
 from _chapters import ROOT
 
-from booktools.course import assign, leak_scan, student
 from booktools.build import notebooks
+from booktools.course import assign, leak_scan, student
 from booktools.course.specs import SPECS
 
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -151,13 +151,11 @@ def test_the_installed_package_holds_no_hidden_test_nor_answer(tmp_path):
 def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
     """The scan itself: a copy of booktools/course/specs/ (where formulated/book/ held it) and
     the old teaching.py docstring with ex-11-2's answer are found."""
-    leaked = (
-        tmp_path / "00_exercises.py"
-    )  # the hidden tests: exercises.py and its parts
+    leaked = tmp_path / "00_exercises.py"  # the hidden tests: every module of the specs
     leaked.write_text(
         "\n".join(
             p.read_text(encoding="utf-8")
-            for p in sorted((ROOT / "booktools").glob("exercise*.py"))
+            for p in sorted((ROOT / "booktools" / "course" / "specs").glob("*.py"))
         )
     )
     assert secrets_in([leaked])

@@ -2,7 +2,7 @@
 
 Without a browser: what a chapter puts on slides (definitions, their code, tagged cells, the
 exercises' prompts, never a solution).  With one (``browser``, conftest.py; Debian's Chromium as
-in tests/test_browser.py): every deck, both languages, built by ``python -m booktools.build.slides``
+in tests/test_browser.py): every deck, both languages, built by ``python -m booktools slides``
 in a process of its own, then each deck at 1280x720 -- no slide's content overflows the slide or
 is cut, the math is typeset, no console error, ArrowRight moves to the next slide, axe-core finds
 nothing serious or critical, the median deck weighs at most 2.5 MB -- and the leak scan finds no
@@ -283,7 +283,7 @@ def deck_problems(report: dict[str, Any]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every deck in both languages, built by ``python -m booktools.build.slides`` in a process of
+    """Every deck in both languages, built by ``python -m booktools slides`` in a process of
     its own, once per test run: pytest-xdist's workers share the build (a lock; the first
     builds, the others wait).  ``SLIDES_HTML`` set: the decks there, not built again."""
     if "SLIDES_HTML" in os.environ:

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT
 
-from booktools.course import assign, leak_scan, student
 from booktools.build import notebooks
+from booktools.course import assign, leak_scan, student
 from booktools.sphinx.launch import BookHome
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -148,24 +148,32 @@ def test_make_student_book_runs_the_scan():
     recipe = (
         (ROOT / "Makefile").read_text().split("\nstudent-book:")[1].split("\n\n")[0]
     )
-    assert "booktools.course.student" in recipe and "booktools.course.leak_scan" in recipe
-    assert recipe.index("booktools.course.student") < recipe.index("booktools.course.leak_scan")
+    build, scan = "-m booktools student", "-m booktools leak-scan _build/student"
+    assert build in recipe and scan in recipe
+    assert recipe.index(build) < recipe.index(scan)
 
 
 # ------------------------------------------------------------------------------ appendix C
 def test_appendix_c_is_replaced_in_the_student_edition_only():
+    from booktools.sphinx.student import (
+        CONFIG_NAME,
+        INSTRUCTORS_PAGE,
+        STUDENT_APPENDIX_C,
+        student_appendix,
+    )
+
     app = type("App", (), {})()
-    app.config = type("Config", (), {student.CONFIG_NAME: True})()
+    app.config = type("Config", (), {CONFIG_NAME: True})()
     source = ["# For instructors\n\nbooktools/course/specs/ holds every hidden test."]
-    student._student_appendix(app, student.INSTRUCTORS_PAGE, source)
-    assert source == [student.STUDENT_APPENDIX_C]
+    student_appendix(app, INSTRUCTORS_PAGE, source)
+    assert source == [STUDENT_APPENDIX_C]
     for word in INSTRUCTOR_WORDS:
         assert word not in source[0].lower(), word
     other = ["unchanged"]
-    student._student_appendix(app, "chapters/08_attention", other)
-    app.config = type("Config", (), {student.CONFIG_NAME: False})()
+    student_appendix(app, "chapters/08_attention", other)
+    app.config = type("Config", (), {CONFIG_NAME: False})()
     full = ["the full book"]
-    student._student_appendix(app, student.INSTRUCTORS_PAGE, full)
+    student_appendix(app, INSTRUCTORS_PAGE, full)
     assert other == ["unchanged"] and full == ["the full book"]
 
 

@@ -1,6 +1,6 @@
 """Build the whole book but execute only the chapters named, to check them for warnings quickly.
 
-    .venv/bin/python -m booktools.build.chapter chapters/08_attention [chapters/09_masks ...]
+    .venv/bin/python -m booktools chapter chapters/08_attention [chapters/09_masks ...]
 
 Other chapters are rendered without executing (their cached outputs are not used), into
 /tmp/jb_<first chapter name>; Sphinx runs with -n -W --keep-going like ``make book``. The
@@ -22,7 +22,8 @@ from booktools.build.toc import toc_files
 from booktools.paths import CONFIG, ROOT
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     show_all = "--all" in argv
     chapters = [a.removesuffix(".md") for a in argv if not a.startswith("--")]
     if not chapters:

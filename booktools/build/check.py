@@ -1,5 +1,5 @@
 """Checks on the built HTML book, run by ``make book`` after Sphinx (not by pytest):
-``python -m booktools.build.check``.
+``python -m booktools check``.
 
 1. every chapter of ``_toc.yml`` has its page and a downloadable ``.ipynb`` (valid nbformat);
 2. no page loads MathJax, require.js or the widget manager from the internet;
@@ -21,7 +21,11 @@ from booktools.build.toc import toc_files
 from booktools.paths import HTML, ROOT
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Print every problem of the built book; 1 if there is one, else 0 (no arguments)."""
+    if argv:
+        print(f"check: expected no arguments, got {argv}", file=sys.stderr)
+        return 2
     problems: list[str] = []
     for chapter in toc_files():
         page = HTML / f"{chapter}.html"
@@ -66,9 +70,9 @@ def main() -> int:
         if where in nb.read_text(encoding="utf-8", errors="replace"):
             problems.append(f"{nb.relative_to(HTML)} shows this machine's path {where}")
     for p in problems:
-        print(f"check_build: {p}")
+        print(f"check: {p}")
     print(
-        f"check_build: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "
+        f"check: {len(pages)} pages, {len(toc_files())} chapters with notebooks, "
         f"{len(problems)} problem(s)"
     )
     return 1 if problems else 0

@@ -7,7 +7,7 @@ work from ``file://``) and the PDF, ``the-formulated-gpt.pdf``, which the pages'
 links. ``tests/test_dist.py`` unpacks it in an empty folder and opens every page in Chromium.
 
 ``make dist`` runs ``make pdf`` and then ``make book`` (which then links and copies the PDF);
-``python -m booktools.build.dist`` only packs, and refuses a book built before its PDF.
+``python -m booktools dist`` only packs, and refuses a book built before its PDF.
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ def write_all(root: Path = ROOT, student: bool = False) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m booktools.build.notebooks [--check | --student]``: write the notebooks (with
+    """``python -m booktools notebooks [--check | --student]``: write the notebooks (with
     ``--student`` those without solutions, :data:`STUDENT_DIR`), or only check."""
     argv = sys.argv[1:] if argv is None else argv
     if "--student" in argv:

@@ -28,7 +28,7 @@ The instructors' answer keys (``make answer-keys KEYS_ARGS=--pdf``,
 :mod:`booktools.course.answer_keys`) take the same route: :func:`sphinx_latex`, :func:`latexmk` and
 :func:`log_problems`.
 
-``python -m booktools.build.pdf [--language en|ko|all] [--tex-only]`` (``all``, the default, builds
+``python -m booktools pdf [--language en|ko|all] [--tex-only]`` (``all``, the default, builds
 both; ``--tex-only`` stops after step 2, to iterate on the ``.tex`` with ``latexmk`` in
 ``_build/latex``).
 """

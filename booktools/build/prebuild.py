@@ -18,7 +18,7 @@ thread counts, so the outputs are the ones a one-at-a-time build prints.  The nu
 are started last-first: the later ones train and analyze models and take longest (chapter 18
 about 50 s), and starting them first keeps the workers evenly loaded.
 
-``python -m booktools.build.prebuild [--jobs N]`` (``make book`` passes ``JOBS``).
+``python -m booktools prebuild [--jobs N]`` (``make book`` passes ``JOBS``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Slides: one reveal.js deck per chapter, in English and Korean, from the chapter (issue 37).
 
-``make slides`` (``python -m booktools.build.slides``) writes, for each numbered chapter, a slide
+``make slides`` (``python -m booktools slides``) writes, for each numbered chapter, a slide
 source into ``_build/slides_src`` and builds it with sphinx-revealjs's ``revealjs`` builder,
 once per language, into ``_build/html/slides/<lang>/chapters/<chapter>.html`` (the book serves
 them; each chapter page and appendix C link to its deck).  Nothing is a second copy of the
@@ -245,7 +245,7 @@ def slide_cells(
     a widget shows as its snapshot (:func:`widget_outputs`, in ``language``; ``name`` the
     chapter's docname).
     A tagged cell whose code differs from the executed one is a ``ValueError`` (the cache is
-    stale: ``make book`` or ``python -m booktools.build.prebuild`` first)."""
+    stale: ``make book`` or ``python -m booktools prebuild`` first)."""
     code = [c for c in executed["cells"] if c["cell_type"] == "code"]
     cells = [_markdown(f"# {_title(text)}")]
     for piece in pieces(text):
@@ -264,7 +264,7 @@ def slide_cells(
         if "\n".join(block.body).strip() != source.strip():
             raise ValueError(
                 f"executed: code cell {piece.cell + 1} differs from the chapter "
-                "(stale execution cache: run `python -m booktools.build.prebuild` first)"
+                "(stale execution cache: run `python -m booktools prebuild` first)"
             )
         outputs = ran.get("outputs", [])
         meta = {k: v for k, v in ran.get("metadata", {}).items() if k != "execution"}

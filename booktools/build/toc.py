@@ -1,5 +1,5 @@
 """The book's table of contents as a list of pages: one reader of ``_toc.yml`` for the build
-tools (``check_build``, ``build_chapter``) and the tests (``tests/_chapters.py``)."""
+tools (``booktools.build.check``, ``booktools.build.chapter``) and the tests (``tests/_chapters.py``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The instructor's answer key of every chapter: ``make answer-keys`` (issues 23 and 26).
 
-``python -m booktools.course.answer_keys [chapters/NN_name.md ...] [--out DIR] [--pdf]`` writes
+``python -m booktools answer-keys [chapters/NN_name.md ...] [--out DIR] [--pdf]`` writes
 ``_build/answer_keys/<chapter>.html`` for every numbered chapter: for each exercise, in order,
 its number and label, how it is graded (:mod:`booktools.course.specs`: autograded, written or
 open-ended, and its points), the prompt, the rubric of a written answer, the reference answer

@@ -8,8 +8,8 @@ marks.  ``grade`` grades the students' submissions with ``otter run`` into a CSV
 
 Command line::
 
-    python -m booktools.course.cli chapters/[0-9][0-9]_*.md --out _build/assignments [--check]
-    python -m booktools.course.cli grade submissions/*.ipynb --autograder ZIP --out grades/
+    python -m booktools assign chapters/[0-9][0-9]_*.md --out _build/assignments [--check]
+    python -m booktools grade submissions/*.ipynb --autograder ZIP --out grades/
 
 Where the code lives (this module is the command line only):
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["grade"]:
         g = argparse.ArgumentParser(
-            prog="python -m booktools.course.cli grade",
+            prog="python -m booktools grade",
             description="Grade submissions with otter run; write a CSV.",
         )
         g.add_argument("submissions", nargs="+", help="the students' .ipynb files")
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         print(grade_all(a.submissions, a.autograder, a.out))
         return
     p = argparse.ArgumentParser(
-        prog="python -m booktools.course.cli",
+        prog="python -m booktools assign",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -8,7 +8,7 @@ The numbers include what the solution's code cells printed when the book was exe
 (:func:`executed_outputs`, from the execution cache): a graded value that a chapter's own cell,
 figure description or widget prints is found even where the solution's text does not spell it.
 
-``python -m booktools.course.leak_scan [FOLDER]`` (the end of ``make student-book``) scans the student
+``python -m booktools leak-scan [FOLDER]`` (the end of ``make student-book``) scans the student
 edition's pages in ``FOLDER/html`` and the student notebooks of every chapter, and fails with
 the list of what it found.
 """
@@ -467,7 +467,7 @@ def scan_edition(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m booktools.course.leak_scan [FOLDER]``: scan the student edition (default
+    """``python -m booktools leak-scan [FOLDER]``: scan the student edition (default
     ``_build/student``); exit status 1, with what was found, when a solution shows."""
     import argparse
 

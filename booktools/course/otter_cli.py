@@ -1,4 +1,4 @@
-"""``otter`` with the book's kernel-client settings: ``python -m booktools.course.otter_cli run …``.
+"""``otter`` with the book's kernel-client settings: ``python -m booktools otter run …``.
 
 ``otter run`` executes a submission with nbconvert's ``ExecutePreprocessor``, which waits for each
 cell's reply without a time limit.  A reply whose wake-up is missed (the race that

@@ -6,7 +6,7 @@ catalogues, one per page, under ``locales/ko/LC_MESSAGES/<docname>.po`` (committ
 configuration in memory from ``_config.yml`` (:func:`jupyter_book.sphinx.build_sphinx`) and adds
 its own overrides (:func:`overrides`).
 
-``python -m booktools.i18n <step>`` (the Makefile's targets):
+``python -m booktools i18n <step>`` (the Makefile's targets):
 
 ``pot``     Sphinx's gettext builder writes one template per page to ``_build/gettext``
             (``gettext_compact=False``), from the execution cache, so the Markdown that cells
@@ -174,7 +174,7 @@ def update_catalogues(
 
     if not any(pot_dir.rglob("*.pot")):
         raise SystemExit(
-            f"i18n: no templates in {pot_dir}: run `python -m booktools.i18n pot` "
+            f"i18n: no templates in {pot_dir}: run `python -m booktools i18n pot` "
             "first (make po runs both)"
         )
     report: dict[str, str] = {}

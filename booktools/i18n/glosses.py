@@ -6,9 +6,9 @@ term's first use in a chapter, uninflected, outside headings and box titles, and
 inside another parenthesis.  :func:`gloss_problems` lists what breaks it in one catalogue (one
 page; its messages in page order), :func:`reduce_glosses` applies it (idempotent), and
 
-    python -m booktools.i18n.glosses check    # the problems of every chapter catalogue
-    python -m booktools.i18n.glosses fix      # apply the policy to every chapter catalogue
-    python -m booktools.i18n.glosses count    # glosses and ")(" in the catalogues and built pages
+    python -m booktools glosses check    # the problems of every chapter catalogue
+    python -m booktools glosses fix      # apply the policy to every chapter catalogue
+    python -m booktools glosses count    # glosses and ")(" in the catalogues and built pages
 
 What is a gloss: the English is words of letters (hyphens, apostrophes and blanks between),
 all lower case, or a glossary term spelled as the glossary spells it (``KV cache``,
@@ -544,9 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     """``check`` (exit 1 on a problem), ``fix`` or ``count``, for every chapter catalogue."""
     args = sys.argv[1:] if argv is None else argv
     if args not in (["check"], ["fix"], ["count"]):
-        print(
-            "usage: python -m booktools.i18n.glosses check|fix|count", file=sys.stderr
-        )
+        print("usage: python -m booktools glosses check|fix|count", file=sys.stderr)
         return 2
     pos = sorted(CHAPTER_CATALOGUES.glob("*.po"))
     if args == ["count"]:

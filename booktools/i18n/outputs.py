@@ -5,7 +5,7 @@ holds the English fragments with words (one printed line, one widget label, one 
 a panel's alt text, one text of a figure), extracted from the executed notebooks of the
 execution cache.  Values become placeholders (``max |ours - torch| = {0}``), so one message
 serves every value and the Korean build (booktools/sphinx/i18n.py) puts the printed values
-back unchanged.  ``python -m booktools.i18n outputs`` (part of ``make po``) updates them.
+back unchanged.  ``python -m booktools i18n outputs`` (part of ``make po``) updates them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """JupyterLab for the chapters: the MyST-Markdown chapters open as rendered, runnable notebooks.
 
-``make lab`` runs ``python -m booktools.lab.lab``; Binder's ``.binder/postBuild`` runs
-``python -m booktools.lab.lab --install-only``.  Both install two small files into the Python
+``make lab`` runs ``python -m booktools lab``; Binder's ``.binder/postBuild`` runs
+``python -m booktools lab --install-only``.  Both install two small files into the Python
 environment (``sys.prefix``), so that every way of starting JupyterLab there behaves the same:
 
 * ``share/jupyter/lab/settings/overrides.json`` (:data:`SETTINGS_OVERRIDES`): a ``.md`` file opens
@@ -420,7 +420,7 @@ def lab_command(extra: Sequence[str] = (), uid: int | None = None) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m booktools.lab.lab [--install-only] [jupyter lab options]``."""
+    """``python -m booktools lab [--install-only] [jupyter lab options]``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--install-only",

@@ -7,7 +7,7 @@ prints the one URL to open. Each HTML page it serves carries the server's addres
 (``_static/live/formulated-live.js``) connects Thebe to this server instead of Binder. The Jupyter
 server accepts the book's origin only (CORS) and requires the random token. Ctrl-C stops both.
 
-Usage: ``python -m booktools.lab.live [--book _build/html] [--port 0] [--jupyter-port 0]``
+Usage: ``python -m booktools live [--book _build/html] [--port 0] [--jupyter-port 0]``
 """
 
 from __future__ import annotations

@@ -106,10 +106,8 @@ def implementations(package: str = "formulated") -> tuple[Implementation, ...]:
     ]
     found = []
     for mod_name in sorted(names):
-        if mod_name.startswith(f"{package}.book.sphinx") or mod_name.endswith(
-            "__main__"
-        ):
-            continue  # the extensions import Sphinx; a __main__ runs a command line
+        if mod_name.endswith("__main__"):
+            continue  # a __main__ runs a command line
         module = importlib.import_module(mod_name)
         for obj_name, obj in _own_objects(module):
             # a class's own methods too (GPT.forward), under module.Class.method; only a

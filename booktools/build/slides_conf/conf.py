@@ -60,7 +60,7 @@ html_copy_source = False
 html_favicon = str(ROOT / _BOOK["html"]["favicon"])  # no request for /favicon.ico
 
 revealjs_style_theme = "white"
-revealjs_static_path = [str(ROOT / "booktools" / "slides_conf" / "static")]
+revealjs_static_path = [str(ROOT / "booktools" / "build" / "slides_conf" / "static")]
 revealjs_css_files = ["formulated-slides.css"]
 revealjs_js_files = ["formulated-slides.js"]
 revealjs_script_conf = {
