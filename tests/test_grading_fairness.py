@@ -1,16 +1,17 @@
 """Fair grading of every autograded exercise, without an otter run (seconds, not minutes).
 
-For each exercise (answers in ``tests/_fairness_answers.py``): a correct answer in float64, the
-same computed in float32, the float32 answer rounded exactly as its prompt states ("Graded to 4
-significant digits", "to 3 decimal places", "Counts exact, the fraction to ..."), placeholders
-(``...``, zeros, ones, guesses of the right form such as ``L_needed = 13``), the shortcut the
-prompt forbids where it forbids one, its two most common mistakes, and a blank notebook.  Each
-is scored as otter scores it: the question's points shared equally by its test cases (public
-and hidden), a test case passing when its code raises nothing, in a namespace holding the
-chapter's names the tests read (made here from the package, small and seeded), the answer, and
-``In``: the code cells the kernel ran (the chapter's, the other exercises' solutions and the
-student's cell), which the tests that catch a forbidden shortcut read.
-tests/test_assignments.py checks the same scores with real otter runs for some chapters.
+For each exercise (its answers next to its spec, in ``booktools/course/specs/<part>.py``): a
+correct answer in float64, the same computed in float32, the float32 answer rounded exactly as
+its prompt states ("Graded to 4 significant digits", "to 3 decimal places", "Counts exact, the
+fraction to ..."), placeholders (``...``, zeros, ones, guesses of the right form such as
+``L_needed = 13``), the shortcut the prompt forbids where it forbids one, its two most common
+mistakes, and a blank notebook.  Each is scored as otter scores it: the question's points
+shared equally by its test cases (public and hidden), a test case passing when its code raises
+nothing, in a namespace holding the chapter's names the tests read (made here from the
+package, small and seeded), the answer, and ``In``: the code cells the kernel ran (the
+chapter's, the other exercises' solutions and the student's cell), which the tests that catch a
+forbidden shortcut read.  tests/test_assignments.py checks the same scores with real otter runs
+for some chapters.
 ``python tests/test_grading_fairness.py`` prints the table.
 """
 
@@ -23,9 +24,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _chapters import ROOT
-from _fairness_answers import ANSWERS, GUESSES, INPUTS, SHORTCUTS
 
-from booktools.exercises import SPECS
+from booktools.course.specs import SPECS, block, foundations, models, text, training
+
+#: The parts of the book, each with its exercises' fairness answers.
+PARTS = (foundations, text, block, models, training)
+ANSWERS = {k: v for part in PARTS for k, v in part.ANSWERS.items()}
+INPUTS = {k: v for part in PARTS for k, v in part.INPUTS.items()}
+SHORTCUTS = {k: v for part in PARTS for k, v in part.SHORTCUTS.items()}
+GUESSES = {k: v for part in PARTS for k, v in part.GUESSES.items()}
 
 COLUMNS = (
     "float64",
@@ -289,7 +296,7 @@ def test_every_numeric_prompt_states_how_it_is_graded():
 def test_every_written_part_of_an_autograded_exercise_has_a_rubric():
     """ "Show that...", "Why...", "Predict..." in an autograded prompt: a written part with its
     own rubric (an answer cell graded by hand), which accounts for its points."""
-    from booktools.assign import exercises
+    from booktools.course.assign import exercises
 
     prose, rubrics = set(), set()
     for chapter in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md")):
@@ -314,7 +321,7 @@ def test_the_shortcut_check_traces_a_value_through_helpers_and_cells():
     calls that only print or compare."""
     import math
 
-    from booktools.exercises import calls_behind
+    from booktools.course.specs import calls_behind
 
     cells = [
         "",

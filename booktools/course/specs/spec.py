@@ -1,14 +1,45 @@
-"""The grading record of one exercise (:class:`Spec`) and the helpers its tests paste in.
+"""The grading record of one exercise (:class:`Spec`), how a test function becomes an otter
+test (:func:`test_source`), and the helpers that tests paste in.
 
-:mod:`booktools.exercises` documents the kinds and holds :data:`~booktools.exercises.SPECS`;
-the specs themselves live in ``booktools/exercise_specs_*.py`` (one module per group of
-chapters, none over 700 lines).
+A test is a function in the module of its part (``foundations.py`` ... ``training.py``).  Its
+parameters are the names of the student's notebook that it reads (the chapter's, the answer's),
+and the one parameter ``notebook``, if present, is the notebook's namespace itself (what
+:func:`calls_behind` reads).  Otter runs it in the student's notebook: :func:`test_source`
+pastes the helpers the test calls, the test itself, and a call that passes it the notebook's
+names (``theta0_is_the_least_squares_intercept(X, y, theta0)``).  A test imports what it uses
+inside its body (the notebook need not hold ``np``), asserts, and returns nothing (otter prints
+a returned value, and compares printed output).
+
+Tolerances accept exactly the precision each prompt states, computed in float32: "to N
+significant digits" is a relative tolerance of 6e-4 for N = 4 (rounding leaves at most 5e-4,
+float32 adds about 1e-7), "to N decimal places" an absolute one of 0.5 * 10**-N plus a margin;
+a property checked between two separately rounded values allows twice that.  Public tests check
+a property that a placeholder (``...``, zeros, ones, a guess) fails and that does not give the
+graded value away; hidden tests compare with an independent reference.
+
+Every autograded exercise has fairness answers next to its spec, checked by
+``tests/test_grading_fairness.py``: ``ANSWERS[label]()`` returns the chapter's names that its
+tests read (small, seeded, from the package) and a dict of variants, each a dict of the
+answer's names: ``"float64"`` and ``"float32"`` (a correct answer, and the same computed in
+float32 or, for counts, as another number type) and ``"mistake 1"``, ``"mistake 2"`` (its two
+most common mistakes).  ``SHORTCUTS[label]`` is the student's cell of a shortcut the prompt
+forbids, ``GUESSES[label]`` cells of placeholders besides ``...``, zeros and ones, and
+``INPUTS[label]`` the names a student chooses (kept, not rounded, when the answer is rounded as
+stated).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import copy
+import inspect
+import io
+import textwrap
+import tokenize
 from dataclasses import dataclass
+
+import numpy as np
 
 __all__ = [
     "Spec",
@@ -19,16 +50,27 @@ __all__ = [
     "bpe_merges_problem",
     "calls_behind",
     "source_of",
+    "test_source",
+    "float32",
+    "count_answers",
+    "NOTEBOOK",
     "WRITTEN_PART_SUFFIX",
 ]
 
 #: The otter question of an autograded exercise's written part is named ``<label>`` + this.
 WRITTEN_PART_SUFFIX = "-written"
 
+#: The parameter of a test function that receives the notebook's namespace (``globals()``).
+NOTEBOOK = "notebook"
+
 
 @dataclass(frozen=True)
 class Spec:
-    """Grading of one exercise (see :mod:`booktools.exercises`)."""
+    """Grading of one exercise (see :mod:`booktools.course.specs`).
+
+    :attr:`public` and :attr:`hidden` are otter tests: Python source that otter runs in the
+    student's notebook (:func:`auto` makes them from test functions).
+    """
 
     kind: str
     points: int = 2
@@ -81,34 +123,78 @@ class Spec:
         )
 
 
-def _printed(node: ast.AST) -> list[ast.Expr]:
+def _printed(tree: ast.Module) -> list[ast.Expr]:
     """The expression statements that an interactive run (a doctest) would print: those
-    outside function bodies, where a bare value is only returned."""
+    outside function bodies, where a bare value is only returned, except a call of a function
+    defined in the test that returns nothing (a test function's call)."""
+    silent = {
+        f.name
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef) and not _returns_a_value(f)
+    }
+    return [
+        e
+        for e in _expressions(tree)
+        if not (
+            isinstance(e.value, ast.Call)
+            and isinstance(e.value.func, ast.Name)
+            and e.value.func.id in silent
+        )
+    ]
+
+
+def _expressions(node: ast.AST) -> list[ast.Expr]:
+    """The expression statements of ``node`` outside function bodies."""
     if isinstance(node, ast.Expr):
         return [node]
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
-    return [e for child in ast.iter_child_nodes(node) for e in _printed(child)]
+    return [e for child in ast.iter_child_nodes(node) for e in _expressions(child)]
+
+
+def _returns_a_value(func: ast.FunctionDef) -> bool:
+    """Whether ``func`` may return something else than ``None`` (a ``return`` with a value, a
+    ``yield``), not counting the functions defined inside it."""
+
+    def walk(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if isinstance(child, (ast.Yield, ast.YieldFrom)) or (
+                isinstance(child, ast.Return) and child.value is not None
+            ):
+                return True
+            if walk(child):
+                return True
+        return False
+
+    return walk(func)
 
 
 def auto(
     names: str,
-    public: list[str],
-    hidden: list[str],
+    public: list,
+    hidden: list,
     points: int = 2,
     checks: str = "shape and form only",
     written: str = "",
     written_points: int = 0,
 ) -> Spec:
-    """An autograded exercise defining the space-separated ``names``; ``checks`` says what its
-    public tests verify (shown to the student when they pass); ``written`` is the rubric of its
-    written part, worth ``written_points`` (1 unless given)."""
+    """An autograded exercise defining the space-separated ``names``; ``public`` and
+    ``hidden`` are its tests, each a test function (:func:`test_source` makes the otter test)
+    or an otter test's source; ``checks`` says what its public tests verify (shown to the
+    student when they pass); ``written`` is the rubric of its written part, worth
+    ``written_points`` (1 unless given)."""
+
+    def otter(tests):
+        return tuple(t if isinstance(t, str) else test_source(t) for t in tests)
+
     return Spec(
         "auto",
         points,
         tuple(names.split()),
-        tuple(public),
-        tuple(hidden),
+        otter(public),
+        otter(hidden),
         checks=checks,
         written=written,
         written_points=written_points or (1 if written else 0),
@@ -135,6 +221,122 @@ def open_ended() -> Spec:
     return Spec("open", 0)
 
 
+# ---------------------------------------------------------------- test functions as otter tests
+def source_of(func) -> str:
+    """``func``'s definition as pasted into an otter test: its signature on one line (otter
+    reads a line that starts at column 0 as a new statement), its body as written, without
+    its docstring (an otter test must print nothing, and a bare string is an expression), its
+    comments and blank lines.  Pasted because the autograder has the book's package, not
+    ``booktools``."""
+    text = textwrap.dedent(inspect.getsource(func))
+    node = ast.parse(text).body[0]
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+        raise ValueError(
+            f"func: expected a plain function definition, got {func.__qualname__}"
+        )
+    body = node.body
+    if (
+        len(body) > 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    signature = copy.copy(node)
+    signature.body = [ast.Pass()]
+    header = ast.unparse(signature).splitlines()[0]
+    lines = text.splitlines()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            row, col = tok.start
+            lines[row - 1] = lines[row - 1][:col].rstrip()
+    kept = [
+        line for line in lines[body[0].lineno - 1 : node.end_lineno] if line.strip()
+    ]
+    if not all(line[0].isspace() for line in kept):
+        raise ValueError(
+            f"func: {func.__qualname__}'s body has a line at column 0 (a multi-line "
+            "string?), which otter would read as a new statement"
+        )
+    return "\n".join([header] + kept)
+
+
+def _read_globals(func: ast.FunctionDef) -> list[str]:
+    """The names ``func`` reads without binding them anywhere inside (its globals), in the
+    order they first appear."""
+    bound = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not func:
+            bound.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    read = [
+        n.id
+        for n in ast.walk(func)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound
+    ]
+    return list(dict.fromkeys(read))
+
+
+def _helpers(func, found: dict) -> dict:
+    """The functions of this package that ``func`` calls, and theirs, in an order where each
+    comes after those it calls (``found``: name -> function, filled in place)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+    for name in _read_globals(tree):
+        if hasattr(builtins, name) or name in found:
+            continue
+        value = func.__globals__.get(name)
+        if inspect.isfunction(value) and value.__module__.startswith(__package__ + "."):
+            _helpers(value, found)
+            found[name] = value
+        else:
+            raise ValueError(
+                f"test {func.__name__}: reads the global name {name!r}, which the "
+                "student's notebook may not hold: import it inside the function, or make "
+                "it a parameter (a name of the notebook)"
+            )
+    return found
+
+
+def test_source(test) -> str:
+    """The otter test that runs the test function ``test`` in the student's notebook: the
+    functions of this package that it calls (:func:`source_of`), ``test`` itself, and its
+    call with the notebook's names that its parameters name (:data:`NOTEBOOK`: the namespace,
+    ``globals()``)."""
+    params = inspect.signature(test).parameters.values()
+    odd = [
+        p.name
+        for p in params
+        if p.kind != p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
+    ]
+    if odd:
+        raise ValueError(
+            f"test {test.__name__}: expected parameters that name the notebook's names, "
+            f"without defaults, got {odd}"
+        )
+    helpers = _helpers(test, {})
+    args = [p.name for p in params]
+    pasted = [*helpers, test.__name__]
+    clash = sorted(set(pasted) & set(args))
+    if clash:
+        raise ValueError(
+            f"test {test.__name__}: its parameters {clash} are also functions it pastes; "
+            "rename the function"
+        )
+    call = ", ".join("globals()" if a == NOTEBOOK else a for a in args)
+    return "\n".join(
+        [source_of(f) for f in helpers.values()]
+        + [source_of(test), f"{test.__name__}({call})"]
+    )
+
+
+# ---------------------------------------------------------------- helpers pasted into tests
 def bpe_merges_problem(
     word_counts: dict[str, int],
     merges: list[tuple[str, str]],
@@ -251,18 +453,18 @@ def calls_behind(names, env):
     return found
 
 
-def source_of(func) -> str:
-    """``func``'s source without its docstring (an otter test must print nothing, and a bare
-    string is an expression) nor comments, to be pasted into a test: the autograder has the
-    book's package, not ``booktools``."""
-    import inspect
+# ---------------------------------------------------------------- helpers of fairness answers
+def float32(x):
+    """``x`` as a float32 array: a correct answer computed in single precision."""
+    return np.asarray(x, dtype=np.float32)
 
-    tree = ast.parse(inspect.getsource(func))
-    body = tree.body[0].body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-    ):
-        tree.body[0].body = body[1:]
-    return ast.unparse(tree)
+
+def count_answers(right: int, wrong1: int, wrong2: int, name: str):
+    """The fairness answers of an exercise whose answer is the count ``name``: ``right``, the
+    same as a NumPy integer, and two wrong counts."""
+    return {}, {
+        "float64": {name: right},
+        "float32": {name: np.int64(right)},
+        "mistake 1": {name: wrong1},
+        "mistake 2": {name: wrong2},
+    }

@@ -1,7 +1,8 @@
 """How every exercise of the book is graded: its kind, the names it defines, its tests.
 
 One entry of :data:`SPECS` per ``{exercise}`` label in the chapters (``tests/test_teaching.py``
-checks both directions).  :mod:`booktools.assign` turns them into otter-grader questions:
+checks both directions).  :mod:`booktools.course.assign` turns them into otter-grader
+questions:
 
 * ``auto``: the exercise text names every variable in :attr:`Spec.names` (in backticks); the
   chapter's solution code defines them.  :attr:`Spec.public` tests run when a student calls
@@ -17,15 +18,19 @@ An ``auto`` exercise whose prompt also asks for prose ("Show that...", "Why...",
 has a written part: :attr:`Spec.written` is its rubric, graded by hand in an otter question of
 its own (``<label>-written``, a Markdown answer cell).
 
-A test is a few ``assert`` statements run in the student's notebook (its names are those of the
-chapter and of the answer); it prints nothing (otter compares printed output).  The specs live
-in ``booktools/exercise_specs_written.py`` and ``booktools/exercise_specs_auto_[ab].py``; the
-record and the helpers pasted into tests in :mod:`booktools.exercise_spec`.
+The exercises live by part of ``_toc.yml``, each with its spec, its tests (functions, pasted
+into the student's notebook) and its fairness answers: :mod:`~booktools.course.specs.foundations`
+(chapters 1-4), :mod:`~booktools.course.specs.text` (5-7), :mod:`~booktools.course.specs.block`
+(8-12), :mod:`~booktools.course.specs.models` (13-16), :mod:`~booktools.course.specs.training`
+(17-19).  The record, the helpers that tests paste in, and how a test function becomes an otter
+test: :mod:`booktools.course.specs.spec`.
 """
 
 from __future__ import annotations
 
-from booktools.exercise_spec import (
+from booktools.course.specs import block, foundations, models, text, training
+from booktools.course.specs.block import NO_SHORTCUT
+from booktools.course.specs.spec import (
     WRITTEN_PART_SUFFIX,
     Spec,
     auto,
@@ -36,10 +41,6 @@ from booktools.exercise_spec import (
     source_of,
     written,
 )
-from booktools.exercise_specs_auto_a import SPECS as _AUTO_A
-from booktools.exercise_specs_auto_b import NO_SHORTCUT
-from booktools.exercise_specs_auto_b import SPECS as _AUTO_B
-from booktools.exercise_specs_written import SPECS as _WRITTEN
 
 __all__ = [
     "Spec",
@@ -55,5 +56,11 @@ __all__ = [
     "WRITTEN_PART_SUFFIX",
 ]
 
-#: Every exercise of the book, by label.
-SPECS: dict[str, Spec] = {**_WRITTEN, **_AUTO_A, **_AUTO_B}
+#: Every exercise of the book, by label, in the book's order.
+SPECS: dict[str, Spec] = {
+    **foundations.SPECS,
+    **text.SPECS,
+    **block.SPECS,
+    **models.SPECS,
+    **training.SPECS,
+}
