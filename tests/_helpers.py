@@ -46,3 +46,11 @@ TINY = MappingProxyType(
         threads=1,
     )
 )
+
+
+def tiny_run(data, **overrides) -> dict:
+    """:data:`TINY` smaller still, for the bad-input tests: width 8, 8 tokens, a warm-up of one
+    step, eager (no ``torch.compile``), on the corpus file ``data``; ``overrides`` last, e.g.
+    ``train(None, out, progress=False, **tiny_run(path, max_steps=2))``."""
+    small = dict(H=8, n_ctx=8, warmup_steps=1, eval_batch=64, log_interval=1)
+    return {**TINY, **small, "compile": "off", "data": str(data), **overrides}

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _helpers import tiny_run
 
 from formulated.models.trainable import (
     GPT,
@@ -36,28 +37,11 @@ from formulated.training import (
 CORPUS = "hello world, this is a tiny corpus for the bad-input tests. " * 24
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> dict:
     d = tmp_path_factory.mktemp("bad_input_train")
     (d / "data.txt").write_text(CORPUS, encoding="utf-8")
-    return dict(
-        L=1,
-        A=2,
-        H=8,
-        n_ctx=8,
-        B=4,
-        max_steps=3,
-        warmup_steps=1,
-        eval_batch=64,
-        log_interval=1,
-        device="cpu",
-        compile="off",
-        threads=1,
-        data=str(d / "data.txt"),
-    )
+    return tiny_run(d / "data.txt", max_steps=3)
 
 
 @pytest.fixture(scope="module")
