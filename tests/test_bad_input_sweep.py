@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 import torch
+from _helpers import tiny_run
 
 from formulated import analysis as AN
 from formulated import basics as B
@@ -44,8 +45,6 @@ from formulated.models import reference as R
 from formulated.models import sizes as SZ
 from formulated.models import trainable as TM
 from formulated.notation import shapes as S
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 #: The input classes of issue 24.
 CLASSES = (
@@ -132,24 +131,7 @@ class Ctx:
     def run_dir(self) -> Path:
         """A finished 2-step training run (``ckpt.pt`` inside)."""
         out = self.tmp / "run"
-        TR.train(
-            None,
-            out,
-            progress=False,
-            L=1,
-            A=2,
-            H=8,
-            n_ctx=8,
-            B=4,
-            max_steps=2,
-            warmup_steps=1,
-            eval_batch=64,
-            log_interval=1,
-            device="cpu",
-            compile="off",
-            threads=1,
-            data=str(self.corpus),
-        )
+        TR.train(None, out, progress=False, **tiny_run(self.corpus, max_steps=2))
         return out
 
     @functools.cached_property
