@@ -21,7 +21,6 @@ from formulated import models as M
 from formulated.models import Config, hf
 from formulated.sampling import sampling_distribution
 
-torch.set_num_threads(1)
 TOL = 1e-12
 
 

@@ -52,9 +52,6 @@ def _env() -> dict:
     return env
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
 # -- tokenizer and data ------------------------------------------------------------------------
 
 
