@@ -38,7 +38,7 @@ Defined in _config.yml: $\\formulatedcheck{x}$. Defined nowhere: $\\formulatedun
 )
 TOKEN = "formulated-browser-test"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 def _free_port() -> int:
