@@ -17,7 +17,8 @@ from formulated.errata import (
 )
 
 
-def test_errata_keys_are_unique_and_table_renders():
+def test_errata_table_lists_every_erratum():
+    """Every erratum has its row, linked to its label (unique keys: the test below)."""
     table = errata_table()
     for e in ERRATA:
         assert f"<{e.label}>`" in table

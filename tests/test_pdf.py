@@ -49,35 +49,24 @@ def build_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
 
 
-def fresh() -> bool:
-    """The PDF and its log exist and are newer than every input of the build."""
-    log = TEX.with_suffix(".log")
-    if not (PDF.is_file() and log.is_file()):
-        return False
-    return PDF.stat().st_mtime > max(p.stat().st_mtime for p in INPUTS)
-
-
-@pytest.fixture(scope="session")
-def pdf() -> Path:
-    """The built PDF (built here when missing or older than its inputs)."""
-    for name in (
-        "xelatex",
-        "latexmk",
-        "rsvg-convert",
-        "pdfinfo",
-        "pdftotext",
-        "pdffonts",
-        "pdftoppm",
-    ):
+def built(language: str, pdf: Path, tex: Path, inputs: list[Path]) -> Path:
+    """The PDF of ``language`` (``python -m booktools pdf --language ...``), built when it or
+    its LaTeX log is missing or older than one of its ``inputs``; one worker builds, the others
+    wait for it and reuse it."""
+    tools = ("xelatex", "latexmk", "rsvg-convert", "pdfinfo", "pdftotext", "pdffonts")
+    for name in (*tools, "pdftoppm"):
         tool(name)
-    PDF.parent.mkdir(parents=True, exist_ok=True)
-    with open(PDF.parent / ".build.lock", "w") as lock:
-        fcntl.flock(
-            lock, fcntl.LOCK_EX
-        )  # one worker builds, the others wait and reuse it
-        if not fresh():
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    with open(pdf.parent / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        log = tex.with_suffix(".log")
+        if not (
+            pdf.is_file()
+            and log.is_file()
+            and pdf.stat().st_mtime > max(p.stat().st_mtime for p in inputs)
+        ):
             result = subprocess.run(
-                [sys.executable, "-m", "booktools.build.pdf", "--language", "en"],
+                [sys.executable, "-m", "booktools.build.pdf", "--language", language],
                 cwd=ROOT,
                 env=build_env(),
                 capture_output=True,
@@ -85,7 +74,24 @@ def pdf() -> Path:
                 timeout=1500,
             )
             assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return PDF
+    return pdf
+
+
+def page_texts(pdf: Path) -> list[str]:
+    """The text of every page of ``pdf`` (pdftotext, one form feed after each page)."""
+    out = subprocess.run(
+        [tool("pdftotext"), "-enc", "UTF-8", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.split("\f")[:-1]
+
+
+@pytest.fixture(scope="session")
+def pdf() -> Path:
+    """The built PDF (built here when missing or older than its inputs)."""
+    return built("en", PDF, TEX, INPUTS)
 
 
 def normal(text: str) -> str:
@@ -99,14 +105,7 @@ def normal(text: str) -> str:
 
 @pytest.fixture(scope="session")
 def pages(pdf: Path) -> list[str]:
-    """The text of every page (pdftotext, one form feed after each page)."""
-    out = subprocess.run(
-        [tool("pdftotext"), "-enc", "UTF-8", str(pdf), "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return out.split("\f")[:-1]
+    return page_texts(pdf)
 
 
 def chapter_titles() -> dict[str, str]:
@@ -314,40 +313,14 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 @pytest.fixture(scope="session")
 def ko_pdf() -> Path:
-    """The Korean PDF (``python -m booktools pdf --language ko`` when missing or older than its
-    inputs: the chapters, the build code and the Korean catalogues)."""
-    for name in ("xelatex", "latexmk", "pdftotext", "pdffonts", "pdftoppm"):
-        tool(name)
-    KO_PDF.parent.mkdir(parents=True, exist_ok=True)
-    with open(KO_PDF.parent / ".build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        log = KO_TEX.with_suffix(".log")
-        if not (
-            KO_PDF.is_file()
-            and log.is_file()
-            and KO_PDF.stat().st_mtime > max(p.stat().st_mtime for p in KO_INPUTS)
-        ):
-            result = subprocess.run(
-                [sys.executable, "-m", "booktools.build.pdf", "--language", "ko"],
-                cwd=ROOT,
-                env=build_env(),
-                capture_output=True,
-                text=True,
-                timeout=1500,
-            )
-            assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return KO_PDF
+    """The Korean PDF, built when missing or older than its inputs: the chapters, the build
+    code and the Korean catalogues."""
+    return built("ko", KO_PDF, KO_TEX, KO_INPUTS)
 
 
 @pytest.fixture(scope="session")
 def ko_pages(ko_pdf: Path) -> list[str]:
-    out = subprocess.run(
-        [tool("pdftotext"), "-enc", "UTF-8", str(ko_pdf), "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return out.split("\f")[:-1]
+    return page_texts(ko_pdf)
 
 
 def korean_chapter_titles() -> dict[str, str]:
