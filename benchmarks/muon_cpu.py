@@ -23,8 +23,8 @@ import torch  # noqa: E402
 
 from formulated.models.trainable import GPT  # noqa: E402
 from formulated.training import make_config  # noqa: E402
-from formulated.training.loop import train_step  # noqa: E402
 from formulated.training.optim import Muon, lr_lambda, make_optimizers  # noqa: E402
+from formulated.training.step import train_step  # noqa: E402
 
 
 def block_matrices(model: GPT) -> list[torch.nn.Parameter]:

@@ -25,7 +25,7 @@ T_TORCH = time.time()
 
 from _common import parse_overrides, process_start, report  # noqa: E402
 
-from formulated.training import loop, train  # noqa: E402
+from formulated.training import loop, train, train_step  # noqa: E402
 
 T_FORMULATED = time.time()
 T0 = process_start()
@@ -38,10 +38,12 @@ MARK_STEPS = (1, 2, 10, 50)
 
 class StartupClock:
     """Seconds from process start at which each phase of a run was done, read by wrapping the
-    functions that :mod:`formulated.training.loop` calls (it looks each up at call time)."""
+    functions that :mod:`formulated.training.loop` calls (it looks each up at call time), and
+    the step it is given (:meth:`step`, around ``train_step``)."""
 
     def __init__(self, t0: float) -> None:
         self.t0, self.rows, self.steps, self.evals = t0, [], 0, []
+        self.step = train_step  # install() wraps it
         self.mark("python + import torch", T_TORCH)
         self.mark("import formulated.training", T_FORMULATED)
 
@@ -75,7 +77,7 @@ class StartupClock:
             return out
 
         loop.make_optimizers = optimizers
-        train_step, evaluate = loop.train_step, loop.evaluate
+        evaluate = loop.evaluate
 
         def step(*a, **k):
             out = train_step(*a, **k)
@@ -94,7 +96,7 @@ class StartupClock:
             )  # evaluate returns a float: synced
             return out
 
-        loop.train_step, loop.evaluate = step, evaluation
+        self.step, loop.evaluate = step, evaluation
 
     def print(self) -> None:
         print(
@@ -121,7 +123,14 @@ def main(argv: list[str]) -> int:
     clock = StartupClock(T0)
     clock.install()
     with tempfile.TemporaryDirectory() as d:
-        res = train("gpu", d, overwrite=True, progress=sys.stderr.isatty(), **overrides)
+        res = train(
+            "gpu",
+            d,
+            overwrite=True,
+            progress=sys.stderr.isatty(),
+            step=clock.step,
+            **overrides,
+        )
     gpu = torch.cuda.get_device_name()
     mem = torch.cuda.max_memory_allocated() / 2**30
     mfu = f"{100 * res.mfu:.1f} %" if res.mfu is not None else "n/a (unknown GPU peak)"

@@ -18,7 +18,7 @@ from _helpers import as_torch, rng
 
 import formulated as f
 from formulated import models as M
-from formulated.models import Config, hf
+from formulated.models import Config, hf, hf_tiny
 from formulated.sampling import sampling_distribution
 
 TOL = 1e-12
@@ -599,7 +599,7 @@ HF_CFG = Config(V=20, n_ctx=8, H=8, A=2, L=2)
 @pytest.fixture(scope="module")
 def models():
     return {
-        kind: hf.tiny_model(kind, HF_CFG, seed=1)
+        kind: hf_tiny.tiny_model(kind, HF_CFG, seed=1)
         for kind in ("gpt2", "bert", "roberta")
     }
 
@@ -626,20 +626,20 @@ def models():
 )
 def test_hf_probabilities_checks_ids(models, x, exc, rest):
     with raises(exc, "x", rest):
-        hf.hf_probabilities(models["gpt2"], x)
+        hf_tiny.hf_probabilities(models["gpt2"], x)
 
 
 def test_hf_probabilities_checks_segment_ids(models):
     with raises(ValueError, "t", " segment ids are for BERT"):  # silent: t was ignored
-        hf.hf_probabilities(models["gpt2"], [1, 2], [0, 1])
+        hf_tiny.hf_probabilities(models["gpt2"], [1, 2], [0, 1])
     with raises(ValueError, "t", r" expected segment ids in \{0, 1\}, got 2"):
-        hf.hf_probabilities(models["bert"], [1, 2], [0, 2])
+        hf_tiny.hf_probabilities(models["bert"], [1, 2], [0, 2])
     with raises(ValueError, "t", " expected the shape of x"):
-        hf.hf_probabilities(models["bert"], [1, 2, 3], [0, 1])
+        hf_tiny.hf_probabilities(models["bert"], [1, 2, 3], [0, 1])
     with raises(TypeError, "t", " expected integer segment ids"):
-        hf.hf_probabilities(models["bert"], [1, 2], [0.0, 1.0])
+        hf_tiny.hf_probabilities(models["bert"], [1, 2], [0.0, 1.0])
     with raises(ValueError, "t", r" expected segment ids in 0\.\.0"):  # one token type
-        hf.hf_probabilities(models["roberta"], [2, 3], [0, 1])
+        hf_tiny.hf_probabilities(models["roberta"], [2, 3], [0, 1])
 
 
 def test_hf_probabilities_context_boundary_matches_the_model(models):
@@ -652,14 +652,14 @@ def test_hf_probabilities_context_boundary_matches_the_model(models):
             ref = torch.softmax(
                 m(input_ids=torch.as_tensor(x)[None]).logits[0], -1
             ).numpy()
-        assert np.abs(hf.hf_probabilities(m, x) - ref).max() < TOL
+        assert np.abs(hf_tiny.hf_probabilities(m, x) - ref).max() < TOL
         with raises(ValueError, "x", ".*n_ctx=8"):
-            hf.hf_probabilities(m, np.append(x, 2))
+            hf_tiny.hf_probabilities(m, np.append(x, 2))
 
 
 def test_hf_probabilities_rejects_a_non_model():
     with raises(TypeError, "model"):
-        hf.hf_probabilities(None, [1, 2])
+        hf_tiny.hf_probabilities(None, [1, 2])
 
 
 @pytest.mark.parametrize(
@@ -669,7 +669,7 @@ def test_hf_probabilities_rejects_a_non_model():
 def test_tiny_model_window(window, exc):
     # before: gpt-neo built with window 0 or -1
     with raises(exc, "window"):
-        hf.tiny_model("gpt-neo", HF_CFG, window=window)
+        hf_tiny.tiny_model("gpt-neo", HF_CFG, window=window)
 
 
 @pytest.mark.parametrize(
@@ -685,14 +685,14 @@ def test_tiny_model_window(window, exc):
 def test_randomize_scale(models, scale, exc):
     # before: scale=nan made every weight NaN
     with raises(exc, "scale"):
-        hf.randomize_(models["gpt2"], scale=scale)
+        hf_tiny.randomize_(models["gpt2"], scale=scale)
 
 
 def test_randomize_seed_and_model():
     with raises(TypeError, "seed"):
-        hf.randomize_(torch.nn.Linear(2, 2), seed="a")
+        hf_tiny.randomize_(torch.nn.Linear(2, 2), seed="a")
     with raises(TypeError, "model"):
-        hf.randomize_(None)
+        hf_tiny.randomize_(None)
 
 
 @pytest.mark.parametrize(

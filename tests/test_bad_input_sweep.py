@@ -37,7 +37,9 @@ from formulated import formulas as F
 from formulated import sampling as SA
 from formulated import tokenizers as T
 from formulated import training as TR
+from formulated.models import blocks as BL
 from formulated.models import hf as HF
+from formulated.models import hf_tiny as HT
 from formulated.models import kv_cache as KV
 from formulated.models import params as P
 from formulated.models import pretrained as PR
@@ -197,11 +199,11 @@ class Ctx:
 
     @functools.cached_property
     def hf_gpt2(self) -> Any:
-        return HF.tiny_model("gpt2", self.config)
+        return HT.tiny_model("gpt2", self.config)
 
     @functools.cached_property
     def hf_bert(self) -> Any:
-        return HF.tiny_model("bert", self.config)
+        return HT.tiny_model("bert", self.config)
 
     @functools.cached_property
     def pre(self) -> PR.Pretrained:
@@ -665,7 +667,7 @@ TABLE: list[Row] = [
     ),
     Row(
         "models.block_pre_ln",
-        R.block_pre_ln,
+        BL.block_pre_ln,
         lambda c: dict(
             X=np.ones((3, 8)), blk=c.gpt_params.blocks[0], mask=F.mask_autoregressive(3)
         ),
@@ -751,8 +753,8 @@ TABLE: list[Row] = [
     ),
     # -- formulated.models.hf ------------------------------------------------------------------
     Row(
-        "models.hf.hf_probabilities",
-        HF.hf_probabilities,
+        "models.hf_tiny.hf_probabilities",
+        HT.hf_probabilities,
         lambda c: dict(model=c.hf_gpt2, x=[1, 2, 3]),
         [
             Bad("id", "x", [1, 10]),
@@ -776,8 +778,8 @@ TABLE: list[Row] = [
         [Bad("checkpoint", "model", lambda c: c.hf_gpt2)],
     ),
     Row(
-        "models.hf.tiny_model",
-        HF.tiny_model,
+        "models.hf_tiny.tiny_model",
+        HT.tiny_model,
         lambda c: dict(kind="gpt2", config=c.config),
         [Bad("type", "kind", 2), Bad("type", "config", {"V": 10})],
     ),

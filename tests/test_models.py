@@ -34,6 +34,7 @@ from formulated.models import (
     gpt3_probabilities,
     gpt_probabilities,
     hf,
+    hf_tiny,
     init_bert,
     init_gpt,
     init_gpt2,
@@ -93,7 +94,9 @@ def loaded():
         if (kind, name) not in cache:
             # A seed fixed per pair, not per call order: the same weights under pytest -n.
             seed = zlib.crc32(f"{kind}/{name}".encode()) % 10_000
-            model = hf.tiny_model(kind, _config_for(kind, name), seed=seed, window=3)
+            model = hf_tiny.tiny_model(
+                kind, _config_for(kind, name), seed=seed, window=3
+            )
             params, opts = FORWARD[kind][0](model)
             cache[kind, name] = (model, params, opts)
         return cache[kind, name]
@@ -127,7 +130,7 @@ def test_parity_with_transformers(kind, name, loaded):
         x = _ids(rng, cfg, (n,))
         t = (np.arange(n) >= n // 2).astype(np.int64) if kind == "bert" else None
         ours = _ours(kind, x, params, opts, t)
-        ref = hf.hf_probabilities(model, x, t)
+        ref = hf_tiny.hf_probabilities(model, x, t)
         assert ours.shape == ref.shape == (n, cfg.V)
         err = np.abs(ours - ref).max()
         assert err <= TOL[kind], f"{kind}/{name}, n={n}: max |Δ| = {err:.2e}"
@@ -142,7 +145,7 @@ def test_parity_on_a_batch(kind, loaded):
     x = _ids(rng, cfg, (3, 7))
     t = rng.integers(0, 2, size=(3, 7)) if kind == "bert" else None
     ours = _ours(kind, x, params, opts, t)
-    ref = hf.hf_probabilities(model, x, t)
+    ref = hf_tiny.hf_probabilities(model, x, t)
     assert ours.shape == ref.shape == (3, 7, cfg.V)
     err = np.abs(ours - ref).max()
     assert err <= TOL[kind], f"{kind}, batch: max |Δ| = {err:.2e}"
@@ -157,19 +160,19 @@ def test_boxed_row_functions_return_the_right_row(kind, loaded):
         t = np.array([0, 0, 1, 1, 1])
         ours, ref = (
             bert(x, t, params, j_masked=2, **opts),
-            hf.hf_probabilities(model, x, t)[2],
+            hf_tiny.hf_probabilities(model, x, t)[2],
         )
     elif kind == "roberta":
         ours, ref = (
             roberta(x, params, j_masked=0, **opts),
-            hf.hf_probabilities(model, x)[0],
+            hf_tiny.hf_probabilities(model, x)[0],
         )
     elif kind == "openai-gpt":  # a batch of two: one row per sequence
         xb = np.stack([x, x[::-1]])
-        ours, ref = gpt(xb, params, **opts), hf.hf_probabilities(model, xb)[:, -1]
+        ours, ref = gpt(xb, params, **opts), hf_tiny.hf_probabilities(model, xb)[:, -1]
     else:
         fn = {"gpt2": gpt2, "gpt-neo": gpt3}[kind]
-        ours, ref = fn(x, params, **opts), hf.hf_probabilities(model, x)[-1]
+        ours, ref = fn(x, params, **opts), hf_tiny.hf_probabilities(model, x)[-1]
     assert ours.shape == ref.shape
     assert ours.shape[-1] == params.config.V
     err = np.abs(ours - ref).max()
@@ -216,11 +219,11 @@ def test_gpt3_default_window_matches_gpt_neo_with_that_window():
     cfg = CONFIGS["small"]
     w = default_window(cfg.n_ctx)
     assert w == 4  # ⌈√12⌉, narrower than the sequence below, so the band matters
-    model = hf.tiny_model("gpt-neo", cfg, seed=7, window=w)
+    model = hf_tiny.tiny_model("gpt-neo", cfg, seed=7, window=w)
     params, opts = hf.from_gpt_neo(model)
     assert opts.pop("window") == w
     x = _ids(np.random.default_rng(5), cfg, (cfg.n_ctx,))
-    ref = hf.hf_probabilities(model, x)
+    ref = hf_tiny.hf_probabilities(model, x)
     err_row = np.abs(
         gpt3(x, params, **opts) - ref[-1]
     ).max()  # window=None: the default
@@ -276,7 +279,7 @@ def test_each_omission_changes_the_output(kind, change, loaded):
     model, params, opts = loaded(kind, "small")
     x = np.array([5, 2, 9, 11, 3, 8])
     t = np.array([0, 0, 0, 1, 1, 1]) if kind == "bert" else None
-    ref = hf.hf_probabilities(model, x, t)
+    ref = hf_tiny.hf_probabilities(model, x, t)
     opts = dict(opts)
     if change.startswith("gelu_"):
         opts["gelu"] = change.split("_")[1]
@@ -713,7 +716,7 @@ def test_bad_options_and_construction(loaded):
     with pytest.raises(ValueError, match="all or none"):
         roberta_probabilities([3, 4], half, **opts)
     with pytest.raises(ValueError, match="kind: expected one of"):
-        hf.tiny_model("gpt4", CONFIGS["small"])
+        hf_tiny.tiny_model("gpt4", CONFIGS["small"])
 
 
 def test_check_params_returns_the_config():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from formulated.models.hf import hf_probabilities
+from formulated.models.hf_tiny import hf_probabilities
 from formulated.models.pretrained import (
     load_pretrained,
     parity,

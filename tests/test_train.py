@@ -41,6 +41,7 @@ from formulated.training import (
     plot_losses,
     resolve_device,
     train,
+    train_step,
     val_windows,
 )
 from formulated.training.optim import lr_lambda
@@ -361,25 +362,25 @@ def test_train_step_argument_errors_name_the_argument():
         train_step("gpt", [opt], [sched], x, x, 1.0)
 
 
-def test_the_loop_calls_the_public_train_step(monkeypatch):
-    """Replacing formulated.training.loop.train_step changes what train() does: the loop has
-    no step of its own."""
-    import formulated.training.loop as loop
-
-    real, shapes = loop.train_step, []
+def test_the_loop_calls_the_public_train_step():
+    """train(step=...) runs the loop with that step: the loop has no step of its own, and
+    the default is the public train_step (a spy around it reaches the same weights)."""
+    shapes = []
 
     def spy(model, optimizers, schedulers, x, y, grad_clip, autocast):
         shapes.append(tuple(x.shape))
-        real(model, optimizers, schedulers, x, y, grad_clip, autocast)
+        train_step(model, optimizers, schedulers, x, y, grad_clip, autocast)
         return torch.tensor(7.0)  # a loss no real step returns
 
     plain = train("book", None, progress=False, **dict(TINY, max_steps=3))
-    monkeypatch.setattr(loop, "train_step", spy)
-    spied = train("book", None, progress=False, **dict(TINY, max_steps=3))
+    spied = train("book", None, progress=False, step=spy, **dict(TINY, max_steps=3))
     assert shapes == [(4, 16)] * 3
     assert spied.history["loss"] == [7.0, 7.0, 7.0]
+    assert plain.history["loss"] != [7.0, 7.0, 7.0]
     w1, w2 = _weights(plain.model), _weights(spied.model)  # the spy ran the real step
     assert all(torch.equal(w1[k], w2[k]) for k in w1)
+    with pytest.raises(TypeError, match="step: expected a function like train_step"):
+        train("book", step="train_step")
 
 
 def _attributes_set_outside_init(source: str) -> dict[str, set[str]]:

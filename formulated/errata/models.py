@@ -183,10 +183,10 @@ def sparse_mask_is_wrong(mask: str | None) -> bool:
     ``"banded"`` is the book's locally banded mask; ``None`` (001 defines no Mask^ST) leaves
     the only mask the box defines, the dense autoregressive one, in every layer.
     """
-    from ..models import Config, gpt2_probabilities, gpt3_probabilities, hf
+    from ..models import Config, gpt2_probabilities, gpt3_probabilities, hf, hf_tiny
 
     cfg = Config(V=40, n_ctx=12, H=16, A=4, L=2)
-    model = hf.tiny_model("gpt-neo", cfg, window=3)
+    model = hf_tiny.tiny_model("gpt-neo", cfg, window=3)
     params, opts = hf.from_gpt_neo(model)
     x = np.arange(2, 12)
     if mask == "banded":
@@ -195,7 +195,7 @@ def sparse_mask_is_wrong(mask: str | None) -> bool:
         Y = gpt2_probabilities(x, params, gelu=opts["gelu"], eps=opts["eps"])
     else:
         raise ValueError(f"mask: expected 'banded' or None, got {mask!r}")
-    return not bool(np.abs(Y - hf.hf_probabilities(model, x)).max() < 1e-6)
+    return not bool(np.abs(Y - hf_tiny.hf_probabilities(model, x)).max() < 1e-6)
 
 
 def mask_shape_is_wrong(shape: Callable[[int, int], tuple[int, int]]) -> bool:

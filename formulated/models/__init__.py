@@ -2,9 +2,11 @@
 
 - :mod:`formulated.models.params` — the NumPy models' configuration, parameter containers,
   seeded initialization and parameter count λ (chapters 13–16);
+- :mod:`formulated.models.blocks` — the building blocks: GPT-3's banded masks, the biased
+  multi-head attention, the post-LN and pre-LN blocks (chapters 12, 14);
 - :mod:`formulated.models.reference` — GPT, GPT-2, GPT-3, BERT, RoBERTa in NumPy (chapters 13–16),
-  from the blocks and masks of :mod:`formulated.models.blocks` (which it re-exports); the public
-  names of both are re-exported here, so ``from formulated.models import gpt2`` works.
+  from those blocks; the public names of params, blocks and reference are exported here, so
+  ``from formulated.models import gpt2`` works.
 - :mod:`formulated.models.sizes` — the published sizes of GPT-1/2/3, BERT and RoBERTa: the one
   table of them.
 - :mod:`formulated.models.hf`    — loaders from Hugging Face ``transformers`` models (small
@@ -15,8 +17,9 @@
 
 from __future__ import annotations
 
-from . import params, reference
+from . import blocks, params, reference
+from .blocks import *  # noqa: F401,F403
 from .params import *  # noqa: F401,F403
 from .reference import *  # noqa: F401,F403
 
-__all__ = list(params.__all__) + list(reference.__all__)
+__all__ = list(params.__all__) + list(blocks.__all__) + list(reference.__all__)

@@ -4,8 +4,9 @@
 The book's claim is that the boxes compute what the real models compute.  To check it against an
 implementation nobody here wrote, we build ``transformers`` models from small random
 configurations (nothing is downloaded), copy their weights into our containers, and compare the
-two forwards (the small models, :func:`tiny_model`, :func:`randomize_` and
-:func:`hf_probabilities`, are built in :mod:`formulated.models.hf_tiny` and re-exported here).
+two forwards (the small models and their forward, :func:`~.hf_tiny.tiny_model`,
+:func:`~.hf_tiny.randomize_` and :func:`~.hf_tiny.hf_probabilities`, are in
+:mod:`formulated.models.hf_tiny`).
 Each loader returns ``(params, options)``; ``options`` are the keyword arguments
 that make our forward compute what the real model computes::
 
@@ -28,19 +29,15 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_nonnegative_int, check_positive_int
-from .hf_tiny import KINDS, hf_probabilities, randomize_, tiny_model
+from .hf_tiny import KINDS, hf_probabilities, tiny_model
 from .params import BERTParams, Block, Config, GPTParams, RoBERTaParams
 
 __all__ = [
-    "tiny_model",
-    "randomize_",
     "from_openai_gpt",
     "from_gpt2",
     "from_gpt_neo",
     "from_bert",
     "from_roberta",
-    "hf_probabilities",
-    "KINDS",
     "OMISSIONS",
     "box_variant",
     "omission_effects",
@@ -484,7 +481,7 @@ def omission_effects(
     nothing omitted (``"none"``: the parity error), with each omission of :data:`OMISSIONS`
     applied alone, and with all of them at once (``"all"``: the box as written).
 
-    Measured on a small random model (:func:`tiny_model`, default ``V=40, n_ctx=12, H=16, A=4,
+    Measured on a small random model (:func:`~.hf_tiny.tiny_model`, default ``V=40, n_ctx=12, H=16, A=4,
     L=2``) on one seeded sequence of ``n`` tokens (for BERT: half sentence A, half B), drawn from
     the ids ``2..V-1`` (RoBERTa's padding id is 1), so ``V >= 3`` and ``1 <= n <= n_ctx``."""
     from . import reference as M

@@ -25,7 +25,8 @@ import numpy as np
 import torch
 
 from .._checks import check_int
-from .hf import from_gpt2, hf_probabilities
+from .hf import from_gpt2
+from .hf_tiny import hf_probabilities
 from .params import GPTParams
 from .reference import gpt2_probabilities
 from .trainable import GPT
@@ -216,7 +217,7 @@ def save_tiny_gpt2(
     import transformers
     from tokenizers import ByteLevelBPETokenizer
 
-    from .hf import randomize_
+    from .hf_tiny import randomize_
 
     out = _output_directory(directory, overwrite)
     for name, value in (

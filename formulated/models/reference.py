@@ -11,9 +11,10 @@ context size ``n_ctx``), ``H`` model width, ``A`` heads, ``D`` width per head, `
 The parameters (:class:`~formulated.models.params.Config`, the containers, the seeded
 constructors and the parameter count) are in :mod:`formulated.models.params`, which describes
 their layout; the building blocks (GPT-3's banded masks, the biased multi-head attention, the
-post-LN and pre-LN blocks) are in :mod:`formulated.models.blocks`, re-exported here; the options ``gelu`` (the boxes use ``x·σ(1.702x)``; GPT and GPT-2 use the tanh
-approximation, BERT and RoBERTa the exact erf form) and ``eps`` (the LayerNorm epsilon) are
-keyword options of the forward functions here.
+post-LN and pre-LN blocks) are in :mod:`formulated.models.blocks`; the options ``gelu``
+(the boxes use ``x·σ(1.702x)``; GPT and GPT-2 use the tanh approximation, BERT and RoBERTa
+the exact erf form) and ``eps`` (the LayerNorm epsilon) are keyword options of the forward
+functions here.
 
 **Definitions.** A function that implements a boxed definition of the book names it in its
 docstring (``Definition: def-11-ffn``) together with the tests that check it against an
@@ -46,27 +47,10 @@ from ..formulas import (
     softmax,
     stack,
 )
-from .blocks import (
-    GELU_KINDS,
-    block_post_ln,
-    block_pre_ln,
-    default_window,
-    gpt3_masks,
-    mask_sparse_banded,
-    multi_head_self_attention_biased,
-)
+from .blocks import GELU_KINDS, block_post_ln, block_pre_ln, default_window, gpt3_masks
 from .params import BERTParams, Config, GPTParams, RoBERTaParams, check_params
-from .params import (
-    Block as Block,  # to_numpy_params (trainable.py) builds one from here
-)
 
 __all__ = [
-    "mask_sparse_banded",
-    "gpt3_masks",
-    "default_window",
-    "multi_head_self_attention_biased",
-    "block_post_ln",
-    "block_pre_ln",
     "gpt_probabilities",
     "gpt",
     "decoder_pre_ln",
@@ -311,7 +295,7 @@ def gpt3_probabilities(
     eps: float = 1e-5,
 ) -> np.ndarray:
     """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use
-    :func:`mask_sparse_banded`.
+    :func:`~formulated.models.blocks.mask_sparse_banded`.
 
     ``window`` is the band width (default :func:`default_window` of ``n_ctx``).  Shapes
     as in :func:`gpt2_probabilities`.

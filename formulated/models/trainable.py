@@ -409,7 +409,7 @@ def to_numpy_params(model: GPT) -> Any:
     query/key/value weight splits into three ``(H, H)`` blocks, and each of those into ``A``
     heads of ``D`` columns: ``(H, A*D) -> (A, H, D)``.
     """
-    from . import reference as models
+    from . import params
 
     if not isinstance(model, GPT):
         raise TypeError(
@@ -429,7 +429,7 @@ def to_numpy_params(model: GPT) -> Any:
         Wq, Wk, Wv = b.attn.qkv.weight.split(H, dim=0)
         bq, bk, bv = b.attn.qkv.bias.split(H, dim=0)
         blocks.append(
-            models.Block(
+            params.Block(
                 W_q=heads(Wq),
                 W_k=heads(Wk),
                 W_v=heads(Wv),
@@ -448,8 +448,8 @@ def to_numpy_params(model: GPT) -> Any:
                 b_o=arr(b.attn.proj.bias),
             )
         )
-    config = models.Config(V=cfg.V, n_ctx=cfg.n_ctx, H=H, A=A, L=cfg.L, F=cfg.F, D=D)
-    return models.GPTParams(
+    config = params.Config(V=cfg.V, n_ctx=cfg.n_ctx, H=H, A=A, L=cfg.L, F=cfg.F, D=D)
+    return params.GPTParams(
         config=config,
         W_e=arr(model.W_e.weight),
         W_p=arr(model.W_p.weight),

@@ -19,7 +19,8 @@ Modules, one concern each:
 * :mod:`.checkpoint` — atomic checkpoints, their checks, :func:`load_checkpoint`;
 * :mod:`.runtime` — device, processes, precision, Ctrl-C;
 * :mod:`.loop` — :func:`train`, the run (set-up, loop, checkpoints, progress);
-* :mod:`.step` — its step :func:`train_step`, and :func:`evaluate` (re-exported by :mod:`.loop`);
+* :mod:`.step` — its step :func:`train_step` (:func:`train`'s ``step`` argument), and
+  :func:`evaluate`;
 * :mod:`.plot` — :func:`plot_losses`;
 * :mod:`.shipped` — the ``book`` preset's run shipped with the book (:func:`load_run`), read
   on the live pages of ``make live`` (:func:`is_live`);
@@ -32,10 +33,11 @@ from .checkpoint import CheckpointError, load_checkpoint
 from .cli import main, parse_overrides
 from .config import DEFAULT_PRESET, PRESETS, TrainConfig, make_config, with_overrides
 from .data import load_data, val_windows
-from .loop import TrainResult, evaluate, train, train_step
+from .loop import TrainResult, train
 from .plot import plot_losses
 from .runtime import resolve_device
 from .shipped import is_live, load_run
+from .step import evaluate, train_step
 
 __all__ = [
     "TrainConfig",

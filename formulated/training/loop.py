@@ -1,7 +1,7 @@
 """The training loop of chapter 18: :func:`train` (one call for a notebook, a terminal and a
-cluster), around :func:`train_step` and :func:`evaluate` (the mean loss over a whole split),
-which :mod:`.step` defines and this module re-exports (the loop looks both up here at every
-call).
+cluster), around the step :func:`~formulated.training.step.train_step` (its ``step``
+argument: another function with the same arguments replaces it) and
+:func:`~formulated.training.step.evaluate` (the mean loss over a whole split).
 
 The objective is chapter 17's mean cross-entropy of the next character; the optimizer and the
 schedule are those of :mod:`formulated.training.optim`, with gradient-norm clipping.  The
@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -53,7 +53,7 @@ from .optim import lr_lambda, make_optimizers
 from .runtime import StopFlag, autocast_factory, dist_info, peak_flops, resolve_device
 from .step import evaluate, train_step
 
-__all__ = ["TrainResult", "train", "train_step", "evaluate"]
+__all__ = ["TrainResult", "train"]
 
 
 @dataclass
@@ -234,7 +234,9 @@ class _Run:
         out: Path | None,
         t_start: float,
         device: torch.device,
+        step: Callable[..., torch.Tensor],
     ) -> None:
+        self.train_step = step
         self.rank, _, self.world = dist_info()
         self.ddp = self.world > 1
         self.out, self.ckpt_path = out, (out / CKPT_NAME if out is not None else None)
@@ -391,10 +393,10 @@ class _Run:
         return v
 
     def step_once(self) -> torch.Tensor:
-        """:func:`train_step` on the next batch (looked up in this module at every call, so
-        that replacing ``formulated.training.loop.train_step`` changes the loop)."""
+        """The step (:func:`train`'s ``step``, by default ``train_step``) on the next
+        batch."""
         x, y = self.batches.next()
-        loss = train_step(
+        loss = self.train_step(
             self.net, self.opts, self.scheds, x, y, self.cfg.grad_clip, self.autocast
         )
         self.step += 1
@@ -563,6 +565,7 @@ def train(
     progress: bool = True,
     config: TrainConfig | None = None,
     stop_at_step: int | None = None,
+    step: Callable[..., torch.Tensor] = train_step,
     **overrides: Any,
 ) -> TrainResult:
     """Train a GPT; the one call of the notebook (and of the command line).
@@ -575,6 +578,8 @@ def train(
     ``max_steps``) unless a preset or config is given, which must then agree with it; starting
     afresh over an existing checkpoint needs ``overwrite=True``.  ``stop_at_step`` pauses the
     run there (checkpoint saved, schedule unchanged), to be continued later with ``resume=True``.
+    ``step`` is called for every training step with the arguments of
+    :func:`~formulated.training.step.train_step` (the default) and returns the loss.
     """
     t_start = time.perf_counter()
     started_at = time.time()
@@ -584,6 +589,11 @@ def train(
         raise TypeError(
             f"out_dir: expected None or a directory path (str or os.PathLike), got "
             f"{type(out_dir).__name__}"
+        )
+    if not callable(step):
+        raise TypeError(
+            f"step: expected a function like train_step(model, optimizers, schedulers, "
+            f"x, y, grad_clip, autocast), got {type(step).__name__}"
         )
     if stop_at_step is not None:
         stop_at_step = check_int(
@@ -607,7 +617,7 @@ def train(
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     try:
-        run = _Run(cfg, ck, out, t_start, device)
+        run = _Run(cfg, ck, out, t_start, device, step)
         run.loop(stop_at_step, progress)
     finally:
         torch.set_num_threads(threads_before)

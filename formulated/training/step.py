@@ -2,8 +2,9 @@
 clipping, the optimizers' and schedulers' step) and :func:`evaluate` (the mean loss over a
 whole split, cut into consecutive windows of ``n_ctx`` tokens).
 
-The loop of :mod:`formulated.training.loop` calls both, and looks each up in its own module at
-every call: replacing ``formulated.training.loop.train_step`` changes what the loop does.
+The loop of :mod:`formulated.training.loop` calls both; :func:`~formulated.training.loop.train`
+takes the step as its ``step`` argument (this :func:`train_step` by default), so another
+step with the same arguments changes what the loop does.
 """
 
 from __future__ import annotations
