@@ -42,6 +42,7 @@ of ``formulas.py`` before the change, that the measure catches guarded functions
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import io
 import textwrap
@@ -55,6 +56,7 @@ from booktools.sphinx.source import (
     BLOCK,
     FOLD_OVER,
     folded,
+    resolve,
     shown_lines,
     shown_source,
     source_text,
@@ -392,3 +394,49 @@ def test_box_is_mostly_computation(name):
         f"({m.share:.0%}; {m.check} check, {m.delegation} delegation); expected at least "
         f"{MIN_SHARE:.0%}: move the argument checks into a helper called once at the top"
     )
+
+
+# --------------------------------------------------------------------------------------
+# A box's title names the file that holds its code
+
+
+def module_part(dotted: str) -> str:
+    """The longest prefix of ``dotted`` that imports as a module
+    (``formulated.models.trainable`` of ``formulated.models.trainable.GPT.forward``)."""
+    parts = dotted.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        name = ".".join(parts[:end])
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:
+                raise
+            continue
+        return name
+    raise ValueError(f"dotted: expected a path into a module, got {dotted!r}")
+
+
+def defining_module(dotted: str) -> str:
+    """The name of the module whose file holds the code of the object at ``dotted``."""
+    return inspect.getmodule(inspect.unwrap(resolve(dotted))).__name__
+
+
+def test_a_box_naming_a_face_is_found():
+    # the package's face exports attention; its code is in formulas/heads.py
+    planted = "formulated.formulas.attention"
+    assert module_part(planted) == "formulated.formulas"
+    assert defining_module(planted) == "formulated.formulas.heads"
+    right = "formulated.formulas.heads.attention"
+    assert module_part(right) == defining_module(right)
+    method = "formulated.models.trainable.GPT.forward"
+    assert module_part(method) == "formulated.models.trainable"
+    assert defining_module(method) == "formulated.models.trainable"
+
+
+def test_every_box_names_the_module_that_defines_its_code():
+    wrong = {
+        f"{chapter}: {name}": defining_module(name)
+        for chapter, name in source_directives()
+        if module_part(name) != defining_module(name)
+    }
+    assert not wrong, f"boxes titled by a module that does not hold the code: {wrong}"

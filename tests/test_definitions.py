@@ -252,7 +252,7 @@ def boxed_formulas() -> list[str]:
 def test_every_boxed_formula_checks_its_arguments_with_checked():
     names = boxed_formulas()
     for name in (
-        "formulated.formulas.gelu",
+        "formulated.formulas.feedforward.gelu",
         "formulated.tokenizers.bpe.learn_bpe",
         "formulated.basics.networks.mlp2_forward",
         "formulated.basics.sequences.rnn_backward",

@@ -188,7 +188,7 @@ def test_definition_code_shows_as_a_dropdown_and_saves_back_as_the_directive(rep
 
     text = asyncio.run(run())
     assert "{formulated-source}" not in text
-    assert "::::{dropdown} Code: `formulated.formulas.ffn_relu`" in text
+    assert "::::{dropdown} Code: `formulated.formulas.feedforward.ffn_relu`" in text
     assert "def ffn_relu(" in text and "tests/test_formulas.py::" in text
     after = (repo_copy / CHAPTER).read_text(encoding="utf-8")
     assert after == before.replace(

@@ -139,7 +139,8 @@ def test_converted_definition_in_the_notebook():
     cells = markdown_cells(colab(ROOT / "chapters/08_attention.md"))
     text = "\n".join(cells)
     assert "**Definition 8.1 (Scaled dot-product attention).**\n\nFor queries" in text
-    assert "<summary>Code: <code>formulated.formulas.attention</code></summary>" in text
+    name = "formulated.formulas.heads.attention"
+    assert f"<summary>Code: <code>{name}</code></summary>" in text
     assert "the subject of Chapter 9 (Masks); this chapter" in text
 
 
@@ -214,10 +215,10 @@ def test_dropdown_figure_and_unknown_directive():
 
 
 def test_formulated_source_is_a_details_box():
-    src = "Text.\n\n```{formulated-source} formulated.formulas.ffn_relu\n```\n\nMore."
-    box = markdown_box(["formulated.formulas.ffn_relu"], "details").replace(
-        "<summary>Code: `formulated.formulas.ffn_relu`</summary>",
-        "<summary>Code: <code>formulated.formulas.ffn_relu</code></summary>",
+    src = "Text.\n\n```{formulated-source} formulated.formulas.feedforward.ffn_relu\n```\n\nMore."
+    box = markdown_box(["formulated.formulas.feedforward.ffn_relu"], "details").replace(
+        "<summary>Code: `formulated.formulas.feedforward.ffn_relu`</summary>",
+        "<summary>Code: <code>formulated.formulas.feedforward.ffn_relu</code></summary>",
     )
     assert "<summary>Code: <code>" in box
     assert convert(src) == f"Text.\n\n{box}\n\nMore."

@@ -48,7 +48,7 @@ The paragraph above the box.
 $a = b$
 ```
 
-```{formulated-source} formulated.formulas.attention
+```{formulated-source} formulated.formulas.heads.attention
 ```
 
 <!-- slide -->

@@ -2,8 +2,11 @@
 
 Under a ``{prf:definition}`` box a chapter writes (several objects may follow, one box)::
 
-    ```{formulated-source} formulated.formulas.ffn_relu formulated.formulas.ffn_gelu
+    ```{formulated-source} formulated.formulas.feedforward.ffn_gelu
     ```
+
+naming each object by the module that defines it (:func:`check_defining_path`), since the
+box's title is that path: the title names the file that holds the code.
 
 and the rendered page shows, open, the function as a reader needs it under its definition
 (:func:`shown_source`): the signature, the docstring's summary (its first paragraph, what and
@@ -65,7 +68,7 @@ WIDTH = 88
 class Implementation:
     """One object of :mod:`formulated` whose docstring names definition boxes."""
 
-    name: str  # dotted path, e.g. "formulated.formulas.ffn_gelu"
+    name: str  # dotted path, e.g. "formulated.formulas.feedforward.ffn_gelu"
     labels: tuple[str, ...]  # the definition labels it implements
     tests: tuple[str, ...]  # "tests/test_formulas.py::test_name", ...
 
@@ -142,6 +145,27 @@ def resolve(dotted: str) -> Callable[..., Any]:
             module_name
         )  # a method: formulated.models.trainable.GPT.forward
     return getattr(owner, attr)
+
+
+def defining_path(dotted: str) -> str:
+    """The dotted path of the object at ``dotted`` by the module that defines it
+    (``formulated.formulas.heads.attention``, where ``formulated.formulas.attention`` is the
+    same function exported by the package's face): what a box's title must name, so that the
+    title names the file that holds the code."""
+    # unwrap: @checked and torch.no_grad keep the original's name and module
+    obj = inspect.unwrap(resolve(dotted))
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+def check_defining_path(dotted: str) -> None:
+    """Raise ``ValueError`` when ``dotted`` does not name its object by the module that
+    defines it (:func:`defining_path`)."""
+    where = defining_path(dotted)
+    if where != dotted:
+        raise ValueError(
+            f"{DIRECTIVE}: expected the path of the module that defines the code, "
+            f"{where!r}, got {dotted!r}"
+        )
 
 
 def source_text(dotted: str) -> str:
@@ -264,6 +288,8 @@ def markdown_box(
     new = [n for n in names if n not in seen]
     again = [n for n in names if n in seen]
     seen.update(names)
+    for name in names:
+        check_defining_path(name)
     title = "Code: " + ", ".join(f"`{n}`" for n in names)
     texts = [shown_source(n) for n in new]
     parts = [
@@ -352,6 +378,7 @@ class SourceDirective(Directive):
         it) and the text shown."""
         try:
             obj = resolve(dotted)
+            check_defining_path(dotted)
             source = shown_source(dotted)
         except (
             ImportError,
