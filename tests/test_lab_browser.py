@@ -187,7 +187,8 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
         assert any("Exercise" in p for p in state["proofs"]), state["proofs"]
         # A definition's code is a dropdown (booktools.lab.lab.show_sources), not an error box.
         assert (
-            "formulated.formulas.ffn_relu" in text and "Unknown Directive" not in text
+            "formulated.formulas.feedforward.ffn_relu" in text
+            and "Unknown Directive" not in text
         )
         # Every formula rendered: no TeX left as text.
         assert state["rawTex"] == [], state["rawTex"]
