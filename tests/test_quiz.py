@@ -1,17 +1,26 @@
-"""The chapters' quizzes (issue 37, formulated/quizzes): every computed answer equals a value
-computed independently (torch, transformers' configurations, or arithmetic written out), every
-named mistake and wrong option is farther from the answer than the tolerance, every chapter has
-3-5 questions, and bad input gets an error that names the argument.  The browser half (click,
-type, light and dark, 1280 and 390 px) is tests/test_quiz_browser.py."""
+"""The chapters' quizzes (formulated/quizzes): every computed answer equals a value computed
+independently (torch, transformers, or a worked computation that shares no code with the
+book), every named mistake and wrong option is farther from the answer than the tolerance,
+the page prints the tolerance it applies, the options are shuffled with the right one spread
+over every position and not marked out by its length, no accepted answer is printed on its
+chapter's page or source, and bad input gets an error that names the argument.  The browser
+half (click, type, light and dark, 1280 and 390 px) is tests/test_quiz_browser.py."""
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import math
+import os
 import re
+from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from _chapters import ROOT
 
 from formulated.quizzes import (
     QUIZZES,
@@ -22,10 +31,19 @@ from formulated.quizzes import (
     questions,
     quiz,
 )
-from formulated.quizzes.render import SCRIPT, STYLE, render_question, render_quiz
+from formulated.quizzes.model import key_positions, shuffled, tolerance_text
+from formulated.quizzes.render import (
+    END,
+    SCRIPT,
+    START,
+    STYLE,
+    render_question,
+    render_quiz,
+)
 
 CHAPTERS = [f"ch{i:02d}" for i in range(1, 20)]
 F = torch.nn.functional
+HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 
 
 def _count(module: torch.nn.Module) -> int:
@@ -35,12 +53,6 @@ def _count(module: torch.nn.Module) -> int:
 def _meta_count(factory) -> int:
     with torch.device("meta"):
         return _count(factory())
-
-
-def _gpt2_small() -> int:
-    from transformers import GPT2Config, GPT2Model
-
-    return _meta_count(lambda: GPT2Model(GPT2Config()))
 
 
 def _bert_embeddings() -> int:
@@ -68,103 +80,295 @@ def _lambda_tiny() -> int:
     return V * H + n * H + L * _count(block)
 
 
-def _warmup_lr() -> float:
-    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1e-3)
-    sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.01, total_iters=99)
-    for _ in range(49):
-        opt.step()
-        sched.step()
-    return opt.param_groups[0]["lr"] / 1e-4
+def _blocks_in_billions(L: int, H: int) -> float:
+    """The weight matrices of L transformer blocks of width H (F = 4H), no biases, counted
+    by torch on the meta device."""
+
+    def block() -> torch.nn.Module:
+        return torch.nn.ModuleList(
+            [torch.nn.Linear(H, H, bias=False) for _ in range(4)]
+            + [
+                torch.nn.Linear(H, 4 * H, bias=False),
+                torch.nn.Linear(4 * H, H, bias=False),
+            ]
+        )
+
+    return L * _meta_count(block) / 1e9
 
 
-def _slides_weight() -> float:
-    from formulated.examples import SLIDE_KEYS, SLIDE_QUERIES
+def _gradient_step() -> float:
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    y = torch.tensor([2.0, 3.0, 5.0], dtype=torch.float64)
+    theta = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.SGD([theta], lr=0.05)
+    (0.5 * ((theta[0] + theta[1] * x - y) ** 2).sum()).backward()
+    opt.step()
+    return float(theta[1].detach())
 
-    q = torch.tensor(SLIDE_QUERIES[0])
-    K = torch.tensor(SLIDE_KEYS)
-    return float(torch.softmax(K @ q / 3**0.5, dim=0)[1])
+
+def _chain_rule() -> float:
+    th1 = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    J = 0.5 * (3.0 * torch.sigmoid(th1 * 2.0) - 0.2) ** 2
+    J.backward()
+    return float(th1.grad)
+
+
+def _relu_network_input_grad() -> float:
+    x = torch.tensor([[1.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    W1 = torch.tensor([[1.0, 1.0], [0.5, -1.0]], dtype=torch.float64)
+    W2 = torch.tensor([[1.0], [2.0]], dtype=torch.float64)
+    (0.5 * ((torch.relu(x @ W1) @ W2 - 0.5) ** 2).sum()).backward()
+    return float(x.grad[0, 1])
 
 
 def _rnn_factor() -> float:
     h0 = torch.tensor(1.0, requires_grad=True)
     h = h0
-    for _ in range(20):
-        h = 0.9 * h
+    for _ in range(10):
+        h = 0.8 * h
     h.backward()
     return float(h0.grad)
 
 
-def _sigmoid_grad() -> float:
-    z = torch.tensor(0.0, requires_grad=True)
-    torch.sigmoid(z).backward()
-    return float(z.grad)
+def _bptt() -> float:
+    w = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    h = torch.tensor(0.0, dtype=torch.float64)
+    for _ in range(3):
+        h = w * h + 1.0
+    h.backward()
+    return float(w.grad)
 
 
-#: (quiz, question number from 1) -> the answer, computed without the book's functions.
+def _attention_reach() -> int:
+    """Output entries of causal self-attention that move when one input entry (sequence 2,
+    token 4 of B = 3, n = 10, H = 16) changes: torch's MultiheadAttention."""
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(16, 2, batch_first=True).double()
+    causal = torch.triu(torch.ones(10, 10, dtype=torch.bool), 1)  # True: may not attend
+    X = torch.randn(3, 10, 16, dtype=torch.float64)
+    X2 = X.clone()
+    X2[1, 3, 0] += 0.5
+    with torch.no_grad():
+        before, after = (mha(Z, Z, Z, attn_mask=causal)[0] for Z in (X, X2))
+    return int(((after - before).abs() > 1e-12).sum())
+
+
+def _merge(corpus: str, merges: int) -> list[list[str]]:
+    """Byte-pair encoding written out again: words as lists of symbols (the last with
+    "</w>"), the most frequent adjacent pair merged everywhere, ties to the pair seen first
+    in a left-to-right scan of the sorted words (enough for this corpus)."""
+    words = [list(w[:-1]) + [w[-1] + "</w>"] for w in corpus.split()]
+    for _ in range(merges):
+        pairs = Counter((a, b) for w in words for a, b in zip(w, w[1:]))
+        (a, b), _ = pairs.most_common(1)[0]
+        for w in words:
+            i = 0
+            while i < len(w) - 1:
+                if (w[i], w[i + 1]) == (a, b):
+                    w[i : i + 2] = [a + b]
+                i += 1
+    return words
+
+
+def _sinusoidal(pos: int, entry: int, H: int) -> float:
+    from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
+
+    table = torch.empty(pos + 1, H)
+    create_sinusoidal_embeddings(pos + 1, H, table)  # float32, sin and cos interleaved
+    return float(table[pos, entry])
+
+
+def _layer_norm_factor() -> float:
+    sigma = 1e-3
+    row = torch.tensor([[-sigma, sigma]], dtype=torch.float64)
+    return float(F.layer_norm(row, (2,), eps=1e-5)[0, 1]) / sigma
+
+
+def _stream_rms() -> float:
+    torch.manual_seed(0)
+    stream = torch.randn(200_000, dtype=torch.float64)
+    for _ in range(12):
+        stream = stream + torch.randn(200_000, dtype=torch.float64)
+    return float(stream.pow(2).mean().sqrt())
+
+
+def _dot_std() -> float:
+    torch.manual_seed(0)
+    q, k = torch.randn(2, 20_000, 200, dtype=torch.float64)
+    return float((q * k).sum(-1).std())
+
+
+def _cosine_schedule() -> float:
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1e-3)
+    warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.01, total_iters=99)
+    decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=1000, eta_min=1e-4)
+    sched = torch.optim.lr_scheduler.SequentialLR(opt, [warm, decay], milestones=[100])
+    for _ in range(350):
+        opt.step()
+        sched.step()
+    return opt.param_groups[0]["lr"] / 1e-4
+
+
+def _clipped() -> float:
+    grads = [torch.tensor([2.0, -1.0]), torch.tensor([2.0, 4.0])]
+    params = [torch.zeros(2, requires_grad=True) for _ in grads]
+    for p, g in zip(params, grads):
+        p.grad = g.clone().double().float()
+    torch.nn.utils.clip_grad_norm_(params, max_norm=1.2)
+    return float(params[1].grad[0])
+
+
+def _unigram() -> float:
+    text = "abracadabra"
+    letters = sorted(set(text))
+    q = torch.tensor([text.count(c) / len(text) for c in letters], dtype=torch.float64)
+    targets = torch.tensor([letters.index(c) for c in text])
+    logits = q.log().expand(len(text), -1)  # the same distribution at every position
+    return float(F.cross_entropy(logits, targets))
+
+
+def _hf_sampling(logits: list[float], **warpers: float) -> float:
+    from transformers import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
+
+    z = torch.tensor([logits], dtype=torch.float64)
+    if "temperature" in warpers:
+        z = TemperatureLogitsWarper(warpers["temperature"])(None, z)
+    if "top_k" in warpers:
+        z = TopKLogitsWarper(int(warpers["top_k"]))(None, z)
+    if "top_p" in warpers:
+        z = TopPLogitsWarper(warpers["top_p"])(None, z)
+    return float(torch.softmax(z, -1)[0, 0])
+
+
+#: (quiz, question number from 1) -> the answer computed without the book's functions, and
+#: the relative tolerance of that computation (0: exact up to rounding).
 EXPECTED = {
-    ("ch01", 2): lambda: np.polyfit([0, 1, 2], [1, 3, 4], 1)[0],
-    ("ch02", 1): lambda: float(torch.softmax(torch.tensor([3.0, 1, 0]), 0)[0]),
-    ("ch02", 2): lambda: (
-        float(
-            torch.distributions.Categorical(torch.tensor([0.5, 0.25, 0.25])).entropy()
-        )
-        / math.log(2)
+    ("ch01", 1): (lambda: np.polyfit([0, 1, 3], [1, 3, 4], 1)[0], 0),
+    ("ch01", 3): (_gradient_step, 0),
+    ("ch02", 1): (lambda: float(torch.softmax(torch.tensor([3.0, 1, 0]), 0)[0]), 0),
+    ("ch02", 2): (lambda: float(torch.softmax(torch.tensor([1.5, 0.5, 0]), 0)[0]), 0),
+    ("ch02", 3): (
+        lambda: (
+            float(
+                torch.distributions.Categorical(
+                    torch.tensor([0.5, 0.25, 0.125, 0.125], dtype=torch.float64)
+                ).entropy()
+            )
+            / math.log(2)
+        ),
+        0,
     ),
-    ("ch03", 1): _sigmoid_grad,
-    ("ch03", 2): lambda: _count(
-        torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    ("ch03", 1): (_chain_rule, 0),
+    ("ch03", 2): (_relu_network_input_grad, 0),
+    ("ch04", 1): (
+        lambda: float(
+            F.cosine_similarity(torch.tensor([1.0, 2, 0]), torch.tensor([2.0, 1, 1]), 0)
+        ),
+        0,
     ),
-    ("ch04", 1): lambda: float(
-        F.cosine_similarity(torch.tensor([1.0, 0, 1]), torch.tensor([1.0, 1, 0]), 0)
+    ("ch04", 2): (_rnn_factor, 0),
+    ("ch04", 3): (_bptt, 0),
+    ("ch05", 1): (_attention_reach, 0),
+    ("ch06", 3): (
+        lambda: len(
+            [
+                t
+                for w in _merge("low low low lower lowest newer newer wider", 4)
+                for t in w
+            ]
+        ),
+        0,
     ),
-    ("ch04", 2): _rnn_factor,
-    ("ch05", 1): lambda: [10, 20, 30, 40, 50].index(50),  # x_5 of (x_1..x_5)
-    ("ch05", 2): lambda: (
-        __import__("transformers").GPT2Config().n_embd
-        // __import__("transformers").GPT2Config().n_head
+    ("ch07", 1): (lambda: _sinusoidal(3, 1, 8), 0),
+    ("ch07", 3): (
+        lambda: float(F.dropout(torch.ones(1000), 0.3, training=True).max()),
+        0,
     ),
-    ("ch06", 2): lambda: __import__("transformers").GPT2Config().vocab_size,
-    ("ch07", 1): lambda: math.cos(1.0),
-    ("ch07", 3): lambda: float(F.dropout(torch.ones(1000), 0.1, training=True).max()),
-    ("ch08", 1): _slides_weight,
-    ("ch09", 1): lambda: int(torch.tril(torch.ones(5, 5)).sum()),
-    ("ch09", 2): lambda: float(torch.softmax(torch.tensor([1.0, 2.0]), 0)[0]),
-    ("ch10", 1): lambda: _count(torch.nn.MultiheadAttention(768, 12, bias=False)),
-    ("ch11", 1): lambda: float(F.gelu(torch.tensor(1.0))),
-    ("ch11", 2): lambda: _count(
-        torch.nn.Sequential(torch.nn.Linear(768, 3072), torch.nn.Linear(3072, 768))
+    ("ch08", 1): (
+        lambda: float(
+            F.scaled_dot_product_attention(
+                torch.tensor([[1.0, 1.0, 0.0]]),
+                torch.tensor([[0.0, 1, 1], [4, 4, 0], [2, 3, 1]]),  # the slides' keys
+                torch.eye(3),
+            )[0, 1]
+        ),
+        0,
     ),
-    ("ch12", 1): lambda: float(F.layer_norm(torch.tensor([1.0, 2, 3, 4]), (4,))[0]),
-    ("ch12", 2): lambda: _count(torch.nn.LayerNorm(768)),
-    ("ch13", 2): lambda: len("abcdefghi") - 1,
-    ("ch13", 3): lambda: __import__("transformers").OpenAIGPTConfig().vocab_size * 768,
-    ("ch14", 1): lambda: _gpt2_small() / 1e6,
-    ("ch14", 2): lambda: 12288 // 96,
-    ("ch15", 2): _bert_embeddings,
-    ("ch16", 1): _lambda_tiny,
-    ("ch16", 2): lambda: 12 * 96 * 12288**2 / 1e9,
-    ("ch17", 1): lambda: float(
-        -torch.log(torch.tensor(0.5 * 0.25, dtype=torch.float64))
+    ("ch08", 3): (_dot_std, 0.02),
+    ("ch09", 1): (lambda: int(torch.tril(torch.ones(7, 7)).sum()), 0),
+    ("ch09", 2): (lambda: float(torch.softmax(torch.tensor([1.0, 2.0]), 0)[0]), 0),
+    ("ch10", 1): (lambda: _count(torch.nn.MultiheadAttention(512, 8, bias=False)), 0),
+    ("ch11", 1): (lambda: float(F.gelu(torch.tensor(2.0, dtype=torch.float64))), 0),
+    ("ch11", 2): (
+        lambda: _count(
+            torch.nn.Sequential(torch.nn.Linear(512, 2048), torch.nn.Linear(2048, 512))
+        ),
+        0,
     ),
-    ("ch17", 2): lambda: float(
-        F.cross_entropy(torch.tensor([[2.0, 0, 0]]), torch.tensor([0]))
+    ("ch12", 1): (
+        lambda: float(
+            F.layer_norm(torch.tensor([1.0, 2, 3, 4], dtype=torch.float64), (4,))[0]
+        ),
+        0,
     ),
-    ("ch18", 1): lambda: float(torch.log(torch.tensor(65.0, dtype=torch.float64))),
-    ("ch18", 2): _warmup_lr,
-    ("ch19", 1): lambda: float(torch.softmax(torch.tensor([2.0, 1, 0]) / 0.5, 0)[0]),
-    ("ch19", 2): lambda: float(torch.softmax(torch.tensor([2.0, 1.0]), 0)[0]),
+    ("ch12", 2): (_layer_norm_factor, 0),
+    ("ch13", 2): (lambda: torch.zeros(4, 9)[:, 1:].numel(), 0),  # shifted targets
+    ("ch13", 3): (
+        lambda: (
+            __import__("transformers").OpenAIGPTConfig().vocab_size
+            * __import__("transformers").OpenAIGPTConfig().n_embd
+        ),
+        0,
+    ),
+    ("ch14", 3): (_stream_rms, 0.01),
+    ("ch15", 2): (_bert_embeddings, 0),
+    ("ch16", 1): (_lambda_tiny, 0),
+    ("ch16", 2): (lambda: _blocks_in_billions(32, 4096), 0),
+    ("ch17", 1): (
+        lambda: float(-torch.log(torch.tensor(0.5 * 0.25, dtype=torch.float64))),
+        0,
+    ),
+    ("ch17", 2): (
+        lambda: float(
+            F.cross_entropy(
+                torch.tensor([[2.0, 0, 0]], dtype=torch.float64), torch.tensor([0])
+            )
+        ),
+        0,
+    ),
+    ("ch18", 1): (
+        lambda: float(F.cross_entropy(torch.zeros(1, 100), torch.tensor([0]))),
+        0,
+    ),
+    ("ch18", 2): (_cosine_schedule, 0),
+    ("ch18", 3): (_clipped, 0),
+    ("ch18", 4): (_unigram, 0),
+    ("ch19", 1): (lambda: _hf_sampling([2.0, 1, 0], temperature=0.5, top_k=2), 0),
+    ("ch19", 2): (lambda: _hf_sampling([3.0, 2, 1, 0], top_p=0.9), 0),
 }
 
 #: (quiz, question number from 1) -> the right option's text, found without the book.
 EXPECTED_OPTIONS = {
-    ("ch01", 3): lambda: (
-        "It diverges"
-        if max(abs(1 - 0.6 * np.array([4.0, 1.0]))) > 1
-        else "It converges"
+    ("ch01", 2): lambda: (
+        "It overshoots, oscillates and converges"
+        if 1 / 4.0 < 0.4 < 2 / max(np.linalg.eigvalsh(np.diag([4.0, 1.0])))
+        else "?"
     ),
-    ("ch06", 1): lambda: "l + o",  # "low" x3, "lower", "lowest": l-o five times
+    ("ch06", 1): lambda: " + ".join(
+        Counter(
+            (a, b)
+            for w in _merge("low low low lower lowest newer newer wider", 0)
+            for a, b in zip(w, w[1:])
+        ).most_common(1)[0][0]
+    ),
+    ("ch06", 2): lambda: " + ".join(
+        _merge("low low low lower lowest newer newer wider lower", 4)[-1]
+    ),
     ("ch10", 2): lambda: str(
         tuple(torch.zeros(1, 5, 24).view(1, 5, 4, 6).transpose(1, 2).shape)
+    ),
+    ("ch14", 1): lambda: "Keys {} to {}".format(
+        *[j for j in range(1, 11) if 0 <= 10 - j < 4][::3]
     ),
 }
 
@@ -174,6 +378,15 @@ def built() -> dict[str, list]:
     return {c: questions(c) for c in CHAPTERS}
 
 
+def _choices(built: dict[str, list]) -> list[tuple[str, int, Choice]]:
+    return [
+        (c, i, q)
+        for c, qs in built.items()
+        for i, q in enumerate(qs, 1)
+        if isinstance(q, Choice)
+    ]
+
+
 def test_every_chapter_has_3_to_5_questions(built) -> None:
     assert sorted(QUIZZES) == CHAPTERS
     for c, qs in built.items():
@@ -181,7 +394,7 @@ def test_every_chapter_has_3_to_5_questions(built) -> None:
         assert any(isinstance(q, Numeric) for q in qs), f"{c}: no numeric question"
 
 
-def test_every_numeric_answer_is_checked_independently(built) -> None:
+def test_every_answer_is_checked_independently(built) -> None:
     numeric = {
         (c, i + 1)
         for c, qs in built.items()
@@ -196,8 +409,11 @@ def test_answer_equals_independent_value(built, chapter: str, number: int) -> No
     torch.manual_seed(0)
     q = built[chapter][number - 1]
     assert isinstance(q, Numeric)
-    expected = float(EXPECTED[(chapter, number)]())
-    assert abs(q.answer - expected) <= max(1e-6, 1e-9 * abs(expected)), (
+    compute, rel = EXPECTED[(chapter, number)]
+    expected = float(compute())
+    assert abs(q.answer - expected) <= max(
+        1e-6, 1e-6 * abs(expected), rel * expected
+    ), (
         f"{chapter} question {number}: the quiz says {q.answer!r}, independently {expected!r}"
     )
 
@@ -215,18 +431,252 @@ def test_mistakes_and_wrong_options_differ_from_the_answer(built) -> None:
     for c, qs in built.items():
         for i, q in enumerate(qs, 1):
             if isinstance(q, Numeric):
+                feedbacks = [m.feedback for m in q.mistakes] + [q.hint]
+                assert len(set(feedbacks)) == len(feedbacks), (c, i)
                 for m in q.mistakes:
                     assert abs(m.value - q.answer) > q.tolerance, (c, i, m)
                     assert not math.isclose(m.value, q.answer), (c, i, m)
             else:
                 texts = [o.text for o in q.options]
+                feedbacks = [o.feedback for o in q.options]
                 assert len(set(texts)) == len(texts), (c, i)
+                assert len(set(feedbacks)) == len(feedbacks), (c, i)
                 assert sum(o.correct for o in q.options) == 1, (c, i)
+
+
+def test_no_question_repeats_another(built) -> None:
+    """No prompt appears twice in the book, and within a chapter no two numeric questions
+    accept the same value."""
+    prompts = Counter(q.prompt for qs in built.values() for q in qs)
+    assert [p for p, k in prompts.items() if k > 1] == []
+    for c, qs in built.items():
+        answers = [q for q in qs if isinstance(q, Numeric)]
+        for a in answers:
+            for b in answers:
+                if a is not b:
+                    assert abs(a.answer - b.answer) > max(a.tolerance, b.tolerance), c
+
+
+def test_page_prints_the_tolerance_it_applies(built) -> None:
+    """The "±x" a numeric question prints is its data-tol, every digit of it (ch 1, 2, 3, 4
+    and 18 once printed ±0.01 and ±0.1 and applied half of it)."""
+    seen = 0
+    for c, qs in built.items():
+        page = render_quiz(c, qs)
+        for form in re.findall(r'<form class="fq-q".*?</form>', page, re.S):
+            if 'data-kind="number"' not in form:
+                continue
+            tol = float(re.search(r'data-tol="([^"]+)"', form).group(1))
+            said = re.search(
+                r'-tol">\((?:accepted within ±([^)]+)|(exact answer))\)', form
+            )
+            assert said, form[:300]
+            printed = 0.0 if said.group(2) else float(said.group(1))
+            assert printed == tol, (c, said.group(0), tol)
+            seen += 1
+    assert seen == sum(isinstance(q, Numeric) for qs in built.values() for q in qs)
+    # the check fails on the old rounding: 0.005 printed with two decimals is "0.01"
+    assert f"{0.005:.2f}" != tolerance_text(0.005) == "0.005"
+    assert tolerance_text(0.05) == "0.05" and tolerance_text(0.002) == "0.002"
+
+
+def test_records_take_keyword_arguments_only() -> None:
+    """Two adjacent strings (an option's text and its feedback) cannot be swapped by
+    position: every record refuses positional arguments."""
+    with pytest.raises(TypeError):
+        Option("text", "feedback")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Mistake(1.0, "feedback")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Numeric("p", 1.0, 0.1, 2, "e", "h")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Choice("p", ())  # type: ignore[misc]
+
+
+def test_options_are_shuffled_and_the_key_is_spread(built) -> None:
+    """Every multiple-choice question has four options (a named mistake each); across the
+    book the right one is at every position about equally often, not at one position in
+    most questions, and it is the strictly longest option in at most a third of them."""
+    choices = _choices(built)
+    assert len(choices) >= 12
+    assert all(len(q.options) == 4 for _, _, q in choices), [
+        (c, i, len(q.options)) for c, i, q in choices if len(q.options) != 4
+    ]
+    positions = Counter(
+        next(k for k, o in enumerate(q.options) if o.correct) for _, _, q in choices
+    )
+    fair = len(choices) / 4
+    assert set(positions) == {0, 1, 2, 3}
+    assert (
+        max(positions.values()) <= fair + 1 and min(positions.values()) >= fair - 1
+    ), positions
+    longest = [
+        (c, i)
+        for c, i, q in choices
+        if all(len(q.key.text) > len(o.text) for o in q.options if not o.correct)
+    ]
+    assert len(longest) <= len(choices) / 3, longest
+    # the same order on every build, and a different one from question to question
+    assert [q.options for _, _, q in choices] == [
+        q.options for _, _, q in _choices({c: questions(c) for c in CHAPTERS})
+    ]
+
+
+def test_the_spread_check_fails_on_a_fixed_position(built) -> None:
+    """Planted fault: every key first (what the book did before), or every key where the
+    seed alone puts it, is caught by the counts the test above uses."""
+    choices = _choices(built)
+    first = Counter(
+        next(k for k, o in enumerate(shuffled(q, f"{c}-{i}", 0).options) if o.correct)
+        for c, i, q in choices
+    )
+    assert first == Counter({0: len(choices)})
+    balanced = Counter(key_positions([4] * 400))
+    assert max(balanced.values()) - min(balanced.values()) <= 1
+    runs = [tuple(key_positions([4] * 8)[k : k + 4]) for k in (0, 4)]
+    assert runs[0] != runs[1]  # each run of four draws its own order
+
+
+def _numbers(text: str) -> list[float]:
+    """Every number printed in a text: 1,048,576, −0.990 (U+2212), 6.44, 1e-05, .5."""
+    found = []
+    for m in re.finditer(
+        r"(?<![\w.])([-−]?)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+        r"(?:[eE]([-−+]?\d+))?",
+        text,
+    ):
+        value = float(m.group(2).replace(",", ""))
+        if m.group(3):
+            value *= 10 ** int(m.group(3).replace("−", "-"))
+        found.append(-value if m.group(1) else value)
+    return found
+
+
+def _units(q: Numeric) -> list[float]:
+    """The factors a printed number is multiplied by to be typed as this question's answer:
+    1, and the question's unit (in millions, in billions, in units of 0.0001)."""
+    factors = [1.0]
+    if "in billions" in q.prompt:
+        factors.append(1e-9)
+    if "in millions" in q.prompt:
+        factors.append(1e-6)
+    unit = re.search(r"in units of ([\d.]+)", q.prompt)
+    if unit:
+        factors.append(1 / float(unit.group(1)))
+    return factors
+
+
+def _protected(q: Numeric) -> bool:
+    """Whether an answer can be told apart from the page's other numbers: a small whole
+    number (a count such as 28) is printed on every page for other reasons."""
+    return not (q.answer == round(q.answer) and abs(q.answer) < 100)
+
+
+def copied(text: str, qs: list) -> list[str]:
+    """The accepted answers of ``qs`` that ``text`` prints (within the tolerance, in the
+    question's unit)."""
+    numbers = _numbers(text)
+    found = []
+    for i, q in enumerate(qs, 1):
+        if not isinstance(q, Numeric) or not _protected(q):
+            continue
+        for v in numbers:
+            for f in _units(q):
+                if abs(v * f - q.answer) <= max(q.tolerance, 1e-9 * abs(q.answer)):
+                    found.append(f"question {i}: {q.shown} printed as {v:g}")
+    return found
+
+
+def test_the_copy_check_finds_a_printed_answer(built) -> None:
+    """Planted fault: a page that prints an answer (rounded, with separators, with U+2212,
+    or in the question's unit) is caught; the same page without it is not."""
+    ch11, ch16, ch07 = built["ch11"], built["ch16"], built["ch07"]
+    assert copied("GELU(2.00) = 1.95450 (erf)", ch11) != []
+    assert copied("GELU(1.00) = 0.84134 (erf)", ch11) == []
+    assert copied("2,099,712 parameters", ch11) != []
+    assert copied("12·32·4096² = 6,442,450,944", ch16) != []  # the unit: billions
+    assert copied("PE[3, 1] = −0.990", ch07) != []
+    assert copied("PE[3, 1] = 0.990", ch07) == []
+
+
+def _page_text(page: str) -> str:
+    """What a built page shows outside its quizzes: the text (code and outputs included),
+    alt texts, the strings of its widgets' state (their snapshots), the texts of its SVG
+    figures, inline or linked."""
+    from booktools.i18n.outputs import QUIZ_BLOCK
+
+    assert START in page and END in page
+    page = QUIZ_BLOCK.sub(" ", page)
+    parts = [m.group(1) for m in re.finditer(r'\salt="([^"]*)"', page)]
+    for m in re.finditer(
+        r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>',
+        page,
+        re.S,
+    ):
+        stack = [json.loads(m.group(1))]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack += item.values()
+            elif isinstance(item, list):
+                stack += item
+            elif isinstance(item, str):
+                parts.append(re.sub(r"<[^>]*>", " ", item))
+    svgs = [
+        base64.b64decode(m.group(1)).decode("utf-8", "replace")
+        for m in re.finditer(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", page)
+    ]
+    for m in re.finditer(r'<img [^>]*src="([^"]+\.svg)"', page):
+        path = (HTML / "chapters" / m.group(1)).resolve()
+        if path.is_file():
+            svgs.append(path.read_text(encoding="utf-8", errors="replace"))
+    for svg in svgs:
+        parts += re.findall(r"<text\b[^>]*>([^<]*)</text>", svg)
+        parts += re.findall(r"<!-- (.*?) -->", svg)
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    parts.append(re.sub(r"<[^>]*>", " ", body))
+    return html.unescape("\n".join(parts))
+
+
+def _chapter_pages() -> list[tuple[str, Path]]:
+    from booktools.build.notebooks import chapters
+
+    names = {c.name[:2]: c.stem for c in chapters() if c.name[:2].isdigit()}
+    return [(f"ch{n}", Path("chapters") / f"{stem}.html") for n, stem in names.items()]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_no_answer_is_printed_on_its_page(built, language: str) -> None:
+    """The built book (after ``make book``; skipped without it), both languages: no
+    accepted numeric answer appears on its chapter's page outside the quiz (text, code,
+    outputs, alt texts, widget snapshots, figures), within its tolerance."""
+    root = HTML if language == "en" else HTML / "ko"
+    pages = [(c, root / p) for c, p in _chapter_pages()]
+    if not all(path.is_file() for _, path in pages):
+        pytest.skip(f"no built book at {root} (make book builds it)")
+    found = {}
+    for c, path in pages:
+        leaks = copied(_page_text(path.read_text(encoding="utf-8")), built[c])
+        if leaks:
+            found[c] = leaks
+    assert found == {}
+
+
+def test_no_answer_is_printed_in_its_chapter_source(built) -> None:
+    """The same check on the chapters' sources (prose, code, widget defaults), which needs
+    no build: the answers are not typed anywhere in their chapter."""
+    found = {}
+    for c, path in _chapter_pages():
+        source = ROOT / path.with_suffix(".md")
+        leaks = copied(source.read_text(encoding="utf-8"), built[c])
+        if leaks:
+            found[c] = leaks
+    assert found == {}
 
 
 def test_html_is_accessible_markup(built) -> None:
     page = quiz("ch08")._repr_html_()
-    assert page.count("<fieldset>") == page.count("<legend>") == 2
+    assert page.count("<fieldset>") == page.count("<legend>") == 1
     for box in re.findall(r'<input type="text"[^>]*id="([^"]+)"', page):
         assert f'<label for="{box}">' in page
     for radio in re.findall(r'<input type="radio"[^>]*id="([^"]+)"', page):
@@ -251,18 +701,35 @@ def test_bad_input_gets_a_clear_error() -> None:
         render_question("not a question", "fq-x-1")
     with pytest.raises(ValueError, match="qid: expected"):
         render_question(questions("ch08")[0], "bad id")
+    right = Option(text="a", feedback="f", correct=True)
     with pytest.raises(ValueError, match="exactly 1 correct option, got 2"):
-        Choice("p", (Option("a", "f", True), Option("b", "f", True)))
+        Choice(
+            prompt="p", options=(right, Option(text="b", feedback="g", correct=True))
+        )
     with pytest.raises(ValueError, match="options: expected 2 to 6"):
-        Choice("p", (Option("a", "f", True),))
+        Choice(prompt="p", options=(right,))
+    with pytest.raises(ValueError, match="correct: expected True or False"):
+        Option(text="a", feedback="f", correct=1)
+    numeric = dict(
+        prompt="p", answer=1.0, tolerance=0.1, decimals=2, explain="e", hint="h"
+    )
     with pytest.raises(ValueError, match="tolerance: expected a number >= 0"):
-        Numeric("p", 1.0, -0.1, 2, "e", "h")
+        Numeric(**{**numeric, "tolerance": -0.1})
     with pytest.raises(ValueError, match="answer: expected a finite number"):
-        Numeric("p", float("nan"), 0.1, 2, "e", "h")
+        Numeric(**{**numeric, "answer": float("nan")})
     with pytest.raises(ValueError, match="mistakes: 1.001 is within the tolerance"):
-        Numeric("p", 1.0, 0.01, 2, "e", "h", (Mistake(1.001, "f"),))
+        Numeric(
+            **{**numeric, "tolerance": 0.01},
+            mistakes=(Mistake(value=1.001, feedback="f"),),
+        )
+    with pytest.raises(ValueError, match="decimals: the answer shown with 0 decimals"):
+        Numeric(**{**numeric, "answer": 1.4, "decimals": 0})
     with pytest.raises(ValueError, match="text: expected a non-empty string"):
-        Option("", "f")
+        Option(text="", feedback="f")
+    with pytest.raises(ValueError, match="position: expected an int from 0 to 1"):
+        shuffled(
+            Choice(prompt="p", options=(right, Option(text="b", feedback="g"))), "k", 2
+        )
 
 
 def test_leak_scan_covers_the_quizzes() -> None:
@@ -334,15 +801,18 @@ def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
     texts = quiz_fragments(page)
     assert "Check" in texts and "Correct." in texts and len(texts) > 20
     assert {output_template(t)[0] for t in texts} <= messages
+    explain = next(t for t in texts if "softmax of" in t)
+    template = output_template(explain)[0]
+    assert template.startswith("{0}: the scores q·k are ({1})"), template
     table = {
         "Check": "확인",
         "Correct.": "정답이다.",
-        "{0}: softmax of q₁Kᵀ / √{1}, second entry.": "{0}: q₁Kᵀ / √{1}의 소프트맥스.",
+        template: "{0}: 점수 q·k는 ({1})이다.",
     }
     korean = translate_quiz(QUIZ_BLOCK.search(page).group(0), table)
     assert ">확인</button>" in korean and "<strong>정답이다.</strong>" in korean
     answer = questions("ch08")[0].shown
-    assert f"{answer}: q₁Kᵀ / √3의 소프트맥스." in korean
+    assert f"{answer}: 점수 q·k는 (1, 8, 5)이다." in korean
     assert "Not quite." in korean  # no translation given: unchanged
     assert re.sub(r">[^<]*<", "><", korean) == re.sub(
         r">[^<]*<", "><", page.split("<!--")[0] + "<!-- /fq-quiz -->"

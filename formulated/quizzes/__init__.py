@@ -1,20 +1,23 @@
-""" "Check your understanding": 3-5 questions at the end of every chapter (issue 37).
+""" "Check your understanding": 3-5 questions at the end of every chapter.
 
 ``quiz("ch08")`` in a chapter's last code cell shows its quiz, answering in the page with no
 server (static HTML book, JupyterLab, Colab).  The questions are data
 (:mod:`formulated.quizzes.model`) whose numbers the book's functions compute when the quiz is
-built (:mod:`~.questions_a` for chapters 1-10, :mod:`~.questions_b` for 11-19), rendered by
-:mod:`~.render` as accessible HTML (radio buttons in a fieldset, a labeled number box, a
-status region).
+built, one module per part of the book (:mod:`~.foundations` for chapters 1-4, :mod:`~.text`
+5-7, :mod:`~.block` 8-12, :mod:`~.models` 13-16, :mod:`~.training` 17-19).  :func:`questions`
+shows each multiple-choice question's options in an order shuffled per question, the right
+option's position spread evenly over the book (:func:`~.model.shuffled`,
+:func:`~.model.key_positions`), and :mod:`~.render` writes them as accessible HTML (radio buttons
+in a fieldset, a labeled number box, a status region).
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from .model import Choice, Mistake, Numeric, Option, Question
-from .questions_a import QUIZZES_A
-from .questions_b import QUIZZES_B
+from . import block, foundations, models, text, training
+from .model import Choice, Mistake, Numeric, Option, Question, key_positions, shuffled
 from .render import render_quiz
 
 __all__ = [
@@ -28,15 +31,40 @@ __all__ = [
     "Option",
 ]
 
-#: quiz id -> the function that builds that chapter's questions.
-QUIZZES = {**QUIZZES_A, **QUIZZES_B}
+#: quiz id -> the function that builds that chapter's questions, in the order of the book.
+QUIZZES = {
+    **foundations.QUIZZES,
+    **text.QUIZZES,
+    **block.QUIZZES,
+    **models.QUIZZES,
+    **training.QUIZZES,
+}
+
+
+@cache
+def _book() -> dict[tuple[str, int], int]:
+    """(quiz id, question number) -> where the page shows the right option, for every
+    multiple-choice question of the book (:func:`~.model.key_positions`, in book order)."""
+    choices = [
+        ((quiz_id, number), len(q.options))
+        for quiz_id, build in QUIZZES.items()
+        for number, q in enumerate(build(), 1)
+        if isinstance(q, Choice)
+    ]
+    positions = key_positions([n for _, n in choices])
+    return {where: p for (where, _), p in zip(choices, positions)}
 
 
 def questions(quiz_id: str) -> list[Question]:
-    """The questions of quiz ``quiz_id`` (``"ch01"`` … ``"ch19"``), numbers computed now."""
+    """The questions of quiz ``quiz_id`` (``"ch01"`` … ``"ch19"``), numbers computed now,
+    options in the order the page shows them (:func:`~.model.shuffled`)."""
     if quiz_id not in QUIZZES:
         raise ValueError(f"quiz_id: expected one of {sorted(QUIZZES)}, got {quiz_id!r}")
-    return QUIZZES[quiz_id]()
+    positions = _book()
+    return [
+        shuffled(q, f"{quiz_id}-{number}", positions.get((quiz_id, number), 0))
+        for number, q in enumerate(QUIZZES[quiz_id](), 1)
+    ]
 
 
 class Quiz:

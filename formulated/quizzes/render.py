@@ -2,9 +2,11 @@
 and Colab (the cell's output holds the HTML, a small style and a small script).
 
 Each question is a ``<form>``: a multiple-choice one a ``<fieldset>`` of radio buttons whose
-``<legend>`` is the prompt, a numeric one a labeled text box (``inputmode="decimal"``) with the
-tolerance stated; a "Check" button (or Enter) shows the verdict and the feedback in a
-``role="status"`` region that screen readers announce.  Every text the reader sees is a text
+``<legend>`` is the prompt, its options in the order :func:`~.model.shuffled` gave them; a
+numeric one a labeled text box (``inputmode="decimal"``) with the tolerance it applies stated
+(:attr:`~.model.Numeric.tolerance_shown`, the same field as ``data-tol``).  A "Check" button
+(or Enter) shows the verdict and the feedback in a ``role="status"`` region that screen
+readers announce.  Every text the reader sees is a text
 node of the HTML (the script only copies a hidden message into the status region), so the
 Korean book translates it from the outputs catalogue like any other output
 (:mod:`booktools.sphinx.quiz`).  Colors come from the theme's variables (light and dark), with
@@ -16,9 +18,9 @@ from __future__ import annotations
 import html
 import re
 
-from .model import Choice, Numeric, Question, fmt
+from .model import Choice, Numeric, Question
 
-__all__ = ["SCRIPT", "STYLE", "render_quiz", "render_question"]
+__all__ = ["SCRIPT", "STYLE", "accepted", "render_quiz", "render_question"]
 
 #: Marks the start and the end of a quiz's HTML in a page (the Korean book finds it by them).
 START = '<div class="fq-quiz"'
@@ -92,14 +94,20 @@ def _choice(q: Choice, qid: str) -> tuple[str, str]:
     )
 
 
+def accepted(q: Numeric) -> str:
+    """What the page says it accepts: the tolerance the check applies, every digit of it."""
+    if q.tolerance == 0:
+        return "(exact answer)"
+    return f"(accepted within ±{q.tolerance_shown})"
+
+
 def _numeric(q: Numeric, qid: str) -> tuple[str, str]:
-    tol = fmt(q.tolerance, max(q.decimals, 1) if q.tolerance else 0)
     body = (
         f'<p class="fq-p" id="{qid}-p">{_e(q.prompt)}</p>'
         f'<label for="{qid}-in">Your answer:</label> '
         f'<input type="text" inputmode="decimal" autocomplete="off" id="{qid}-in" '
         f'aria-describedby="{qid}-p {qid}-tol"> '
-        f'<span id="{qid}-tol">(accepted within ±{tol})</span>'
+        f'<span id="{qid}-tol">{_e(accepted(q))}</span>'
     )
     msgs = [_msg("ok", "correct", "Correct.", f"{q.shown}: {q.explain}")]
     msgs += [
