@@ -14,6 +14,7 @@ from booktools.course.specs.spec import (
     Spec,
     auto,
     calls_behind,
+    cell_of,
     float32,
     test_source,
     written,
@@ -223,15 +224,23 @@ def _ex_08_4_answers():
 
 
 ANSWERS["ex-08-4"] = _ex_08_4_answers
+
+
 # "check your numbers in code with nothing but math.exp and loops"
-SHORTCUTS["ex-08-4"] = (
-    "import formulated as fg\n"
-    "from formulated import examples as ex\n"
-    "scores = ex.SLIDE_KEYS @ ex.SLIDE_QUERIES[1]\n"
-    "w2 = fg.softmax(scores)\n"
-    "out2 = fg.attention(ex.SLIDE_QUERIES, ex.SLIDE_KEYS, ex.SLIDE_VALUES, "
-    "scale=False)[1]\n"
-)
+def _ex_08_4_shortcut():
+    import formulated as fg
+    from formulated import examples as ex
+
+    scores = ex.SLIDE_KEYS @ ex.SLIDE_QUERIES[1]
+    w2 = fg.softmax(scores)
+    attended = fg.attention(
+        ex.SLIDE_QUERIES, ex.SLIDE_KEYS, ex.SLIDE_VALUES, scale=False
+    )
+    out2 = attended[1]
+    return scores, w2, out2
+
+
+SHORTCUTS["ex-08-4"] = cell_of(_ex_08_4_shortcut)
 GUESSES["ex-08-4"] = [
     "scores = w2 = out2 = np.zeros(3)",
     "scores, w2 = [0, 0, 0], [1 / 3] * 3\nout2 = [0, 0, 0]",
@@ -700,12 +709,19 @@ def _ex_10_2_answers():
 
 
 ANSWERS["ex-10-2"] = _ex_10_2_answers
+
+
 # "each head writes its own contribution, and the layer adds them"
-SHORTCUTS["ex-10-2"] = (
-    "import formulated as fg\n"
-    "def head_sum(X, Mask, Wq, Wk, Wv, Wo):\n"
-    "    return fg.multi_head_self_attention(X, Mask, Wq, Wk, Wv, Wo)\n"
-)
+def _ex_10_2_shortcut():
+    import formulated as fg
+
+    def head_sum(X, Mask, Wq, Wk, Wv, Wo):
+        return fg.multi_head_self_attention(X, Mask, Wq, Wk, Wv, Wo)
+
+    return head_sum
+
+
+SHORTCUTS["ex-10-2"] = cell_of(_ex_10_2_shortcut)
 
 SPECS["ex-10-3"] = written(
     "1 point: the comparison run, showing a difference. 1 point: the "
@@ -1123,15 +1139,21 @@ def _ex_12_3_answers():
 
 
 ANSWERS["ex-12-3"] = _ex_12_3_answers
+
+
 # "write LayerNorm with the default x.std(dim=-1) and compare it with F.layer_norm"
-SHORTCUTS["ex-12-3"] = (
-    "import torch\n"
-    "ratios = []\n"
-    "for H in (4, 768):\n"
-    "    x = torch.randn(3, H, dtype=torch.float64)\n"
-    "    ratios.append((x.std(-1, correction=0) / x.std(-1)).mean().item())\n"
-    "ratio_4, ratio_768 = ratios\n"
-)
+def _ex_12_3_shortcut():
+    import torch
+
+    ratios = []
+    for H in (4, 768):
+        x = torch.randn(3, H, dtype=torch.float64)
+        ratios.append((x.std(-1, correction=0) / x.std(-1)).mean().item())
+    ratio_4, ratio_768 = ratios
+    return ratio_4, ratio_768
+
+
+SHORTCUTS["ex-12-3"] = cell_of(_ex_12_3_shortcut)
 GUESSES["ex-12-3"] = ["ratio_4 = ratio_768 = 1.0"]
 
 SPECS["ex-12-4"] = written(

@@ -50,6 +50,7 @@ __all__ = [
     "bpe_merges_problem",
     "calls_behind",
     "source_of",
+    "cell_of",
     "test_source",
     "float32",
     "count_answers",
@@ -222,12 +223,9 @@ def open_ended() -> Spec:
 
 
 # ---------------------------------------------------------------- test functions as otter tests
-def source_of(func) -> str:
-    """``func``'s definition as pasted into an otter test: its signature on one line (otter
-    reads a line that starts at column 0 as a new statement), its body as written, without
-    its docstring (an otter test must print nothing, and a bare string is an expression), its
-    comments and blank lines.  Pasted because the autograder has the book's package, not
-    ``booktools``."""
+def _definition(func) -> tuple[ast.FunctionDef, list[ast.stmt], list[str]]:
+    """``func``'s definition (dedented), the statements of its body after its docstring, and
+    its source lines with the comments removed."""
     text = textwrap.dedent(inspect.getsource(func))
     node = ast.parse(text).body[0]
     if not isinstance(node, ast.FunctionDef) or node.decorator_list:
@@ -242,14 +240,24 @@ def source_of(func) -> str:
         and isinstance(body[0].value.value, str)
     ):
         body = body[1:]
-    signature = copy.copy(node)
-    signature.body = [ast.Pass()]
-    header = ast.unparse(signature).splitlines()[0]
     lines = text.splitlines()
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
             lines[row - 1] = lines[row - 1][:col].rstrip()
+    return node, body, lines
+
+
+def source_of(func) -> str:
+    """``func``'s definition as pasted into an otter test: its signature on one line (otter
+    reads a line that starts at column 0 as a new statement), its body as written, without
+    its docstring (an otter test must print nothing, and a bare string is an expression), its
+    comments and blank lines.  Pasted because the autograder has the book's package, not
+    ``booktools``."""
+    node, body, lines = _definition(func)
+    signature = copy.copy(node)
+    signature.body = [ast.Pass()]
+    header = ast.unparse(signature).splitlines()[0]
     kept = [
         line for line in lines[body[0].lineno - 1 : node.end_lineno] if line.strip()
     ]
@@ -259,6 +267,20 @@ def source_of(func) -> str:
             "string?), which otter would read as a new statement"
         )
     return "\n".join([header] + kept)
+
+
+def cell_of(func) -> str:
+    """The notebook cell that the body of ``func`` holds (a student's cell, written as a
+    function so that ruff reads it): the body without its docstring, its comments, and its
+    last statement, a ``return`` of the names the cell defines."""
+    node, body, lines = _definition(func)
+    if len(body) < 2 or not isinstance(body[-1], ast.Return):
+        raise ValueError(
+            f"func: expected a body that ends with a return of the cell's names, in "
+            f"{func.__qualname__}"
+        )
+    kept = [line for line in lines[body[0].lineno - 1 : body[-1].lineno - 1]]
+    return textwrap.dedent("\n".join(kept)).strip() + "\n"
 
 
 def _read_globals(func: ast.FunctionDef) -> list[str]:
@@ -298,8 +320,8 @@ def _helpers(func, found: dict) -> dict:
         else:
             raise ValueError(
                 f"test {func.__name__}: reads the global name {name!r}, which the "
-                "student's notebook may not hold: import it inside the function, or make "
-                "it a parameter (a name of the notebook)"
+                "student's notebook may not hold: make it a parameter (a name of the "
+                "notebook) or, for a module, load it inside the function"
             )
     return found
 

@@ -14,6 +14,7 @@ from booktools.course.specs.spec import (
     Spec,
     auto,
     calls_behind,
+    cell_of,
     count_answers,
     open_ended,
     written,
@@ -164,13 +165,20 @@ def _ex_18_3_answers():
 
 
 ANSWERS["ex-18-3"] = _ex_18_3_answers
+
+
 # "count by hand ... check with count_parameters"
-SHORTCUTS["ex-18-3"] = (
-    "from formulated.models.trainable import GPT, GPTConfig, count_parameters\n"
-    "from formulated.training import PRESETS\n"
-    "by_hand = count_parameters(GPT(GPTConfig(V=65, **dict(PRESETS['cpu']['model'], "
-    "n_ctx=128))))\n"
-)
+def _ex_18_3_shortcut():
+    from formulated.models.trainable import GPT, GPTConfig, count_parameters
+    from formulated.training import PRESETS
+
+    by_hand = count_parameters(
+        GPT(GPTConfig(V=65, **dict(PRESETS["cpu"]["model"], n_ctx=128)))
+    )
+    return by_hand
+
+
+SHORTCUTS["ex-18-3"] = cell_of(_ex_18_3_shortcut)
 GUESSES["ex-18-3"] = ["by_hand = 1", "by_hand = 1_000_000"]
 
 SPECS["ex-18-4"] = written(
