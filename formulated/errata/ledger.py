@@ -2,23 +2,32 @@
 
 One file per source, ``formulated/errata/ledgers/<id>.tsv``, lists the passages of that source
 that carry a formula, a number, a table cell or a technical claim: their line range, the claim in
-a few words, and a verdict.
+a few words, a verdict, a note and how many readers judged it.  The verdicts follow the rules of
+CONTRIBUTING.md ("Judging a claim"):
 
 ==============  ============================================================================
 verdict         ``ref`` names
 ==============  ============================================================================
 ``holds``       what confirms it: ``test:tests/<file>.py::<test>`` or ``label:<myst-label>``
                 (a definition, section or cell label in a chapter)
-``erratum``     the key of an :class:`~formulated.errata.Erratum` of kind ``"error"``
-``omission``    the key of an :class:`~formulated.errata.Erratum` of kind ``"omission"``
-``ambiguity``   ``-`` or a label where the book discusses it; ``note`` says why it is no error
+``erratum``     the key of an :class:`~formulated.errata.Erratum` of kind ``"error"``, or
+                ``pending:<key>`` while its record is being written
+``omission``    the key of an :class:`~formulated.errata.Erratum` of kind ``"omission"`` (or
+                ``pending:<key>``)
+``ambiguity``   ``-`` or a label where the book discusses it; ``note`` names both readings:
+                ``Reading 1: … Reading 2: … Neither is wrong: …``
 ``out-of-scope`` ``-``; ``note`` says why (front matter, a picture's file name, a link)
 ==============  ============================================================================
+
+``readers`` is ``2`` when a second reader, who did not write the row, re-judged it against the
+lines it cites, and ``1`` when only its writer did.  A note under ``holds`` or ``ambiguity`` may
+not concede that the source is wrong (:func:`concessions`): a conceding word ("slip", "wrong",
+"should", …) is allowed only in a note that says, after ``Still right:``, why the verdict stands.
 
 The file format is tab-separated, one entry a line, ``#`` starting a comment::
 
     # sha256 <hex digest of the source file the line numbers refer to>
-    233-248<TAB>erratum<TAB>bert-unmasked-input<TAB>BERT box: the input token is never masked<TAB>
+    233-248<TAB>erratum<TAB>bert-unmasked-input<TAB>BERT box: the input is unmasked<TAB><TAB>2
 
 ``tests/test_ledger.py`` computes which source lines carry math, digits or technical terms
 (:func:`claim_lines`) and fails when one is covered by no entry, and resolves every ``ref``.
@@ -35,6 +44,9 @@ from ..sources import SOURCES
 
 __all__ = [
     "VERDICTS",
+    "READERS",
+    "PENDING",
+    "CONCEDING",
     "LedgerEntry",
     "LEDGER_DIR",
     "ledger",
@@ -44,6 +56,8 @@ __all__ = [
     "ledger_table",
     "source_digest",
     "uncovered",
+    "concessions",
+    "needs_second_reader",
 ]
 
 #: The verdicts, in the order the appendix counts them.
@@ -51,6 +65,22 @@ VERDICTS = ("holds", "erratum", "omission", "ambiguity", "out-of-scope")
 LEDGER_DIR = Path(__file__).with_name("ledgers")
 _NEEDS_NOTE = {"ambiguity", "out-of-scope"}
 _NEEDS_REF = {"holds", "erratum", "omission"}
+_RECORDED = {"erratum", "omission"}
+#: How many readers judged a row: its writer alone, or a second reader too.
+READERS = (1, 2)
+#: The prefix of an erratum's key whose record is not registered yet.
+PENDING = "pending:"
+#: The three parts an ``ambiguity`` note has, in this order.
+_READINGS = re.compile(r"Reading 1: .+ Reading 2: .+ Neither is wrong: .+", re.S)
+#: Words by which a note concedes an error.  Under ``holds`` or ``ambiguity`` they are allowed
+#: only in a note that also says ``Still right:`` (why the verdict stands all the same).
+CONCEDING = re.compile(
+    r"(?i)\b(?:slip\w*|should|wrong\w*|false\w*|lack\w*|incorrect\w*|typo\w*|errors?"
+    r"|erroneous\w*|mistak\w*|misspel\w*|misnam\w*|mislabel\w*|misprint\w*|loose\w*"
+    r"|abus\w*|sloppy|inconsisten\w*|contradict\w*|not right|not true|conced\w*)\b"
+)
+_STILL_RIGHT = "Still right:"
+_NEITHER = "Neither is wrong:"
 
 
 @dataclass(frozen=True)
@@ -64,6 +94,17 @@ class LedgerEntry:
     ref: str
     claim: str
     note: str = ""
+    readers: int = 1
+
+    @property
+    def pending(self) -> bool:
+        """True for an erratum or omission whose record is not registered yet."""
+        return self.ref.startswith(PENDING)
+
+    @property
+    def key(self) -> str:
+        """The erratum key an ``erratum``/``omission`` entry names (``pending:`` removed)."""
+        return self.ref.removeprefix(PENDING)
 
     @property
     def lines(self) -> range:
@@ -80,12 +121,12 @@ class LedgerEntry:
 
 def _parse_line(source: str, row: str, where: str) -> LedgerEntry:
     cells = row.split("\t")
-    if len(cells) not in (4, 5):
+    if len(cells) != 6:
         raise ValueError(
-            f"{where}: expected 4 or 5 tab-separated cells, got {len(cells)}"
+            f"{where}: expected 6 tab-separated cells (lines, verdict, ref, claim, note, "
+            f"readers), got {len(cells)}"
         )
-    span, verdict, ref, claim, *rest = (c.strip() for c in cells)
-    note = rest[0] if rest else ""
+    span, verdict, ref, claim, note, readers = (c.strip() for c in cells)
     m = re.fullmatch(r"(\d+)(?:-(\d+))?", span)
     if not m:
         raise ValueError(f"{where}: lines: expected 'N' or 'N-M', got {span!r}")
@@ -98,13 +139,27 @@ def _parse_line(source: str, row: str, where: str) -> LedgerEntry:
         )
     if not claim:
         raise ValueError(f"{where}: claim: expected a few words, got nothing")
-    if verdict in _NEEDS_REF and ref in ("", "-"):
+    if verdict in _NEEDS_REF and ref in ("", "-", PENDING):
         raise ValueError(
             f"{where}: ref: a {verdict!r} entry names what confirms it, got {ref!r}"
         )
+    if ref.startswith(PENDING) and verdict not in _RECORDED:
+        raise ValueError(
+            f"{where}: ref: only an erratum or omission can be {PENDING}<key>, "
+            f"got {ref!r} under {verdict!r}"
+        )
     if verdict in _NEEDS_NOTE and not note:
         raise ValueError(f"{where}: note: an {verdict!r} entry says why, got nothing")
-    return LedgerEntry(source, first, last, verdict, ref, claim, note)
+    if verdict == "ambiguity" and not _READINGS.search(note):
+        raise ValueError(
+            f"{where}: note: an 'ambiguity' entry names both readings, as "
+            f"'Reading 1: … Reading 2: … {_NEITHER} …', got {note[:60]!r}"
+        )
+    if readers not in {str(r) for r in READERS}:
+        raise ValueError(
+            f"{where}: readers: expected one of {READERS}, got {readers!r}"
+        )
+    return LedgerEntry(source, first, last, verdict, ref, claim, note, int(readers))
 
 
 def ledger_digest(source: str) -> str:
@@ -184,7 +239,9 @@ def verdict_counts(source: str) -> dict[str, int]:
 
 
 def _ref_md(e: LedgerEntry) -> str:
-    if e.verdict in ("erratum", "omission"):
+    if e.pending:
+        return f"`{e.key}` (record pending)"
+    if e.verdict in _RECORDED:
         return f"{{ref}}`{e.ref} <erratum-{e.ref}>`"
     if e.ref.startswith("label:"):
         label = e.ref.removeprefix("label:")
@@ -212,6 +269,23 @@ def uncovered(source: str, text: str) -> list[int]:
     """The claim lines of ``text`` (source ``source``) that no ledger entry covers."""
     covered = {n for e in ledger(source) for n in e.lines}
     return [n for n in claim_lines(text) if n not in covered]
+
+
+def concessions(entry: LedgerEntry) -> list[str]:
+    """The conceding words of ``entry``'s note, if its verdict (``holds`` or ``ambiguity``)
+    forbids them: none for other verdicts, and none when the note says ``Still right:``."""
+    if entry.verdict not in ("holds", "ambiguity") or _STILL_RIGHT in entry.note:
+        return []
+    return CONCEDING.findall(entry.note.replace(_NEITHER, ""))
+
+
+def needs_second_reader(entry: LedgerEntry) -> bool:
+    """True for the rows a second reader must re-judge: every ``ambiguity``, and every
+    ``holds`` that carries a note or rests on a label rather than a computing test."""
+    return entry.verdict == "ambiguity" or (
+        entry.verdict == "holds"
+        and (bool(entry.note) or entry.ref.startswith("label:"))
+    )
 
 
 if __name__ == "__main__":  # python -m formulated.errata.ledger 002 path/to/002_….txt
