@@ -169,6 +169,9 @@ def test_every_erratum_label_in_the_chapters_is_registered():
 
 def test_errata_modules_follow_the_parts_of_the_toc():
     # errata/ is grouped like widgets/: one module per part of _toc.yml, named as widgets' are.
+    import importlib
+    import pkgutil
+
     import yaml
 
     import formulated.errata as mod
@@ -181,10 +184,15 @@ def test_errata_modules_follow_the_parts_of_the_toc():
         files = {c["file"] for c in part["chapters"]}
         for e in getattr(mod, name).ERRATA:
             assert e.chapter in files, (name, e.key, e.chapter)
-    # The audit's finds live in modules of their own by source (audit_*.py) and join the part of
-    # their chapter in ERRATA's order; together with the five groups they are every erratum.
-    audits = [m for m in dir(mod) if m.startswith("audit_")]
-    assert sum(len(getattr(mod, n).ERRATA) for n in [*names, *audits]) == len(ERRATA)
+    # The five parts hold every erratum (the audit's finds too, in the part of their chapter),
+    # and no other module of errata/ holds errata.
+    assert sum(len(getattr(mod, n).ERRATA) for n in names) == len(ERRATA)
+    holders = {
+        m.name
+        for m in pkgutil.iter_modules(mod.__path__)
+        if hasattr(importlib.import_module(f"{mod.__name__}.{m.name}"), "ERRATA")
+    }
+    assert holders == set(names), sorted(holders)
 
 
 def test_gelu_check_accepts_the_tanh_form_gpt2_uses():

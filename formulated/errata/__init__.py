@@ -14,29 +14,21 @@ Modules, by the parts of ``_toc.yml`` (the same groups as :mod:`formulated.widge
 - :mod:`.text`        — From text to vectors, chapters 05–07 (notation, tokenization, embeddings
   and positions)
 - :mod:`.block`       — The transformer block, chapters 08–12 (attention, masks, multi-head
-  attention, FFN and GELU, LayerNorm and residuals); those of chapters 11–12 in
-  :mod:`.ffn_layernorm`, joined in ``block.ERRATA``
+  attention, FFN and GELU, LayerNorm and residuals)
 - :mod:`.models`      — The models, chapters 13–16 (GPT, GPT-2/3, BERT/RoBERTa, parameters)
 - :mod:`.training`    — Training, chapters 17–19 (training objective, training, inside the model)
 
-To add an erratum: append an :class:`Erratum` to the ``ERRATA`` list of its chapter group.
-Sources are named by their id in :data:`formulated.sources.SOURCES`.
+To add an erratum (also one that the audit ledger of appendix B finds): append an
+:class:`Erratum` to the ``ERRATA`` list of its chapter's part.  Sources are named by their id
+in :data:`formulated.sources.SOURCES`.  The erratum record is :mod:`.record`; the appendix's
+tables are :mod:`.table`; the audit ledger (every claim of the five sources, with its
+verdict) is :mod:`.ledger`.
 """
 
 from __future__ import annotations
 
 from ..sources import SOURCES
-from . import (
-    audit_000_001,
-    audit_002a,
-    audit_002b,
-    audit_003_004,
-    block,
-    foundations,
-    models,
-    text,
-    training,
-)
+from . import block, foundations, models, text, training
 from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, Erratum
 from .table import errata_by_chapter, errata_table, source_counts
 
@@ -53,23 +45,16 @@ __all__ = [
     "source_counts",
 ]
 
-_GROUPS = [
-    *foundations.ERRATA,
-    *text.ERRATA,
-    *block.ERRATA,
-    *models.ERRATA,
-    *training.ERRATA,
-]
-_AUDIT = [
-    *audit_000_001.ERRATA,
-    *audit_002a.ERRATA,
-    *audit_002b.ERRATA,
-    *audit_003_004.ERRATA,
-]
-#: Every erratum, in the order of the chapters (stable: within a chapter, as registered; the
-#: audit's finds, kept in modules of their own by source, join the chapter that proves them).
+#: Every erratum, in the order of the chapters (stable: within a chapter, as registered).
 ERRATA: list[Erratum] = sorted(
-    [*_GROUPS, *_AUDIT], key=lambda e: e.chapter.split("/")[-1][:2]
+    [
+        *foundations.ERRATA,
+        *text.ERRATA,
+        *block.ERRATA,
+        *models.ERRATA,
+        *training.ERRATA,
+    ],
+    key=lambda e: e.chapter.split("/")[-1][:2],
 )
 
 

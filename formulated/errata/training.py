@@ -8,6 +8,7 @@ probability table, ``transformers``' GPT-2.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 import numpy as np
@@ -165,6 +166,81 @@ def corruption_is_wrong(shares: tuple[float, float, float]) -> bool:
     return not all(abs(a - b) < 0.01 for a, b in zip(shares, measured))
 
 
+# Found by the audit ledger (appendix B) of source 002.
+
+
+def chain_rule_orders_are_wrong(orders: tuple[tuple[int, ...], ...]) -> bool:
+    """Are ``orders`` exactly the orders of 3 tokens in which the chain rule
+    ``P(x) = prod_k P(x_{o_k} | x_{o_1}, ..., x_{o_{k-1}})`` reproduces a joint distribution?
+
+    The joint is random (a Dirichlet draw over all ``4^3`` sequences, no structure); every
+    conditional is a ratio of marginals, summed exhaustively from the table.
+    """
+    V, n = 4, 3
+    joint = np.random.default_rng(11).dirichlet(np.ones(V**n)).reshape((V,) * n)
+
+    def marginal(x: tuple[int, ...], kept: tuple[int, ...]) -> float:
+        other = tuple(a for a in range(n) if a not in kept)
+        return float(joint.sum(axis=other)[tuple(x[a] for a in sorted(kept))])
+
+    def factorizes(order: tuple[int, ...]) -> bool:
+        for x in itertools.product(range(V), repeat=n):
+            prod = 1.0
+            for k in range(n):
+                prod *= (
+                    marginal(x, order[: k + 1]) / marginal(x, order[:k])
+                    if k
+                    else marginal(x, order[:1])
+                )
+            if not np.isclose(prod, joint[x], rtol=1e-12, atol=0.0):
+                return False
+        return True
+
+    working = {o for o in itertools.permutations(range(n)) if factorizes(o)}
+    return {tuple(o) for o in orders} != working
+
+
+def target_shift_is_wrong(shift: int) -> bool:
+    """Does pairing the logits at position ``t`` with the token at position ``t + shift`` differ
+    from the loss ``transformers``' ``GPT2LMHeadModel`` computes from ``labels=input_ids``?
+
+    A small random GPT-2 (no download); the loss is the mean cross-entropy over the pairs.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    if not 0 <= shift < 8:
+        return True
+    torch.manual_seed(0)
+    cfg = GPT2Config(
+        vocab_size=17,
+        n_positions=16,
+        n_embd=8,
+        n_layer=1,
+        n_head=2,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        resid_pdrop=0.0,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+    model = GPT2LMHeadModel(cfg).double().eval()
+    model.loss_type = (
+        "ForCausalLM"  # the default it would pick anyway, named to keep it quiet
+    )
+    ids = torch.randint(0, cfg.vocab_size, (3, 8))
+    with torch.no_grad():
+        out = model(ids, labels=ids)
+    T = ids.shape[1]
+    logits = out.logits[:, : T - shift]  # position t predicts the token at t + shift
+    targets = ids[:, shift:]
+    ours = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, cfg.vocab_size), targets.reshape(-1)
+    )
+    # transformers returns the loss in float32 whatever the model's dtype
+    return not torch.allclose(ours, out.loss.double(), atol=1e-6)
+
+
 ERRATA: list[Erratum] = [
     Erratum(
         key="000-loss-missing-log",
@@ -256,5 +332,40 @@ ERRATA: list[Erratum] = [
         stated="unigram",
         true="bigram",
         check=token_model_is_wrong,
+    ),
+    Erratum(
+        key="002-chain-rule-order",
+        sources=("002",),
+        section="The Training Phase, autoregressive self-supervised learning paradigm",
+        says=r"The joint probability factorizes as $\prod_{t=1}^T \mathbb{P}(x_t \mid x_1, "
+        r"\ldots, x_{t-1})$, and \"we can do this because natural language\" is "
+        r"inherently ordered.",
+        correct="The chain rule holds for every joint distribution and in every order of the "
+        "variables (right to left, or any permutation); it needs no property of "
+        "language. The left-to-right order is a modeling choice, convenient for "
+        "generating text, not the condition that makes the factorization valid.",
+        chapter=_CH17,
+        stated=((0, 1, 2),),
+        true=tuple(itertools.permutations(range(3))),
+        check=chain_rule_orders_are_wrong,
+    ),
+    Erratum(
+        key="002-loss-target-shift",
+        sources=("002",),
+        kind="omission",
+        section="Cross-Entropy Loss Function",
+        says=r"$\mathcal{L} = -\frac{1}{\mathcal{B} T}\sum_b \sum_{t=1}^{T} \sum_v "
+        r"\mathbf{Y}_{b,t,v} \log \mathbf{P}_{b,t,v}$ with $\mathbf{Y}_{b,t}$ the one-hot "
+        r"of \"the true token at position $t$\" and $\mathbf{P}_{b,t}$ the softmax of the "
+        r"logits at position $t$; no shift between inputs and targets is mentioned.",
+        correct=r"The logits at position $t$ have seen $x_1, \ldots, x_t$ (the causal mask keeps "
+        r"the diagonal), so their target is the *next* token: $\mathbf{Y}_{b,t}$ is the "
+        r"one-hot of $x_{b,t+1}$, and the sum runs over $t = 1, \ldots, T - 1$ (or the "
+        r"window holds $T + 1$ tokens), as `GPT2LMHeadModel` shifts its labels. Paired "
+        r"with $x_{b,t}$ itself, the model could copy its input and learn nothing.",
+        chapter=_CH17,
+        stated=0,
+        true=1,
+        check=target_shift_is_wrong,
     ),
 ]
