@@ -9,8 +9,9 @@ basics as fb`` and ``fb.entropy`` work as before the split.
 - :mod:`~formulated.basics.information` — chapter 2, probabilities and information: softmax with
   a temperature, information content, entropy, cross-entropy and Kullback–Leibler divergence, in
   any logarithm base;
-- :mod:`~formulated.basics.networks`    — chapter 3, neural networks: sigmoid, tanh, ReLU and
-  their derivatives, a two-layer network with its backward pass written out by hand;
+- :mod:`~formulated.basics.networks`    — chapter 3, neural networks: tanh, the derivatives of
+  sigmoid, tanh and ReLU (sigmoid and ReLU are :mod:`formulated.formulas`'), a two-layer
+  network with its backward pass written out by hand;
 - :mod:`~formulated.basics.sequences`   — chapter 4, sequences before attention: cosine
   similarity, the RNN recurrence and backpropagation through time, the LSTM cell;
 - :mod:`~formulated.basics.objectives`  — chapter 17, the training objective: log-likelihood of a

@@ -28,7 +28,7 @@ __all__ = [
 
 
 # sigmoid(z) = 1 / (1 + e^{−z}) and relu(z) = max(0, z) are the ones of formulated.formulas
-# (imported above and re-exported here); this section adds tanh and the three derivatives.
+# (imported above); this section adds tanh and the three derivatives.
 # Each checker reads z as a float array, so the formula below it is the computation alone.
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_float_array, check_shape, checked
-from .networks import activation_pair, sigmoid, tanh
+from ..formulas import sigmoid
+from .networks import activation_pair, tanh
 
 __all__ = [
     "cosine_similarity",

@@ -240,7 +240,8 @@ def lstm_output_is_wrong(
     """
     import torch
 
-    from ..basics import sigmoid, tanh
+    from ..basics import tanh
+    from ..formulas import sigmoid
 
     torch.manual_seed(0)
     d, H, n = 3, 4, 5
