@@ -15,10 +15,8 @@ from .._checks import as_float_array, check_ffn, check_shape, checked
 from ..formulas import relu, sigmoid
 
 __all__ = [
-    "sigmoid",
     "sigmoid_grad",
     "tanh",
-    "relu",
     "tanh_grad",
     "relu_grad",
     "ACTIVATIONS",
