@@ -1,24 +1,33 @@
 """The Formulated GPT: every boxed definition of the sources as a small, verified function.
 
-Modules, by the chapters that use them:
+Packages and modules, by the chapters that use them:
 
-- :mod:`formulated.formulas`   — the NumPy formulas (chapters 2, 5, 7–12, 17), re-exported from
-  their modules by idea: ``embedding``, ``masking``, ``heads``, ``feedforward``,
-  ``normalization``, ``losses``
+- :mod:`formulated.formulas`   — the NumPy formulas (chapters 2, 3, 7–12, 17, 18), one module
+  per idea: ``embedding``, ``masking``, ``heads``, ``feedforward``, ``normalization``,
+  ``losses``; its face exports them all, and so does this package
+- :mod:`formulated.basics`     — ML basics: regression, information, networks, RNN/LSTM,
+  objectives (chapters 1–4, 17)
+- :mod:`formulated.notation`   — the book's notation (chapter 5, appendix A): the table of
+  symbols (``symbols``), source 002's table (``source_002``) and the shape tracer (``shapes``)
+- :mod:`formulated.tokenizers` — text to ids (chapters 5, 6, 18): the character tokenizer
+  (``char``), byte-pair encoding (``bpe``) and its corpus (``corpus``)
 - :mod:`formulated.examples`   — worked numbers of the sources (chapters 8, 9)
-- :mod:`formulated.basics`     — ML basics: regression, backprop, RNN/LSTM (chapters 1–4)
-- :mod:`formulated.tokenizers` — character tokenizer and byte-pair encoding (chapters 5, 6, 18),
-  on the word counts of :mod:`formulated.bpe_corpus`
-- :mod:`formulated.shapes`     — a shape tracer through one block, and the notation table of
-  :mod:`formulated.symbols` (chapter 5, appendix A)
-- :mod:`formulated.models`     — the models: NumPy (``models.reference``), Hugging Face loaders
-  (``models.hf``) and the trainable PyTorch GPT (``models.trainable``) (chapters 13–19)
-- :mod:`formulated.training`   — training: config and presets, data, loop, checkpoints, CLI (chapter 18)
-- :mod:`formulated.widgets`    — every interactive widget of the book
-- :mod:`formulated.errata`     — every source error the book found (appendix B)
+- :mod:`formulated.models`     — the models (chapters 12–19): NumPy (``models.params``,
+  ``models.blocks``, ``models.reference``), the published sizes, Hugging Face loaders
+  (``models.hf``, small random models in ``models.hf_tiny``), the trainable PyTorch GPT
+  (``models.trainable``), its KV cache and pretrained weights
+- :mod:`formulated.training`   — training: config and presets, data, step, loop, checkpoints,
+  CLI (chapter 18)
+- :mod:`formulated.sampling`   — from logits to the distribution a sampler draws from
+  (chapter 19)
+- :mod:`formulated.analysis`   — inside a trained GPT: attention weights (chapter 19)
+- :mod:`formulated.widgets`    — every interactive widget of the book, one module per part
+- :mod:`formulated.quizzes`    — the "check your understanding" quiz of every chapter
+- :mod:`formulated.plotting`   — the book's figure style (light and dark)
+- :mod:`formulated.data`       — where the book's data lives
+- :mod:`formulated.errata`     — every source error the book found, by part (appendix B)
 - :mod:`formulated.sources`    — the five sources, by id and title (errata and coverage)
 - :mod:`formulated.coverage`   — which source section each chapter covers (appendix D)
-- :mod:`formulated.notation`   — source 002's notation table, read from its text (appendix A)
 
 The book's build, live-server, JupyterLab and assignment tooling is not part of this package:
 it lives in the repository's ``booktools/`` folder.
