@@ -3,13 +3,13 @@
     python benchmarks/train_gpu.py [key=value ...]
 
 Compilation, data loading and every evaluation count (the clock starts with the process).
-Prints the same figures as ``train_cpu.py`` plus the model-FLOPs utilisation (MFU: achieved
+Prints the same figures as ``train_cpu.py`` plus the model-FLOPs utilization (MFU: achieved
 training FLOP/s over the GPU's dense bf16 peak, FLOPs counted as 6N + 12 L H n per token).
 Baseline: nanoGPT's shakespeare_char config first reached val <= 1.47 65 s after process start.
 
 It also prints where the start-up's seconds go (:class:`StartupClock`): the time from process
 start at which the imports, CUDA, the data, the model, the optimizers and the first steps were
-done, and what each evaluation cost.  The clock synchronises the GPU at those few points only
+done, and what each evaluation cost.  The clock synchronizes the GPU at those few points only
 (seven per run), so the figures are the run's own.
 """
 
@@ -32,7 +32,7 @@ T0 = process_start()
 
 TARGET, LIMIT_S = 1.47, 30.0
 
-#: The training steps after which the start-up clock reads the time (the GPU synchronised).
+#: The training steps after which the start-up clock reads the time (the GPU synchronized).
 MARK_STEPS = (1, 2, 10, 50)
 
 

@@ -304,7 +304,7 @@ _ALLOWED = re.compile(
         ]
     )
 )
-#: In the text of a chapter (not the frame), words that are all capitalised, two or more,
+#: In the text of a chapter (not the frame), words that are all capitalized, two or more,
 #: are a name or a title: Common Crawl, Mary Phuong, Bidirectional Encoder Representations
 #: from Transformers.
 _TITLE_CASE = re.compile(

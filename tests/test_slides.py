@@ -217,13 +217,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     const text = s.innerText;
     if (/\\\(|\\\[|\$\$/.test(text)) problems.push(`${where}: raw TeX`);
   }
-  const maths = document.querySelectorAll(".reveal .math, .reveal span.math, .reveal div.math").length;
+  const math_nodes = document.querySelectorAll(".reveal .math, .reveal span.math, .reveal div.math").length;
   const typeset = document.querySelectorAll(".reveal mjx-container").length;
   Reveal.slide(0, 0);
   await sleep(50);
   const before = JSON.stringify(Reveal.getIndices());
   document.body.focus();
-  done({problems, maths, typeset, slides: sections.length, before});
+  done({problems, math_nodes, typeset, slides: sections.length, before});
 })();
 """
 
@@ -272,8 +272,8 @@ def deck_report(driver: Any, url: str) -> dict[str, Any]:
 def deck_problems(report: dict[str, Any]) -> list[str]:
     """What is wrong with a deck, from :func:`deck_report` ([] for a good deck)."""
     found = list(report["problems"])
-    if report["maths"] and not report["typeset"]:
-        found.append(f"{report['maths']} math elements, none typeset by MathJax")
+    if report["math_nodes"] and not report["typeset"]:
+        found.append(f"{report['math_nodes']} math elements, none typeset by MathJax")
     found += [f"console: {m}" for m in report["console"]]
     if report["slides"] > 1 and report["after"] == report["before"]:
         found.append("ArrowRight did not move to the next slide")

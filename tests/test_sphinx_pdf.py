@@ -133,8 +133,8 @@ def test_split_math_lists_breaks_only_at_top_level_commas() -> None:
         nodes.math("", r"f(a, b)"),
     ]
     split_math_lists(t)
-    maths = [m.astext() for m in t.findall(nodes.math)]
-    assert maths == [r"\mathbf{W}^{FF,(\ell)}_1", r"\mathbf{b}_1", "f(a, b)"]
+    math_nodes = [m.astext() for m in t.findall(nodes.math)]
+    assert math_nodes == [r"\mathbf{W}^{FF,(\ell)}_1", r"\mathbf{b}_1", "f(a, b)"]
     assert para.astext() == r"\mathbf{W}^{FF,(\ell)}_1, \mathbf{b}_1 and f(a, b)"
 
 

@@ -2,7 +2,7 @@
 
 CI has no GPU, so the pieces that a CUDA run switches on are run here on the CPU with the
 same code: bf16 autocast (``amp="bf16"``), ``torch.compile`` of the transformer block
-(``compile="blocks"``), the FLOP count behind the model-FLOPs utilisation, and the GPU handed
+(``compile="blocks"``), the FLOP count behind the model-FLOPs utilization, and the GPU handed
 to ``torch.cuda.set_device`` (with CUDA faked).  Each is compared with an independent reference:
 the float32 eager run, PyTorch's own FLOP counter, and set_device's own check of the index.
 """

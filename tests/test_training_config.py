@@ -127,7 +127,7 @@ def _muon_pair(seed: int = 0, **kw):
 def test_muon_is_torch_muon_to_bfloat16_rounding(kw):
     """Four steps of the same gradients: the momentum (float32, before the iterations) is
     torch's exactly; each step moves every entry within one bfloat16 spacing of the
-    orthogonalised update (2^-7 near 1, times the rate and its factor) of torch's step, far
+    orthogonalized update (2^-7 near 1, times the rate and its factor) of torch's step, far
     less than the update itself."""
     (theirs, t_opt), (ours, o_opt), g = _muon_pair(**kw)
     for step in range(1, 5):
@@ -160,7 +160,7 @@ def test_muon_is_torch_muon_to_bfloat16_rounding(kw):
     o_opt.step()
 
 
-def test_muon_split_orthogonalises_each_block_as_torch_muon_a_matrix():
+def test_muon_split_orthogonalizes_each_block_as_torch_muon_a_matrix():
     """``split=3`` on ``[W^Q; W^K; W^V]`` (48 x 16) is torch's Muon on the three 16 x 16
     matrices as separate parameters (same rounding bound as above); without the split the
     tall matrix moves differently."""

@@ -12,7 +12,7 @@ page; its messages in page order), :func:`reduce_glosses` applies it (idempotent
 
 What is a gloss: the English is words of letters (hyphens, apostrophes and blanks between),
 all lower case, or a glossary term spelled as the glossary spells it (``KV cache``,
-``Jacobian``).  A capitalised name (``Softmax`` for the source's box of that name, ``OneHot``,
+``Jacobian``).  A capitalized name (``Softmax`` for the source's box of that name, ``OneHot``,
 ``GPT``, ``Transformer`` for the 2017 model) is a name the page refers to, not a gloss.  Math,
 inline code, roles and link targets are never searched.  Removing a gloss removes the
 parentheses and the English only: the Korean term stays, so the glossary check of

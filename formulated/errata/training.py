@@ -324,7 +324,7 @@ ERRATA: list[Erratum] = [
         section="Step 1 (Corpus); also the Training Phase section",
         says="Step 1: each sequence is “a sequence of $T$ tokens. These tokens are sampled "
         "i.i.d. from a true, unknown distribution $\\mathcal{D}$”",
-        correct="the *sequences* of the corpus are modelled as i.i.d.; the tokens within a "
+        correct="the *sequences* of the corpus are modeled as i.i.d.; the tokens within a "
         "sequence are not independent — if they were, every conditional "
         "$P(x_t \\mid x_{<t})$ would equal $P(x_t)$ and there would be nothing for GPT "
         "to learn (in English, 'q' is followed by 'u' far more often than 'u' occurs)",

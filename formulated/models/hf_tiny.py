@@ -69,7 +69,7 @@ def tiny_model(
     randomize: bool = True,
 ) -> Any:
     """A float64 ``transformers`` model of the given ``kind`` (see :data:`KINDS`) with our
-    ``config``'s sizes, eager attention, in eval mode (dropout off), parameters randomised by
+    ``config``'s sizes, eager attention, in eval mode (dropout off), parameters randomized by
     :func:`randomize_`.  ``window`` is GPT-Neo's local-attention width, a positive integer
     (used by ``"gpt-neo"`` only, checked for every kind)."""
     import torch

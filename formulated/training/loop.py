@@ -65,7 +65,7 @@ class TrainResult:
     :func:`train` began) and ``eval_seconds`` (the time spent evaluating up to then, included in
     ``val_seconds``).  ``tokens_per_s`` is the steady training throughput (after the first
     logged steps, which include compilation; evaluations excluded); ``seconds`` the whole call;
-    ``started_at`` its ``time.time()``; ``mfu`` the model-FLOPs utilisation on known GPUs.
+    ``started_at`` its ``time.time()``; ``mfu`` the model-FLOPs utilization on known GPUs.
     """
 
     model: GPT
@@ -459,7 +459,7 @@ class _Run:
         self.first = log.first
 
     def mfu(self) -> float | None:
-        """Model-FLOPs utilisation of the steady throughput, on GPUs of known peak."""
+        """Model-FLOPs utilization of the steady throughput, on GPUs of known peak."""
         if self.device.type != "cuda":
             return None
         peak = peak_flops(self.device)

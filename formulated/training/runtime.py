@@ -75,7 +75,7 @@ def autocast_factory(amp: str, device: torch.device) -> Any:
 
 
 def peak_flops(device: torch.device) -> float | None:
-    """Dense bf16 peak of known GPUs (FLOP/s), for the model-FLOPs utilisation."""
+    """Dense bf16 peak of known GPUs (FLOP/s), for the model-FLOPs utilization."""
     name = torch.cuda.get_device_name(device)
     table = {
         "H100": 989e12,

@@ -1,4 +1,4 @@
-"""The widgets of the training part, chapters 17–19: XLNet's factorisation orders, sampling
+"""The widgets of the training part, chapters 17–19: XLNet's factorization orders, sampling
 from the trained GPT, its attention maps, the nucleus of a distribution, the KV cache growing."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = [
 
 
 def xlnet_order_widget(order: str = "3 1 4 2") -> FormulaWidget:
-    """Chapter 17: one XLNet factorisation order of a 4-token sequence, under two models.
+    """Chapter 17: one XLNet factorization order of a 4-token sequence, under two models.
 
     The menu lists the 24 orders (1-based, as in the math).  ``result``: ``order`` (0-based
     positions), ``visible`` (4, 4) booleans (row j: positions whose tokens the prediction of

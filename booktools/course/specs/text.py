@@ -192,7 +192,7 @@ SPECS["ex-07-1"] = written(
     "Each of three parts: the dense cost n V H = 3.95e10 multiply-adds, the "
     "n H = 786,432 with a nonzero factor, and n V = 51,463,168 entries x 4 "
     "bytes = 206 MB. 2 points for all three, 1 point for two; a wrong unit "
-    "(MiB/MB mixed up with the unit stated) is not penalised."
+    "(MiB/MB mixed up with the unit stated) is not penalized."
 )
 SPECS["ex-07-2"] = written(
     "1 point: each sin/cos column pair gives cos(omega_k (p - q)) by the "

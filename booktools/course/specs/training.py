@@ -184,7 +184,7 @@ GUESSES["ex-18-3"] = ["by_hand = 1", "by_hand = 1_000_000"]
 SPECS["ex-18-4"] = written(
     "1 point: 1500 x 32 x 64 = 3,072,000 predictions, about 3.1 passes over "
     "1,003,854 training characters. 1 point: about 1e5 parameters cannot "
-    "memorise a million characters, while nanoGPT's ~1e7-parameter model "
+    "memorize a million characters, while nanoGPT's ~1e7-parameter model "
     "sees the data many times and can, so it needs dropout. Half a point "
     "for the numbers without the capacity argument."
 )
