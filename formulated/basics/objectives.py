@@ -78,7 +78,7 @@ class JointTableModel:
     """A model that stores the whole joint distribution of sequences of length n over V tokens.
 
     ``P(x_1, …, x_n) = table[x_1, …, x_n]`` (an array of shape ``(V,) * n`` summing to 1).  Every
-    conditional probability is then exact, by marginalising and dividing, so the identities of
+    conditional probability is then exact, by marginalizing and dividing, so the identities of
     chapter 17 (chain rule, every XLNet order) hold to rounding error.  Only feasible for tiny
     ``V ** n``.
     """
@@ -308,7 +308,7 @@ def _xlnet_args(model: Any, ids: Any, order: Any) -> tuple[Any, np.ndarray, list
 
 @checked(_xlnet_args)
 def xlnet_log_likelihood(model, ids: np.ndarray, order: Sequence[int]) -> float:
-    """XLNet for one factorisation order z (a permutation of 0..n−1, 0-based):
+    """XLNet for one factorization order z (a permutation of 0..n−1, 0-based):
     ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are;
     only the order in which they are predicted changes.
 

@@ -1,7 +1,7 @@
 """The optimizer and the learning-rate schedule of a run.
 
 AdamW with decoupled weight decay on the matrices (embeddings included) and none on biases and
-LayerNorm gains; or, with ``optimizer="muon"``, Muon (momentum orthogonalised by Newton-Schulz
+LayerNorm gains; or, with ``optimizer="muon"``, Muon (momentum orthogonalized by Newton-Schulz
 iterations; torch's update, computed in batches) for the matrices inside the blocks and AdamW
 for the rest.  One schedule multiplies every learning rate: linear warm-up, then cosine decay
 to ``min_lr / lr``, reached after ``decay_frac`` of the steps.
@@ -251,7 +251,7 @@ def _check_adamw_args(lr: Any, betas: Any, eps: Any, weight_decay: Any) -> None:
 
 
 class Muon(_WithoutDynamo, torch.optim.Optimizer):
-    """``torch.optim.Muon``'s update, with the matrices of one shape orthogonalised together.
+    """``torch.optim.Muon``'s update, with the matrices of one shape orthogonalized together.
 
     Per matrix ``W`` of shape ``(r, c)`` with gradient ``G``, rate ``eta``, weight decay
     ``lambda`` and momentum ``mu``: ``M <- mu M + (1 - mu) G``; ``U = mu M + (1 - mu) G``
@@ -265,7 +265,7 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
     each), which takes about 0.6 of the time of torch's update on a 2-core CPU
     (benchmarks/muon_cpu.py) and rounds an entry of ``O`` to a neighboring bfloat16 value now
     and then; and it never imports ``torch._dynamo`` (see :class:`_WithoutDynamo`).  A group's
-    ``split=k`` cuts each of its matrices into ``k`` blocks of rows, each orthogonalised and
+    ``split=k`` cuts each of its matrices into ``k`` blocks of rows, each orthogonalized and
     scaled as a matrix of its own: the fused ``qkv`` weight is W^Q, W^K and W^V of
     def-10-mhsa, stacked.
 
@@ -322,7 +322,7 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
                     p.grad.lerp(M, mu) if group["nesterov"] else M
                 )  # Nesterov: U = mu M + ..
                 blocks += U.chunk(k, dim=0)
-            O = _orthogonalise(blocks, group)
+            O = _orthogonalize(blocks, group)
             for i, p in enumerate(params):
                 p.mul_(
                     1 - group["lr"] * group["weight_decay"]
@@ -331,7 +331,7 @@ class Muon(_WithoutDynamo, torch.optim.Optimizer):
                 p.add_(torch.cat(O[i * k : (i + 1) * k]), alpha=-scale * group["lr"])
 
 
-def _orthogonalise(
+def _orthogonalize(
     updates: list[torch.Tensor], group: dict[str, Any]
 ) -> list[torch.Tensor]:
     """``NS(U)`` of each update, as ``torch.optim.Muon`` computes it one at a time: wide
@@ -415,10 +415,10 @@ def make_optimizers(
     between them, each parameter in exactly one."""
     muon: list[dict[str, Any]] = []
     if cfg.optimizer == "muon":
-        # Muon orthogonalises 2-D updates: the blocks' matrices.  The embedding (also the tied
+        # Muon orthogonalizes 2-D updates: the blocks' matrices.  The embedding (also the tied
         # output layer) and the positions are lookup tables, left to AdamW as usual.  The fused
         # qkv weight holds three matrices of def-10-mhsa, W^Q, W^K and W^V (each of all heads):
-        # each is orthogonalised on its own (split=3), which trains faster per token than the
+        # each is orthogonalized on its own (split=3), which trains faster per token than the
         # 3H x H stack (benchmarks/README.md).
         mats = [
             (n, p)
