@@ -253,9 +253,7 @@ def _head_shares_checked(model: Any, tokenizer: Any, ids: Any, n_ctx: Any) -> tu
 
 @torch.no_grad()
 @checked(_head_shares_checked)
-def head_shares(
-    model: GPT, tokenizer: Any, ids: torch.Tensor, n_ctx: int | None = None
-) -> dict[str, dict[str, np.ndarray]]:
+def head_shares(model, tokenizer, ids, n_ctx=None):
     """Each head's mean weight on each pattern's target, over the whole split ``ids``.
 
     The split is cut into consecutive windows of ``n_ctx`` (the last one shorter); for

@@ -113,7 +113,7 @@ def _filter_args(
 
 
 @checked(_temperature_args)
-def apply_temperature(z: Any, temperature: float) -> Any:
+def apply_temperature(z, temperature):
     """``z / T`` for a temperature ``T > 0``: ``(..., V) -> (..., V)``.
 
     Definition: def-19-temperature.
@@ -123,7 +123,7 @@ def apply_temperature(z: Any, temperature: float) -> Any:
 
 
 @checked(_top_k_args)
-def top_k_mask(z: Any, k: int) -> Any:
+def top_k_mask(z, k):
     """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean
     ``(..., V)``.
 
@@ -145,7 +145,7 @@ def top_k_mask(z: Any, k: int) -> Any:
 
 
 @checked(_top_p_args)
-def top_p_mask(z: Any, p: float) -> Any:
+def top_p_mask(z, p):
     """Which logits the nucleus of mass ``p`` keeps, a boolean ``(..., V)``.
 
     With ``π = softmax(z)`` sorted in decreasing order, ``π_(1) >= π_(2) >= ...``, token
@@ -207,12 +207,7 @@ def _drop(z: Any, keep: Any) -> Any:
 
 
 @checked(_filter_args)
-def sampling_distribution(
-    z: Any,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-) -> Any:
+def sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
     """``softmax(filter_logits(z, T, k, p))``: the distribution the sampler draws from,
     ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalized inside.
 

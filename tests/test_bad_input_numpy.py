@@ -136,11 +136,21 @@ def test_attention_scale_must_be_finite(scale):
         f.attention(X, X, X, scale=scale)
 
 
-@pytest.mark.parametrize("scale", ["abc", None, [1.0]])
+@pytest.mark.parametrize("scale", ["abc", [1.0], True, False])
 def test_attention_scale_must_be_a_number(scale):
+    # scale has one meaning, the factor of the scores (None: the formula's 1/sqrt(D)); a
+    # bool is refused rather than read as 1.0 or 0.0
     X = rng(5).normal(size=(3, 4))
     with raises(TypeError, "scale", " expected a real number"):
         f.attention(X, X, X, scale=scale)
+
+
+def test_attention_scale_none_is_one_over_sqrt_d():
+    r = rng(8)
+    Q, K, V = r.normal(size=(3, 4)), r.normal(size=(5, 4)), r.normal(size=(5, 2))
+    assert np.array_equal(f.attention(Q, K, V), f.attention(Q, K, V, scale=None))
+    assert np.abs(f.attention(Q, K, V) - f.attention(Q, K, V, scale=0.5)).max() < 1e-15
+    assert np.abs(f.attention(Q, K, V) - f.attention(Q, K, V, scale=1.0)).max() > 1e-3
 
 
 def test_attention_scale_overflow_names_the_culprit():
@@ -150,6 +160,10 @@ def test_attention_scale_overflow_names_the_culprit():
     big = X * 1e200  # Q K^T itself overflows; the scale is innocent
     with raises(ValueError, "Q, K", ".*overflow"):
         f.attention(big, big, X)
+    # the bound max|q| max|k| overflows, the scores do not (q and k are orthogonal): the
+    # checker computes them, finds them finite, and the formula runs
+    Q, K = np.array([[1e200, 0.0]]), np.array([[0.0, 1e200]])
+    assert f.attention(Q, K, np.ones((1, 2))).tolist() == [[1.0, 1.0]]
 
 
 def test_attention_numeric_scales_match_torch():

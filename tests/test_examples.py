@@ -83,7 +83,7 @@ def test_output_of_input_1_exact_vs_slide():
         ex.QKV_INPUTS @ ex.QKV_W_QUERY,
         ex.QKV_INPUTS @ ex.QKV_W_KEY,
         ex.QKV_INPUTS @ ex.QKV_W_VALUE,
-        scale=False,
+        scale=1.0,
     )
     assert np.max(np.abs(ours - ref.numpy())) < 1e-12
     e2 = math.exp(2)

@@ -36,9 +36,7 @@ def _softmax_temperature_args(
 
 
 @checked(_softmax_temperature_args)
-def softmax_temperature(
-    z: np.ndarray, temperature: float = 1.0, axis: int = -1
-) -> np.ndarray:
+def softmax_temperature(z, temperature=1.0, axis=-1):
     """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens.
     Shape kept.
 
@@ -81,7 +79,7 @@ def _information_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, fl
 
 
 @checked(_information_args)
-def information_content(p: np.ndarray, base: float = np.e) -> np.ndarray:
+def information_content(p, base=np.e):
     """Self-information ``I(x) = −log_b p(x)`` of outcomes with probability p (same
     shape).
 
@@ -101,7 +99,7 @@ def _entropy_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, float]
 
 
 @checked(_entropy_args)
-def entropy(p: np.ndarray, base: float = np.e) -> np.ndarray:
+def entropy(p, base=np.e):
     """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``,
     ``(m, V) -> (m,)``.
 
@@ -124,7 +122,7 @@ def _pair_args(
 
 
 @checked(_pair_args)
-def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
+def cross_entropy(p, q, base=np.e):
     """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of q (model) relative to p
     (truth).
 
@@ -141,7 +139,7 @@ def cross_entropy(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarra
 
 
 @checked(_pair_args)
-def kl_divergence(p: np.ndarray, q: np.ndarray, base: float = np.e) -> np.ndarray:
+def kl_divergence(p, q, base=np.e):
     """Kullback–Leibler divergence
     ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``.
 

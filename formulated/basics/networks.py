@@ -35,7 +35,7 @@ def _sigmoid_grad_args(z: np.ndarray) -> np.ndarray:
 
 
 @checked(_sigmoid_grad_args)
-def sigmoid_grad(z: np.ndarray) -> np.ndarray:
+def sigmoid_grad(z):
     """``σ'(z) = σ(z) (1 − σ(z))``, element-wise.
 
     Definition: def-03-activations.
@@ -50,7 +50,7 @@ def _tanh_args(z: np.ndarray) -> np.ndarray:
 
 
 @checked(_tanh_args)
-def tanh(z: np.ndarray) -> np.ndarray:
+def tanh(z):
     """``tanh z = (e^z − e^{−z}) / (e^z + e^{−z})``, element-wise.
 
     Evaluated with ``np.tanh``: the quotient of exponentials, taken literally, overflows
@@ -67,7 +67,7 @@ def _tanh_grad_args(z: np.ndarray) -> np.ndarray:
 
 
 @checked(_tanh_grad_args)
-def tanh_grad(z: np.ndarray) -> np.ndarray:
+def tanh_grad(z):
     """``tanh'(z) = 1 − tanh(z)²``, element-wise.
 
     Definition: def-03-activations.
@@ -81,7 +81,7 @@ def _relu_grad_args(z: np.ndarray) -> np.ndarray:
 
 
 @checked(_relu_grad_args)
-def relu_grad(z: np.ndarray) -> np.ndarray:
+def relu_grad(z):
     """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's
     autograd).
 
@@ -129,14 +129,7 @@ def _mlp2_forward_args(
 
 
 @checked(_mlp2_forward_args)
-def mlp2_forward(
-    X: np.ndarray,
-    W1: np.ndarray,
-    b1: np.ndarray,
-    W2: np.ndarray,
-    b2: np.ndarray,
-    activation: str = "sigmoid",
-) -> tuple[np.ndarray, dict]:
+def mlp2_forward(X, W1, b1, W2, b2, activation="sigmoid"):
     """Forward propagation through a two-layer network: ``X (B, d) -> Ŷ (B, k)``.
 
     ``Z1 = X W1 + b1`` ``(B, F)``, ``A1 = g(Z1)``, ``Ŷ = A1 W2 + b2``.  Returns Ŷ and a
@@ -160,7 +153,7 @@ def _mlp2_backward_args(cache: dict, Y: np.ndarray) -> tuple[dict, np.ndarray]:
 
 
 @checked(_mlp2_backward_args)
-def mlp2_backward(cache: dict, Y: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+def mlp2_backward(cache, Y):
     """The loss ``J = ½ Σ (Ŷ − Y)²`` and its gradients, by the chain rule, layer by
     layer.
 

@@ -49,7 +49,7 @@ def _predict_args(X: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 @checked(_predict_args)
-def linear_predict(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
+def linear_predict(X, theta):
     """The linear model ``ŷ_i = θ_0 + Σ_j θ_j x_ij``: ``X (r, p), θ (p+1,) -> ŷ (r,)``.
 
     Definition: def-01-linear-model.
@@ -67,7 +67,7 @@ def _loss_args(y_hat: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 @checked(_loss_args)
-def squared_loss(y_hat: np.ndarray, y: np.ndarray) -> float:
+def squared_loss(y_hat, y):
     """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the
     slides).
 
@@ -86,7 +86,7 @@ def _data_args(X: Any, y: Any, *rest: Any) -> tuple:
 
 
 @checked(_data_args)
-def squared_loss_grad(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
+def squared_loss_grad(X, y, theta):
     """Gradient of ``½ Σ_i (ŷ_i − y_i)²`` with respect to θ: ``X̃ᵀ (ŷ − y)``, shape
     ``(p+1,)``.
 
@@ -113,7 +113,7 @@ def _closed_form_args(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 @checked(_closed_form_args)
-def linear_regression_closed_form(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+def linear_regression_closed_form(X, y):
     """Least squares in one step: solve the normal equations ``X̃ᵀX̃ θ = X̃ᵀ y`` for θ
     ``(p+1,)``.
 
@@ -141,9 +141,7 @@ def _gradient_descent_args(
 
 
 @checked(_gradient_descent_args)
-def gradient_descent(
-    grad: Callable[[np.ndarray], np.ndarray], theta0: np.ndarray, lr: float, steps: int
-) -> np.ndarray:
+def gradient_descent(grad, theta0, lr, steps):
     """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is
     θ_0).
 

@@ -57,7 +57,7 @@ def _cosine_args(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @checked(_cosine_args)
-def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def cosine_similarity(a, b):
     """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting):
     ``(..., H) -> (...)``.
 
@@ -97,14 +97,7 @@ def _rnn_forward_args(
 
 
 @checked(_rnn_forward_args)
-def rnn_forward(
-    X: np.ndarray,
-    h0: np.ndarray,
-    W_xh: np.ndarray,
-    W_hh: np.ndarray,
-    b_h: np.ndarray,
-    activation: str = "tanh",
-) -> np.ndarray:
+def rnn_forward(X, h0, W_xh, W_hh, b_h, activation="tanh"):
     """The recurrence ``h_t = g(h_{t−1} W_hh + x_t W_xh + b_h)`` over a sequence.
 
     ``X (n, d)``, ``h0 (H,)``, ``W_xh (d, H)``, ``W_hh (H, H)``, ``b_h (H,)``
@@ -164,16 +157,7 @@ def _rnn_backward_args(
 
 
 @checked(_rnn_backward_args)
-def rnn_backward(
-    X: np.ndarray,
-    h0: np.ndarray,
-    W_xh: np.ndarray,
-    W_hh: np.ndarray,
-    b_h: np.ndarray,
-    states: np.ndarray,
-    dstates: np.ndarray,
-    activation: str = "tanh",
-) -> dict[str, np.ndarray]:
+def rnn_backward(X, h0, W_xh, W_hh, b_h, states, dstates, activation="tanh"):
     """Backpropagation through time for :func:`rnn_forward`.
 
     ``dstates (n, H)`` holds ∂L/∂h_t coming from the outputs at each step (zeros where a
@@ -293,9 +277,7 @@ def _lstm_cell_args(
 
 
 @checked(_lstm_cell_args)
-def lstm_cell(
-    x: np.ndarray, h_prev: np.ndarray, c_prev: np.ndarray, p: LSTMParams
-) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+def lstm_cell(x, h_prev, c_prev, p):
     """One LSTM step:
     ``x (d,), h_{t−1} (H,), C_{t−1} (H,) -> h_t (H,), C_t (H,), gates``.
 

@@ -24,7 +24,7 @@ def _vector_x(x: Any) -> np.ndarray:
 
 
 @checked(_vector_x)
-def diag(x: Any) -> np.ndarray:
+def diag(x):
     """Diagonal matrix: ``diag(x)[i, j] = x[i]`` if ``i == j`` else ``0``.
 
     Shapes: ``(n,) -> (n, n)``.
@@ -40,7 +40,7 @@ def _stack_args(x: Any, n: Any) -> tuple[np.ndarray, int]:
 
 
 @checked(_stack_args)
-def stack(x: Any, n: int) -> np.ndarray:
+def stack(x, n):
     """Stack_n: the row ``x`` repeated ``n`` times, ``Stack_n(x)[i, j] = x[j]``.
 
     Shapes: ``(H,) -> (n, H)``.  Returns a new array (not a broadcast view), so it can
@@ -58,7 +58,7 @@ def _one_hot_args(ids: Any, V: Any) -> tuple[np.ndarray, int]:
 
 
 @checked(_one_hot_args)
-def one_hot(ids: Any, V: int) -> np.ndarray:
+def one_hot(ids, V):
     """OneHot: ``one_hot(ids, V)[i, j] = 1`` if ``j == ids[i]`` else ``0``.
 
     Shapes: ``(n,) -> (n, V)`` (any leading shape ``(...,) -> (..., V)``), float64.
@@ -77,7 +77,7 @@ def _embed_args(ids: Any, W_e: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 @checked(_embed_args)
-def embed(ids: Any, W_e: Any) -> np.ndarray:
+def embed(ids, W_e):
     """Token embedding: row lookup ``W_e[ids]``, equal to ``one_hot(ids, V) @ W_e``.
 
     Shapes: ``ids (n,)``, ``W_e (V, H) -> (n, H)`` (any leading shape of ``ids``).
@@ -99,7 +99,7 @@ def _pe_args(n: Any, H: Any) -> tuple[int, int]:
 
 
 @checked(_pe_args)
-def positional_encoding_sinusoidal(n: int, H: int) -> np.ndarray:
+def positional_encoding_sinusoidal(n, H):
     """Sinusoidal positional encoding (Vaswani et al. 2017), float64.
 
     ``PE[pos, 2k] = sin(pos / 10000^(2k/H))`` and

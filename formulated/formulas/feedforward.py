@@ -27,7 +27,7 @@ def _array_x(x: Any) -> np.ndarray:
 
 
 @checked(_array_x)
-def relu(x: Any) -> np.ndarray:
+def relu(x):
     """ReLU: ``max(0, x)`` elementwise.  Shapes: any -> same.
 
     Definition: def-03-activations.
@@ -37,7 +37,7 @@ def relu(x: Any) -> np.ndarray:
 
 
 @checked(_array_x)
-def sigmoid(x: Any) -> np.ndarray:
+def sigmoid(x):
     """Logistic sigmoid ``1 / (1 + exp(-x))`` elementwise, without overflow for
     large ``|x|``.
 
@@ -65,7 +65,7 @@ def _gelu_args(x: Any, approximation: Any = "erf") -> tuple[np.ndarray, str]:
 
 
 @checked(_gelu_args)
-def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
+def gelu(x, approximation="erf"):
     """GELU elementwise, ``x * Phi(x)`` with ``Phi`` the standard normal CDF.
 
     - ``"erf"`` (exact): ``x * (1 + erf(x / sqrt(2))) / 2``;
@@ -88,7 +88,7 @@ def gelu(x: Any, approximation: str = "erf") -> np.ndarray:
 
 
 @checked(check_ffn)
-def ffn_relu(X: Any, W1: Any, b1: Any, W2: Any, b2: Any) -> np.ndarray:
+def ffn_relu(X, W1, b1, W2, b2):
     """Feed-forward ReLU network, row by row: ``max(0, X W1 + b1) W2 + b2``.
 
     Shapes: ``X (n, H)``, ``W1 (H, F)``, ``b1 (F,)``, ``W2 (F, H)``, ``b2 (H,)`` ->
@@ -107,9 +107,7 @@ def _ffn_gelu_args(
 
 
 @checked(_ffn_gelu_args)
-def ffn_gelu(
-    X: Any, W1: Any, b1: Any, W2: Any, b2: Any, approximation: str = "erf"
-) -> np.ndarray:
+def ffn_gelu(X, W1, b1, W2, b2, approximation="erf"):
     """Feed-forward GELU network, row by row: ``GELU(X W1 + b1) W2 + b2``.
 
     ``approximation`` picks the GELU form (see :func:`gelu`; the sources' box uses

@@ -38,7 +38,7 @@ __all__ = [
 
 
 def _attention_args(
-    Q: Any, K: Any, V: Any, mask: Any = None, scale: Any = True, kind: Any = "additive"
+    Q: Any, K: Any, V: Any, mask: Any = None, scale: Any = None, kind: Any = "additive"
 ) -> tuple:
     kind = check_mask_kind(kind)
     Q = as_float_array(Q, "Q")
@@ -65,11 +65,8 @@ def _attention_args(
             f"K, V: expected the same leading (batch) shape as Q "
             f"{Q.shape[:-2]}, got K {K.shape[:-2]} and V {V.shape[:-2]}"
         )
-    scale = (
-        bool(scale)
-        if isinstance(scale, (bool, np.bool_))
-        else check_real(scale, "scale")
-    )
+    scale = None if scale is None else check_real(scale, "scale")
+    _check_no_overflow(Q, K, scale)
     if mask is not None:
         mask = as_mask(mask)
         nm = (Q.shape[-2], K.shape[-2])
@@ -80,49 +77,52 @@ def _attention_args(
     return Q, K, V, mask, scale, kind
 
 
-def _check_scores(scores: np.ndarray, Q: np.ndarray, K: np.ndarray, s: float) -> None:
-    """The scores ``Q K^T * s`` are finite (an overflow names ``Q, K`` or ``scale``)."""
-    if not np.all(np.isfinite(scores)):
-        with np.errstate(over="ignore", invalid="ignore"):
-            raw = Q @ np.swapaxes(K, -1, -2)
-        who = "Q, K" if not np.all(np.isfinite(raw)) else "scale"
-        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(scores))[0])
-        raise ValueError(
-            f"{who}: expected scores Q K^T * scale (scale={s}) to be "
-            f"finite, got {scores[idx]} at index {idx} (overflow)"
-        )
+def _check_no_overflow(Q: np.ndarray, K: np.ndarray, scale: float | None) -> None:
+    """The scores ``Q K^T * scale`` of :func:`attention` are finite: an overflow is a
+    ``ValueError`` naming ``Q, K`` (the product overflows) or ``scale``.
+
+    By Cauchy-Schwarz every score, and every partial sum of it, is at most
+    ``max|q| max|k|`` in size, so the product is computed here only when that bound
+    (times ``scale``) is not safely below the largest float."""
+    s = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    limit = np.finfo(np.float64).max / 4
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = np.linalg.norm(Q, axis=-1).max() * np.linalg.norm(K, axis=-1).max()
+        if bound < limit and bound * abs(s) < limit:
+            return
+        raw = Q @ np.swapaxes(K, -1, -2)
+        scores = raw * s
+    if np.all(np.isfinite(scores)):
+        return
+    who = "Q, K" if not np.all(np.isfinite(raw)) else "scale"
+    idx = tuple(int(i) for i in np.argwhere(~np.isfinite(scores))[0])
+    raise ValueError(
+        f"{who}: expected scores Q K^T * scale (scale={s}) to be "
+        f"finite, got {scores[idx]} at index {idx} (overflow)"
+    )
 
 
 @checked(_attention_args)
-def attention(
-    Q: Any,
-    K: Any,
-    V: Any,
-    mask: Any = None,
-    scale: bool | float = True,
-    kind: str = "additive",
-) -> np.ndarray:
+def attention(Q, K, V, mask=None, scale=None, kind="additive"):
     """(Masked) scaled dot-product attention: ``softmax(Q K^T / sqrt(D) + mask) V``.
 
     Shapes: ``Q (n, D)``, ``K (m, D)``, ``V (m, D_v)``, ``mask (n, m)`` or None ->
     ``(n, D_v)``; leading batch axes are allowed (``(..., n, D)``, e.g.
-    ``(B, A, n, D)``).  ``scale=True`` divides the scores by ``sqrt(D)``;
-    ``scale=False`` does not (the slides' worked example); a number multiplies the
-    scores by it.  ``mask`` and ``kind`` are as in :func:`masked_softmax` (additive
-    0/-inf by default; ``kind="multiplicative"`` reproduces the source box
-    ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores <= 0).  ``kind`` is
-    checked even without a mask; ``scale`` must be a bool or a finite number; empty
-    ``Q``, ``K`` or ``V`` (no query, no key, width 0) raise ``ValueError``.
+    ``(B, A, n, D)``).  ``scale`` multiplies the scores: ``None`` (the default) is the
+    formula's ``1/sqrt(D)``, ``1.0`` leaves them unscaled (the slides' worked example),
+    any other finite number is used as given.  ``mask`` and ``kind`` are as in
+    :func:`masked_softmax` (additive 0/-inf by default; ``kind="multiplicative"``
+    reproduces the source box ``softmax(Mask * Q K^T / sqrt(D)) V``, failing for scores
+    <= 0).  ``kind`` is checked even without a mask; empty ``Q``, ``K`` or ``V`` (no
+    query, no key, width 0) raise ``ValueError``, and so do scores that overflow (the
+    message names ``Q, K`` or ``scale``).
 
     Definition: def-08-attention, def-09-masked-attention.
     Checked by: tests/test_formulas.py::test_attention_matches_sdpa
     Checked by: tests/test_formulas.py::test_causal_attention_matches_sdpa_is_causal
     """
-    if isinstance(scale, bool):  # True: the formula's 1/sqrt(D); False: unscaled
-        scale = 1 / math.sqrt(Q.shape[-1]) if scale else 1.0
-    with np.errstate(over="ignore", invalid="ignore"):  # _check_scores reports overflow
-        scores = Q @ np.swapaxes(K, -1, -2) * scale  # (..., n, m) = Q K^T / sqrt(D)
-    _check_scores(scores, Q, K, scale)
+    scale = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale  # 1/sqrt(D)
+    scores = Q @ np.swapaxes(K, -1, -2) * scale  # (..., n, m) = Q K^T / sqrt(D)
     weights = softmax(scores) if mask is None else masked_softmax(scores, mask, kind)
     return weights @ V  # (..., n, D_v)
 
@@ -142,7 +142,7 @@ def _concat_args(*Xs: Any) -> tuple[np.ndarray, ...]:
 
 
 @checked(_concat_args)
-def concat(*Xs: Any) -> np.ndarray:
+def concat(*Xs):
     """Concat: matrices side by side, ``Concat(X_1..X_A)[:, (k-1)D : kD] = X_k``.
 
     ``k`` is 1-based here.
@@ -167,7 +167,7 @@ def _split_heads_args(X: Any, A: Any) -> tuple[np.ndarray, int]:
 
 
 @checked(_split_heads_args)
-def split_heads(X: Any, A: int) -> np.ndarray:
+def split_heads(X, A):
     """Split the width into ``A`` heads ("Notations" Step 7.2):
     ``(B, n, A*D) -> (B, A, n, D)``.
 
@@ -188,7 +188,7 @@ def _heads_x(X: Any) -> np.ndarray:
 
 
 @checked(_heads_x)
-def merge_heads(X: Any) -> np.ndarray:
+def merge_heads(X):
     """Merge heads back ("Notations" Step 7.4): ``(B, A, n, D) -> (B, n, A*D)``.
 
     The inverse of :func:`split_heads`: swap the ``A`` and ``n`` axes, then reshape,
@@ -228,9 +228,7 @@ def _mhsa_args(
 
 
 @checked(_mhsa_args)
-def multi_head_self_attention(
-    X: Any, mask: Any, W_q: Any, W_k: Any, W_v: Any, W_o: Any, kind: str = "additive"
-) -> np.ndarray:
+def multi_head_self_attention(X, mask, W_q, W_k, W_v, W_o, kind="additive"):
     """Masked multi-head self-attention, one head at a time (the box's definition):
 
     ``MultiHeadSA(X, Mask) = Concat(head_1, ..., head_A) W_o`` with

@@ -50,7 +50,7 @@ def _cross_entropy_args(y: Any, y_hat: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 @checked(_cross_entropy_args)
-def cross_entropy(y: Any, y_hat: Any) -> np.ndarray | float:
+def cross_entropy(y, y_hat):
     """Cross entropy of a predicted distribution ``y_hat`` against a target ``y``:
 
     ``CrossEntropy(y, y_hat) = -sum_j y[j] * log(y_hat[j])`` (natural log, so in nats).
@@ -96,9 +96,7 @@ def _from_logits_args(logits: Any, targets: Any, reduction: Any = "mean") -> tup
 
 
 @checked(_from_logits_args)
-def cross_entropy_from_logits(
-    logits: Any, targets: Any, reduction: str = "mean"
-) -> np.ndarray | float:
+def cross_entropy_from_logits(logits, targets, reduction="mean"):
     """Cross entropy of token ids under ``softmax(logits)``, computed
     stably (log-sum-exp):
 

@@ -70,7 +70,7 @@ def _softmax_args(X: Any, axis: Any = -1, name: str = "X") -> tuple[np.ndarray, 
 
 
 @checked(_softmax_args)
-def softmax(X: Any, axis: int = -1) -> np.ndarray:
+def softmax(X, axis=-1):
     """Softmax: ``softmax(X)[i, j] = exp(X[i, j]) / sum_k exp(X[i, k])``.
 
     Shapes: any, e.g. ``(n, H) -> (n, H)``; each slice along ``axis`` sums to 1.
@@ -94,7 +94,7 @@ def _mask_args(n: Any, kind: Any = "additive") -> tuple[int, str]:
 
 
 @checked(_mask_args)
-def mask_bidirectional(n: int, kind: str = "additive") -> np.ndarray:
+def mask_bidirectional(n, kind="additive"):
     """Bidirectional mask Mask_BD: every query may attend to every key.
 
     Shapes: ``() -> (n, n)``.  ``kind="additive"`` (the default, used by the book) gives
@@ -107,7 +107,7 @@ def mask_bidirectional(n: int, kind: str = "additive") -> np.ndarray:
 
 
 @checked(_mask_args)
-def mask_autoregressive(n: int, kind: str = "additive") -> np.ndarray:
+def mask_autoregressive(n, kind="additive"):
     """Autoregressive (causal) mask Mask_AR: query ``i`` may attend to keys
     ``j <= i`` only.
 
@@ -176,7 +176,7 @@ def _check_masked(masked: np.ndarray, scores: np.ndarray, kind: str) -> None:
 
 
 @checked(_masked_softmax_args)
-def masked_softmax(scores: Any, mask: Any, kind: str = "additive") -> np.ndarray:
+def masked_softmax(scores, mask, kind="additive"):
     """Masked softmax over the last axis.
 
     ``kind="additive"`` (default): ``softmax(scores + mask)`` with ``mask`` 0 (attend) /

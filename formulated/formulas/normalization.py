@@ -51,7 +51,7 @@ def _check_spread(spread: np.ndarray, eps: float, what: str) -> None:
 
 
 @checked(_check_ln)
-def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(X, gamma, beta, eps=1e-5):
     """Layer normalization of each row (the box's definition, as
     ``torch.nn.LayerNorm``):
 
@@ -73,7 +73,7 @@ def layer_norm(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
 
 
 @checked(_check_ln)
-def layer_norm_std_eps(X: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarray:
+def layer_norm_std_eps(X, gamma, beta, eps=1e-5):
     """The "Notations" code variant of layer normalization: ``eps`` added to the std,
     not the variance.
 

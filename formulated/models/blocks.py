@@ -60,7 +60,7 @@ def _mask_sparse_banded_args(
 
 
 @checked(_mask_sparse_banded_args)
-def mask_sparse_banded(n: int, window: int, kind: str = "additive") -> np.ndarray:
+def mask_sparse_banded(n, window, kind="additive"):
     """GPT-3's locally banded attention mask :math:`\\text{Mask}^{ST}`, ``(n, n)``.
 
     Position ``i`` may attend to position ``j`` iff ``0 ≤ i − j < window``: itself and
@@ -210,15 +210,7 @@ def _pre_ln_args(
 
 
 @checked(_block_args)
-def block_post_ln(
-    X: np.ndarray,
-    blk: Block,
-    mask: np.ndarray,
-    *,
-    gelu: str = "sigmoid",
-    eps: float = 1e-5,
-    ffn: str = "gelu",
-) -> np.ndarray:
+def block_post_ln(X, blk, mask, *, gelu="sigmoid", eps=1e-5, ffn="gelu"):
     """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
 
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
@@ -236,14 +228,7 @@ def block_post_ln(
 
 
 @checked(_pre_ln_args)
-def block_pre_ln(
-    X: np.ndarray,
-    blk: Block,
-    mask: np.ndarray,
-    *,
-    gelu: str = "sigmoid",
-    eps: float = 1e-5,
-) -> np.ndarray:
+def block_pre_ln(X, blk, mask, *, gelu="sigmoid", eps=1e-5):
     """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``:
 
     ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``.

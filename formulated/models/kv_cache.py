@@ -183,9 +183,7 @@ def _forward_cached_args(
 
 @torch.no_grad()
 @checked(_forward_cached_args)
-def forward_cached(
-    model: GPT, idx: torch.Tensor, cache: KVCache | None = None
-) -> tuple[torch.Tensor, KVCache]:
+def forward_cached(model, idx, cache=None):
     """Run ``m`` new positions through the model, reusing and extending ``cache``.
 
     ``idx``: ``(B, m)`` ids of positions ``t .. t+m-1`` (``t = cache.length``); returns

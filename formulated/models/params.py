@@ -514,17 +514,8 @@ _parameter_breakdown_args = _parameter_count_args = _lambda_args
 
 @checked(_parameter_breakdown_args)
 def parameter_breakdown(
-    V: int,
-    n: int,
-    H: int,
-    F: int,
-    D: int,
-    A: int,
-    L: int,
-    *,
-    attention_biases: bool = False,
-    final_layer_norm: bool = False,
-) -> dict[str, int]:
+    V, n, H, F, D, A, L, *, attention_biases=False, final_layer_norm=False
+):
     """The source's λ term by term: ``{"embeddings", "attention", "ffn", "layernorm"}``.
 
     ``embeddings = V·H + n·H``, ``attention = L·(A·3·H·D + A·D·H)``,
@@ -551,17 +542,8 @@ def parameter_breakdown(
 
 @checked(_parameter_count_args)
 def parameter_count(
-    V: int,
-    n: int,
-    H: int,
-    F: int,
-    D: int,
-    A: int,
-    L: int,
-    *,
-    attention_biases: bool = False,
-    final_layer_norm: bool = False,
-) -> int:
+    V, n, H, F, D, A, L, *, attention_biases=False, final_layer_norm=False
+):
     """The source's parameter count λ (Parameters section of 000/001); 116,497,920 for
     GPT-1.
 

@@ -130,7 +130,7 @@ def _embed_args(
 
 
 @checked(_embed_args)
-def _embed(ids: np.ndarray, W_e: np.ndarray, W_p: np.ndarray) -> np.ndarray:
+def _embed(ids, W_e, W_p):
     """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of
     W_p).
 
@@ -155,9 +155,7 @@ def _gpt_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) ->
 
 
 @checked(_gpt_args)
-def gpt_probabilities(
-    x: Any, params: GPTParams, *, gelu: str = "sigmoid", eps: float = 1e-5
-) -> np.ndarray:
+def gpt_probabilities(x, params, *, gelu="sigmoid", eps=1e-5):
     """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` or
     ``(B, n) -> (B, n, V)``.
 
@@ -169,7 +167,7 @@ def gpt_probabilities(
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
 
-    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
+    def one(seq):  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         mask = mask_autoregressive(len(seq))
         for blk in params.blocks:
@@ -239,14 +237,7 @@ def _decoder_args(
 
 
 @checked(_decoder_args)
-def decoder_pre_ln(
-    X: np.ndarray,
-    params: GPTParams,
-    masks: list[np.ndarray],
-    *,
-    gelu: str = "sigmoid",
-    eps: float = 1e-5,
-) -> np.ndarray:
+def decoder_pre_ln(X, params, masks, *, gelu="sigmoid", eps=1e-5):
     """GPT-2's layers and de-embedding, from the input ``X_0 (n, H)`` to
     ``Y = Softmax(LayerNorm_f(X_L) W_eᵀ)`` ``(n, V)``: pre-LN layer ``l`` uses
     ``masks[l]`` (GPT-2: all autoregressive; GPT-3: dense and banded in turn).
@@ -261,9 +252,7 @@ def decoder_pre_ln(
 
 
 @checked(_gpt2_args)
-def gpt2_probabilities(
-    x: Any, params: GPTParams, *, gelu: str = "sigmoid", eps: float = 1e-5
-) -> np.ndarray:
+def gpt2_probabilities(x, params, *, gelu="sigmoid", eps=1e-5):
     """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)``
     or ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2
     uses ``gelu="tanh"``.
@@ -272,7 +261,7 @@ def gpt2_probabilities(
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
 
-    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
+    def one(seq):  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         masks = [mask_autoregressive(len(seq))] * len(params.blocks)  # all causal
         return decoder_pre_ln(X, params, masks, gelu=gelu, eps=eps)
@@ -286,14 +275,7 @@ def gpt2(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
 
 
 @checked(_gpt3_args)
-def gpt3_probabilities(
-    x: Any,
-    params: GPTParams,
-    *,
-    window: int | None = None,
-    gelu: str = "sigmoid",
-    eps: float = 1e-5,
-) -> np.ndarray:
+def gpt3_probabilities(x, params, *, window=None, gelu="sigmoid", eps=1e-5):
     """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use
     :func:`~formulated.models.blocks.mask_sparse_banded`.
 
@@ -306,7 +288,7 @@ def gpt3_probabilities(
     tests/test_models.py::test_gpt3_default_window_matches_gpt_neo_with_that_window
     """
 
-    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V); x may be a batch
+    def one(seq):  # (n,) -> (n, V); x may be a batch
         X = _embed(seq, params.W_e, params.W_p)  # (n, H)
         masks = gpt3_masks(len(seq), len(params.blocks), window)  # dense, banded, ...
         return decoder_pre_ln(X, params, masks, gelu=gelu, eps=eps)
@@ -351,9 +333,7 @@ def _bert_input_args(
 
 
 @checked(_bert_input_args)
-def bert_input(
-    x_A: Any, x_B: Any, j_masked: int | None, *, cls_id: int, sep_id: int, mask_id: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bert_input(x_A, x_B, j_masked, *, cls_id, sep_id, mask_id):
     """Build BERT's input from two sentences (001's construction), 0-based.
 
     ``x = ([CLS], x_A, [SEP], x_B, [SEP])`` of length ``n = n_A + n_B + 3``; the segment
@@ -393,15 +373,7 @@ def _roberta_input_args(
 
 
 @checked(_roberta_input_args)
-def roberta_input(
-    x_A: Any,
-    x_B: Any | None,
-    j_masked: int | None,
-    *,
-    bos_id: int,
-    eos_id: int,
-    mask_id: int,
-) -> tuple[np.ndarray, np.ndarray]:
+def roberta_input(x_A, x_B, j_masked, *, bos_id, eos_id, mask_id):
     """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair,
     ``<s> x_A </s></s> x_B </s>`` (the real tokenizer doubles the separator between
     sentences); no segment ids.  Returns ``(x', x)`` with position ``j_masked``
@@ -471,15 +443,7 @@ def _bert_args(
 
 
 @checked(_bert_args)
-def bert_probabilities(
-    x: Any,
-    t: Any,
-    params: BERTParams,
-    *,
-    gelu: str = "sigmoid",
-    ffn: str = "gelu",
-    eps: float = 1e-5,
-) -> np.ndarray:
+def bert_probabilities(x, t, params, *, gelu="sigmoid", ffn="gelu", eps=1e-5):
     """The BERT box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)`` (or
     batched).
 
@@ -495,7 +459,7 @@ def bert_probabilities(
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
 
-    def one(seq: np.ndarray, ts: np.ndarray) -> np.ndarray:  # (n,), (n,) -> (n, V)
+    def one(seq, ts):  # (n,), (n,) -> (n, V)
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
         X = X + diag(1.0 - ts) @ stack(params.w_A, n) + diag(ts) @ stack(params.w_B, n)
@@ -535,9 +499,7 @@ def _roberta_args(
 
 
 @checked(_roberta_args)
-def roberta_probabilities(
-    x: Any, params: RoBERTaParams, *, gelu: str = "sigmoid", eps: float = 1e-5
-) -> np.ndarray:
+def roberta_probabilities(x, params, *, gelu="sigmoid", eps=1e-5):
     """The RoBERTa box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` (or batched).
 
     BERT without segment ids: ``X_0 = OneHot(x) W_e + W_p``, post-LN layers with GELU
@@ -548,7 +510,7 @@ def roberta_probabilities(
     Checked by: tests/test_models.py::test_parity_with_transformers
     """
 
-    def one(seq: np.ndarray) -> np.ndarray:  # (n,) -> (n, V)
+    def one(seq):  # (n,) -> (n, V)
         n = len(seq)
         X = _embed(seq, params.W_e, params.W_p)
         # omitted by the box: the single token-type vector

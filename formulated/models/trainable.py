@@ -138,14 +138,14 @@ class CausalSelfAttention(nn.Module):
     tests/test_train.py::test_attention_module_matches_torch_multihead_attention
     """
 
-    def __init__(self, cfg: GPTConfig):
+    def __init__(self, cfg):
         super().__init__()
         self.A, self.D, self.dropout = cfg.A, cfg.D, cfg.dropout
         self.qkv = nn.Linear(cfg.H, 3 * cfg.H)  # [W^Q | W^K | W^V] of all A heads
         self.proj = nn.Linear(cfg.H, cfg.H)  # W^O, b^O
         self.resid_drop = nn.Dropout(cfg.dropout)
 
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
+    def forward(self, X):
         B, n, H = X.shape
         Q, K, V = self.qkv(X).split(H, dim=2)  # 3 x (B, n, H)
         Q, K, V = (
@@ -168,14 +168,14 @@ class FFN(nn.Module):
     Checked by: tests/test_train.py::test_torch_gpt_equals_numpy_gpt2
     """
 
-    def __init__(self, cfg: GPTConfig):
+    def __init__(self, cfg):
         super().__init__()
         self.fc = nn.Linear(cfg.H, cfg.F)  # W_1, b_1
         self.proj = nn.Linear(cfg.F, cfg.H)  # W_2, b_2
         self.approximate = "tanh" if cfg.gelu == "tanh" else "none"  # PyTorch's names
         self.drop = nn.Dropout(cfg.dropout)
 
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
+    def forward(self, X):
         return self.drop(self.proj(F.gelu(self.fc(X), approximate=self.approximate)))
 
 
@@ -187,14 +187,14 @@ class Block(nn.Module):
     Checked by: tests/test_train.py::test_torch_gpt_equals_numpy_gpt2
     """
 
-    def __init__(self, cfg: GPTConfig):
+    def __init__(self, cfg):
         super().__init__()
         self.ln_1 = nn.LayerNorm(cfg.H, eps=cfg.eps)
         self.attn = CausalSelfAttention(cfg)
         self.ln_2 = nn.LayerNorm(cfg.H, eps=cfg.eps)
         self.ffn = FFN(cfg)
 
-    def forward(self, X: torch.Tensor) -> torch.Tensor:
+    def forward(self, X):
         X = X + self.attn(self.ln_1(X))
         return X + self.ffn(self.ln_2(X))
 
@@ -230,9 +230,7 @@ class GPT(nn.Module):
             else:
                 nn.init.normal_(p, 0.0, 0.02)
 
-    def forward(
-        self, idx: torch.Tensor, targets: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(self, idx, targets=None):
         """``idx``: (B, n) ids in ``0 .. V-1``; returns ``(logits (B, n, V), loss)``.
 
         ``loss``: ``None`` without ``targets``; with them (the shape of ``idx``,
@@ -494,9 +492,7 @@ def _shape_distribution_args(
 
 
 @checked(_shape_distribution_args)
-def shape_distribution(
-    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None
-) -> torch.Tensor:
+def shape_distribution(logits, temperature=1.0, top_k=None):
     """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits:
     ``(V,) -> (V,)``.
 

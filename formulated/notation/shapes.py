@@ -14,7 +14,7 @@ Shapes are written in the book's letters: ``B`` batch, ``n`` sequence length, ``
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -270,9 +270,7 @@ class TraceStep:
         return tuple(self.value.shape)
 
 
-def _trace_attention(
-    Z: np.ndarray, p: GPTBlockParams, rec: Callable[..., Any]
-) -> np.ndarray:
+def _trace_attention(Z, p, rec):
     """Masked multi-head self-attention of :func:`trace_gpt_block`, step by step
     ("Notations" Steps 7.1-7.4), each intermediate recorded with ``rec``; returns the
     output ``(B, n, H)``.
@@ -283,7 +281,7 @@ def _trace_attention(
     A, H, D = p.W_q.shape
     n = Z.shape[1]
 
-    def heads_side_by_side(W: np.ndarray) -> np.ndarray:  # (A, H, D) -> (H, A*D)
+    def heads_side_by_side(W):  # (A, H, D) -> (H, A*D)
         return W.transpose(1, 0, 2).reshape(H, A * D)
 
     Q = rec(
@@ -352,9 +350,7 @@ def _trace_gpt_block_args(
 
 
 @checked(_trace_gpt_block_args)
-def trace_gpt_block(
-    ids: Any, params: GPTBlockParams, gelu_approximation: str = "tanh"
-) -> list[TraceStep]:
+def trace_gpt_block(ids, params, gelu_approximation="tanh"):
     """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the
     output layer, recording every intermediate tensor.
 
@@ -382,9 +378,7 @@ def trace_gpt_block(
     p = params
     steps: list[TraceStep] = []
 
-    def rec(
-        name: str, formula: str, letters: tuple[str, ...], value: np.ndarray
-    ) -> np.ndarray:
+    def rec(name, formula, letters, value):
         steps.append(TraceStep(name, formula, letters, value))
         return value
 

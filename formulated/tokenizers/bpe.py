@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
-
-import numpy as np
+from typing import Any, Mapping, Sequence
 
 from .._checks import check_int, check_positive_int, check_text, checked, tokens_of
 from .corpus import (
@@ -118,13 +116,13 @@ def _best_pair(
 
 @checked(_learn_bpe_args)
 def learn_bpe(
-    word_counts: Mapping[str, int],
-    num_merges: int,
+    word_counts,
+    num_merges,
     *,
-    end_of_word: str = END_OF_WORD,
-    min_frequency: int = 1,
-    symbol_order: Sequence[str] | None = None,
-) -> list[Merge]:
+    end_of_word=END_OF_WORD,
+    min_frequency=1,
+    symbol_order=None,
+):
     """Learn up to ``num_merges`` BPE merges from a table of word frequencies.
 
     The algorithm (Sennrich et al. 2016, Algorithm 1), as a textbook loop: split every
@@ -296,13 +294,7 @@ class BPETokenizer:
     Checked by: tests/test_tokenizers.py::test_shakespeare_slice_equals_hugging_face
     """
 
-    def __init__(
-        self,
-        merges: Sequence[Merge | tuple[str, str]],
-        alphabet: Iterable[str],
-        *,
-        end_of_word: str = END_OF_WORD,
-    ):
+    def __init__(self, merges, alphabet, *, end_of_word=END_OF_WORD):
         alphabet = list(alphabet)  # an iterator is read once, by the check and here
         self.merges: list[Merge] = _check_bpe_args(merges, alphabet, end_of_word)
         self.end_of_word = end_of_word
@@ -320,13 +312,13 @@ class BPETokenizer:
     @classmethod
     def train(
         cls,
-        corpus: str | Mapping[str, int],
-        num_merges: int,
+        corpus,
+        num_merges,
         *,
-        end_of_word: str = END_OF_WORD,
-        min_frequency: int = 1,
-        symbol_order: Sequence[str] | None = None,
-    ) -> "BPETokenizer":
+        end_of_word=END_OF_WORD,
+        min_frequency=1,
+        symbol_order=None,
+    ):
         """Learn ``num_merges`` merges (:func:`learn_bpe`, computed by the faster
         :func:`learn_bpe_incremental`) from a text or a word-frequency table."""
         word_counts = word_frequencies(corpus) if isinstance(corpus, str) else corpus
@@ -345,11 +337,11 @@ class BPETokenizer:
         return cls(merges, alphabet, end_of_word=end_of_word)
 
     @property
-    def vocab_size(self) -> int:
+    def vocab_size(self):
         """``V``: initial symbols plus one token per (distinct) merge."""
         return len(self.itos)
 
-    def tokenize_word(self, word: str) -> tuple[str, ...]:
+    def tokenize_word(self, word):
         """The tokens of one word: ``"lowest" -> ("low", "est</w>")`` after suitable
         merges."""
         if word in self._cache:
@@ -365,24 +357,24 @@ class BPETokenizer:
         self._cache[word] = symbols
         return symbols
 
-    def tokenize(self, text: str) -> list[str]:
+    def tokenize(self, text):
         """``str -> list[str]``: the tokens of every whitespace-separated word, in
         order."""
         check_text(text)
         return [t for w in text.split() for t in self.tokenize_word(w)]
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text):
         """``str -> list[int]``: token ids ``0 .. V-1``; an unknown character raises
         ``KeyError``."""
         return [self.stoi[t] for t in self.tokenize(text)]
 
-    def decode(self, ids: Sequence[int] | np.ndarray) -> str:
+    def decode(self, ids):
         """``list[int] -> str``: join the tokens, each end-of-word marker becoming a
         space."""
         pieces = tokens_of(ids, self.itos)
         return "".join(pieces).replace(self.end_of_word, " ").rstrip(" ")
 
-    def __repr__(self) -> str:
+    def __repr__(self):
         return f"BPETokenizer(V={self.vocab_size}, merges={len(self.merges)})"
 
 
@@ -398,7 +390,7 @@ def _vocab_size_args(base_symbols: Any, merges: Any, special_tokens: Any = 0) ->
 
 
 @checked(_vocab_size_args)
-def bpe_vocab_size(base_symbols: int, merges: int, special_tokens: int = 0) -> int:
+def bpe_vocab_size(base_symbols, merges, special_tokens=0):
     """Vocabulary size of a BPE tokenizer:
     ``V = base symbols + merges + special tokens``.
 

@@ -8,9 +8,7 @@ Ids are 0-based in code (``0 .. V-1``); the book's math numbers the vocabulary `
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
-
-import numpy as np
+from typing import Any, Iterable
 
 from .._checks import check_text, tokens_of
 
@@ -76,40 +74,40 @@ class CharTokenizer:
     Checked by: tests/test_tokenizers.py::test_char_tokenizer_stoi_itos_round_trip
     """
 
-    def __init__(self, chars: Iterable[str]):
+    def __init__(self, chars):
         chars = _check_chars(chars)
         self.itos: list[str] = chars
         self.stoi: dict[str, int] = {c: i for i, c in enumerate(chars)}
 
     @classmethod
-    def from_text(cls, text: str) -> "CharTokenizer":
+    def from_text(cls, text):
         """Build the vocabulary from a corpus: its distinct characters, sorted by code
         point."""
         _check_corpus(text)
         return cls(sorted(set(text)))
 
     @property
-    def vocab_size(self) -> int:
+    def vocab_size(self):
         """``V``, the number of distinct tokens."""
         return len(self.itos)
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text):
         """``str -> list[int]`` of length ``len(text)``; unknown characters raise
         ``KeyError``."""
         _check_known(text, self.stoi)
         return [self.stoi[c] for c in text]
 
-    def decode(self, ids: Sequence[int] | np.ndarray) -> str:
+    def decode(self, ids):
         """``list[int] -> str``; ids outside ``0 .. V-1`` raise ``ValueError``."""
         return "".join(tokens_of(ids, self.itos))
 
-    def __repr__(self) -> str:
+    def __repr__(self):
         return f"CharTokenizer(V={self.vocab_size})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self):
         """A JSON-able form, stored in checkpoints."""
         return {"kind": "char", "itos": "".join(self.itos)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "CharTokenizer":
+    def from_dict(cls, d):
         return cls(_check_char_dict(d))

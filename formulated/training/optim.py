@@ -29,7 +29,7 @@ def _lr_lambda_args(cfg: Any) -> TrainConfig:
 
 
 @checked(_lr_lambda_args)
-def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
+def lr_lambda(cfg):
     """Multiplier of ``lr`` at a step: warm-up, cosine decay to ``min_lr``, then flat.
 
     ``f(s) = (s + 1) / w`` for ``s < w``, then ``m + (1 - m) (1 + cos(pi t)) / 2`` with
@@ -43,7 +43,7 @@ def lr_lambda(cfg: TrainConfig) -> Callable[[int], float]:
     floor = cfg.min_lr / cfg.lr
     end = round(cfg.decay_frac * cfg.max_steps)
 
-    def f(step: int) -> float:
+    def f(step):
         if step < cfg.warmup_steps:
             return (step + 1) / cfg.warmup_steps
         t = min(1.0, (step - cfg.warmup_steps) / max(1, end - cfg.warmup_steps))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -90,14 +90,8 @@ def _check_step_args(
 
 @checked(_check_step_args)
 def train_step(
-    model: torch.nn.Module,
-    optimizers: Sequence[torch.optim.Optimizer],
-    schedulers: Sequence[Any],
-    x: torch.Tensor,
-    y: torch.Tensor,
-    grad_clip: float,
-    autocast: Callable[[], Any] = contextlib.nullcontext,
-) -> torch.Tensor:
+    model, optimizers, schedulers, x, y, grad_clip, autocast=contextlib.nullcontext
+):
     """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
 
     ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the

@@ -233,9 +233,7 @@ def _ex_08_4_shortcut():
 
     scores = ex.SLIDE_KEYS @ ex.SLIDE_QUERIES[1]
     w2 = fg.softmax(scores)
-    attended = fg.attention(
-        ex.SLIDE_QUERIES, ex.SLIDE_KEYS, ex.SLIDE_VALUES, scale=False
-    )
+    attended = fg.attention(ex.SLIDE_QUERIES, ex.SLIDE_KEYS, ex.SLIDE_VALUES, scale=1.0)
     out2 = attended[1]
     return scores, w2, out2
 
