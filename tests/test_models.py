@@ -431,7 +431,7 @@ def test_lambda_against_real_models_counted_by_transformers():
         40478, 512, 768, 3072, 64, 12, 12, attention_biases=True
     )
     assert n2 == parameter_count(
-        50257, 1024, 768, 3072, 64, 12, 12, attention_biases=True, final_layer_norm=True
+        50257, 1024, 768, 3072, 64, 12, 12, attention_biases=True, final_ln=True
     )
 
 
@@ -449,7 +449,7 @@ def test_loaded_params_hold_every_parameter_of_the_model(kind, loaded):
     extra = (
         {
             "openai-gpt": dict(attention_biases=True),
-            "gpt2": dict(attention_biases=True, final_layer_norm=True),
+            "gpt2": dict(attention_biases=True, final_ln=True),
             "gpt-neo": None,
         }[kind]
         if kind in ("openai-gpt", "gpt2", "gpt-neo")
@@ -475,7 +475,7 @@ def test_lambda_equals_the_size_of_our_containers(V, n, A, D, F, L, extra_width)
     lam = parameter_count(V, n, H, F, D, A, L)
     assert num_parameters(init_gpt(cfg)) == lam
     assert num_parameters(init_gpt2(cfg)) == parameter_count(
-        V, n, H, F, D, A, L, final_layer_norm=True
+        V, n, H, F, D, A, L, final_ln=True
     )
     assert num_parameters(init_gpt(cfg, attention_biases=True)) == parameter_count(
         V, n, H, F, D, A, L, attention_biases=True
@@ -507,7 +507,7 @@ def test_lambda_equals_the_size_of_our_containers(V, n, A, D, F, L, extra_width)
     }
     for params, extra in [
         (init_gpt(cfg), {}),
-        (init_gpt2(cfg), dict(final_layer_norm=True)),
+        (init_gpt2(cfg), dict(final_ln=True)),
         (init_gpt(cfg, attention_biases=True), dict(attention_biases=True)),
     ]:
         sizes = dict.fromkeys(("embeddings", "attention", "ffn", "layernorm"), 0)
@@ -572,7 +572,7 @@ def test_lambda_terms_match_the_submodules_of_transformers_models(kind, sizes):
         "attention": sum(_numel(h.attn, weights_only=True) for h in blocks),
     }
     real = parameter_breakdown(
-        V, n, H, F, D, A, L, attention_biases=True, final_layer_norm=kind == "gpt2"
+        V, n, H, F, D, A, L, attention_biases=True, final_ln=kind == "gpt2"
     )
     assert real == {**expected, "attention": sum(_numel(h.attn) for h in blocks)}
     assert sum(real.values()) == _numel(model)  # and no module was left out

@@ -99,7 +99,7 @@ def test_rows_are_consistent():
         assert s.F == 4 * s.H, s.name
     assert set(BOOK_MODELS) <= set(SIZES)
     assert size("GPT-2 small").parameter_count() == parameter_count(
-        50257, 1024, 768, 3072, 64, 12, 12, attention_biases=True, final_layer_norm=True
+        50257, 1024, 768, 3072, 64, 12, 12, attention_biases=True, final_ln=True
     )
 
 

@@ -488,7 +488,7 @@ def init_roberta(
 # ---------------------------------------------------------------------------------------------
 
 
-def _lambda_args(
+def _parameter_breakdown_args(
     V: Any,
     n: Any,
     H: Any,
@@ -498,31 +498,26 @@ def _lambda_args(
     L: Any,
     *,
     attention_biases: Any = False,
-    final_layer_norm: Any = False,
+    final_ln: Any = False,
 ) -> tuple:
-    """The checker of :func:`parameter_breakdown` and :func:`parameter_count` (same
-    arguments): seven positive integers; the two options are read as truths."""
+    """The checker of :func:`parameter_breakdown` (and so of :func:`parameter_count`):
+    seven positive integers; the two options are read as truths."""
     sizes = tuple(
         check_positive_int(v, k)
         for v, k in zip((V, n, H, F, D, A, L), "V n H F D A L".split())
     )
-    return (*sizes, attention_biases, final_layer_norm)
-
-
-_parameter_breakdown_args = _parameter_count_args = _lambda_args
+    return (*sizes, attention_biases, final_ln)
 
 
 @checked(_parameter_breakdown_args)
-def parameter_breakdown(
-    V, n, H, F, D, A, L, *, attention_biases=False, final_layer_norm=False
-):
+def parameter_breakdown(V, n, H, F, D, A, L, *, attention_biases=False, final_ln=False):
     """The source's λ term by term: ``{"embeddings", "attention", "ffn", "layernorm"}``.
 
     ``embeddings = V·H + n·H``, ``attention = L·(A·3·H·D + A·D·H)``,
     ``ffn = L·(H·F + F + F·H + H)``, ``layernorm = L·4H``.  Two pieces the formula omits
     can be switched on: ``attention_biases`` adds ``L·(3·A·D + H)`` (the query/key/value
-    and output biases of every real model) and ``final_layer_norm`` adds ``2H`` (GPT-2's
-    and GPT-3's).
+    and output biases of every real model) and ``final_ln`` adds ``2H`` (the final
+    LayerNorm of GPT-2 and GPT-3).
 
     Definition: def-16-lambda.
     Checked by:
@@ -531,7 +526,7 @@ def parameter_breakdown(
     attn = L * (A * (H * D + H * D + H * D) + A * D * H)
     if attention_biases:
         attn += L * (3 * A * D + H)
-    ln = L * (H + H + H + H) + (2 * H if final_layer_norm else 0)
+    ln = L * (H + H + H + H) + (2 * H if final_ln else 0)
     return {
         "embeddings": V * H + n * H,
         "attention": attn,
@@ -540,32 +535,18 @@ def parameter_breakdown(
     }
 
 
-@checked(_parameter_count_args)
-def parameter_count(
-    V, n, H, F, D, A, L, *, attention_biases=False, final_layer_norm=False
-):
-    """The source's parameter count λ (Parameters section of 000/001); 116,497,920 for
-    GPT-1.
+def parameter_count(V, n, H, F, D, A, L, **options):
+    """The source's parameter count λ, the sum of :func:`parameter_breakdown`'s terms;
+    116,497,920 for GPT-1.
 
     .. math:: λ = VH + nH + L(3AHD + ADH) + L(HF + F + FH + H) + L·4H
 
-    The keyword options add what λ leaves out (see :func:`parameter_breakdown`).
+    The keyword ``options`` (``attention_biases``, ``final_ln``) add what λ leaves out;
+    :func:`parameter_breakdown` checks every argument.
 
     Definition: def-16-lambda.
     Checked by: tests/test_models.py::test_lambda_of_gpt1_is_the_sources_number
     Checked by:
     tests/test_models.py::test_lambda_against_real_models_counted_by_transformers
     """
-    return sum(
-        parameter_breakdown(
-            V,
-            n,
-            H,
-            F,
-            D,
-            A,
-            L,
-            attention_biases=attention_biases,
-            final_layer_norm=final_layer_norm,
-        ).values()
-    )
+    return sum(parameter_breakdown(V, n, H, F, D, A, L, **options).values())

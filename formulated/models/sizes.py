@@ -73,7 +73,7 @@ class ModelSize:
         return parameter_count(
             **self.dimensions(),
             attention_biases=self.attention_biases,
-            final_layer_norm=self.final_layer_norm,
+            final_ln=self.final_layer_norm,
         )
 
 

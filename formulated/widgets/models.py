@@ -92,7 +92,7 @@ def parameter_count_widget(preset: str = "GPT-1") -> FormulaWidget:
             )
         lam = sum(parameter_breakdown(V, n, H, F, D, A, L).values())
         parts = parameter_breakdown(
-            V, n, H, F, D, A, L, attention_biases=biases, final_layer_norm=final_ln
+            V, n, H, F, D, A, L, attention_biases=biases, final_ln=final_ln
         )
         return {"lambda": lam, "breakdown": parts, "total": sum(parts.values()), "D": D}
 
