@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT, toc_files, tool
 
+from booktools.build.pdf import log_problems
 from booktools.course import answer_keys, assign
 from booktools.course.specs import SPECS
-from booktools.build.pdf import log_problems
 
 CHAPTERS = [ROOT / f"{c}.md" for c in toc_files() if re.match(r"chapters/\d\d_", c)]
 

@@ -67,7 +67,12 @@ def test_grading_runs_otter_through_the_entry_point(monkeypatch, tmp_path):
     assert grading.grade(tmp_path / "s.ipynb", autograder, tmp_path / "out") == {
         "total": 0.0
     }
-    assert calls[0][:4] == [sys.executable, "-m", "booktools.course.otter_cli", "run"], calls
+    assert calls[0][:4] == [
+        sys.executable,
+        "-m",
+        "booktools.course.otter_cli",
+        "run",
+    ], calls
 
 
 def test_grades_csv_rounds_the_points(monkeypatch, tmp_path):

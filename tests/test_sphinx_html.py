@@ -70,8 +70,8 @@ def test_tidy_page_drops_fontawesome_hides_icons_and_names_by_visible_text():
 def test_live_config_has_no_binder_repository_while_the_url_is_a_placeholder():
     from types import SimpleNamespace
 
-    from booktools.sphinx.launch import PLACEHOLDER_REPOSITORY_URLS
     from booktools.sphinx.html import live_config
+    from booktools.sphinx.launch import PLACEHOLDER_REPOSITORY_URLS
 
     def app(url: str) -> SimpleNamespace:
         options = {

@@ -186,7 +186,9 @@ def test_config_paths_exist() -> None:
 
 def test_extension_assets_exist() -> None:
     """The files the Sphinx extensions add to every page (``add_js_file``/``add_css_file``)."""
-    from booktools.sphinx import launch, html as sphinx_html, i18n as sphinx_i18n
+    from booktools.sphinx import html as sphinx_html
+    from booktools.sphinx import i18n as sphinx_i18n
+    from booktools.sphinx import launch
 
     names = [
         sphinx_html.LIVE_JS,
