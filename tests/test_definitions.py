@@ -228,9 +228,9 @@ NOT_CHECKED = {
         "an nn.Module method that torch.compile traces; it checks its arguments first with "
         "self._checked_ids, which needs the model's config"
     ),
-    "formulated.notation.shapes._trace_attention": (
-        "a step of trace_gpt_block, boxed to show Steps 7.1-7.4 written out; it is called only "
-        "from there, with the ids and params trace_gpt_block's checker has checked"
+    "formulated.models.params.parameter_count": (
+        "the sum of parameter_breakdown's terms, one line; it passes every argument on to "
+        "parameter_breakdown, whose checker names the argument at fault"
     ),
 }
 

@@ -257,82 +257,16 @@ def random_block_params(
 
 @dataclass(frozen=True)
 class TraceStep:
-    """One tensor of the trace: its name, the formula that made it (book notation, LaTeX), its
-    shape in letters (``("B", "n", "H")``) and the array itself."""
+    """One tensor of the trace: its name, its shape in letters (``("B", "n", "H")``) and the
+    array itself."""
 
     name: str
-    formula: str
     letters: tuple[str, ...]
     value: np.ndarray
 
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(self.value.shape)
-
-
-def _trace_attention(Z, p, rec):
-    """Masked multi-head self-attention of :func:`trace_gpt_block`, step by step
-    ("Notations" Steps 7.1-7.4), each intermediate recorded with ``rec``; returns the
-    output ``(B, n, H)``.
-
-    Definition: def-05-block.
-    Checked by: tests/test_shapes.py::test_trace_equals_gpt2_block
-    """
-    A, H, D = p.W_q.shape
-    n = Z.shape[1]
-
-    def heads_side_by_side(W):  # (A, H, D) -> (H, A*D)
-        return W.transpose(1, 0, 2).reshape(H, A * D)
-
-    Q = rec(
-        "queries, all heads",
-        r"\bm{Z}[\bm{W}^Q_1 \cdots \bm{W}^Q_A]",
-        ("B", "n", "A*D"),
-        Z @ heads_side_by_side(p.W_q),
-    )
-    K = rec(
-        "keys, all heads",
-        r"\bm{Z}[\bm{W}^K_1 \cdots \bm{W}^K_A]",
-        ("B", "n", "A*D"),
-        Z @ heads_side_by_side(p.W_k),
-    )
-    Vv = rec(
-        "values, all heads",
-        r"\bm{Z}[\bm{W}^V_1 \cdots \bm{W}^V_A]",
-        ("B", "n", "A*D"),
-        Z @ heads_side_by_side(p.W_v),
-    )
-    Qh = rec("queries, split", r"\bm{Q}", ("B", "A", "n", "D"), f.split_heads(Q, A))
-    Kh = rec("keys, split", r"\bm{K}", ("B", "A", "n", "D"), f.split_heads(K, A))
-    Vh = rec("values, split", r"\bm{V}", ("B", "A", "n", "D"), f.split_heads(Vv, A))
-    S = rec(
-        "scores",
-        r"\bm{Q}\bm{K}^\top / \sqrt{D}",
-        ("B", "A", "n", "n"),
-        Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D),
-    )
-    M = rec(
-        "mask", r"\operatorname{Mask}_\text{AR}", ("n", "n"), f.mask_autoregressive(n)
-    )
-    P = rec(
-        "attention weights",
-        r"\operatorname{Softmax}(\text{scores} + \operatorname{Mask})",
-        ("B", "A", "n", "n"),
-        f.masked_softmax(S, M),
-    )
-    C = rec("heads", r"\operatorname{head}_i", ("B", "A", "n", "D"), P @ Vh)
-    Cm = rec(
-        "heads, concatenated",
-        r"\operatorname{Concat}(\operatorname{head}_1, \dots)",
-        ("B", "n", "A*D"),
-        f.merge_heads(C),
-    )
-    return rec(
-        "attention output",
-        r"\operatorname{Concat}(\dots)\,\bm{W}^O",
-        ("B", "n", "H"),
-        Cm @ p.W_o,
-    )
 
 
 def _trace_gpt_block_args(
@@ -352,7 +286,7 @@ def _trace_gpt_block_args(
 @checked(_trace_gpt_block_args)
 def trace_gpt_block(ids, params, gelu_approximation="tanh"):
     """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the
-    output layer, recording every intermediate tensor.
+    output layer, recording every intermediate tensor with its shape in letters.
 
     The block, in the book's notation (``X`` is ``B x n x H``; every formula acts on
     each sequence of the batch alike):
@@ -360,9 +294,10 @@ def trace_gpt_block(ids, params, gelu_approximation="tanh"):
     ``X' = X + MultiHeadSA(LayerNorm(X), Mask_AR)``,
     ``X1 = X' + FFN_GELU(LayerNorm(X'))``, ``Y = Softmax(LayerNorm(X1) W_e^T)``.
 
-    Multi-head attention is written out step by step as in "Notations" Steps 7.1-7.4
-    (project, split heads, scores, mask, softmax, weighted sum, merge heads, project),
-    using :func:`~formulated.formulas.split_heads`,
+    One line per step: its name, its shape in letters, the formula that computes it.
+    Multi-head attention is written out as in "Notations" Steps 7.1-7.4 (project, split
+    heads, scores, mask, softmax, weighted sum, merge heads, project), using
+    :func:`~formulated.formulas.concat`, :func:`~formulated.formulas.split_heads`,
     :func:`~formulated.formulas.masked_softmax` and
     :func:`~formulated.formulas.merge_heads`.  ``gelu_approximation="tanh"`` is GPT-2's
     GELU.
@@ -373,93 +308,41 @@ def trace_gpt_block(ids, params, gelu_approximation="tanh"):
     Definition: def-05-block.
     Checked by: tests/test_shapes.py::test_trace_equals_gpt2_block
     """
-    dims = params.dims
-    n = ids.shape[1]
-    p = params
-    steps: list[TraceStep] = []
+    p, n, steps = params, ids.shape[1], []
+    A, H, D = p.W_q.shape
 
-    def rec(name, formula, letters, value):
-        steps.append(TraceStep(name, formula, letters, value))
+    def rec(name, letters, value):  # record one step, pass its value on
+        steps.append(TraceStep(name, tuple(letters.split()), value))
         return value
 
-    rec("ids", r"\bm{x}", ("B", "n"), ids)
-    onehot = rec(
-        "one-hot",
-        r"\operatorname{OneHot}(\bm{x})",
-        ("B", "n", "V"),
-        f.one_hot(ids, dims["V"]),
-    )
-    tok = rec(
-        "token embeddings",
-        r"\operatorname{OneHot}(\bm{x})\,\bm{W}_e",
-        ("B", "n", "H"),
-        onehot @ p.W_e,
-    )
-    pos = rec("position embeddings", r"\bm{W}_p[1..n]", ("n", "H"), p.W_p[:n])
-    X = rec(
-        "block input", r"\bm{X}^{(0)}", ("B", "n", "H"), tok + pos
-    )  # pos broadcasts over B
-    Z = rec(
-        "LayerNorm 1",
-        r"\operatorname{LayerNorm}(\bm{X})",
-        ("B", "n", "H"),
-        f.layer_norm(X, p.ln1_gamma, p.ln1_beta),
-    )
-    att = _trace_attention(Z, p, rec)
-    X1 = rec(
-        "after attention + residual",
-        r"\bm{X}' = \bm{X} + \text{attention}",
-        ("B", "n", "H"),
-        X + att,
-    )
-    Z2 = rec(
-        "LayerNorm 2",
-        r"\operatorname{LayerNorm}(\bm{X}')",
-        ("B", "n", "H"),
-        f.layer_norm(X1, p.ln2_gamma, p.ln2_beta),
-    )
-    h = rec(
-        "FFN hidden (pre-activation)",
-        r"\bm{Z}\bm{W}_1 + \bm{b}_1",
-        ("B", "n", "F"),
-        Z2 @ p.W1 + p.b1,
-    )
-    g = rec(
-        "FFN hidden (GELU)",
-        r"\operatorname{GELU}(\cdot)",
-        ("B", "n", "F"),
-        f.gelu(h, gelu_approximation),
-    )
-    ffn = rec(
-        "FFN output",
-        r"\operatorname{GELU}(\cdot)\,\bm{W}_2 + \bm{b}_2",
-        ("B", "n", "H"),
-        g @ p.W2 + p.b2,
-    )
-    X2 = rec(
-        "block output",
-        r"\bm{X}^{(1)} = \bm{X}' + \text{FFN}",
-        ("B", "n", "H"),
-        X1 + ffn,
-    )
-    Zf = rec(
-        "final LayerNorm",
-        r"\operatorname{LayerNorm}(\bm{X}^{(1)})",
-        ("B", "n", "H"),
-        f.layer_norm(X2, p.lnf_gamma, p.lnf_beta),
-    )
-    logits = rec(
-        "logits",
-        r"\operatorname{LayerNorm}(\bm{X}^{(1)})\,\bm{W}_e^\top",
-        ("B", "n", "V"),
-        Zf @ p.W_e.T,
-    )
-    rec(
-        "probabilities",
-        r"\bm{Y} = \operatorname{Softmax}(\text{logits})",
-        ("B", "n", "V"),
-        f.softmax(logits, axis=-1),
-    )
+    rec("ids", "B n", ids)
+    onehot = rec("one-hot", "B n V", f.one_hot(ids, len(p.W_e)))
+    tok = rec("token embeddings", "B n H", onehot @ p.W_e)
+    pos = rec("position embeddings", "n H", p.W_p[:n])
+    X = rec("block input", "B n H", tok + pos)  # pos broadcasts over the batch
+    Z = rec("LayerNorm 1", "B n H", f.layer_norm(X, p.ln1_gamma, p.ln1_beta))
+    # MultiHeadSA(Z, Mask_AR), Steps 7.1-7.4: the heads' weights side by side, [W_1 .. W_A]
+    Q = rec("queries, all heads", "B n A*D", Z @ f.concat(*p.W_q))
+    K = rec("keys, all heads", "B n A*D", Z @ f.concat(*p.W_k))
+    V = rec("values, all heads", "B n A*D", Z @ f.concat(*p.W_v))
+    Qh = rec("queries, split", "B A n D", f.split_heads(Q, A))
+    Kh = rec("keys, split", "B A n D", f.split_heads(K, A))
+    Vh = rec("values, split", "B A n D", f.split_heads(V, A))
+    S = rec("scores", "B A n n", Qh @ np.swapaxes(Kh, -1, -2) / np.sqrt(D))
+    M = rec("mask", "n n", f.mask_autoregressive(n))
+    P = rec("attention weights", "B A n n", f.masked_softmax(S, M))
+    heads = rec("heads", "B A n D", P @ Vh)
+    C = rec("heads, concatenated", "B n A*D", f.merge_heads(heads))
+    att = rec("attention output", "B n H", C @ p.W_o)
+    X1 = rec("after attention + residual", "B n H", X + att)  # X'
+    Z2 = rec("LayerNorm 2", "B n H", f.layer_norm(X1, p.ln2_gamma, p.ln2_beta))
+    h = rec("FFN hidden (pre-activation)", "B n F", Z2 @ p.W1 + p.b1)
+    g = rec("FFN hidden (GELU)", "B n F", f.gelu(h, gelu_approximation))
+    ffn = rec("FFN output", "B n H", g @ p.W2 + p.b2)
+    X2 = rec("block output", "B n H", X1 + ffn)  # X^(1)
+    Zf = rec("final LayerNorm", "B n H", f.layer_norm(X2, p.lnf_gamma, p.lnf_beta))
+    logits = rec("logits", "B n V", Zf @ p.W_e.T)
+    rec("probabilities", "B n V", f.softmax(logits))  # Y
     return steps
 
 
