@@ -17,6 +17,9 @@ that they agree on what a directive, an option or a role is:
 * :data:`ROLE` and :func:`explicit`: ``{name}`text``` and its ``title <target>`` form;
 * :data:`CODE_CELL_OPTIONS` and :func:`block_pattern`: whole blocks as one regex, for
   substituting them in a text;
+* :data:`MATH`, :data:`INLINE_CODE` and :data:`HEADING`: math, inline code and an ATX
+  heading, for the tools that read a chapter's prose (translation checks, glosses, slides,
+  plain Markdown, leak scan, answer keys);
 * :func:`split_front_matter`: the jupytext front matter and the chapter.
 """
 
@@ -35,6 +38,9 @@ __all__ = [
     "ROLE",
     "EXPLICIT",
     "CODE_CELL_OPTIONS",
+    "MATH",
+    "INLINE_CODE",
+    "HEADING",
     "Block",
     "closing",
     "options",
@@ -69,6 +75,14 @@ EXPLICIT = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 CODE_CELL_OPTIONS = re.compile(
     r"^(?P<fence>`{3,}\{code-cell\}[^\n]*\n)---\n(?P<yaml>.*?)^---$", re.M | re.S
 )
+#: Math: ``$$display$$`` (over lines too), or ``$inline$`` with no blank inside its dollars
+#: and no escaped dollar (``\$5``, ``$ 5`` are no math).
+MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
+#: Inline code: ````` ``a `b` c`` ````` (group ``c2``) or ```` `code` ```` (group ``c1``).
+INLINE_CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
+#: An ATX heading on one line, ``## Title`` (``marks``: the ``#`` run; ``title``: without
+#: the blanks around it and a closing ``#`` run).
+HEADING = re.compile(r"^(?P<marks>#{1,6})[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
 _FRONT_MATTER = re.compile(r"\A---\n(?P<yaml>(?:.*\n)*?)---(?:\n|\Z)")
 
 

@@ -161,3 +161,44 @@ def test_no_other_tool_parses_fences_itself() -> None:
         if path.name != "myst.py"
     }
     assert {name: lines for name, lines in own.items() if lines} == {}
+
+
+#: Math, an ATX heading and inline code written as a regex (``\$[^$``, ``#{1,6}``,
+#: ```` `[^`] ````): :data:`booktools.myst.MATH`, ``HEADING`` and ``INLINE_CODE`` are the
+#: one spelling of each.
+PROSE_REGEX = re.compile(r"\\\$\[\^\$|#\{1,6\}|`\[\^`\]")
+
+
+def _own_copies(paths, root=ROOT) -> dict[str, list[str]]:
+    return {
+        path.relative_to(root).as_posix(): lines
+        for path in paths
+        if (
+            lines := [
+                line.strip()
+                for line in path.read_text(encoding="utf-8").split("\n")
+                if PROSE_REGEX.search(line)
+            ]
+        )
+    }
+
+
+def test_no_other_tool_spells_math_headings_or_inline_code() -> None:
+    """The math, heading and inline-code regexes live in booktools/myst.py only."""
+    paths = [
+        p for p in sorted((ROOT / "booktools").rglob("*.py")) if p.name != "myst.py"
+    ]
+    assert _own_copies(paths) == {}
+
+
+def test_a_copy_of_the_math_regex_is_found(tmp_path) -> None:
+    """The check above can fail: a tool with its own math and heading regexes is found."""
+    tool = tmp_path / "booktools" / "tool.py"
+    tool.parent.mkdir()
+    lines = [
+        r'MATH = re.compile(r"\$\$.+?\$\$|\$[^$]*\$")',
+        r'HEADING = re.compile(r"^#{1,6}\s+(.*)")',
+        r'CODE = re.compile(r"`[^`]+`")',
+    ]
+    tool.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert _own_copies([tool], tmp_path) == {"booktools/tool.py": lines}

@@ -55,7 +55,6 @@ __all__ = [
 ROLE_OR_CODE = re.compile(
     r"(?P<role>" + myst.ROLE.pattern + r")|(?P<code>(`+)[^`]+?\5)"
 )
-HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
 
 #: Admonitions without an argument: their title is their name.
 ADMONITIONS = (
@@ -182,7 +181,7 @@ def label_texts(chapters_dir: Path) -> dict[str, str]:
                 pending = None
                 i = block.end + 1
                 continue
-            if pending and (h := HEADING.match(line)):
+            if pending and (h := myst.HEADING.match(line)):
                 texts[pending] = h.group("title")
             if line.strip():
                 pending = None

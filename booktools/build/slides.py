@@ -83,7 +83,6 @@ MARK = "<!-- slide -->"
 KINDS = ("prf:definition", "formulated-source", "exercise")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-_HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 _NUMBERED = re.compile(r"^chapters/\d\d_\w+$")
 
 
@@ -140,8 +139,8 @@ def pieces(text: str) -> list[Piece]:
     while i < len(lines):
         block = myst.block_at(lines, i)
         if block is None:
-            if m := _HEADING.match(lines[i]):
-                heading = m.group(2)
+            if m := myst.HEADING.match(lines[i]):
+                heading = m["title"]
             i += 1
             continue
         name = block.name

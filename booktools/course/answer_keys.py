@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from booktools import myst
 from booktools.build.plain_markdown import chapter_titles, label_texts, to_plain
 from booktools.course.assign import exercises
 from booktools.course.specs import SPECS
@@ -98,9 +99,7 @@ def _markdown(text: str, titles: dict[str, str], labels: dict[str, str]) -> str:
         math.append(html.escape(m.group(0)))
         return f"MATH{len(math) - 1}X"
 
-    plain = re.sub(
-        r"\$\$.+?\$\$|\$[^$\n]+\$", keep, to_plain(text, titles, labels, ""), flags=re.S
-    )
+    plain = myst.MATH.sub(keep, to_plain(text, titles, labels, ""))
     rendered = MarkdownIt("commonmark", {"html": True}).render(plain)
     return re.sub(r"MATH(\d+)X", lambda m: math[int(m.group(1))], rendered)
 

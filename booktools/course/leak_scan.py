@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from booktools import myst
 from booktools.course.assign import Exercise, segments
 
 __all__ = [
@@ -70,8 +71,8 @@ def _given_numbers() -> set[str]:
 
 def _prose(text: str) -> str:
     """Markdown without its math and code: what a sentence of an answer is made of."""
-    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|```.*?```|`[^`]*`", " ", text, flags=re.S)
-    return text
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    return myst.INLINE_CODE.sub(" ", myst.MATH.sub(" ", text))
 
 
 def _shingles(text: str, k: int = 8) -> set[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from booktools import myst
 from booktools.paths import LOCALES
 
 __all__ = [
@@ -87,7 +88,11 @@ class CatalogueStats:
     words: int
 
 
-_MARKUP = re.compile(r"\$[^$]*\$|`[^`]*`|\{[\w:-]+\}|<[^>]*>")
+#: Markup that is no words: math, inline code, a role's name, an HTML tag.
+_MARKUP = re.compile(
+    "|".join((myst.MATH.pattern, myst.INLINE_CODE.pattern, r"\{[\w:-]+\}", r"<[^>]*>")),
+    re.S,
+)
 
 
 def catalogue_stats(catalogues: Path = CATALOGUES) -> list[CatalogueStats]:

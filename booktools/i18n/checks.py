@@ -17,8 +17,6 @@ from booktools.i18n.catalogues import LANGUAGE
 from booktools.paths import LOCALES
 
 __all__ = [
-    "MATH",
-    "CODE",
     "IDENT",
     "kept_spans",
     "message_problems",
@@ -30,8 +28,6 @@ __all__ = [
 
 #: Spans copied unchanged into a translation: display and inline math, roles (for a role with a
 #: title, ``{doc}`title <target>``, the role and target only: the title is prose), inline code.
-MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
-CODE = re.compile(r"``(?P<c2>.+?)``|`(?P<c1>[^`]+)`")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
 #: ``formulated.models.reference.gpt`` or ``n_ctx`` written without backticks (a box's title).
 IDENT = re.compile(
@@ -71,13 +67,13 @@ def kept_spans(text: str) -> dict[str, list[str]]:
         found["math"].append(m.group(0))
         return " "
 
-    rest = MATH.sub(math, rest)
+    rest = myst.MATH.sub(math, rest)
 
     def code(m: re.Match[str]) -> str:
         found["code"].append(m.group(0))
         return " "
 
-    rest = CODE.sub(code, rest)
+    rest = myst.INLINE_CODE.sub(code, rest)
     rest = IDENT.sub(code, rest)  # a dotted or snake_case name outside backticks
     found["number"] = _NUMBER.findall(rest)
     return {k: sorted(v) for k, v in found.items()}
@@ -86,7 +82,7 @@ def kept_spans(text: str) -> dict[str, list[str]]:
 def _stuck_emphasis(text: str) -> list[tuple[str, str]]:
     """Closing ``*``/``**`` runs that Markdown cannot close: after punctuation and before
     Hangul (``**위젯(widget)**으로``).  Runs alternate open/close per delimiter kind."""
-    text = CODE.sub("``", MATH.sub("$$", text))
+    text = myst.INLINE_CODE.sub("``", myst.MATH.sub("$$", text))
     opened: dict[str, bool] = {}
     stuck = []
     for m in _EMPHASIS.finditer(text):
@@ -136,7 +132,10 @@ def has_prose(msgid: str) -> bool:
     page shows it as it is)."""
     text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
     return (
-        re.search(r"[A-Za-z]{2,}", IDENT.sub(" ", CODE.sub(" ", MATH.sub(" ", text))))
+        re.search(
+            r"[A-Za-z]{2,}",
+            IDENT.sub(" ", myst.INLINE_CODE.sub(" ", myst.MATH.sub(" ", text))),
+        )
         is not None
     )
 
@@ -199,7 +198,7 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
     """The glossary terms of ``msgid`` (outside math, roles' targets and code; longer terms
     first, so "gradient descent" is not also "gradient") whose Korean term ``msgstr`` lacks."""
     text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or " ", msgid)
-    text = IDENT.sub(" ", CODE.sub(" ", MATH.sub(" ", text)))
+    text = IDENT.sub(" ", myst.INLINE_CODE.sub(" ", myst.MATH.sub(" ", text)))
     # a source's English title quoted as it is ("Weights and embeddings") is no term use
     text = _QUOTED.sub(lambda m: " " if (m[1] or m[2]) in msgstr else m[0], text)
     problems = []

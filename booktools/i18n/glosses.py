@@ -132,10 +132,7 @@ _GLOSS = re.compile(
     r"\((?P<english>[A-Za-z](?:[A-Za-z' -]*[A-Za-z])?)\)"
 )
 _LOWER = re.compile(r"[a-z][a-z'-]*(?: [a-z][a-z'-]*)*")
-_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$]+?(?<![\s\\])\$", re.S)
-_CODE = re.compile(r"``.+?``|`[^`]+`")
 _LINK_TARGET = re.compile(r"\]\([^()\s]*\)")
-_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*#*\s*$")
 _NOT_PLURAL = re.compile(r"(?:ss|us|is|as|ics|ous|ias)$")
 #: Past participles and -ed adjectives; "embed", "speed", "need" are not.
 _PARTICIPLE = re.compile(r"(?<!e)(?<!emb)ed$")
@@ -158,7 +155,7 @@ class Gloss:
 def _masked(text: str) -> str:
     """``text`` with math, roles, inline code and link targets blanked (same length), so a
     search finds prose only and its positions are those of ``text``."""
-    for pattern in (_MATH, myst.ROLE, _CODE, _LINK_TARGET):
+    for pattern in (myst.MATH, myst.ROLE, myst.INLINE_CODE, _LINK_TARGET):
         text = pattern.sub(lambda m: _MASK * len(m.group(0)), text)
     return text
 
@@ -308,7 +305,7 @@ def _source_titles(path: str, root: Path) -> set[str]:
         if code or (opened and opened["name"] == "code-cell"):
             closing = (code or opened)["fence"]
             continue
-        heading = _HEADING.match(line)
+        heading = myst.HEADING.match(line)
         if heading:
             titles.add(heading["title"])
         elif opened and opened["arg"] and opened["name"] != "formulated-source":

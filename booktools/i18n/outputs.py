@@ -14,8 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from booktools import myst
 from booktools.i18n.catalogues import LANGUAGE, merge_catalogue, read_catalogue
-from booktools.i18n.checks import CODE, IDENT
+from booktools.i18n.checks import IDENT
 from booktools.paths import CACHE, LOCALES, ROOT
 
 __all__ = [
@@ -119,7 +120,10 @@ def _wordy(text: str) -> bool:
     progress bar's status has none to translate)."""
     if PROGRESS.match(text):
         return False
-    return re.search(r"[A-Za-z]{2,}", IDENT.sub(" ", CODE.sub(" ", text))) is not None
+    return (
+        re.search(r"[A-Za-z]{2,}", IDENT.sub(" ", myst.INLINE_CODE.sub(" ", text)))
+        is not None
+    )
 
 
 def translate_output(text: str, table: dict[str, str]) -> str:
