@@ -40,5 +40,5 @@ from __future__ import annotations
 from . import errata, examples, formulas
 from .formulas import *  # noqa: F401,F403  (the formulas are the package's main API)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = list(formulas.__all__) + ["formulas", "examples", "errata"]
