@@ -50,6 +50,17 @@ def test_root_is_defined_once():
     assert len(defining) == 1, f"ROOT = Path(__file__)... defined in {defining}"
 
 
+def test_the_tools_define_root_once():
+    """In ``booktools/``, ``ROOT`` is defined by :mod:`booktools.paths` alone (any
+    ``ROOT = ...`` at a module's top level counts) and imported everywhere else."""
+    defining = [
+        p.relative_to(ROOT).as_posix()
+        for p in sorted((ROOT / "booktools").rglob("*.py"))
+        if re.search(r"^ROOT\s*=", p.read_text(encoding="utf-8"), re.M)
+    ]
+    assert defining == ["booktools/paths.py"], f"ROOT defined in {defining}"
+
+
 def statements(source: str) -> int:
     """The statements of a module's source, nested ones included (a docstring counts as one,
     a comment or a blank line as none, a long call spread over many lines as one)."""
