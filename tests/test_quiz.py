@@ -251,7 +251,9 @@ EXPECTED = {
         lambda: (
             float(
                 torch.distributions.Categorical(
-                    torch.tensor([0.5, 0.25, 0.125, 0.125], dtype=torch.float64)
+                    torch.tensor(
+                        [0.5, 0.25, 0.125, 0.0625, 0.0625], dtype=torch.float64
+                    )
                 ).entropy()
             )
             / math.log(2)
@@ -287,7 +289,7 @@ EXPECTED = {
     ("ch08", 1): (
         lambda: float(
             F.scaled_dot_product_attention(
-                torch.tensor([[1.0, 1.0, 0.0]]),
+                torch.tensor([[0.0, 2.0, 1.0]]),
                 torch.tensor([[0.0, 1, 1], [4, 4, 0], [2, 3, 1]]),  # the slides' keys
                 torch.eye(3),
             )[0, 1]
@@ -296,7 +298,7 @@ EXPECTED = {
     ),
     ("ch08", 3): (_dot_std, 0.02),
     ("ch09", 1): (lambda: int(torch.tril(torch.ones(7, 7)).sum()), 0),
-    ("ch09", 2): (lambda: float(torch.softmax(torch.tensor([1.0, 2.0]), 0)[0]), 0),
+    ("ch09", 2): (lambda: float(torch.softmax(torch.tensor([2.0, 0.5]), 0)[0]), 0),
     ("ch10", 1): (lambda: _count(torch.nn.MultiheadAttention(512, 8, bias=False)), 0),
     ("ch11", 1): (lambda: float(F.gelu(torch.tensor(2.0, dtype=torch.float64))), 0),
     ("ch11", 2): (
@@ -812,7 +814,8 @@ def test_quiz_text_goes_through_the_outputs_catalogue() -> None:
     korean = translate_quiz(QUIZ_BLOCK.search(page).group(0), table)
     assert ">확인</button>" in korean and "<strong>정답이다.</strong>" in korean
     answer = questions("ch08")[0].shown
-    assert f"{answer}: 점수 q·k는 (1, 8, 5)이다." in korean
+    scores = output_template(explain)[1][1]
+    assert f"{answer}: 점수 q·k는 ({scores})이다." in korean
     assert "Not quite." in korean  # no translation given: unchanged
     assert re.sub(r">[^<]*<", "><", korean) == re.sub(
         r">[^<]*<", "><", page.split("<!--")[0] + "<!-- /fq-quiz -->"

@@ -17,6 +17,7 @@ from typing import Any
 from booktools import myst
 from booktools.i18n.catalogues import LANGUAGE, merge_catalogue, read_catalogue
 from booktools.i18n.checks import IDENT
+from booktools.i18n.particles import fill_particles
 from booktools.paths import CACHE, LOCALES, ROOT
 
 __all__ = [
@@ -86,7 +87,9 @@ def output_template(text: str) -> tuple[str, list[str]]:
 
 
 def output_fill(translation: str, values: list[str]) -> str:
-    """The translation of a template with the printed values put back in their places."""
+    """The translation of a template with the printed values put back in their places, and
+    a Korean particle pair written right after a placeholder (``{0}(으)로``) resolved for
+    the value it got (:func:`booktools.i18n.particles.fill_particles`)."""
 
     def put(m: re.Match[str]) -> str:
         if m.group(1) is None:
@@ -99,7 +102,7 @@ def output_fill(translation: str, values: list[str]) -> str:
             )
         return values[index]
 
-    return _PLACEHOLDER.sub(put, translation)
+    return fill_particles(translation, lambda text: _PLACEHOLDER.sub(put, text))
 
 
 def placeholders(text: str) -> list[str]:

@@ -22,7 +22,7 @@ def ch08() -> list[Question]:
 
     K = SLIDE_KEYS  # (m, D)
     D = K.shape[1]
-    q = np.array([[1.0, 1.0, 0.0]])  # (1, D): a query the chapter never computes
+    q = np.array([[0.0, 2.0, 1.0]])  # (1, D): a query the chapter never computes
     V = np.eye(len(K))  # one-hot values: the output row is the weights
 
     def weight(scale: float) -> float:
@@ -38,8 +38,8 @@ def ch08() -> list[Question]:
             answer=weight(1 / math.sqrt(D)),
             tolerance=0.005,
             decimals=3,
-            explain="the scores q·k are (1, 8, 5); softmax of (1, 8, 5) / √3, second "
-            "entry.",
+            explain=f"the scores q·k are {_vector(K @ q[0])}; softmax of "
+            f"{_vector(K @ q[0])} / √{D}, second entry.",
             hint="Take the three dot products q·k_j, divide them by √D, then take the "
             "softmax of the row.",
             mistakes=(
@@ -102,7 +102,7 @@ def ch09() -> list[Question]:
 
     n = 7
     allowed = int(np.isfinite(mask_autoregressive(n)).sum())
-    scores = np.array([[1.0, 2.0, 3.0]])  # (1, 3): query 2 of 3, counted from 1
+    scores = np.array([[2.0, 0.5, 1.0]])  # (1, 3): query 2 of 3, counted from 1
     mask = mask_autoregressive(3)[1:2]  # (1, 3)
     w = float(masked_softmax(scores, mask)[0, 0])
     multiplied = float(softmax(scores * (mask == 0))[0, 0])  # 0/1 mask multiplied
@@ -125,12 +125,12 @@ def ch09() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt="Scores (1, 2, 3) of query 2 (counted from 1) under a causal mask: "
+            prompt="Scores (2, 0.5, 1) of query 2 (counted from 1) under a causal mask: "
             "what weight goes to key 1?",
             answer=w,
             tolerance=0.005,
             decimals=3,
-            explain="key 3 is masked, so softmax of (1, 2).",
+            explain="key 3 is masked, so softmax of (2, 0.5).",
             hint="Add −∞ to the masked score, then take the softmax.",
             mistakes=(
                 Mistake(
@@ -140,8 +140,8 @@ def ch09() -> list[Question]:
                 ),
                 Mistake(
                     value=unmasked,
-                    feedback="That is the softmax with no mask: key 3 lies in the "
-                    "future of query 2.",
+                    feedback="That is the softmax with no mask: for query 2, key 3 "
+                    "lies in the future.",
                 ),
             ),
         ),
@@ -228,7 +228,7 @@ def ch10() -> list[Question]:
                 ),
                 Option(
                     text=str((4, 5, 6)),
-                    feedback="The batch axis stays, even with B = 1.",
+                    feedback="Even with B = 1 the batch axis stays.",
                 ),
             ),
         ),
@@ -281,7 +281,7 @@ def ch11() -> list[Question]:
                 Mistake(value=x, feedback=f"That is ReLU({x:g})."),
                 Mistake(
                     value=sigmoid_form,
-                    feedback="That is the sigmoid approximation x σ(1.702x), about 0.02 "
+                    feedback="That is the sigmoid approximation x σ(1.702 x), about 0.02 "
                     "off at this x.",
                 ),
                 Mistake(
@@ -344,7 +344,7 @@ def ch12() -> list[Question]:
     first = float(layer_norm(x, np.ones(4), np.zeros(4))[0, 0])
     sample = float((x[0, 0] - x.mean()) / x.std(ddof=1))
 
-    sigma, eps = 1e-3, 1e-5
+    sigma, eps = 1e-3, 1e-5  # the prompt writes ε as 10⁻⁵
     row = np.array([[-sigma, sigma]])  # mean 0, standard deviation σ
     ones, zeros = np.ones(2), np.zeros(2)
     inside = float(layer_norm(row, ones, zeros, eps=eps)[0, 1]) / sigma
@@ -369,7 +369,7 @@ def ch12() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"A row has standard deviation σ = {sigma:g}; ε = {eps:g}. LayerNorm "
+            prompt=f"A row has standard deviation σ = {sigma:g}; ε = 10⁻⁵. LayerNorm "
             "multiplies x − μ by a factor. What is that factor, with ε inside the "
             "square root as the formula has it?",
             answer=inside,
@@ -400,8 +400,8 @@ def ch12() -> list[Question]:
                 ),
                 Option(
                     text="After adding the residual",
-                    feedback="That is the post-LN block of the original transformer and "
-                    "of GPT-1.",
+                    feedback="That is the post-LN block of GPT-1 and of the original "
+                    "transformer.",
                 ),
                 Option(
                     text="Only once, after the last block",

@@ -3,6 +3,8 @@ book's functions, each wrong option or named mistake by the slip it is named aft
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .model import Choice, Mistake, Numeric, Option, Question
@@ -60,8 +62,8 @@ def ch01() -> list[Question]:
             options=(
                 Option(
                     text="It converges smoothly",
-                    feedback="That needs α ≤ 1/λmax = 1/4; the largest eigenvalue, "
-                    "4, sets the limit, not 1.",
+                    feedback="That needs α ≤ 1/λmax = 1/4: the largest eigenvalue "
+                    "sets the limit (4 here, not 1).",
                     correct=regime == "converges",
                 ),
                 Option(
@@ -124,7 +126,7 @@ def ch02() -> list[Question]:
     T = 2.0
     warm = float(softmax_temperature(z, T)[0])
     times_T = float(softmax_temperature(z * T, 1.0)[0])
-    p = np.array([0.5, 0.25, 0.125, 0.125])
+    p = np.array([0.5, 0.25, 0.125, 0.0625, 0.0625])
     bits = float(entropy(p, base=2))
     nats = float(entropy(p))
     return [
@@ -167,21 +169,21 @@ def ch02() -> list[Question]:
         ),
         Numeric(
             prompt="What is the entropy, in bits, of the distribution "
-            "(1/2, 1/4, 1/8, 1/8)?",
+            "(1/2, 1/4, 1/8, 1/16, 1/16)?",
             answer=bits,
             tolerance=0.005,
-            decimals=2,
-            explain="½ · 1 + ¼ · 2 + ⅛ · 3 + ⅛ · 3 bits.",
-            hint="Sum −p log₂ p over the four outcomes.",
+            decimals=3,
+            explain="½ · 1 + ¼ · 2 + ⅛ · 3 + 2 · (1/16) · 4 bits.",
+            hint="Sum −p log₂ p over the five outcomes.",
             mistakes=(
                 Mistake(
                     value=nats,
                     feedback="That is the entropy in nats (natural logarithm), not bits.",
                 ),
                 Mistake(
-                    value=2.0,
-                    feedback="That is log₂ 4, the entropy of the uniform distribution "
-                    "over four outcomes; this one is not uniform.",
+                    value=math.log2(len(p)),
+                    feedback="That is log₂ 5, the entropy of the uniform distribution "
+                    "over five outcomes; this one is not uniform.",
                 ),
             ),
         ),

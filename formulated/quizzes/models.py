@@ -254,6 +254,7 @@ def ch16() -> list[Question]:
     dims = dict(V=65, n=64, H=64, F=256, D=16, A=4, L=2)
     lam = parameter_count(**dims)
     gpt3 = size("GPT-3 6.7B")
+    big = size("GPT-3 175B")
     blocks = 12 * gpt3.L * gpt3.H**2 / 1e9
     return [
         Numeric(
@@ -304,13 +305,15 @@ def ch16() -> list[Question]:
             options=(
                 Option(
                     text="In the blocks' weight matrices",
-                    feedback="12 L H² is about 174 billion of 175; the embeddings are "
-                    "well under 1 %.",
+                    feedback="12 L H², the blocks' matrices, is over 99 % of the "
+                    "total; the embeddings are well under 1 %.",
                     correct=True,
                 ),
                 Option(
                     text="In the token embeddings",
-                    feedback="V · H is about 0.6 billion of 175.",
+                    feedback=f"V · H = {big.V:,} · {big.H:,} = {big.V * big.H:,} "
+                    f"parameters, about {100 * big.V * big.H / big.published:.2f} % of the "
+                    "total.",
                 ),
                 Option(
                     text="In the LayerNorms",

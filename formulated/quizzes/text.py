@@ -42,7 +42,7 @@ def ch05() -> list[Question]:
             tolerance=0,
             decimals=0,
             explain=f"sequence-wise with a causal mask: the rows of tokens {i} to {n} "
-            f"of sequence {b}, {n - i + 1} rows of H = {H}.",
+            f"in sequence {b}: {n - i + 1} rows of H = {H} entries each.",
             hint=f"Which rows of the same sequence can see token {i} under the causal "
             "mask? "
             "Each such row has H entries; other sequences are never touched.",
@@ -196,8 +196,8 @@ def ch06() -> list[Question]:
             answer=tokens,
             tolerance=0,
             decimals=0,
-            explain="low 1 token (three times), lower 2, lowest 5, newer 3 (twice), "
-            "wider 4.",
+            explain="low 1 token (three times), lower 2, lowest 5, newer 3 (twice) and "
+            "wider 4 tokens.",
             hint="Split every word into characters, then apply each merge, in order, at "
             "every place it fits; count what is left.",
             mistakes=(

@@ -164,7 +164,7 @@ def ch18() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"A step's gradients are g₁ = ({g1[0]:g}, {g1[1]:g}) for one tensor "
+            prompt=f"A step's gradients are g₁ = ({g1[0]:g}, −{-g1[1]:g}) for one tensor "
             f"and g₂ = ({g2[0]:g}, {g2[1]:g}) for another. They are clipped by the "
             f"global norm with threshold c = {c:g}. What is the first entry of g₂ "
             "afterwards?",
