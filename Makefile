@@ -3,6 +3,7 @@
 #               and the slide decks it links (creates .venv the first time; installs TeX Live when missing, as root or with sudo)
 #   make test   run the unit tests and execute every chapter
 #   make check  the fast loop for contributors: the tests without browser, PDF or chapter execution
+#   make lint   the style checks alone (ruff, ruff format, codespell), in seconds; CI runs it first
 #   make lab    open the chapters as notebooks in JupyterLab
 #   make live   serve the built book with live widgets (local Jupyter server; Ctrl-C stops)
 #   make assignments   otter-grader student notebooks + autograder zips (appendix C)
@@ -16,7 +17,8 @@
 
 PYTHON ?= python3
 VENV   := .venv
-JOBS   ?= 2        # chapters executed at once by `make book`, and pytest workers
+# chapters executed at once by `make book`, and pytest workers
+JOBS   ?= 2
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
@@ -24,8 +26,8 @@ export PYTHONHASHSEED := 0
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: book test check browser lab live clean distclean env bench assignments pdf dist tex \
-        student-book answer-keys po translations slides
+.PHONY: book test check lint browser lab live clean distclean env bench assignments pdf dist tex \
+        student-book answer-keys po translations slides notebooks
 
 env: $(STAMP)
 
@@ -66,21 +68,39 @@ test: $(STAMP) browser tex _build/html/index.html
 check: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) -q -m "not slow and not chapter and not browser and not pdf"
 
-# Chromium, chromium-driver and fonts-noto-cjk, installed when missing: as root with apt-get,
-# else with sudo; where neither works, one line says what to run.
+# The style checks alone, in seconds (CI runs them first; .pre-commit-config.yaml runs the same):
+# ruff's lint and format checks over the whole repository, the chapters' code included, and
+# codespell (pyproject.toml: [tool.ruff], [tool.codespell]). On a fresh clone only the two tools
+# are installed first, so a style slip fails before any build.
+LINT_TOOLS := $(VENV)/.lint-tools
+lint: $(LINT_TOOLS)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/codespell .
+
+$(LINT_TOOLS): .ci/constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -c .ci/constraints.txt ruff codespell
+	@touch $@
+
+# $(call apt_install,PACKAGES,WHAT): a shell command that installs Debian's PACKAGES as root with
+# apt-get, else with sudo; where neither works, one line says what to run and it fails.
+apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(1); \
+	elif command -v sudo >/dev/null && command -v apt-get >/dev/null; then \
+	  echo "make: installing $(2) with sudo"; \
+	  sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(1); \
+	else \
+	  echo "make needs $(2): run  sudo apt-get install $(1)  (Debian/Ubuntu) and try again"; \
+	  exit 1; \
+	fi
+
+# Chromium, chromium-driver and fonts-noto-cjk, installed when missing (apt_install).
 BROWSER_PKGS := chromium chromium-driver fonts-noto-cjk
 browser:
 	@if dpkg -s $(BROWSER_PKGS) >/dev/null 2>&1 || { ! command -v dpkg >/dev/null \
 	    && command -v chromium >/dev/null && command -v chromedriver >/dev/null; }; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS); \
-	elif command -v sudo >/dev/null && command -v apt-get >/dev/null; then \
-	  echo "make test: installing $(BROWSER_PKGS) with sudo (the browser tests need them)"; \
-	  sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BROWSER_PKGS); \
-	else \
-	  echo "make test needs Chromium and its driver: run  sudo apt-get install $(BROWSER_PKGS)  (Debian/Ubuntu) and make test again"; \
-	  exit 1; \
-	fi
+	else $(call apt_install,$(BROWSER_PKGS),Chromium and its driver (the browser tests)); fi
 
 _build/html/index.html:
 	$(MAKE) book
@@ -90,21 +110,13 @@ _build/html/index.html:
 TEX_PACKAGES := texlive-xetex texlive-latex-extra texlive-fonts-recommended latexmk \
                 fonts-freefont-otf fonts-dejavu-core poppler-utils librsvg2-bin \
                 texlive-lang-cjk fonts-noto-cjk
-# Installed when missing as `browser` does: as root with apt-get, else with sudo, else one line
-# saying what to run (make test needs it too: tests/test_pdf.py and the answer keys run XeLaTeX).
+# Installed when missing as `browser` is (make test needs it too: tests/test_pdf.py and the
+# answer keys run XeLaTeX).
 tex:
 	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null && command -v pdftotext >/dev/null \
 	    && command -v rsvg-convert >/dev/null && kpsewhich xeCJK.sty >/dev/null \
 	    && fc-list | grep -q "Noto Serif CJK KR"; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(TEX_PACKAGES); \
-	elif command -v sudo >/dev/null && command -v apt-get >/dev/null; then \
-	  echo "make: installing TeX Live with sudo (the PDF and its tests need it)"; \
-	  sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(TEX_PACKAGES); \
-	else \
-	  echo "the PDF and its tests need TeX Live: run  sudo apt-get install $(TEX_PACKAGES)  (Debian/Ubuntu) and try again"; \
-	  exit 1; \
-	fi
+	else $(call apt_install,$(TEX_PACKAGES),TeX Live (the PDF and its tests)); fi
 
 # The PDF from the chapters `make book` executed (only chapters missing from the cache run).
 # Run `make book` afterwards (or before: the HTML links the PDF once it exists; CI: pdf first).
