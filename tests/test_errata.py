@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 from _chapters import ROOT, toc_files
 
+from formulated.basics import gpt_log_likelihood
 from formulated.errata import (
     ERRATA,
     ERRATUM_HOLDS,
     NO_ERRATUM,
+    SEVERITIES,
     SOURCES,
     Erratum,
     errata_table,
@@ -27,6 +29,8 @@ def test_errata_table_lists_every_erratum():
 @pytest.mark.parametrize("erratum", ERRATA, ids=[e.key for e in ERRATA])
 def test_erratum_has_its_proof(erratum):
     assert erratum.kind in {"error", "omission"}
+    assert erratum.severity in SEVERITIES
+    assert (erratum.severity == "omission") == (erratum.kind == "omission")
     assert erratum.sources and set(erratum.sources) <= set(SOURCES), erratum.sources
     assert erratum.chapter in toc_files(), f"{erratum.chapter} is not in _toc.yml"
     text = (ROOT / f"{erratum.chapter}.md").read_text(encoding="utf-8")
@@ -60,6 +64,7 @@ def _record(**kw) -> Erratum:
         stated=1,
         true=2,
         check=lambda v: v == 1,
+        severity="error",
     )
     return Erratum(**{**base, **kw})
 
@@ -79,6 +84,95 @@ def test_record_rejects_unknown_sources_and_kinds():
         _record(sources=())
     with pytest.raises(ValueError, match="kind: expected one of"):
         _record(kind="typo")
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"severity": ""},  # not judged
+        {"severity": "typo"},  # no severity of the rules
+        {"severity": "omission"},  # an error-kind case cannot be an omission
+        {"kind": "omission", "severity": "slip"},  # nor an omission a slip
+        {"kind": "omission", "severity": "error"},
+    ],
+)
+def test_record_without_a_valid_severity_is_refused(kw):
+    base = dict(
+        key="x",
+        sources=("000",),
+        section="s",
+        says="a",
+        correct="b",
+        chapter="chapters/13_gpt",
+        stated=1,
+        true=2,
+        check=lambda v: v == 1,
+    )
+    with pytest.raises(ValueError, match="severity: expected one of"):
+        Erratum(**{**base, **kw})
+    # every severity the rules allow is accepted where it belongs
+    assert {_record(severity=v).severity for v in ("error", "slip")} == {
+        "error",
+        "slip",
+    }
+    assert _record(kind="omission", severity="omission").severity == "omission"
+
+
+def test_a_record_written_without_severity_is_refused():
+    # The field has no default: a record added without judging it fails at import time.
+    base = dict(
+        key="x",
+        sources=("000",),
+        section="s",
+        says="a",
+        correct="b",
+        chapter="chapters/13_gpt",
+        stated=1,
+        true=2,
+        check=lambda v: v == 1,
+    )
+    with pytest.raises(ValueError, match=r"severity: expected .* got ''"):
+        Erratum(**base)
+
+
+def _severity_count_problems(errata, table: str, summary: str) -> list[str]:
+    """What the appendix's severity table and summary get wrong about ``errata``: counted here
+    directly, case by case, and compared with the rendered cells."""
+    problems = []
+    rows = {}
+    for line in table.splitlines()[2:]:
+        cells = [c.strip().strip("*`") for c in line.strip("|").split("|")]
+        rows[cells[0]] = [int(c) for c in cells[1:]]
+    for s in SOURCES:
+        mine = [e for e in errata if s in e.sources]
+        want = [sum(e.severity == v for e in mine) for v in SEVERITIES] + [len(mine)]
+        if rows.get(s) != want:
+            problems.append(f"{s}: table {rows.get(s)}, counted {want}")
+    want = [sum(e.severity == v for e in errata) for v in SEVERITIES] + [len(errata)]
+    total = rows.get("all sources, each case once")
+    if total != want:
+        problems.append(f"total: table {total}, counted {want}")
+    if sum(want[:-1]) != len(errata):
+        problems.append(f"severities add up to {sum(want[:-1])}, not {len(errata)}")
+    for v, n in zip(SEVERITIES, want):
+        if f"{n} {v}" not in summary:
+            problems.append(f"summary lacks '{n} {v}'")
+    return problems
+
+
+def test_severity_counts_add_up_in_the_table_and_the_summary():
+    from formulated.errata.table import errata_summary, severity_counts, severity_table
+
+    counts = severity_counts()
+    assert set(counts) == set(SEVERITIES) and sum(counts.values()) == len(ERRATA)
+    assert _severity_count_problems(ERRATA, severity_table(), errata_summary()) == []
+    # Fails when the table or the summary was rendered from other records than those counted.
+    fewer = [e for e in ERRATA if e.severity != "slip"][:-1]
+    problems = _severity_count_problems(
+        ERRATA, severity_table(fewer), errata_summary(fewer)
+    )
+    assert any(p.startswith("total") for p in problems), problems
+    assert any("summary lacks" in p for p in problems), problems
 
 
 def test_source_counts_add_up_to_more_than_the_cases():
@@ -127,6 +221,29 @@ THIRD_VALUES = {
         15e9,
     ),  # XL's shape, the source's range
     "003-gpt2-training-data": "Books1",
+    "004-qkv-width-forced": lambda shape: shape[1] == 3,  # the columns forced instead
+    "002-shape-product-dims": (  # operands of the wrong shape
+        "B x T x D @ D x D",
+        "B x H x T x T @ B x H x T x T",
+    ),
+    "002-embedding-letter-x": lambda X, X_tilde, b: X_tilde[0],  # always sequence 1
+    "000-segment-update-equation": lambda X0, S: (
+        X0,
+        X0,
+    ),  # holds, names the wrong matrix
+    "001-final-layernorm-equation": lambda X, ln: (
+        X,
+        X,
+    ),  # holds, names the wrong matrix
+    "001-token-type-ids-name": "attention_mask",
+    "001-roberta-token-brackets": ("<s>", "<mask>", "</s>"),  # roles swapped
+    "001-xlnet-subset": lambda z, S: (
+        True
+    ),  # holds of anything, a tuple too short included
+    "001-xlnet-objective": lambda model, ids, z: gpt_log_likelihood(
+        model, ids
+    ),  # one order
+    "002-parameter-space": lambda S, theta, estimate: theta,  # increasing in θ
     "003-gpt3-bookscorpus": (
         "Common Crawl (filtered)",
         "WebText2",

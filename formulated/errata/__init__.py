@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from ..sources import SOURCES
 from . import block, foundations, models, text, training
-from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, Erratum
-from .table import errata_by_chapter, errata_table, source_counts
+from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, SEVERITIES, Erratum
+from .table import errata_by_chapter, errata_table, severity_counts, source_counts
 
 __all__ = [
     "Erratum",
@@ -39,10 +39,12 @@ __all__ = [
     "ERRATUM_HOLDS",
     "NO_ERRATUM",
     "KINDS",
+    "SEVERITIES",
     "erratum",
     "errata_by_chapter",
     "errata_table",
     "source_counts",
+    "severity_counts",
 ]
 
 #: Every erratum, in the order of the chapters (stable: within a chapter, as registered).

@@ -717,9 +717,34 @@ def mask_entries_are_wrong(entries: tuple[float, float]) -> bool:
     return bool(torch.isnan(ours).any()) or not torch.allclose(ours, ref, atol=1e-12)
 
 
+def weight_shapes_are_wrong(allowed: Callable[[tuple[int, int]], bool]) -> bool:
+    """Is ``allowed(shape)`` true exactly for the weight shapes the slides' inputs permit?
+
+    The inputs are the example's three rows of width 4 (:data:`formulated.examples.QKV_INPUTS`);
+    a shape (r, c), r and c from 1 to 8, is permitted when ``torch.matmul`` of the inputs with
+    an r x c matrix is defined (the keys, queries and values are such products).  Wrong when
+    ``allowed`` and the measured set differ on some shape.
+    """
+    import torch
+
+    X = torch.from_numpy(ex.QKV_INPUTS)
+
+    def defined(r: int, c: int) -> bool:
+        try:
+            torch.matmul(X, torch.zeros(r, c, dtype=X.dtype))
+        except RuntimeError:
+            return False
+        return True
+
+    return any(
+        bool(allowed((r, c))) != defined(r, c) for r in range(1, 9) for c in range(1, 9)
+    )
+
+
 ERRATA: list[Erratum] = [
     Erratum(
         key="004-infinite-reference-window",
+        severity="error",
         sources=("004",),
         section='"Attention" (reference window)',
         says="“Attention mechanism has an infinite reference window” (RNNs a short one, LSTMs "
@@ -738,7 +763,24 @@ ERRATA: list[Erratum] = [
         check=reference_window_is_wrong,
     ),
     Erratum(
+        key="004-qkv-width-forced",
+        severity="error",
+        sources=("004",),
+        section="Attention: Q, K, V and weights (the example's weights)",
+        says="\u201cBecause every input has a dimension of 4, each set of the weights must "
+        "have a shape of 4x3.\u201d",
+        correct=r"The inputs' width forces only the 4 rows: a product $\bm{X}\bm{W}$ is defined "
+        r"for every $4 \times k$ matrix $\bm{W}$. The 3 columns are the width chosen for "
+        r"the example's keys, queries and values (the Transformer takes "
+        r"$d_k = d_\text{model}/h$); the example's numbers are right for $k = 3$.",
+        chapter=_CH08,
+        stated=lambda shape: shape == (4, 3),
+        true=lambda shape: shape[0] == 4,
+        check=weight_shapes_are_wrong,
+    ),
+    Erratum(
         key="slide-attention-rounding",
+        severity="error",
         sources=("004",),
         section='Q/K/V example, "Sum weighted values to get Output 1"',
         says=r"$\operatorname{softmax}([2, 4, 4]) = [0.0, 0.5, 0.5]$ and Output 1 $= [2.0, 7.0, 1.5]$",
@@ -751,6 +793,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="slide-attention-no-scaling",
+        severity="omission",
         sources=("004",),
         kind="omission",
         section="Q/K/V example, attention scores",
@@ -764,6 +807,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="mask-multiplicative",
+        severity="error",
         sources=("000", "001"),
         section="Autoregressive Attention Mask; Masked Scaled Dot-Product Attention",
         says=r"$\operatorname{Softmax}(\text{Mask} \odot \bm{Q}\bm{K}^\top / \sqrt{D})$ with mask "
@@ -778,6 +822,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="mask-one-minus-m",
+        severity="error",
         sources=("002",),
         section="Step 7.3, scaled dot-product attention and masking",
         says=r"$\bm{M}^{-\infty} \in \{0, -\infty\}^{T \times T} = 1 - \bm{M}$ for the 0/1 "
@@ -792,6 +837,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="slide-masked-softmax-inf",
+        severity="slip",
         sources=("004",),
         section='"Decoder, Masked Attention", softmax of the masked scores',
         says=r"the matrix inside $\operatorname{Softmax}(\cdot)$ holds $\text{inf}$ above the diagonal",
@@ -804,6 +850,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="slide-masked-softmax-digits",
+        severity="error",
         sources=("004",),
         section='"Decoder, Masked Attention", softmax result',
         says=r"rows $[0.37, 0.62]$ and $[0.26, 0.31, 0.43]$",
@@ -826,6 +873,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="concat-h-undefined",
+        severity="slip",
         sources=("000", "001"),
         section="Concatenation and Masked Multi-Head Self-Attention boxes",
         says=r"$\text{Concat}(\bm{X}_1, \ldots, \bm{X}_h)$ with $k = 1, \ldots, A$, and "
@@ -841,6 +889,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="mhsa-no-biases",
+        severity="omission",
         sources=("000", "001"),
         kind="omission",
         section="Masked Multi-Head Self-Attention box (parameters)",
@@ -856,6 +905,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="heads-share-weights",
+        severity="error",
         sources=("002",),
         section="Step 7.1 (linear projections)",
         says='"we are using the same weight matrices for all heads, weight/parameters '
@@ -873,6 +923,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="masked-weights",
+        severity="error",
         sources=("002",),
         section="Masked Multi-Head Attention for Decoder Layer ℓ",
         says=r"$\bm{W}_h^{Q,M}, \bm{W}_h^{K,M}, \bm{W}_h^{V,M}$ are \"masked weight matrices\" "
@@ -889,6 +940,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="gelu-sigmoid-as-exact",
+        severity="error",
         sources=("000", "001"),
         section="Feed-Forward GELU Network box (and $\\text{FFN}_\\text{GELU}$ in the GPT and "
         "GPT-2 boxes; in 001 also GPT-3, BERT and RoBERTa)",
@@ -897,7 +949,8 @@ ERRATA: list[Erratum] = [
         correct=r"$\text{GELU}(x) = x\,\Phi(x)$; $x\,\sigma(1.702x)$ is an approximation, off by "
         r"up to $0.0203$ (at $|x| \approx 2.27$), and no model of the boxes computes it: "
         r"GPT and GPT-2 use the tanh approximation (off by at most $4.7 \times 10^{-4}$, "
-        r"and right for them), BERT and RoBERTa the exact form. (000's BERT box uses "
+        r"and right for them: OpenAI's released code), BERT and RoBERTa the exact form "
+        r"(the check compares with `transformers`' two forms, `gelu_new` and `gelu`). (000's BERT box uses "
         r"$\text{FFN}_\text{ReLU}$, a separate erratum.) With the sigmoid form a small "
         r"random model's probabilities move by about $10^{-3}$ (chapter 13).",
         chapter=_CH11,
@@ -907,6 +960,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="ffn-relu-003",
+        severity="error",
         sources=("003",),
         section="Single Layer: FFN",
         says=r"$\text{FFN}(\mathcal{H}) = \bm{W}_2 \cdot \text{ReLU}[\bm{W}_1 \cdot \mathcal{H} "
@@ -920,6 +974,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="ffn-shapes-003",
+        severity="error",
         sources=("003",),
         section="Single Layer: FFN parameter shapes",
         says=r"$\bm{W}_1 \in \R^{M \times 4d}$, $\bm{W}_2 \in \R^{M \times d}$.",
@@ -935,6 +990,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="ffn-table-z1",
+        severity="error",
         sources=("002",),
         section="Step 10 (position-wise FFN) and its matrix description table",
         says=r"$\bm{Z}^{FF}_1 = \text{GELU}(\bm{Z}_4\bm{W}_1 + \bm{b}_1)$, yet the note and the "
@@ -950,6 +1006,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="layernorm-std-eps",
+        severity="error",
         sources=("002",),
         section="Step 6 (layer normalization code)",
         says=r"Code `gamma * (x - mean) / (std + eps) + beta`, under the formula "
@@ -965,12 +1022,15 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="layernorm-eps-unspecified",
+        severity="omission",
         sources=("000", "001"),
         kind="omission",
         section="Hyperparameters: Epsilon in Layer Normalization",
         says=r"Lists $\epsilon$ without a value.",
-        correct=r"GPT and GPT-2 use $\epsilon = 10^{-5}$ (BERT uses $10^{-12}$); the value "
-        "changes the output of LayerNorm for rows whose variance is small.",
+        correct=r"GPT and GPT-2 use $\epsilon = 10^{-5}$ (BERT uses $10^{-12}$), as their "
+        r"released configurations set it and `transformers`' configuration classes, which "
+        r"the check reads, hold it; the value changes the output of LayerNorm for rows "
+        r"whose variance is small.",
         chapter=_CH12,
         stated=None,
         true=1e-5,
@@ -978,6 +1038,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="step6-input-step4",
+        severity="slip",
         sources=("002",),
         section='Step 6 and "Layer Normalization Before Projection" (step numbers)',
         says=r"For $\ell = 1$, $\tilde{\bm{X}}$ is \"the output from Step 4 (Positional "
@@ -993,6 +1054,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="ffn-input-z4",
+        severity="error",
         sources=("002",),
         section='Step 10 matrix description table, row "Input to FFN in Layer ℓ"',
         says=r"$\bm{Z}_4$ is the \"output from the residual connection that adds the normalized "
@@ -1008,6 +1070,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-multihead-double-projection",
+        severity="error",
         sources=("002",),
         section="Attention Notations: the Q, K, V table and Multi-Head Attention for Layer ℓ "
         "(also the masked version)",
@@ -1031,6 +1094,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-wq-reads-embeddings",
+        severity="error",
         sources=("002",),
         section=r"Attention Notations, Query/Key/Value Weight Matrix for All Heads in Layer ℓ",
         says=r"$\mathbf{W}^{Q,(\ell)}$ (likewise $\mathbf{W}^{K,(\ell)}$, "
@@ -1047,6 +1111,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-mask-declared-neg-inf",
+        severity="slip",
         sources=("002",),
         section="Step 7.3 (the attention mask, first sentence and displayed matrix)",
         says=r"\"The attention mask matrix $\mathbf{M} \in \{0, -\infty\}^{T \times T}$ is "
@@ -1065,6 +1130,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-attention-biases",
+        severity="omission",
         sources=("002",),
         kind="omission",
         section="Step 7.1 (linear projections) and Step 7.4 (output projection); the attention "

@@ -318,6 +318,7 @@ def shannon_name_is_wrong(name: str) -> bool:
 ERRATA: list[Erratum] = [
     Erratum(
         key="004-go-unsupervised",
+        severity="error",
         sources=("004",),
         section='"Types of Machine Learning & Basic Definitions"',
         says="unsupervised learning: the machine groups unsorted information without training "
@@ -333,6 +334,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-prediction-observation-swapped",
+        severity="error",
         sources=("004",),
         section='"Gradient Descent", equation (3)',
         says="with $y_i$ computed by the model (1) and $\\hat y_i$ observed (as the slides say), "
@@ -347,6 +349,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-convexity-definition",
+        severity="error",
         sources=("004",),
         section='"Linear Regression"',
         says="a function that is always positive, has a minimum and increases monotonically from "
@@ -363,6 +366,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-convex-always-converges",
+        severity="omission",
         sources=("004",),
         kind="omission",
         section='"Gradient Descent"',
@@ -379,6 +383,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-gradient-step",
+        severity="error",
         sources=("004",),
         section='"Gradient Descent"',
         says="$\\Delta\\theta_j = \\alpha\\theta_j$, $\\theta'_j = \\theta_j + \\Delta\\theta_j$, "
@@ -397,6 +402,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-loss-change-sign",
+        severity="error",
         sources=("004",),
         section='"Gradient Descent"',
         says="$L' = L - \\frac{\\partial L}{\\partial \\theta_j}(\\alpha\\theta_j)$ after the "
@@ -411,6 +417,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-softmax-feature-scaling",
+        severity="error",
         sources=("004",),
         section='"SoftMax"',
         says="features of different magnitudes “are normalized with the softmax function prior "
@@ -426,6 +433,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-bits-eliminate",
+        severity="error",
         sources=("004",),
         section='"Information & Uncertainty"',
         says="one bit “reduces the uncertainty by 2”; with 3 bits “8 possibilities are "
@@ -439,6 +447,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-lstm-missing-output",
+        severity="omission",
         sources=("004",),
         kind="omission",
         section='"Long Short Term Memory (LSTM)"',
@@ -453,6 +462,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="004-shannon-name",
+        severity="slip",
         sources=("004",),
         section='"Information & Uncertainty", point 1',
         says="the theory of information is attributed to “Clause Shannon”",

@@ -358,7 +358,7 @@ def mixed_gpt2_count() -> int:
         "A": 16,
         "L": 48,
     }
-    return parameter_count(**dims, attention_biases=True, final_layer_norm=True)
+    return parameter_count(**dims, attention_biases=True, final_ln=True)
 
 
 def _lambda(with_biases: bool) -> int:
@@ -467,15 +467,146 @@ def mlm_input_is_wrong(rule: InputRule) -> bool:
     return False
 
 
-def roberta_positions_are_wrong(positions: Callable[[int], set[int]]) -> bool:
-    """Is ``positions(n)`` the set of 1-based positions of ``x' = (<s>, x_1, ..., </s>)``
-    (n tokens in all) that RoBERTa's masked-LM training ever masks and predicts?
+def _tiny_bert(seed: int = 0):
+    """A small random ``transformers`` ``BertModel`` in float64 (no download)."""
+    import torch
+    from transformers import BertConfig, BertModel
 
-    Computed with ``transformers``' ``DataCollatorForLanguageModeling`` at masking rate 1 and a
-    ``RobertaTokenizer`` (a small vocabulary in memory): the positions that get a label.
+    torch.manual_seed(seed)
+    return (
+        BertModel(
+            BertConfig(
+                vocab_size=20,
+                hidden_size=8,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                intermediate_size=16,
+                max_position_embeddings=16,
+            ),
+            add_pooling_layer=False,
+        )
+        .double()
+        .eval()
+    )
+
+
+#: An equation as a pair of functions of the box's matrices: ``(left, right)``; the line
+#: ``left = right`` holds when the two agree, and ``left`` names the matrix the next line reads.
+Equation = Callable[..., tuple["object", "object"]]
+
+
+def segment_equation_is_wrong(equation: Equation) -> bool:
+    """Does ``equation(X_0, S)`` hold, and does its left side name the matrix BERT's layers read?
+
+    ``X_0`` is the token-plus-position embedding and ``S = diag(t) Stack(w_A) + diag(1 - t)
+    Stack(w_B)`` the segment term, both taken from a small random ``transformers``
+    ``BertModel`` (its word, position and token-type tables) for t = (0, 0, 1, 1, 1).  What the
+    layers read (before the embedding LayerNorm, a separate omission) is captured from the
+    model's own forward pass.  Wrong when ``left != right`` or ``left`` is not that matrix.
     """
     import torch
-    from transformers import DataCollatorForLanguageModeling, RobertaTokenizer
+
+    model = _tiny_bert()
+    emb = model.embeddings
+    x = torch.tensor([[2, 7, 11, 5, 3]])
+    t = torch.tensor([[0, 0, 1, 1, 1]])
+    seen = {}
+    hook = emb.LayerNorm.register_forward_pre_hook(
+        lambda module, args: seen.setdefault("sum", args[0][0].detach())
+    )
+    try:
+        with torch.no_grad():
+            model(input_ids=x, token_type_ids=t)
+    finally:
+        hook.remove()
+    with torch.no_grad():
+        X0 = emb.word_embeddings(x[0]) + emb.position_embeddings.weight[: x.shape[1]]
+        w = emb.token_type_embeddings.weight  # row 0 and row 1
+        tt = t[0].double()[:, None]
+        S = tt * w[1] + (1 - tt) * w[0]  # diag(t) Stack(w^1) + diag(1 - t) Stack(w^0)
+    left, right = equation(X0, S)
+    return not (
+        torch.allclose(left, right, atol=1e-12)
+        and torch.allclose(left, seen["sum"], atol=1e-12)
+    )
+
+
+def final_layernorm_equation_is_wrong(equation: Equation) -> bool:
+    """Does ``equation(X_L, ln_f)`` hold for GPT-2, and does its left side name the matrix
+    whose last row the output softmax reads?
+
+    ``X_L`` is the output of the last block of a small random ``transformers`` ``GPT2Model``
+    (captured as it enters ``ln_f``), ``ln_f`` that model's final LayerNorm, and the matrix the
+    output reads is the model's ``last_hidden_state``.  Wrong when ``left != right`` or ``left``
+    is not the last hidden state.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2Model
+
+    torch.manual_seed(0)
+    model = (
+        GPT2Model(
+            GPT2Config(
+                vocab_size=11,
+                n_positions=8,
+                n_embd=8,
+                n_layer=2,
+                n_head=2,
+                bos_token_id=0,
+                eos_token_id=0,
+            )
+        )
+        .double()
+        .eval()
+    )
+    seen = {}
+    hook = model.ln_f.register_forward_pre_hook(
+        lambda module, args: seen.setdefault("X_L", args[0][0].detach())
+    )
+    try:
+        with torch.no_grad():
+            out = model(torch.tensor([[3, 1, 4, 1, 5]])).last_hidden_state[0]
+    finally:
+        hook.remove()
+    with torch.no_grad():
+        left, right = equation(seen["X_L"], model.ln_f)
+    return not (
+        torch.allclose(left, right, atol=1e-12)
+        and torch.allclose(left, out, atol=1e-12)
+    )
+
+
+def segment_field_is_wrong(field: str) -> bool:
+    """Is ``field``, a field of ``BertTokenizer``'s output, the sequence t of 001's BERT input
+    (t_i = 0 for i <= n_A + 2, 1 after), for a pair of sentences?  The tokenizer is BERT's
+    (a ten-word vocabulary in memory); t is computed from 001's rule."""
+    from transformers import BertTokenizer
+
+    words = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "mat",
+    ]
+    tok = BertTokenizer(vocab={w: i for i, w in enumerate(words)})
+    enc = tok("the cat", "sat on mat")
+    n_A, n = 2, len(enc["input_ids"])
+    t = [0 if i <= n_A + 2 else 1 for i in range(1, n + 1)]
+    return enc.get(field) != t
+
+
+def roberta_specials_are_wrong(tokens: tuple[str, str, str]) -> bool:
+    """Are ``tokens`` RoBERTa's classifier, separator and mask tokens, each read by its
+    tokenizer as that one special token?  ``RobertaTokenizer`` with a small vocabulary in memory
+    (RoBERTa's special tokens, ids as in ``roberta-base``'s first rows, and the brackets,
+    which its byte-level vocabulary has as ordinary tokens)."""
+    from transformers import RobertaTokenizer
 
     vocab = {
         "<s>": 0,
@@ -483,28 +614,24 @@ def roberta_positions_are_wrong(positions: Callable[[int], set[int]]) -> bool:
         "</s>": 2,
         "<unk>": 3,
         "<mask>": 4,
-        "a": 5,
-        "Ġa": 6,
+        "[": 5,
+        "]": 6,
         "Ġ": 7,
     }
-    tok = RobertaTokenizer(vocab=vocab, merges=[("Ġ", "a")])
-    collate = DataCollatorForLanguageModeling(
-        tok, mlm=True, mlm_probability=1.0, return_tensors="pt"
+    tok = RobertaTokenizer(vocab=vocab, merges=[])
+    roles = (tok.cls_token_id, tok.sep_token_id, tok.mask_token_id)
+    if len(tokens) != len(roles):
+        return True
+    return any(
+        tok(text, add_special_tokens=False)["input_ids"] != [role]
+        for text, role in zip(tokens, roles)
     )
-    for words in (1, 3, 6):
-        enc = tok(" ".join(["a"] * words))
-        torch.manual_seed(0)
-        labels = collate([enc])["labels"][0]
-        n = len(enc["input_ids"])
-        asked = {i + 1 for i in range(n) if labels[i].item() != -100}
-        if positions(n) != asked:
-            return True
-    return False
 
 
 ERRATA: list[Erratum] = [
     Erratum(
         key="s-items",
+        severity="slip",
         sources=("000", "001"),
         section="Definition (GPT)",
         says=r"each symbol is a number from $\{1, \ldots, V\}$, its id \"in a pre-specified "
@@ -518,6 +645,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="softmax-box-width",
+        severity="slip",
         sources=("000", "001"),
         section="Softmax box",
         says=r"$\text{Softmax} : \R^{n \times H} \to [0, 1]^{n \times H}$, "
@@ -532,6 +660,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="000-second-y-matrix",
+        severity="error",
         sources=("000",),
         section="Definition (after the objective)",
         says=r"a second $\bm{Y}$ with rows $P_\theta(x_i \mid x_1, \ldots, x_n)$, "
@@ -547,13 +676,14 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="gpt3-sparse-mask-undefined",
+        severity="omission",
         sources=("001",),
         kind="omission",
         section="GPT-3 box",
         says=r"$\text{Mask}^{(l)} = \text{Mask}^\text{ST}$ for odd $l$; "
         r"$\text{Mask}^\text{ST}$ is never defined.",
-        correct=r"GPT-3 alternates dense layers with *locally banded* sparse attention (after "
-        r"the Sparse Transformer): query $i$ attends to keys $j$ with "
+        correct=r"GPT-3 alternates dense layers with *locally banded* sparse attention (Brown "
+        r"et al. 2020, section 2.1, after the Sparse Transformer): query $i$ attends to keys $j$ with "
         r"$0 \le i - j < w$. The band width $w$ is not published; GPT-Neo, which copies "
         "the alternation, uses the same pattern, and our banded mask equals its local mask.",
         chapter=_CH14,
@@ -563,6 +693,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="gpt3-mask-shape",
+        severity="slip",
         sources=("001",),
         section="GPT-3 box (shape column)",
         says=r"$\text{Mask}^{(l)}$ is annotated $(n \times H)$.",
@@ -573,7 +704,26 @@ ERRATA: list[Erratum] = [
         check=mask_shape_is_wrong,
     ),
     Erratum(
+        key="001-final-layernorm-equation",
+        severity="slip",
+        sources=("001",),
+        section="GPT-2 and GPT-3 boxes (final LayerNorm)",
+        says=r"$\bm{X}^{(L)} = \text{LayerNorm}(\bm{X}^{(L)})$ (in both boxes), then "
+        r"$\text{GPT}(\bm{x}) = \text{Softmax}(\bm{X}_{n,:}^{(L)} \bm{W}_e^\top)$.",
+        correct=r"As an equation it holds only where LayerNorm leaves $\bm{X}^{(L)}$ unchanged, "
+        r"and the last block's output is no such matrix. The line means a new matrix: "
+        r"$\bm{Y} = \text{LayerNorm}(\bm{X}^{(L)})$ and "
+        r"$\text{GPT}(\bm{x}) = \text{Softmax}(\bm{Y}_{n,:} \bm{W}_e^\top)$. The check "
+        r"takes $\bm{X}^{(L)}$ from `transformers`' `GPT2Model`, whose last hidden state "
+        r"is $\bm{Y}$.",
+        chapter=_CH14,
+        stated=lambda X, ln: (X, ln(X)),
+        true=lambda X, ln: (ln(X), ln(X)),
+        check=final_layernorm_equation_is_wrong,
+    ),
+    Erratum(
         key="versions-gpt2-mixed",
+        severity="error",
         sources=("003",),
         section="Version table (GPT-2 column)",
         says="GPT-2: embedding dimension 1,024, 48 decoder layers, 16 heads, 1.5B~15B parameters.",
@@ -590,6 +740,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="003-gpt2-training-data",
+        severity="error",
         sources=("003",),
         section='Version table ("Traning Data" row, GPT-2)',
         says="GPT-2 was trained on OpenWebText.",
@@ -605,6 +756,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="003-gpt3-bookscorpus",
+        severity="error",
         sources=("003",),
         section='Version table ("Traning Data" row, GPT-3)',
         says="GPT-3 was trained on Common Crawl, WebText2, Wikipedia and BooksCorpus.",
@@ -621,11 +773,14 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="bert-ffn-relu",
+        severity="error",
         sources=("000",),
         section="BERT box",
         says=r"$\bm{X}_l = \text{LayerNorm}(\text{FFN}_\text{RELU}(\bm{X}_l') + \bm{X}_l')$.",
-        correct=r"BERT's feed-forward network uses GELU (`hidden_act=\"gelu\"`, the erf form); "
-        "the revision 001 corrects the box to $\\text{FFN}_\\text{GELU}$.",
+        correct=r"BERT's feed-forward network uses GELU (Devlin et al. 2019, appendix A.2; "
+        '`BertConfig`\'s `hidden_act="gelu"`, the erf form, in the `transformers` model '
+        r"the check measures); the revision 001 corrects the box to "
+        "$\\text{FFN}_\\text{GELU}$.",
         chapter=_CH15,
         stated="relu",
         true="none",
@@ -633,6 +788,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="000-bert-output-gpt",
+        severity="slip",
         sources=("000",),
         section="BERT box (output)",
         says=r"$\text{GPT}(\bm{x}) = \bm{Y}_{j_\text{masked},:}$.",
@@ -647,6 +803,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="bert-segment-labels",
+        severity="slip",
         sources=("001",),
         section="BERT: input construction and box",
         says=r"$t_i = 0$ for $[\text{CLS}]$, $\bm{x}^A$ and the first $[\text{SEP}]$, and "
@@ -663,7 +820,43 @@ ERRATA: list[Erratum] = [
         check=box_variant_is_wrong(("bert",)),
     ),
     Erratum(
+        key="000-segment-update-equation",
+        severity="slip",
+        sources=("000",),
+        section="BERT box (embedding, segment term)",
+        says=r"$\bm{X}_0 = \bm{X}_0 + \text{diag}(\bm{t}) \text{Stack}_n(\bm{w}_A) + "
+        r"\text{diag}(1 - \bm{t}) \text{Stack}_n(\bm{w}_B)$, the line after "
+        r"$\bm{X}_0 = \text{OneHot}(\bm{x}) \bm{W}_e + \bm{W}_p$.",
+        correct=r"As an equation, $\bm{X}_0 = \bm{X}_0 + \bm{S}$ holds only when the segment "
+        r"term $\bm{S}$ is zero, and it is not. The line means a new matrix: "
+        r"$\bm{X}'_0 = \bm{X}_0 + \text{diag}(\bm{t}) \text{Stack}_n(\bm{w}_A) + "
+        r"\text{diag}(1 - \bm{t}) \text{Stack}_n(\bm{w}_B)$, which the layers read (001 "
+        r"names the two $\bm{X}'^{(0)}$ and $\bm{X}^{(0)}$). The check takes the tables "
+        r"of `transformers`' `BertModel`.",
+        chapter=_CH15,
+        stated=lambda X0, S: (X0, X0 + S),
+        true=lambda X0, S: (X0 + S, X0 + S),
+        check=segment_equation_is_wrong,
+    ),
+    Erratum(
+        key="001-token-type-ids-name",
+        severity="slip",
+        sources=("001",),
+        section="BERT: input construction (the sequence $\bm{t}$)",
+        says=r"\"The sequence $\bm{t} = (t_1, \ldots, t_n)$ of token IDs (indicating which "
+        r"of the two input sentences each token belongs to)\".",
+        correct=r"Token IDs are the vocabulary indices of $\bm{x}$ (001 itself calls a token's "
+        r"index \"its ID in a pre-specified vocabulary\"); $\bm{t}$ holds the segment "
+        r"labels, the *token type* IDs, as 001 calls them a paragraph later "
+        r"(`token_type_ids` in BERT's tokenizer, `input_ids` being the token IDs).",
+        chapter=_CH15,
+        stated="input_ids",
+        true="token_type_ids",
+        check=segment_field_is_wrong,
+    ),
+    Erratum(
         key="bert-jmasked-range",
+        severity="error",
         sources=("001",),
         section="BERT box (input $j^\\text{masked}$)",
         says=r"$j^\text{masked} \in \{1, 2, \ldots, n_A + n_B\}$.",
@@ -679,6 +872,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="bert-embedding-layernorm",
+        severity="omission",
         sources=("000", "001"),
         kind="omission",
         section="BERT and RoBERTa boxes (embedding)",
@@ -693,6 +887,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="bert-mlm-head",
+        severity="omission",
         sources=("000", "001"),
         kind="omission",
         section="BERT and RoBERTa boxes (output)",
@@ -710,12 +905,14 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="lambda-omits-biases",
+        severity="omission",
         sources=("000", "001"),
         kind="omission",
         section="Parameters (λ) and Hyperparameters",
         says=r"$\lambda = 116\,497\,920$ for GPT-1.",
         correct=r"That is what the formula gives, but the real GPT-1 has 116,534,784 "
-        r"parameters: $\lambda$ leaves out the attention biases, "
+        r"parameters (counted on `transformers`' `OpenAIGPTModel`, the released "
+        r"architecture): $\lambda$ leaves out the attention biases, "
         r"$L(3AD + H) = 36\,864$. GPT-2 small has 124,439,808 (biases and the "
         "final LayerNorm included, output matrix tied to $\\bm{W}_e$).",
         chapter=_CH16,
@@ -725,32 +922,39 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="bert-unmasked-input",
+        severity="omission",
         sources=("000",),
+        kind="omission",
         section="BERT box (embedding)",
         says=r"Input $\bm{x} = (x_1, \ldots, x_n)$ and $j_\text{masked}$; "
         r"$\bm{X}_0 = \text{OneHot}(\bm{x})\bm{W}_e + \bm{W}_p$, and the output is row "
-        r"$j_\text{masked}$: the token to be predicted is embedded as it is.",
-        correct=r"The token at $j_\text{masked}$ must be hidden from the model: the input is "
-        r"$\bm{x}'$, $\bm{x}$ with $x_{j_\text{masked}}$ replaced by the id of "
-        r"$[\text{MASK}]$, as 001 writes it. With the raw token, row $j_\text{masked}$ "
-        r"depends on $x_{j_\text{masked}}$ itself, and a model that copies its input "
-        r"predicts it perfectly.",
+        r"$j_\text{masked}$. 000 never says whether $\bm{x}$ is the text or the text with "
+        r"its token at $j_\text{masked}$ hidden, nor how it would be hidden.",
+        correct=r"Read as the corrupted sequence, the box is right; but reproducing BERT needs "
+        r"the corruption 000 leaves out: the input is $\bm{x}'$, $\bm{x}$ with "
+        r"$x_{j_\text{masked}}$ replaced by the id of $[\text{MASK}]$, as 001 writes it. "
+        r"Embedded as it is, the raw text gives row $j_\text{masked}$ the token it must "
+        r"predict, and a model that copies its input predicts it perfectly (the check "
+        r"measures it on `transformers`' `BertForMaskedLM`, a small random model).",
         chapter=_CH15,
         stated=_box_input_raw,
         true=_box_input_masked,
         check=mlm_input_is_wrong,
     ),
     Erratum(
-        key="roberta-jmasked-range",
+        key="001-roberta-token-brackets",
+        severity="slip",
         sources=("001",),
-        section="RoBERTa box (input $j^\\text{masked}$)",
-        says=r"$j^\text{masked} \in \{1, 2, \ldots, n\}$.",
-        correct=r"Positions 1 and $n$ hold $\texttt{<s>}$ and $\texttt{</s>}$, which "
-        r"RoBERTa's masking never chooses (nor does BERT's for $[\text{CLS}]$ and "
-        r"$[\text{SEP}]$): for one sentence, $j^\text{masked} \in \{2, \ldots, n - 1\}$.",
+        section="RoBERTa (its special tokens)",
+        says=r"RoBERTa \"uses $\texttt{[<s>]}$, $\texttt{[</s>]}$, and "
+        r"$\texttt{[<mask>]}$ as classifier, separator, and mask tokens\".",
+        correct=r"RoBERTa's special tokens are `<s>`, `</s>` and `<mask>` (ids 0, 2 and 50264 "
+        r"in `roberta-base`); the square brackets belong to BERT's spellings "
+        r"$[\text{CLS}]$, $[\text{SEP}]$, $[\text{MASK}]$. Written with them, RoBERTa's "
+        r"tokenizer reads each as several ordinary tokens.",
         chapter=_CH15,
-        stated=lambda n: set(range(1, n + 1)),
-        true=lambda n: set(range(2, n)),
-        check=roberta_positions_are_wrong,
+        stated=("[<s>]", "[</s>]", "[<mask>]"),
+        true=("<s>", "</s>", "<mask>"),
+        check=roberta_specials_are_wrong,
     ),
 ]

@@ -16,12 +16,18 @@ from typing import Any, Callable
 
 from ..sources import SOURCES
 
-__all__ = ["Erratum", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS", "BASES"]
+__all__ = ["Erratum", "ERRATUM_HOLDS", "NO_ERRATUM", "KINDS", "SEVERITIES", "BASES"]
 
 ERRATUM_HOLDS = "erratum holds"
 NO_ERRATUM = "no erratum"
 #: ``"error"``: wrong as written; ``"omission"``: the real model has what the source leaves out.
 KINDS = ("error", "omission")
+#: How much a case weighs (CONTRIBUTING, "Judging a claim"): ``"error"``, a wrong formula,
+#: number, shape, definition or fact; ``"slip"``, a wrong letter, subscript or symbol that a
+#: careful reader corrects silently; ``"omission"``, what reproducing the source needs and it
+#: leaves out.  An error-kind case is an ``"error"`` or a ``"slip"``; an omission is an
+#: ``"omission"``.
+SEVERITIES = ("error", "slip", "omission")
 #: ``"computed"``: the check recomputes the truth (a model, ``torch``, a simulation, an exhaustive
 #: count); ``"citation"``: the truth is a fact of record (a paper's table, a name, a date) that no
 #: computation yields, so the check compares with the cited statement, named in ``cites``.
@@ -43,6 +49,8 @@ class Erratum:
     check:    ``check(value) -> bool``: recomputes the truth independently and returns True when
               ``value`` is wrong (so ``check(stated)`` is True and ``check(true)`` is False).
     kind:     ``"error"`` or ``"omission"``.
+    severity: ``"error"`` or ``"slip"`` for an error, ``"omission"`` for an omission; no
+              default, so that every record is judged (:data:`SEVERITIES`).
     basis:    ``"computed"`` or ``"citation"`` (then ``cites`` names the paper, table or page).
     """
 
@@ -56,6 +64,7 @@ class Erratum:
     true: Any
     check: Callable[[Any], bool]
     kind: str = "error"
+    severity: str = ""
     basis: str = "computed"
     cites: str = ""
 
@@ -63,6 +72,13 @@ class Erratum:
         if self.kind not in KINDS:
             raise ValueError(
                 f"kind: expected one of {KINDS}, got {self.kind!r} ({self.key})"
+            )
+        allowed = ("omission",) if self.kind == "omission" else ("error", "slip")
+        if self.severity not in allowed:
+            raise ValueError(
+                f"severity: expected one of {allowed} for a case of kind "
+                f"{self.kind!r} (the severities are {SEVERITIES}), got "
+                f"{self.severity!r} ({self.key})"
             )
         if self.basis not in BASES:
             raise ValueError(

@@ -6,13 +6,16 @@ from collections import Counter
 from typing import Sequence
 
 from ..sources import SOURCES
-from .record import BASES, KINDS, Erratum
+from .record import BASES, KINDS, SEVERITIES, Erratum
 
 __all__ = [
     "errata_by_chapter",
     "errata_table",
     "source_counts",
     "kind_counts",
+    "severity_counts",
+    "severity_by_source",
+    "severity_table",
     "basis_counts",
     "errata_summary",
     "ledger_section",
@@ -49,6 +52,37 @@ def kind_counts(errata: Sequence[Erratum] | None = None) -> Counter:
     return Counter({k: sum(e.kind == k for e in errata) for k in KINDS})
 
 
+def severity_counts(errata: Sequence[Erratum] | None = None) -> Counter:
+    """How many errata of each severity (``"error"``, ``"slip"``, ``"omission"``); every
+    severity present.  Each case counts once."""
+    errata = _all() if errata is None else errata
+    return Counter({v: sum(e.severity == v for e in errata) for v in SEVERITIES})
+
+
+def severity_by_source(errata: Sequence[Erratum] | None = None) -> dict[str, Counter]:
+    """Source id -> how many of its errata have each severity (every source and severity
+    present; a case in two sources counts once for each, as in :func:`source_counts`)."""
+    errata = _all() if errata is None else errata
+    return {s: severity_counts([e for e in errata if s in e.sources]) for s in SOURCES}
+
+
+def severity_table(errata: Sequence[Erratum] | None = None) -> str:
+    """The cases by severity, one row per source and a last row for all of them (where a case
+    in two sources counts once), as a MyST table."""
+    errata = _all() if errata is None else errata
+    rows = [
+        "| source | " + " | ".join(SEVERITIES) + " | cases |",
+        "| --- |" + " ---: |" * (len(SEVERITIES) + 1),
+    ]
+    for s, counts in severity_by_source(errata).items():
+        cells = [str(counts[v]) for v in SEVERITIES] + [str(sum(counts.values()))]
+        rows.append(f"| `{s}` | " + " | ".join(cells) + " |")
+    total = severity_counts(errata)
+    cells = [f"**{total[v]}**" for v in SEVERITIES] + [f"**{len(errata)}**"]
+    rows.append("| all sources, each case once | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def basis_counts(errata: Sequence[Erratum] | None = None) -> Counter:
     """How many errata each basis has (``"computed"``, ``"citation"``); every basis present."""
     errata = _all() if errata is None else errata
@@ -60,19 +94,20 @@ def _plural(n: int, word: str) -> str:
 
 
 def errata_summary(errata: Sequence[Erratum] | None = None) -> str:
-    """One Markdown paragraph: the number of cases, by kind, by basis and by source, all counted
-    from the registry (an erratum in two sources counts once for each of them)."""
+    """One Markdown paragraph: the number of cases, by severity, by basis and by source, all
+    counted from the registry (an erratum in two sources counts once for each of them)."""
     errata = _all() if errata is None else errata
-    kinds, bases, sources = (
-        kind_counts(errata),
+    severities, bases, sources = (
+        severity_counts(errata),
         basis_counts(errata),
         source_counts(errata),
     )
     shared = sum(len(e.sources) > 1 for e in errata)
     by_source = ", ".join(f"`{s}`: {sources[s]}" for s in SOURCES if sources[s])
     text = (
-        f"**{_plural(len(errata), 'case')}**: {_plural(kinds['error'], 'error')} and "
-        f"{_plural(kinds['omission'], 'omission')}. By basis: {bases['computed']} computed "
+        f"**{_plural(len(errata), 'case')}**: {_plural(severities['error'], 'error')}, "
+        f"{_plural(severities['slip'], 'slip')} and "
+        f"{_plural(severities['omission'], 'omission')}. By basis: {bases['computed']} computed "
         f"(the check recomputes the truth) and {bases['citation']} resting on a citation "
         f"(the check compares with a published fact). By source: {by_source}."
     )
@@ -102,7 +137,7 @@ def errata_table(errata: Sequence[Erratum] | None = None) -> str:
     lines: list[str] = []
     for i, e in enumerate(errata, start=1):
         srcs = ", ".join(f"`{s}` ({SOURCES[s]})" for s in e.sources)
-        tag = "Omission" if e.kind == "omission" else "Error"
+        tag = e.severity.capitalize()
         cited = f" *(citation: {e.cites})*" if e.basis == "citation" else ""
         lines += [
             f"**E{i}. {tag} — {e.section}** · source {srcs}{cited}  ",

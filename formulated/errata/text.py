@@ -8,7 +8,7 @@ independently -- Hugging Face's tokenizers, ``torch.nn.Embedding``, ``torch``'s 
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -255,9 +255,104 @@ _BPE_TRUE = (
     (("low",), ("low", "e", "r"), ("n", "e", "w", "est"), ("w", "i", "d", "est")),
 )
 
+# Found by the second reading of the ledger (appendix B) of source 002.
+
+#: The sizes the shape checks substitute for 002's letters (batch, length, width, heads).
+_SIZES_002 = {"B": 2, "T": 5, "D": 8, "H": 2}
+
+
+def _shape_002(text: str) -> tuple[int, ...]:
+    """002's shape in letters (``"B x T x D//H"``) in numbers (:data:`_SIZES_002`)."""
+    out = []
+    for factor in text.replace("×", "x").split(" x "):
+        factor = factor.strip()
+        if "//" in factor:
+            num, den = factor.split("//")
+            out.append(_SIZES_002[num.strip()] // _SIZES_002[den.strip()])
+        else:
+            out.append(_SIZES_002[factor])
+    return tuple(out)
+
+
+def product_shapes_are_wrong(right_sides: tuple[str, str]) -> bool:
+    """Do the right sides ``right_sides`` of the shape lines of Q = Z_1 W^Q (002's Step 7.1)
+    and C = A_w V (Step 7.3) have the shapes of those products?
+
+    The products are computed by ``torch.matmul`` on random tensors of the operands' shapes,
+    Z_1 (B x T x D) with W^Q (D x D) and A_w (B x H x T x T) with V (B x H x T x D//H).  A
+    right side is one shape, or two joined by ``@``, a product whose shape is computed the
+    same way.  Wrong when a right side's shape is not its product's.
+    """
+    import torch
+
+    torch.manual_seed(0)
+
+    def product(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+        try:
+            return tuple(torch.matmul(torch.randn(a), torch.randn(b)).shape)
+        except RuntimeError:  # the operands do not fit
+            return None
+
+    truths = (
+        product(_shape_002("B x T x D"), _shape_002("D x D")),
+        product(_shape_002("B x H x T x T"), _shape_002("B x H x T x D//H")),
+    )
+    for text, truth in zip(right_sides, truths):
+        operands = [_shape_002(part) for part in text.split("@")]
+        if len(operands) == 1:
+            shape = operands[0]
+        elif len(operands) == 2:
+            shape = product(*operands)
+        else:
+            return True
+        if shape != truth:
+            return True
+    return False
+
+
+def embedding_letter_is_wrong(named: Callable[[Any, Any, int], Any]) -> bool:
+    """Is ``named(X, X_tilde, b)`` the token and positional embedding of sequence b of a batch?
+
+    ``X`` is 002's token embedding (Step 4: the one-hot input times W_e, so row lookups) and
+    ``X_tilde = X + PE`` (Step 5), both in NumPy from the weights of a small random
+    ``transformers`` ``GPT2Model``; the truth is that model's own embedding output (token plus
+    position, its first hidden state).  Wrong when the named matrix differs from it for a b.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2Model
+
+    torch.manual_seed(0)
+    model = (
+        GPT2Model(
+            GPT2Config(
+                vocab_size=11,
+                n_positions=8,
+                n_embd=8,
+                n_layer=1,
+                n_head=2,
+                bos_token_id=0,
+                eos_token_id=0,
+            )
+        )
+        .double()
+        .eval()
+    )
+    ids = torch.tensor([[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]])
+    with torch.no_grad():
+        truth = model(ids, output_hidden_states=True).hidden_states[0].numpy()
+    W_e, W_p = model.wte.weight.detach().numpy(), model.wpe.weight.detach().numpy()
+    X = W_e[ids.numpy()]
+    X_tilde = X + W_p[: ids.shape[1]]
+    return any(
+        not np.allclose(named(X, X_tilde, b), truth[b], atol=1e-12)
+        for b in range(ids.shape[0])
+    )
+
+
 ERRATA: list[Erratum] = [
     Erratum(
         key="002-vocab-index-range",
+        severity="slip",
         sources=("002",),
         section="Vocabulary (the index $j$)",
         says=r"$j$ is \"the index of a word in $\mathcal{V}$, explicitly defined as "
@@ -272,11 +367,16 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-index-base",
+        severity="slip",
         sources=("002",),
-        section="Dimensions and indexing; Input sequence; String-to-index mapping; Step 2",
+        section="Dimensions and indexing; Input sequence; String-to-index mapping; Step 2; "
+        "the LayerNorm and GELU formulas; the embedding matrix",
         says=r"Positions are $0 \le t < T$ (Dimensions) and $1 \le t \le T$ (Input sequence); "
         r"ids are $0, \ldots, V-1$ ($f_\text{stoi}$, and $0 \le x_t < V$) but Step 2's "
-        r"tokenizer maps $f(w_j) = j$ onto $\{1, \ldots, V\}$.",
+        r"tokenizer maps $f(w_j) = j$ onto $\{1, \ldots, V\}$. Likewise the feature index "
+        r"and the word index are declared $0 \le d < D$ and $0 \le j < V$, while the "
+        r"LayerNorm and GELU formulas run $d = 1, \ldots, D$ and the rows of "
+        r"$\mathbf{W}_e$ $j = 1, \ldots, V$.",
         correct=r"One convention per context: the book's math counts from 1 and its code from 0, "
         r"and converts once, at the boundary. Used as 0-based row numbers, Step 2's ids "
         r"read every word's neighbor, and the last id $V$ is outside a $V$-row "
@@ -288,6 +388,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-table-z3-residual",
+        severity="error",
         sources=("002",),
         section='Table of Notations, row "Output After First Residual Connection" ($\\mathbf{Z}_3$)',
         says=r"$\mathbf{Z}^{(\ell)}_3$ adds the attention output $\mathbf{Z}^{(\ell)}_2$ \"to the "
@@ -301,7 +402,46 @@ ERRATA: list[Erratum] = [
         check=z3_residual_is_wrong,
     ),
     Erratum(
+        key="002-shape-product-dims",
+        severity="slip",
+        sources=("002",),
+        section="Step 7.1 (linear projections) and Step 7.3 (the context matrix), shape lines",
+        says=r"$\mathcal{B} \times T \times D \leftarrow \mathcal{B} \times T \times D \times D$ "
+        r"(for $\mathbf{Q}$, $\mathbf{K}$ and $\mathbf{V}$) and $\mathcal{B} \times H \times "
+        r"T \times D//H \leftarrow \mathcal{B} \times H \times T \times T \times \mathcal{B} "
+        r"\times H \times T \times D//H$ (for $\mathbf{C} = \mathbf{A}_w \mathbf{V}$).",
+        correct=r"Written with $\times$ only, the right sides read as one 4-D and one 8-D shape. "
+        r"They are products of two operands, which 002 elsewhere joins by $@$ (as in "
+        r"$T \times D \leftarrow T \times V @ V \times D$): $\mathcal{B} \times T \times D "
+        r"@ D \times D$ and $\mathcal{B} \times H \times T \times T @ \mathcal{B} \times H "
+        r"\times T \times D//H$, whose results have the shapes on the left.",
+        chapter=_CH05,
+        stated=("B x T x D x D", "B x H x T x T x B x H x T x D//H"),
+        true=("B x T x D @ D x D", "B x H x T x T @ B x H x T x D//H"),
+        check=product_shapes_are_wrong,
+    ),
+    Erratum(
+        key="002-embedding-letter-x",
+        severity="slip",
+        sources=("002",),
+        section='Table of Notations, rows "Batched Embedding Matrix Sequence $b$" and '
+        '"Batched Embedding Vector for Token $t$ in Sequence $b$"',
+        says=r"$\mathbf{X}^{(b)}$ ($T \times D$) is \"the token and positional embedding vector "
+        r"for the $b$-th input sequence of the batch\", and $\mathbf{X}^{(b)}_t$ that of its "
+        r"token at position $t$.",
+        correct=r"In 002, $\mathbf{X}$ is the token embedding alone (Step 4; its table row "
+        r"\"Token Embedded Input Matrix\"; \"each sequence $\mathbf{X}^{(b)}$ ... undergoes "
+        r"the same matrix multiplication with $\mathbf{W}_e$\"); the sum with the positions "
+        r"is $\tilde{\mathbf{X}}$ (Step 5). The rows describe $\tilde{\mathbf{X}}^{(b)}$ and "
+        r"$\tilde{\mathbf{X}}^{(b)}_t$.",
+        chapter=_CH05,
+        stated=lambda X, X_tilde, b: X[b],
+        true=lambda X, X_tilde, b: X_tilde[b],
+        check=embedding_letter_is_wrong,
+    ),
+    Erratum(
         key="003-bpe-tables",
+        severity="error",
         sources=("003",),
         section='Tokenization Method: BPE ("Merge Pairs" and "Result" tables)',
         says=r"Merges (l, o), (o, w), (e, s), (s, t), each of count 2, and the result "
@@ -323,6 +463,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="003-gpt1-vocab",
+        severity="error",
         sources=("003",),
         section='Word Representation ("Unique Tokens" table)',
         says="GPT-1 has 40,000 unique tokens.",
@@ -337,6 +478,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="onehot-lookup-last-row",
+        severity="slip",
         sources=("002",),
         section="Weights and embeddings, lookup illustration",
         says=r"the one-hot row $(0, \dots, 0, 1)$ times $\bm{W}_e$ gives row "
@@ -349,6 +491,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="sinusoidal-index-range",
+        severity="error",
         sources=("002",),
         section="PE: Positional Encoding Layer",
         says=r"$x'_{i,j} = \sin(i/10000^{j/D})$ ($j$ even), $\cos(i/10000^{(j-1)/D})$ (odd), "
@@ -363,6 +506,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="dropout-scaling",
+        severity="omission",
         sources=("002",),
         kind="omission",
         section="Step 5, dropout",

@@ -136,7 +136,8 @@ def argmax_identity_is_wrong(
 def corruption_is_wrong(shares: tuple[float, float, float]) -> bool:
     """Are ``shares`` = (to [MASK], to a random token, unchanged) the fractions of the chosen
     tokens that BERT's corruption produces?  Measured (to 0.01) with ``transformers``'
-    ``DataCollatorForLanguageModeling``, the masking BERT's pre-training recipe uses."""
+    ``DataCollatorForLanguageModeling``, which implements the rule of BERT's paper (Devlin et
+    al. 2019, section 3.1); the library stands in for BERT's own data script."""
     import torch
     from tokenizers import Tokenizer, models
     from transformers import DataCollatorForLanguageModeling, PreTrainedTokenizerFast
@@ -203,6 +204,7 @@ def chain_rule_orders_are_wrong(orders: tuple[tuple[int, ...], ...]) -> bool:
 def target_shift_is_wrong(shift: int) -> bool:
     """Does pairing the logits at position ``t`` with the token at position ``t + shift`` differ
     from the loss ``transformers``' ``GPT2LMHeadModel`` computes from ``labels=input_ids``?
+    (The library stands in for GPT's objective, Radford et al. 2018, eq. 1.)
 
     A small random GPT-2 (no download); the loss is the mean cross-entropy over the pairs.
     """
@@ -241,9 +243,88 @@ def target_shift_is_wrong(shift: int) -> bool:
     return not torch.allclose(ours, out.loss.double(), atol=1e-6)
 
 
+# Found by the second reading of the ledger (appendix B) of sources 001 and 002.
+
+
+def order_relation_is_wrong(relation: Callable[[tuple[int, ...], set], bool]) -> bool:
+    """Does ``relation(z, S)`` hold exactly for the orders of XLNet's conditional?
+
+    For n = 4 and t = 2, ``S`` is the set ``{1, ..., n}^(t+1)`` (every (t+1)-tuple of
+    positions, listed by ``itertools.product``) and an order z is a tuple of t + 1 distinct
+    positions.  Wrong when the relation fails for some order, or holds for a tuple of the
+    wrong length (it would then say nothing about z).
+    """
+    n, t = 4, 2
+    S = set(itertools.product(range(1, n + 1), repeat=t + 1))
+    orders = list(itertools.permutations(range(1, n + 1), t + 1))
+    if not all(relation(z, S) for z in orders):
+        return True
+    return relation((3, 1), S)
+
+
+def xlnet_objective_is_wrong(
+    objective: Callable[[Any, np.ndarray, tuple], float],
+) -> bool:
+    """Is ``objective(model, ids, z)`` the quantity XLNet maximizes for the sequence ``ids``?
+
+    XLNet (Yang et al. 2019, eq. 3) maximizes the expectation over factorization orders z of
+    ``sum_t log p(x_{z_t} | x_{z_<t})``.  The model is a network, chapter 17's
+    ``TinyAttentionModel`` (one set of weights for every order), whose order sums are computed
+    here prediction by prediction and averaged over all 24 orders of a 4-token sequence.
+    Wrong when the value differs from that expectation for some order z.
+    """
+    from ..basics import TinyAttentionModel
+
+    model = TinyAttentionModel(V=4, n=4, seed=0)
+    ids = np.array([2, 0, 3, 1])
+    orders = list(itertools.permutations(range(4)))
+    sums = [
+        sum(model.cond_log_prob(ids, [j], list(z[:k])) for k, j in enumerate(z))
+        for z in orders
+    ]
+    expected = float(np.mean(sums))
+    return any(abs(objective(model, ids, z) - expected) > 1e-9 for z in orders)
+
+
+def _xlnet_one_order(model: Any, ids: np.ndarray, z: tuple) -> float:
+    from ..basics import xlnet_log_likelihood
+
+    return xlnet_log_likelihood(model, ids, z)
+
+
+def _xlnet_expectation(model: Any, ids: np.ndarray, z: tuple) -> float:
+    from ..basics import xlnet_expected_log_likelihood
+
+    return xlnet_expected_log_likelihood(model, ids)
+
+
+def _bernoulli_likelihood(sample: np.ndarray, p: float) -> float:
+    """The likelihood of 0/1 draws ``sample`` under Bernoulli(p)."""
+    k = int(sample.sum())
+    return float(p**k * (1 - p) ** (len(sample) - k))
+
+
+def estimate_objective_is_wrong(
+    objective: Callable[[np.ndarray, float, float], float],
+) -> bool:
+    """Is ``argmax_theta objective(S, theta, estimate)`` the maximum-likelihood estimate?
+
+    A Bernoulli model, a corpus ``S`` of 20 draws, the parameter space a grid on (0, 1);
+    ``estimate`` is a point fixed before the argmax (what 002's objective is written in).
+    The truth is computed in closed form: the estimate is the mean of S (the grid point
+    nearest it).  Wrong when the argmax set is not that one point.
+    """
+    S = (np.random.default_rng(3).random(20) < 0.3).astype(int)
+    grid = np.round(np.linspace(0.01, 0.99, 99), 2)
+    values = np.array([objective(S, theta, 0.5) for theta in grid])
+    best = set(grid[np.isclose(values, values.max(), rtol=1e-12, atol=0.0)])
+    return best != {grid[np.argmin(np.abs(grid - S.mean()))]}
+
+
 ERRATA: list[Erratum] = [
     Erratum(
         key="000-loss-missing-log",
+        severity="error",
         sources=("000",),
         section="Definition (GPT training objective)",
         says="$\\text{loss} = -\\log P(x_2, \\dots, x_n \\mid x_1) = -\\sum_{j=2}^n P(x_j \\mid "
@@ -259,6 +340,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="001-loss-missing-index",
+        severity="slip",
         sources=("001",),
         section="GPT (training objective); the masked-LM loss after RoBERTa repeats it",
         says="$\\text{loss} = -\\sum_{j=2}^n \\log\\left(\\text{Softmax}\\left(\\bm{X}^{(L)}_{j-1,:}"
@@ -273,6 +355,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="000-argmax-identity",
+        severity="error",
         sources=("000",),
         section="Definition (GPT training objective)",
         says=r"$\theta^* = \operatorname{argmax}_\theta P_\theta(\bm{x}) = "
@@ -290,15 +373,19 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="001-bert-corruption",
+        severity="omission",
         sources=("001",),
         kind="omission",
-        section="Statistical interpretation (BERT's corrupted sequence)",
-        says=r"$X'_j = I\, i^\text{mask} + (1 - I) X_j$ with $I \sim \text{Bern}(p)$: every "
+        section="BERT: input construction ($\\bm{x}'$) and statistical interpretation "
+        "(the corrupted sequence)",
+        says=r"$x'_i = i^\text{mask}$ if $i = j^\text{masked}$, else $x_i$; and "
+        r"$X'_j = I\, i^\text{mask} + (1 - I) X_j$ with $I \sim \text{Bern}(p)$: every "
         r"chosen token becomes [MASK].",
-        correct=r"BERT chooses 15 % of the positions and, of those, replaces 80 % by [MASK], 10 % "
-        r"by a random token and leaves 10 % unchanged (measured with `transformers`' "
-        r"masking collator), so that the model cannot rely on [MASK] marking the "
-        r"positions it is asked about.",
+        correct=r"BERT (Devlin et al. 2019, section 3.1) chooses 15 % of the positions and, of "
+        r"those, replaces 80 % by [MASK], 10 % by a random token and leaves 10 % unchanged, "
+        r"so that the model cannot rely on [MASK] marking the positions it is asked about. "
+        r"The check measures the shares in `transformers`' `DataCollatorForLanguageModeling`, "
+        r"which implements the paper's rule.",
         chapter=_CH17,
         stated=(1.0, 0.0, 0.0),
         true=(0.8, 0.1, 0.1),
@@ -306,6 +393,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="001-bert-independence",
+        severity="error",
         sources=("001",),
         section="Statistical interpretation (BERT)",
         says="$\\log P(\\bm{X}_M = \\bm{x}_M; \\bm{\\theta}) = \\sum_{j \\in M} \\log P(X_j = x_j "
@@ -320,6 +408,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-tokens-iid",
+        severity="error",
         sources=("002",),
         section="Step 1 (Corpus); also the Training Phase section",
         says="Step 1: each sequence is “a sequence of $T$ tokens. These tokens are sampled "
@@ -335,6 +424,7 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-chain-rule-order",
+        severity="error",
         sources=("002",),
         section="The Training Phase, autoregressive self-supervised learning paradigm",
         says=r"The joint probability factorizes as $\prod_{t=1}^T \mathbb{P}(x_t \mid x_1, "
@@ -351,21 +441,85 @@ ERRATA: list[Erratum] = [
     ),
     Erratum(
         key="002-loss-target-shift",
+        severity="omission",
         sources=("002",),
         kind="omission",
         section="Cross-Entropy Loss Function",
         says=r"$\mathcal{L} = -\frac{1}{\mathcal{B} T}\sum_b \sum_{t=1}^{T} \sum_v "
         r"\mathbf{Y}_{b,t,v} \log \mathbf{P}_{b,t,v}$ with $\mathbf{Y}_{b,t}$ the one-hot "
         r"of \"the true token at position $t$\" and $\mathbf{P}_{b,t}$ the softmax of the "
-        r"logits at position $t$; no shift between inputs and targets is mentioned.",
+        r"logits at position $t$. The training phase says that the labels are \"a shifted "
+        r"version\" of the inputs; the loss section, which defines the pairs, leaves the "
+        r"shift out.",
         correct=r"The logits at position $t$ have seen $x_1, \ldots, x_t$ (the causal mask keeps "
         r"the diagonal), so their target is the *next* token: $\mathbf{Y}_{b,t}$ is the "
         r"one-hot of $x_{b,t+1}$, and the sum runs over $t = 1, \ldots, T - 1$ (or the "
-        r"window holds $T + 1$ tokens), as `GPT2LMHeadModel` shifts its labels. Paired "
-        r"with $x_{b,t}$ itself, the model could copy its input and learn nothing.",
+        r"window holds $T + 1$ tokens), as in GPT's objective (Radford et al. 2018, eq. 1: "
+        r"each token given the ones before it). Paired with $x_{b,t}$ itself, the model "
+        r"could copy its input and learn nothing. The check compares with the loss of "
+        r"`transformers`' `GPT2LMHeadModel`, which shifts its labels by one.",
         chapter=_CH17,
         stated=0,
         true=1,
         check=target_shift_is_wrong,
+    ),
+    Erratum(
+        key="002-parameter-space",
+        severity="slip",
+        sources=("002",),
+        section="The Training Phase (the parameter and its estimate)",
+        says=r"$\boldsymbol{\Theta}$ \"is the parameter space that defines the distribution\" "
+        r"$\mathbb{P}(\mathcal{X} ; \boldsymbol{\Theta})$; $\hat{\boldsymbol{\Theta}}$ \"is "
+        r"the estimated parameter space that approximates the true parameter space\"; and "
+        r"$\hat{\boldsymbol{\theta}}^{*} = \underset{\hat{\boldsymbol{\theta}} \in "
+        r"\boldsymbol{\Theta}}{\text{argmax}} \hat{\mathcal{L}}\left(\mathcal{S} ; "
+        r"\hat{\boldsymbol{\Theta}}\right)$.",
+        correct=r"A distribution of the family is fixed by a parameter, a point "
+        r"$\boldsymbol{\theta}$ of the parameter space $\boldsymbol{\Theta}$, and an "
+        r"estimate is such a point, not a space: $\hat{\boldsymbol{\theta}}^{*} = "
+        r"\operatorname{argmax}_{\boldsymbol{\theta} \in \boldsymbol{\Theta}} "
+        r"\hat{\mathcal{L}}(\mathcal{S} ; \boldsymbol{\theta})$. As written, the objective "
+        r"does not depend on the variable of the argmax, and every point of "
+        r"$\boldsymbol{\Theta}$ would maximize it.",
+        chapter=_CH17,
+        stated=lambda S, theta, estimate: _bernoulli_likelihood(S, estimate),
+        true=lambda S, theta, estimate: _bernoulli_likelihood(S, theta),
+        check=estimate_objective_is_wrong,
+    ),
+    Erratum(
+        key="001-xlnet-subset",
+        severity="slip",
+        sources=("001",),
+        section="Statistical interpretation (XLNet's order)",
+        says=r"\"a permutation $(z_1, \ldots, z_{t+1}) \subseteq \{ 1, \ldots, n \}^{t+1}$ of "
+        r"token positions (with $t < n$)\".",
+        correct=r"A tuple of $t + 1$ distinct positions is an *element* of "
+        r"$\{1, \ldots, n\}^{t+1}$: $(z_1, \ldots, z_{t+1}) \in \{1, \ldots, n\}^{t+1}$. "
+        r"Its entries are positions, not $(t+1)$-tuples, so it is no subset of that set.",
+        chapter=_CH17,
+        stated=lambda z, S: set(z) <= S,
+        true=lambda z, S: tuple(z) in S,
+        check=order_relation_is_wrong,
+    ),
+    Erratum(
+        key="001-xlnet-objective",
+        severity="error",
+        sources=("001",),
+        section="Statistical interpretation (XLNet's objective)",
+        says=r"XLNet maximizes $\log P(\bm{X} = \bm{x}; \bm{\theta}) = \sum_{j=1}^n "
+        r"\log P(X_{z_j} = x_{z_j} \mid X_{z_1} = x_{z_1}, \ldots, X_{z_{j-1}} = "
+        r"x_{z_{j-1}}; \bm{\theta})$ for \"some permutation\" $(z_1, \ldots, z_n)$.",
+        correct=r"The chain rule gives that equality for one joint distribution, in every "
+        r"order. XLNet's conditionals come from one network for all orders and are not "
+        r"those of one joint distribution, so the sum depends on $\bm{z}$ and is no "
+        r"$\log P(\bm{x}; \bm{\theta})$. XLNet maximizes its expectation over the orders, "
+        r"$\mathbb{E}_{\bm{z}}\big[\sum_{t} \log P_{\bm{\theta}}(x_{z_t} \mid "
+        r"x_{z_1}, \ldots, x_{z_{t-1}})\big]$ (Yang et al. 2019, eq. 3). The check "
+        r"measures the sums of chapter 17's one-layer attention model over all 24 orders "
+        r"of a 4-token sequence.",
+        chapter=_CH17,
+        stated=_xlnet_one_order,
+        true=_xlnet_expectation,
+        check=xlnet_objective_is_wrong,
     ),
 ]

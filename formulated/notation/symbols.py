@@ -149,7 +149,7 @@ NOTATION: list[Symbol] = [
         s000="$L$",
         s001="$L$",
         s002="$L$",
-        s003="$K$",
+        s003="$K + 1$",
     ),
     _s(
         "B",
@@ -201,7 +201,7 @@ NOTATION: list[Symbol] = [
         s000=r"$l$, subscript: $\bm{X}_l$",
         s001=r"$l$, superscript: $\bm{X}^{(l)}$",
         s002=r"$\ell$, superscript: $(\ell)$",
-        s003="$k$, superscript: $(k)$",
+        s003="$k = l - 1$, superscript: $(k)$",
     ),
     _s("b", "b - 1", "", "sequence of a batch, $1 \\le b \\le B$", "index", s002="$b$"),
     # -- data ---------------------------------------------------------------------------------
