@@ -156,7 +156,9 @@ def _quiz_messages() -> list[tuple[str, str, str]]:
 
 def test_no_quiz_translation_fixes_a_particle_after_a_value() -> None:
     fixed = [
-        (page, string) for page, _, string in _quiz_messages() if fixed_particles(string)
+        (page, string)
+        for page, _, string in _quiz_messages()
+        if fixed_particles(string)
     ]
     assert fixed == []
     # the check fails on what the catalogues held before
