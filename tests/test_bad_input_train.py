@@ -555,21 +555,20 @@ def test_load_checkpoint_rejects_what_would_give_nan_or_wrong_ids(
 
 
 @pytest.fixture()
-def no_step(monkeypatch):
-    """``train`` may not take a single step: the loop's step (formulated.training.loop's
-    ``train_step``, the one function the loop calls per step) fails if called."""
-    import formulated.training.loop as loop
+def no_step():
+    """A step for ``train(step=...)`` that fails if called: ``train`` may not take a single
+    step (the loop calls its step once per training step)."""
 
     def step(*args, **kwargs):
         raise AssertionError("a training step ran before the bad input was reported")
 
-    monkeypatch.setattr(loop, "train_step", step)
+    return step
 
 
 def test_no_step_fixture_does_stop_a_valid_run(base, no_step):
     # the guard of the tests below is live: a valid run reaches the step and fails there
     with pytest.raises(AssertionError, match="a training step ran"):
-        train(None, None, progress=False, **base)
+        train(None, None, progress=False, step=no_step, **base)
 
 
 def test_train_out_dir_a_file_fails_before_any_step(base, tmp_path, no_step):
@@ -581,17 +580,17 @@ def test_train_out_dir_a_file_fails_before_any_step(base, tmp_path, no_step):
         match=rf"out_dir: expected a directory for ckpt\.pt, "
         rf"got '{f}', which is a file",
     ):
-        train(None, f, progress=False, **base)
+        train(None, f, progress=False, step=no_step, **base)
     with pytest.raises(
         NotADirectoryError,
         match=rf"out_dir: expected a directory path, got "
         rf"'{f / 'run'}', inside '{f}', which is a file",
     ):
-        train(None, f / "run", progress=False, **base)
+        train(None, f / "run", progress=False, step=no_step, **base)
     with pytest.raises(
         NotADirectoryError, match="out_dir: "
     ):  # resuming: the same check
-        train(None, f, resume=True, progress=False, **base)
+        train(None, f, resume=True, progress=False, step=no_step, **base)
     assert f.read_text(encoding="utf-8") == "keep me"
 
 
@@ -606,12 +605,12 @@ def test_train_out_dir_not_writable_fails_before_any_step(base, tmp_path, no_ste
             r"can write, got '/sys/formulated_run' "
             r"\('/sys' cannot be written",
         ):
-            train(None, "/sys/formulated_run", progress=False, **base)
+            train(None, "/sys/formulated_run", progress=False, step=no_step, **base)
     if os.geteuid() != 0:  # root writes whatever the mode says
         ro = tmp_path / "ro"
         ro.mkdir(mode=0o500)
         with pytest.raises(PermissionError, match=rf"out_dir: .* got '{ro / 'run'}'"):
-            train(None, ro / "run", progress=False, **base)
+            train(None, ro / "run", progress=False, step=no_step, **base)
 
 
 def test_train_data_binary_or_a_directory_names_data(base, tmp_path, no_step):
@@ -623,13 +622,15 @@ def test_train_data_binary_or_a_directory_names_data(base, tmp_path, no_step):
         match=rf"data: expected a UTF-8 text file, got '{binary}', "
         r"which is not UTF-8 text \(byte 0x80 at offset 128\)",
     ):
-        train(None, None, progress=False, **dict(base, data=str(binary)))
+        train(None, None, progress=False, step=no_step, **dict(base, data=str(binary)))
     with pytest.raises(
         FileNotFoundError,
         match=rf"data: expected a text file, got "
         rf"'{tmp_path}', a directory",
     ):
-        train(None, None, progress=False, **dict(base, data=str(tmp_path)))
+        train(
+            None, None, progress=False, step=no_step, **dict(base, data=str(tmp_path))
+        )
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty", "NaN weight", "tokenizer V"])
@@ -647,5 +648,5 @@ def test_resume_from_a_checkpoint_that_cannot_be_loaded_fails_before_any_step(
         (dst / "ckpt.pt").write_bytes(b"")
     kept = (dst / "ckpt.pt").read_bytes()
     with pytest.raises(CheckpointError, match="checkpoint: "):
-        train(None, dst, resume=True, progress=False, max_steps=5)
+        train(None, dst, resume=True, progress=False, step=no_step, max_steps=5)
     assert (dst / "ckpt.pt").read_bytes() == kept

@@ -146,7 +146,7 @@ def test_cuda_run_gives_set_device_an_indexed_device(monkeypatch, device, index)
             )
         seen.append(torch.device(d))
 
-    def stop(cfg, ck, out, t_start, device):
+    def stop(cfg, ck, out, t_start, device, step):
         raise Reached(device)
 
     for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK"):
