@@ -39,7 +39,7 @@ from booktools.build.plain_markdown import chapter_titles, label_texts, to_plain
 from booktools.course.assign import exercises
 from booktools.course.specs import SPECS
 from booktools.lab.lab import math_macros
-from booktools.paths import ROOT
+from booktools.paths import CACHE, ROOT
 
 __all__ = [
     "OUT",
@@ -268,7 +268,6 @@ def _fenced(code: str, info: str) -> str:
 def _executed_notebooks() -> dict[str, Any]:
     """The executed chapters of the execution cache (none before ``make book``)."""
     from booktools.i18n.outputs import executed_notebooks
-    from booktools.paths import CACHE
 
     return executed_notebooks() if CACHE.is_dir() else {}
 

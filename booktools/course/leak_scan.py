@@ -24,6 +24,7 @@ from typing import Any
 
 from booktools import myst
 from booktools.course.assign import Exercise, segments
+from booktools.paths import CACHE, ROOT
 
 __all__ = [
     "solution_fingerprints",
@@ -148,7 +149,6 @@ def executed_outputs(notebooks: dict[str, Any] | None = None) -> dict[str, str]:
     its stream and ``text/plain`` outputs, joined; ``{}`` without a cache."""
     if notebooks is None:
         from booktools.i18n.outputs import executed_notebooks
-        from booktools.paths import CACHE
 
         notebooks = executed_notebooks() if CACHE.is_dir() else {}
     out: dict[str, str] = {}
@@ -434,7 +434,6 @@ def scan_edition(
     import tempfile
 
     from booktools.build import notebooks
-    from booktools.paths import ROOT
 
     root = ROOT if root is None else Path(root)
     folder = root / "_build" / "student" if folder is None else Path(folder)

@@ -32,6 +32,13 @@ from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.transforms.post_transforms.images import ImageConverter
 
+from booktools.sphinx.i18n import (
+    docname_of,
+    output_table,
+    translate_svg,
+    translate_widget_state,
+)
+
 __all__ = [
     "WIDGET_VIEW",
     "WIDGET_FIGURE_HEIGHT",
@@ -67,8 +74,6 @@ def svg_to_pdf(svg: str, dest: Path, table: Mapping[str, str] | None = None) -> 
     from formulated.plotting import light_svg
 
     if table is not None:
-        from booktools.sphinx.i18n import translate_svg
-
         svg = translate_svg(svg, table)
 
     tool = shutil.which(SVG_TOOL)
@@ -101,8 +106,6 @@ class SvgToPdf(ImageConverter):
         return True  # a missing tool is an error of its own (svg_to_pdf), not a lost figure
 
     def handle(self, node: nodes.image) -> None:
-        from booktools.sphinx.i18n import docname_of, output_table
-
         self._table = output_table(self.app, docname_of(node, self.config.root_doc))
         super().handle(node)
 
@@ -207,8 +210,6 @@ class WidgetSnapshots(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        from booktools.sphinx.i18n import output_table, translate_widget_state
-
         states: dict[str, Any] = {}
         for docname, meta in getattr(self.env, "nb_metadata", {}).items():
             body = (
