@@ -77,6 +77,7 @@ def test_head_shares_by_hand():
         assert shares[name]["chance"] == pytest.approx(total / count, abs=1e-12)
 
 
+@pytest.mark.slow  # evaluates the shipped model
 def test_shipped_checkpoint_has_its_recorded_val_loss():
     from formulated.training import evaluate, load_data
 

@@ -77,6 +77,7 @@ def test_post_build_installs_the_book_and_its_lab_settings():
         subprocess.run(["bash", "-n", str(post)], check=True)
 
 
+@pytest.mark.slow  # runs Binder's postBuild
 def test_post_build_lab_step_runs_offline(tmp_path):
     """The step postBuild runs, into a scratch prefix: the default-viewer override lands."""
     out = subprocess.run(

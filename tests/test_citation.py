@@ -53,6 +53,7 @@ def intro_bibtex(text: str) -> str:
     return found.group(1)
 
 
+@pytest.mark.slow  # runs cffconvert
 def test_citation_cff_validates() -> None:
     result = cffconvert("--validate")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -75,6 +76,7 @@ def test_citation_agrees_with_the_one_home_of_each_fact() -> None:
 PLACEHOLDER_KEY = "YourReferenceHere"
 
 
+@pytest.mark.slow  # runs cffconvert
 def test_intro_bibtex_is_cffconverts() -> None:
     result = cffconvert("-f", "bibtex")
     assert result.returncode == 0, result.stderr

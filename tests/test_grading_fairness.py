@@ -243,9 +243,9 @@ def test_every_autograded_exercise_has_its_answers():
     assert sorted(ANSWERS) == auto, set(ANSWERS) ^ set(auto)
 
 
-#: Labels whose grading runs long (chapter 11's GELU sweep, about 27 s): make test runs
-#: them, make check (``-m "not slow"``) leaves them out.
-SLOW_LABELS = frozenset({"ex-11-3"})
+#: Labels whose grading runs long (chapter 11's GELU sweep, about 27 s; ex-16-3, about 10 s):
+#: make test runs them, make check (``-m "not slow"``) leaves them out.
+SLOW_LABELS = frozenset({"ex-11-3", "ex-16-3"})
 
 
 @pytest.mark.parametrize(

@@ -131,6 +131,7 @@ print(nb.cells[0].outputs[0]["text"], end="")
 """
 
 
+@pytest.mark.slow  # starts kernels
 def test_a_kernel_started_the_books_way_is_encrypted_and_does_not_warn():
     import subprocess
     import sys

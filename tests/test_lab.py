@@ -26,6 +26,7 @@ from booktools.lab.kernel import FOLD_MARK
 CHAPTER = "chapters/11_ffn_gelu.md"
 
 
+@pytest.mark.slow  # starts jupyter
 def test_myst_and_jupytext_extensions_are_installed_and_enabled():
     out = subprocess.run(
         [sys.executable, "-m", "jupyter", "labextension", "list"],

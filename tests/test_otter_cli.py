@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from _chapters import ROOT
 
 from booktools.course import grading
@@ -24,6 +25,7 @@ print(before, hasattr(AsyncZMQSocketChannel.get_msg, "_formulated_sliced_get_msg
 """
 
 
+@pytest.mark.slow  # runs otter
 def test_entry_point_patches_the_channels_then_runs_otter():
     done = subprocess.run(
         [sys.executable, "-c", PROBE],
@@ -37,6 +39,7 @@ def test_entry_point_patches_the_channels_then_runs_otter():
     assert done.stdout.split()[-3:] == ["False", "True", "0"], done.stdout
 
 
+@pytest.mark.slow  # runs otter
 def test_otter_errors_keep_their_exit_status():
     done = subprocess.run(
         [sys.executable, "-m", "booktools.course.otter_cli", "run", "--bogus"],

@@ -63,6 +63,7 @@ def test_the_later_chapters_start_first() -> None:
     assert names.index("01_learning_from_data.md") < names.index("intro.md")
 
 
+@pytest.mark.slow  # runs kernels
 def test_run_caches_successes_only_with_whole_prints(tmp_path: Path) -> None:
     from jupyter_cache import get_cache
 

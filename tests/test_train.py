@@ -534,6 +534,7 @@ def test_bad_checkpoints_give_clear_errors_and_are_never_overwritten(tmp_path):
         train(None, run, resume=True, progress=False)
 
 
+@pytest.mark.slow  # a training process of its own
 def test_ctrl_c_saves_a_checkpoint_and_exits_cleanly(tmp_path):
     out = tmp_path / "run"
     cmd = [
@@ -603,6 +604,7 @@ def test_cli_trains_resumes_and_reports_errors(tmp_path, capsys):
         main(["--out", str(out), "--preset", "huge"])
 
 
+@pytest.mark.slow  # two torchrun processes
 def test_torchrun_two_processes_gloo_equals_one_process(tmp_path):
     """DDP on 2 CPU processes (gloo) computes what one process computes with the same batch."""
     cfg = dict(TINY, max_steps=4, eval_interval=2)
@@ -691,6 +693,7 @@ def test_adamw_is_torch_fused_adamw_bit_for_bit():
     assert not torch.equal(ours.weight, torch.nn.Linear(6, 4).weight)  # it did move
 
 
+@pytest.mark.slow  # a Python process of its own
 def test_a_training_run_never_imports_torch_dynamo(tmp_path):
     """torch.optim's methods import torch._dynamo (seconds at a GPU run's start); a whole run
     (steps, evaluations, a checkpoint, a resumed run, a run with Muon) does without it.  In a

@@ -68,6 +68,7 @@ def test_bf16_autocast_trains_close_to_float32_and_resumes_exactly(tmp_path):
     assert all(torch.equal(w1[k], w2[k]) for k in w1)
 
 
+@pytest.mark.slow  # torch.compile
 def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampling():
     """``compile="blocks"`` (the CUDA default) compiles one block that every layer reuses;
     evaluation (other batch shapes) and sampling (growing lengths) run eagerly, no new graphs."""
