@@ -8,9 +8,11 @@ Three filters, applied in this order (the order of ``transformers``' ``generate`
   adds up to at least ``p`` (Definition: def-19-top-p).
 
 A removed token gets the logit ``-inf``, so the softmax gives it probability 0 and
-renormalizes the rest.  Every function takes a NumPy array or a torch tensor of logits,
-``(V,)`` or a batch ``(..., V)``, and returns the same kind; the filters act on the last
-axis.
+renormalizes the rest.  Every function takes logits ``(V,)`` or a batch ``(..., V)``, as a
+NumPy array or anything it reads as one (a list, a tensor without gradient), and returns a
+NumPy array; the filters act on the last axis.  These are the book's formulas, in NumPy like
+every formula; the sampler of the trainable model computes its own filter in torch
+(:func:`formulated.models.trainable.shape_distribution`).
 """
 
 from __future__ import annotations
@@ -32,36 +34,21 @@ __all__ = [
 ]
 
 
-def _is_torch(z: Any) -> bool:
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a dependency of the book
-        return False
-    return isinstance(z, torch.Tensor)
-
-
-def _check_logits(z: Any, name: str = "z") -> Any:
-    """A real array/tensor of at least one logit on the last axis, without NaN; NumPy
-    input is converted to float64."""
-    if _is_torch(z):
-        if z.is_complex() or not z.is_floating_point():
-            raise TypeError(f"{name}: expected a floating-point tensor, got {z.dtype}")
-        bad = bool(z.isnan().any())
-    else:
-        arr = as_array(z, name)  # a ragged nested list is named here
-        if (
-            arr.dtype == bool
-            or not np.issubdtype(arr.dtype, np.number)
-            or np.issubdtype(arr.dtype, np.complexfloating)
-        ):
-            raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
-        z = arr.astype(np.float64)
-        bad = bool(np.isnan(z).any())
+def _check_logits(z: Any, name: str = "z") -> np.ndarray:
+    """A real array of at least one logit on the last axis, without NaN, as float64."""
+    arr = as_array(z, name)  # a ragged nested list, a tensor that requires grad: named
+    if (
+        arr.dtype == bool
+        or not np.issubdtype(arr.dtype, np.number)
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
+        raise TypeError(f"{name}: expected real numbers, got dtype {arr.dtype}")
+    z = arr.astype(np.float64)
     if z.ndim == 0 or z.shape[-1] == 0:
         raise ValueError(
             f"{name}: expected shape (..., V) with V >= 1, got {tuple(z.shape)}"
         )
-    if bad:
+    if np.isnan(z).any():
         raise ValueError(
             f"{name}: expected no NaN, got NaN among {tuple(z.shape)} logits"
         )
@@ -127,20 +114,13 @@ def top_k_mask(z, k):
     """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean
     ``(..., V)``.
 
-    Ties with the ``k``-th largest logit are all kept (so more than ``k`` may survive).
+    Ties with the ``k``-th largest logit are all kept (so more than ``k`` may survive);
+    ``k >= V`` keeps every token.
 
     Definition: def-19-top-k.
     Checked by: tests/test_sampling.py::test_top_k_matches_transformers
     """
-    V = z.shape[-1]
-    if k >= V:
-        return z == z  # all True (NaN was rejected)
-    if _is_torch(z):
-        import torch
-
-        kth = torch.topk(z, k, dim=-1).values[..., -1:]
-    else:
-        kth = -np.partition(-z, k - 1, axis=-1)[..., k - 1 : k]
+    kth = np.sort(z, axis=-1)[..., [-min(k, z.shape[-1])]]  # (..., 1), k-th largest
     return z >= kth
 
 
@@ -157,34 +137,19 @@ def top_p_mask(z, p):
     Definition: def-19-top-p.
     Checked by: tests/test_sampling.py::test_top_p_matches_transformers
     """
-    if _is_torch(z):
-        import torch
-
-        if p == 1.0:
-            return torch.ones_like(z, dtype=torch.bool)
-        probs = torch.softmax(z.double(), dim=-1)
-        sorted_p, order = torch.sort(probs, dim=-1, descending=True)
-        above = torch.cumsum(sorted_p, dim=-1) - sorted_p  # mass strictly above each
-        keep_sorted = above < p
-        return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
-    if p == 1.0:
+    if p == 1.0:  # every token (the sums below may round up to 1 at the tail)
         return np.ones(z.shape, dtype=bool)
     probs = formulas.softmax(z)
-    order = np.argsort(-probs, axis=-1, kind="stable")
+    order = np.argsort(-probs, axis=-1, kind="stable")  # most probable first
     sorted_p = np.take_along_axis(probs, order, axis=-1)
-    above = np.cumsum(sorted_p, axis=-1) - sorted_p
+    above = np.cumsum(sorted_p, axis=-1) - sorted_p  # the mass ranked above each token
     keep = np.empty(z.shape, dtype=bool)
-    np.put_along_axis(keep, order, above < p, axis=-1)
+    np.put_along_axis(keep, order, above < p, axis=-1)  # back in the vocabulary's order
     return keep
 
 
 @checked(_filter_args)
-def filter_logits(
-    z: Any,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-) -> Any:
+def filter_logits(z, temperature=1.0, top_k=None, top_p=None):
     """Temperature, then top-k, then top-p: the logits with every removed token at
     ``-inf``.
 
@@ -194,16 +159,10 @@ def filter_logits(
     """
     z = apply_temperature(z, temperature)
     if top_k is not None:
-        z = _drop(z, top_k_mask(z, top_k))
+        z = np.where(top_k_mask(z, top_k), z, -np.inf)
     if top_p is not None:
-        z = _drop(z, top_p_mask(z, top_p))
+        z = np.where(top_p_mask(z, top_p), z, -np.inf)
     return z
-
-
-def _drop(z: Any, keep: Any) -> Any:
-    if _is_torch(z):
-        return z.masked_fill(~keep, float("-inf"))
-    return np.where(keep, z, -np.inf)
 
 
 @checked(_filter_args)
@@ -211,24 +170,13 @@ def sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
     """``softmax(filter_logits(z, T, k, p))``: the distribution the sampler draws from,
     ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalized inside.
 
+    The logits are first shifted so that the largest is 0 (a shift changes none of the
+    filters nor the softmax): then ``z / T`` stays defined as ``T -> 0``, the others going
+    to ``-inf``, the one-hot limit, even for ``T`` below the smallest float32.
+
     Definitions: def-19-temperature, def-19-top-k, def-19-top-p.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers
     """
-    with np.errstate(over="ignore"):  # (z - max) / tiny T overflows to -inf: intended
-        f = filter_logits(_shifted(z), temperature, top_k, top_p)
-    if _is_torch(f):
-        import torch
-
-        return torch.softmax(f, dim=-1).to(z.dtype)
-    return formulas.softmax(f)
-
-
-def _shifted(z: Any) -> Any:
-    """``z - max(z)`` along the last axis (float64 for a tensor).  Temperature, top-k,
-    top-p and the softmax ignore a shift of every logit; with the largest logit at 0,
-    ``z / T`` stays defined as ``T -> 0`` (the others go to ``-inf``: the one-hot limit)
-    even where ``T`` is below the smallest float32."""
-    if _is_torch(z):
-        z = z.double()
-        return z - z.amax(dim=-1, keepdim=True)
-    return z - z.max(axis=-1, keepdims=True)
+    z = z - z.max(axis=-1, keepdims=True)  # the same distribution, largest logit 0
+    with np.errstate(over="ignore"):  # z / tiny T overflows to -inf: intended
+        return formulas.softmax(filter_logits(z, temperature, top_k, top_p))

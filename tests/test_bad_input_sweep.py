@@ -1189,9 +1189,6 @@ TORCH_ROWS = (
     "models.pretrained.",
     "models.kv_cache.forward_cached",
 )
-#: Rows that compute in torch when given a tensor (sampling keeps the kind it is given), so a
-#: tensor that requires grad keeps its graph there and is not refused.
-TENSOR_IN_TENSOR_OUT = ("sampling.",)
 
 
 def _ragged(value: Any) -> list:
@@ -1209,8 +1206,6 @@ def _array_args(kind: str) -> list[Any]:
     out = []
     for row in TABLE:
         if not row.name.startswith(NUMPY_ROWS) or row.name.startswith(TORCH_ROWS):
-            continue
-        if kind == "grad" and row.name.startswith(TENSOR_IN_TENSOR_OUT):
             continue
         try:
             valid = row.valid(ctx)

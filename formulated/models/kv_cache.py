@@ -270,9 +270,8 @@ def generate(
             lengths.append(cache.length)
         else:
             logits, _ = model(seq)
-        p = sampling_distribution(
-            logits[0, -1].double().cpu(), temperature, top_k, top_p
-        )
+        z = logits[0, -1].double().cpu().numpy()  # the book's NumPy formulas
+        p = torch.from_numpy(sampling_distribution(z, temperature, top_k, top_p))
         nxt = int(p.argmax()) if greedy else int(torch.multinomial(p, 1, generator=gen))
         out.append(nxt)
         probs.append(p)

@@ -36,7 +36,6 @@ from .._checks import (
     check_token_tensor,
     checked,
 )
-from ..sampling import sampling_distribution
 
 __all__ = [
     "GPTConfig",
@@ -497,19 +496,23 @@ def shape_distribution(logits, temperature=1.0, top_k=None):
     ``(V,) -> (V,)``.
 
     ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the
-    mass on the argmax (greedy decoding); top-k sets every probability outside the ``k``
-    largest to 0 and renormalizes the rest (the softmax does it, since
-    ``exp(-inf) = 0``).  For ``T > 0`` this is
-    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p)
-    applied to the logits flattened to a float32 vector on the CPU.
+    mass on the argmax (greedy decoding); top-k sets every logit below the ``k``-th
+    largest to ``-inf``, so the softmax gives it probability 0 and renormalizes the rest
+    (nanoGPT's sampler).  The torch twin of the book's NumPy formulas
+    :func:`formulated.sampling.sampling_distribution` (chapter 19, which adds top-p):
+    computed in float64 on the CPU from the largest logit down (so ``z / T`` stays
+    defined as ``T -> 0``), returned as float32.
 
     Definition: def-18-sampling.
     Checked by: tests/test_sampling.py::test_shape_distribution_matches_transformers
     """
-    z = logits.detach().float().cpu().reshape(-1)  # (V,), float32 on the CPU
+    z = logits.detach().double().cpu().reshape(-1)  # (V,), float64 on the CPU
     if temperature == 0:  # greedy: all on the argmax
         return F.one_hot(torch.argmax(z), z.numel()).float()
-    return sampling_distribution(z, temperature, top_k)  # softmax(z / T), top k
+    z = (z - z.max()) / temperature  # the same softmax, the largest logit at 0
+    if top_k is not None:  # below the k-th largest logit: probability 0
+        z[z < torch.topk(z, min(top_k, z.numel())).values[-1]] = -float("inf")
+    return torch.softmax(z, dim=-1).float()
 
 
 def run_eagerly(model: nn.Module) -> Any:
