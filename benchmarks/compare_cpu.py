@@ -185,7 +185,7 @@ def report(a: dict, b: dict) -> dict:
 
 
 def table(rows: dict[int, dict]) -> None:
-    """One line per seed: the figures the `cpu` preset's targets are stated in (issue 27)."""
+    """One line per seed: the figures the `cpu` preset's targets are stated in."""
     print(
         f"\nseed | (a) final | (b) first <= {TARGET}: step (share of steps) / time ratio "
         f"(with evals) | (b) final"

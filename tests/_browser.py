@@ -1,7 +1,7 @@
 """Helpers of the browser tests (tests/test_browser.py, tests/test_a11y.py): Debian's Chromium
 via selenium, a static server for the built book, and one measurement of a page in the browser.
 
-Both books are checked: the English pages and the Korean ones under ``ko/`` (issue 25). Each
+Both books are checked: the English pages and the Korean ones under ``ko/``. Each
 page is loaded once per (width, color mode) and test process (:func:`audit`): the layout
 measurement, axe's audit and the page's images and controls come from that one load, and
 both test modules read them.

@@ -1,4 +1,4 @@
-"""WCAG 2.1 AA on every page of the built book (issue 22), in Debian's headless Chromium.
+"""WCAG 2.1 AA on every page of the built book, in Debian's headless Chromium.
 
 * axe-core 4.14 (``tests/vendor/axe-core-4.14.1``, injected into each page; nothing from a
   CDN) with the tags wcag2a, wcag2aa, wcag21a and wcag21aa, at 1280 px and at 390 px, in the
@@ -10,8 +10,8 @@
 * page weight: what a reader's browser loads on opening a page (every resource, uncompressed)
   is at most :data:`MAX_PAGE_BYTES`, the median over the pages at most :data:`MEDIAN_PAGE_BYTES`.
 
-Every page of both books: the English one in light and dark mode, the Korean one (``ko/``,
-issue 25) in light mode only (its pages have the same theme, figures and widgets; dark mode
+Every page of both books: the English one in light and dark mode, the Korean one (``ko/``)
+in light mode only (its pages have the same theme, figures and widgets; dark mode
 would double its time). One browser per width and pytest worker; each page is loaded once per
 width and mode, and that load also gives tests/test_browser.py its measurement
 (``_browser.audit``). Needs the built book (``make book``) and Chromium with its driver
@@ -33,9 +33,9 @@ pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
 PAGES = [page for language in LANGUAGES for page in pages(language)]
 #: The color modes each book is audited in (the Korean book: light; see above).
 BOOK_MODES = {"en": MODES, "ko": ("light",)}
-#: The targets of issue 22 for a page as opened (the widget runtime loads later, on demand).
-#: Stop 38 (issues 33-36) took the median to 2.51 MB (English) and 2.52 MB (Korean); issue 37
-#: brought it back under 2.5 MB by no longer loading sphinx-design's CSS and script (62 KB,
+#: The size targets for a page as opened (the widget runtime loads later, on demand).
+#: The Korean edition's frame and glosses took the median to 2.51 MB (English) and 2.52 MB
+#: (Korean); the quizzes' round brought it back under 2.5 MB by no longer loading sphinx-design's CSS and script (62 KB,
 #: no chapter uses it; booktools/sphinx/quiz.py): 2.45 MB (English, with the quizzes).
 MAX_PAGE_BYTES = 4_000_000
 MEDIAN_PAGE_BYTES = 2_500_000

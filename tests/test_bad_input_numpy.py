@@ -756,7 +756,7 @@ def test_omission_effects_arguments(kwargs, exc, name):
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 24: a tiny temperature, a y_hat that is not a distribution, a ragged batch, a tensor
+# Bad input: a tiny temperature, a y_hat that is not a distribution, a ragged batch, a tensor
 # that requires grad (each failed on the code before: NaN, a number, NumPy's "inhomogeneous
 # shape", torch's "Can't call numpy()")
 # ---------------------------------------------------------------------------------------------
@@ -806,7 +806,7 @@ def test_cross_entropy_refuses_a_y_hat_that_is_not_a_distribution():
         ),
         (lambda: f.embed([[0, 1], [1]], np.eye(3)), "ids"),
         (lambda: f.attention([[1.0, 0.0], [0.0]], np.eye(2), np.eye(2)), "Q"),
-        # issue 33: these read the argument (np.size, np.asarray) before the shared converter
+        # these read the argument (np.size, np.asarray) before the shared converter
         (lambda: M.gpt2_probabilities([[1, 2], [3]], M.init_gpt2(CFG)), "x"),
         (lambda: M.gpt3_probabilities([[1, 2], [3]], M.init_gpt3(CFG)), "x"),
         (lambda: f.masked_softmax(np.zeros((2, 2)), [[0.0, 0.0], [0.0]]), "mask"),
@@ -825,7 +825,7 @@ def test_a_ragged_batch_names_the_argument(call, name):
 
 
 def test_a_tensor_that_requires_grad_is_refused_and_a_detached_one_read():
-    """Issue 33: the NumPy formulas used to detach a tensor that requires grad, so a reader who
+    """The NumPy formulas used to detach a tensor that requires grad, so a reader who
     expected gradients got none, silently; now it is refused, naming the argument.  A tensor
     without gradient (detached, or an integer one) is still read as its values."""
     X = torch.randn(

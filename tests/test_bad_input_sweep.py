@@ -1,4 +1,4 @@
-"""Bad input across the public API (issue 24): one table, every input class.
+"""Bad input across the public API: one table, every input class.
 
 Each row of :data:`TABLE` is a public function, a *valid* call (its keyword arguments, built from
 small objects in :class:`Ctx`) and ways to corrupt one argument at a time, each tagged with an
@@ -48,7 +48,7 @@ from formulated.models import sizes as SZ
 from formulated.models import trainable as TM
 from formulated.notation import shapes as S
 
-#: The input classes of issue 24.
+#: The input classes: each names a way an argument can be wrong.
 CLASSES = (
     "type",
     "shape",
@@ -389,7 +389,7 @@ TABLE: list[Row] = [
             Bad("shape", "y_hat", np.full((2, 4), 0.25)),
             Bad("shape", "y_hat", [[0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]),  # ragged
             Bad("nonfinite", "y_hat", np.full((2, 3), NAN)),
-            # a tensor that requires grad is refused (issue 33): the derived sweep
+            # a tensor that requires grad is refused: the derived sweep
             # test_a_tensor_that_requires_grad_is_refused below, one case per float argument
             Bad("type", "y_hat", np.full((2, 3), 1 / 3) + 0j),
             Bad("shape", "y_hat", np.full((2, 3), 0.9)),
@@ -1175,7 +1175,7 @@ def test_interrupted_export_keeps_the_old_file(ctx: Ctx, monkeypatch) -> None:
     assert out.read_bytes() == b"an older export"
 
 
-# -- derived from TABLE (issue 33): a ragged nested list, a tensor that requires grad ----------
+# -- derived from TABLE: a ragged nested list, a tensor that requires grad ----------
 #
 # Every array argument of every NumPy function above, replaced in turn by (a) a ragged nested
 # list built from its valid value and (b), for a float argument, a torch tensor of that value
@@ -1256,7 +1256,7 @@ def test_the_derived_sweeps_cover_several_formulas() -> None:
             assert any(n.startswith(module) for n in names), (kind, module)
 
 
-# -- One way to check arguments (issue 36) ---------------------------------------------------
+# -- One way to check arguments --------------------------------------------------------------
 
 
 def test_checked_refuses_a_checker_that_returns_too_few_values() -> None:

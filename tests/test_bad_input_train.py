@@ -551,7 +551,7 @@ def test_load_checkpoint_rejects_what_would_give_nan_or_wrong_ids(
         load_checkpoint(dst)
 
 
-# -- train: what can fail before training fails before the first step (issue 24) ---------------
+# -- train: what can fail before training fails before the first step ---------------------------
 
 
 @pytest.fixture()

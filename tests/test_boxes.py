@@ -346,7 +346,7 @@ BOXES = sorted({name for _, name in source_directives()})
 
 
 def test_the_whole_source_fails_what_the_boxes_must_pass():
-    # The boxes as they were (issue 36): the whole source, docstring and all.  Most lines were
+    # The boxes as they once were: the whole source, docstring and all.  Most lines were
     # docstring, and most boxes showed more docstring than computation.
     texts = [source_text(n) for n in BOXES]
     assert share_of_computation(texts) < MIN_SHARE  # fails the bar the boxes pass

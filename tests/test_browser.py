@@ -1,6 +1,6 @@
-"""The rendered book in Debian's headless Chromium (issue 13), at 1280 px and at 390 px.
+"""The rendered book in Debian's headless Chromium, at 1280 px and at 390 px.
 
-For every page of the table of contents, in English and in Korean (``ko/``, issue 25): no
+For every page of the table of contents, in English and in Korean (``ko/``): no
 clipped display math, no table or page overflow, no console errors or failed requests, every
 widget labeled, a note on every static widget, inline code wrapped at its separators only, at
 1280 px no printed output to scroll sideways; the words the page's script writes (the static

@@ -1,4 +1,4 @@
-"""Chapter references (issue 33): ``{doc}`15_bert_roberta``` reads "Chapter 15 (BERT and
+"""Chapter references: ``{doc}`15_bert_roberta``` reads "Chapter 15 (BERT and
 RoBERTa)" in the English book and "15장(BERT와 RoBERTa)" in the Korean one
 (booktools/sphinx/chapter_refs.py), so the sentences around them say "in {doc}`x`", never
 "chapter {doc}`x`" or "{doc}`x`장", and no gloss stands right before such a reference's brackets.

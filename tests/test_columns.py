@@ -1,4 +1,4 @@
-"""Nothing a reader must scroll to see (issue 13): every line of code and of printed output on
+"""Nothing a reader must scroll to see: every line of code and of printed output on
 the built pages is at most 88 columns, the width a code box shows at 1280 px
 (``tests/test_browser.py::test_code_cells_show_88_columns_on_a_laptop``).
 

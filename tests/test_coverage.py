@@ -62,7 +62,7 @@ def test_unknown_source_key_is_rejected(monkeypatch):
         mod.coverage_by_chapter()
 
 
-# Issue 15's "not yet treated" items: each is registered with the chapter that now treats it.
+# The items once "not yet treated": each is registered with the chapter that now treats it.
 TREATED = {
     ("000", "the Definition's vocabulary “of s items”"): "chapters/13_gpt",
     ("001", "the Definition's vocabulary “of s items”"): "chapters/13_gpt",

@@ -1,4 +1,4 @@
-"""The offline copy (issue 26): ``make dist``'s zip, unpacked in an empty folder and read from
+"""The offline copy: ``make dist``'s zip, unpacked in an empty folder and read from
 ``file://`` in Debian's headless Chromium.
 
 The zip is packed here from the built book (:func:`booktools.build.dist.pack`; ``make book`` after

@@ -1,4 +1,4 @@
-"""The Korean gloss policy (issue 35): the English term in parentheses only at a real technical
+"""The Korean gloss policy: the English term in parentheses only at a real technical
 term's first use in a chapter, uninflected, never in a heading or box title, never next to or
 inside another parenthesis (booktools/i18n/glosses.py; CONTRIBUTING.md, *Korean glosses*)."""
 

@@ -1,4 +1,4 @@
-"""The Korean edition (issue 25): catalogues complete and faithful, glossary kept, the Korean
+"""The Korean edition: catalogues complete and faithful, glossary kept, the Korean
 build warning-free, the language switch on every page of both books.
 
 The catalogues are ``locales/ko/LC_MESSAGES/<page>.po`` (``make po`` updates them from the
@@ -415,7 +415,7 @@ def test_korean_page_prints_korean_lines_with_the_same_numbers() -> None:
     assert len(english) == len(korean) > 20
     for e, k in zip(english, korean):
         assert _numbers(k) == _numbers(e), (e, k)
-    # each output line by line, its columns lined up by display width (issue 35)
+    # each output line by line, its columns lined up by display width
     for e, k in zip(_stream_blocks(en), _stream_blocks(ko)):
         assert k == columns.translate_lines(e, table), (e, k)
     assert "beta =    1: 가중치 [0.2119 0.5761 0.2119]   출력 26.3582" in korean
@@ -454,7 +454,7 @@ def test_a_directive_title_is_checked_without_its_fence() -> None:
     )
 
 
-# -- Printed columns by display width (issue 35) ------------------------------------------------
+# -- Printed columns by display width -----------------------------------------------------------
 
 
 def columns_of(lines: list[str], char: str) -> list[int]:

@@ -1,4 +1,4 @@
-"""Every word of a Korean page is Korean (issue 35): a scan of the built Korean book.
+"""Every word of a Korean page is Korean: a scan of the built Korean book.
 
 Every page under ``_build/html/ko`` (``python -m booktools i18n build``; skipped where absent)
 is read as a reader meets it: the visible text, the ``<title>``, and the attributes a reader

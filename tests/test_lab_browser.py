@@ -24,7 +24,7 @@ from _browser import new_driver
 from _chapters import MYST_HEADER, ROOT
 
 CHAPTER = "chapters/11_ffn_gelu.md"
-#: Exercise 15.4's folded solution prints its count (issue 23: it showed outside its fold).
+#: Exercise 15.4's folded solution prints its count (it once showed outside its fold).
 FOLD_CHAPTER = "chapters/15_bert_roberta.md"
 #: A scratch page: one macro that only the scratch _config.yml defines, one defined nowhere.
 MACRO_PAGE = "chapters/macro_check.md"
@@ -249,7 +249,7 @@ def test_chapter_11_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
             "the plot to change",
         )
         assert after != before
-        # The quiz answers in the notebook too (its inline script, issue 37): a wrong number,
+        # The quiz answers in the notebook too (its inline script): a wrong number,
         # then the right one or the right option.
         assert _answer_quiz(driver, right=False).startswith("Not quite.")
         assert _answer_quiz(driver, right=True).startswith("Correct.")

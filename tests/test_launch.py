@@ -204,7 +204,7 @@ def test_built_chapter_buttons_follow_the_setting():
         assert launch.colab_url(home, "11_ffn_gelu") in html
 
 
-# ------------------------------------------------------------- the student edition (issue 34)
+# ------------------------------------------------------------------------ the student edition
 def _fixed_student(
     student: launch.StudentHome | None, page: str = "chapters/11_ffn_gelu"
 ):

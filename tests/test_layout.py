@@ -1,4 +1,4 @@
-"""The repository's layout stays the one a maintainer expects (issue 36).
+"""The repository's layout stays the one a maintainer expects.
 
 * ``tests/`` holds test modules (``test_*.py``), pytest's ``conftest.py`` and helpers whose
   names start with ``_``; tools (``python -m booktools <command>``) live in ``booktools/``.

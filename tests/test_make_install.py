@@ -1,4 +1,4 @@
-"""`make test` installs what its tests need on a bare machine (issue 36): TeX Live (`tex`) and
+"""`make test` installs what its tests need on a bare machine: TeX Live (`tex`) and
 Chromium (`browser`), as root with apt-get, else with sudo, else one line saying what to run.
 
 A bare machine is simulated by a PATH holding only fake ``apt-get``/``sudo``/``id`` (which

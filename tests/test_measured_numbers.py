@@ -1,4 +1,4 @@
-"""One home per measured number (issue 21): the benchmark figures are stated in the summary of
+"""One home per measured number: the benchmark figures are stated in the summary of
 ``benchmarks/README.md`` only; the README and chapter 18 point there instead of copying them,
 so a new run cannot leave a stale count behind in another file.
 """

@@ -1,4 +1,4 @@
-"""The one private PyTorch op of the package, and the public optimizer where it fails (issue 36).
+"""The one private PyTorch op of the package, and the public optimizer where it fails.
 
 ``formulated.training.optim`` steps AdamW with ``torch._fused_adamw_`` (so that a GPU run does
 not import ``torch._dynamo`` at its start).  These tests pin down that

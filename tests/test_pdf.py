@@ -1,4 +1,4 @@
-"""The PDF edition (issue 26): ``make pdf``'s book, read back with poppler's tools.
+"""The PDF edition: ``make pdf``'s book, read back with poppler's tools.
 
 The PDF is built at most once per test session (``python -m booktools pdf``, a few minutes;
 under a file lock, so pytest-xdist workers share it), and not at all when
@@ -476,7 +476,7 @@ def test_boxes_are_titled_in_the_pdfs_language(
     assert not re.findall(numbered.format("Definition"), korean_text)
 
 
-# -- One numbering of the boxes in the HTML books and the PDFs (issue 35) -----------------------
+# -- One numbering of the boxes in the HTML books and the PDFs ----------------------------------
 
 #: The HTML books' chapters (``make book``, ``make ko``): the numbers a citation uses.
 HTML_CHAPTERS = {

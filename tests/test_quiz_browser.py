@@ -1,4 +1,4 @@
-"""Every chapter's quiz answers as intended in the built book (issue 37), in headless Chromium:
+"""Every chapter's quiz answers as intended in the built book, in headless Chromium:
 the right option gives "Correct.", each wrong option its own feedback, the right number (as the
 page shows it, typed and sent with Enter) "Correct.", each named mistake's value its feedback
 and another number "Not quite."; every quiz in light mode at 1280 px, a third of them in each

@@ -2,8 +2,8 @@
 
 ``pip install .`` in a fresh virtual environment installs the package a student gets; no file it
 installs may hold a hidden test's code line or a solution's fingerprint (its significant
-numbers, phrases and code lines: :func:`booktools.course.leak_scan.leaks`).  On the tree before issue 23
-(the tooling in ``formulated/book/``) this failed: exercises.py held every hidden test and
+numbers, phrases and code lines: :func:`booktools.course.leak_scan.leaks`).  When the tooling
+lived in ``formulated/book/`` this failed: exercises.py held every hidden test and
 teaching.py the answer to ex-11-2.
 """
 

@@ -1,4 +1,4 @@
-"""The slide decks of ``make slides`` (issue 37, :mod:`booktools.build.slides`).
+"""The slide decks of ``make slides`` (:mod:`booktools.build.slides`).
 
 Without a browser: what a chapter puts on slides (definitions, their code, tagged cells, the
 exercises' prompts, never a solution).  With one (``browser``, conftest.py; Debian's Chromium as

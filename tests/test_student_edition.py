@@ -1,8 +1,8 @@
-"""The student edition leads to no solution (issue 34).
+"""The student edition leads to no solution.
 
 * ``make student-book`` ends with the leak scan (:func:`booktools.course.leak_scan.scan_edition`) of
   every page and every student notebook; here the same scan runs on a student edition built from
-  the execution cache, every chapter.  Before issue 34 chapter 8 printed ex-08-4's graded values
+  the execution cache, every chapter.  Once chapter 8 printed ex-08-4's graded values
   (Output 2 = [2.0, 7.964, 0.054]) in a cell and in a widget's alt text, and no scan saw it.
 * The scan reads alt texts and widget states, and knows what each solution printed.
 * Appendix C of the student edition names none of the instructor's tooling.

@@ -1,4 +1,4 @@
-"""``make dist``: the offline copy of the book, one zip (issue 26).
+"""``make dist``: the offline copy of the book, one zip.
 
 ``_build/dist/the-formulated-gpt-<version>.zip`` holds one folder, ``the-formulated-gpt-<version>/``,
 with the HTML book exactly as ``make book`` built it (``index.html`` at the top; every link is

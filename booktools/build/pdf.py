@@ -1,4 +1,4 @@
-"""``make pdf``: the book as one PDF, from the chapters the HTML book executed (issue 26).
+"""``make pdf``: the book as one PDF, from the chapters the HTML book executed.
 
 Jupyter Book 1's LaTeX route with Debian's TeX Live (XeLaTeX, ``latexmk``):
 

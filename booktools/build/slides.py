@@ -1,4 +1,4 @@
-"""Slides: one reveal.js deck per chapter, in English and Korean, from the chapter (issue 37).
+"""Slides: one reveal.js deck per chapter, in English and Korean, from the chapter.
 
 ``make slides`` (``python -m booktools slides``) writes, for each numbered chapter, a slide
 source into ``_build/slides_src`` and builds it with sphinx-revealjs's ``revealjs`` builder,

@@ -1,4 +1,4 @@
-"""The instructor's answer key of every chapter: ``make answer-keys`` (issues 23 and 26).
+"""The instructor's answer key of every chapter: ``make answer-keys``.
 
 ``python -m booktools answer-keys [chapters/NN_name.md ...] [--out DIR] [--pdf]`` writes
 ``_build/answer_keys/<chapter>.html`` for every numbered chapter: for each exercise, in order,

@@ -1,4 +1,4 @@
-"""The student edition: the book and its Colab notebooks without solutions (issue 23).
+"""The student edition: the book and its Colab notebooks without solutions.
 
 ``make student-book`` (``python -m booktools student``) builds the HTML book into
 ``_build/student/html`` from the execution cache that ``make book`` filled

@@ -1,4 +1,4 @@
-"""The Korean edition (issue 25): one source, two languages, one execution cache.
+"""The Korean edition: one source, two languages, one execution cache.
 
 The chapters stay the single source of code and math; the Korean text lives in gettext
 catalogues, one per page, under ``locales/ko/LC_MESSAGES/<docname>.po`` (committed).  No

@@ -1,4 +1,4 @@
-"""Printed columns that stay lined up when their labels are translated (issue 35).
+"""Printed columns that stay lined up when their labels are translated.
 
 A cell prints aligned lines::
 

@@ -1,4 +1,4 @@
-"""Korean glosses (issue 35): the English term in parentheses after its Korean term.
+"""Korean glosses: the English term in parentheses after its Korean term.
 
 A *gloss* is ``어텐션(attention)``: a Korean word followed at once by its English term in
 parentheses.  The policy (CONTRIBUTING.md, *Korean glosses*) allows one only at a real technical
@@ -58,7 +58,7 @@ __all__ = [
 
 #: Basic words that are never glossed.  A Korean graduate reader knows 입력, 출력, 행렬, 벡터,
 #: 함수, 값 … as well as their English: the English adds nothing but noise, and glossing them
-#: in every chapter (입력(input) 23 times before issue 35) buries the terms that do need it.
+#: in every chapter (입력(input) 23 times before this list) buries the terms that do need it.
 #: The book's own furniture (정의, 연습문제, 출처, 오류, 위젯) is on the list for the same reason.
 #: Terms in their canonical form (:func:`term_key`).
 NEVER_GLOSS = frozenset(

@@ -1,4 +1,4 @@
-"""Sphinx extension: a chapter reference names the chapter by number and title (issue 33).
+"""Sphinx extension: a chapter reference names the chapter by number and title.
 
 ``_config.yml`` lists it.  A ``{doc}`` role without a text of its own, ``{doc}`15_bert_roberta```,
 renders in Sphinx as the page's title alone ("BERT and RoBERTa"), which reads as a noun in the

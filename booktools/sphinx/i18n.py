@@ -1,4 +1,4 @@
-"""Sphinx extension for the two editions (issue 25): English at the root, Korean under ``ko/``.
+"""Sphinx extension for the two editions: English at the root, Korean under ``ko/``.
 
 ``_config.yml`` lists it; :mod:`booktools.i18n` builds the Korean book with ``language=ko``.
 
@@ -19,7 +19,7 @@
   booktools, Sphinx, the theme, MyST-NB and sphinx-proof leave in English (or in a wrong
   Korean) are translated by :data:`UI_KO`, on every page (search and index pages too), and
   sphinx-copybutton's tooltips by :data:`COPYBUTTON_KO`; the ``<title>`` and the logo say
-  :data:`TITLE_KO` (issue 35; tests/test_korean_pages.py scans the built pages).
+  :data:`TITLE_KO` (tests/test_korean_pages.py scans the built pages).
 * **Exercise labels** as the glossary has them: "연습문제 8.1" (``numfig_format``) and
   "연습문제 8.1 풀이" (:class:`KoreanSolutionTitles`), where sphinx-exercise's Korean says
   "연습 8.1" and "해답 연습 8.1".

@@ -1,4 +1,4 @@
-"""Sphinx extension for the PDF edition and the book's version (issue 26).
+"""Sphinx extension for the PDF edition and the book's version.
 
 ``_config.yml`` lists it in ``sphinx.extra_extensions``. For every builder:
 

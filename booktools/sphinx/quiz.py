@@ -1,4 +1,4 @@
-"""The quizzes in the built books (issue 37) and lighter pages.
+"""The quizzes in the built books, and lighter pages.
 
 * **Korean quizzes**: a quiz (:mod:`formulated.quizzes`) is a cell's HTML output, executed once
   in English.  After the Korean HTML build, every text of every quiz on a page (prompts,

@@ -1,4 +1,4 @@
-"""Sphinx extension: the book links each chapter's slide deck (issue 37, ``make slides``).
+"""Sphinx extension: the book links each chapter's slide deck (``make slides``).
 
 ``_config.yml`` lists it.  On the HTML page of every numbered chapter, under its title, one line
 links the chapter's deck in the page's language (:func:`booktools.build.slides.deck_href`); the

@@ -1,4 +1,4 @@
-"""The student edition in Sphinx: the book without solutions (issue 23).
+"""The student edition in Sphinx: the book without solutions.
 
 ``_config.yml`` lists this extension; it does nothing unless the config value
 ``formulated_student_edition`` (:data:`CONFIG_NAME`) is true, which the student build

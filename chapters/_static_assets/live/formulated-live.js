@@ -19,7 +19,7 @@
  *    tables wider than their column marked as scrollable (a keyboard-focusable region with a
  *    visible "scroll" hint), search-result snippets with formulas as plain text, not TeX.
  * The words this script writes into the page follow the page's language (<html lang>): English,
- * or Korean from the table KO (the Korean edition, issue 25).
+ * or Korean from the table KO (the Korean edition).
  */
 (function () {
   "use strict";
