@@ -35,8 +35,8 @@ PAGES = [page for language in LANGUAGES for page in pages(language)]
 BOOK_MODES = {"en": MODES, "ko": ("light",)}
 #: The size targets for a page as opened (the widget runtime loads later, on demand).
 #: The Korean edition's frame and glosses took the median to 2.51 MB (English) and 2.52 MB
-#: (Korean); the quizzes' round brought it back under 2.5 MB by no longer loading sphinx-design's CSS and script (62 KB,
-#: no chapter uses it; booktools/sphinx/quiz.py): 2.45 MB (English, with the quizzes).
+#: (Korean); it went back under 2.5 MB when sphinx-design's CSS and script (62 KB, no chapter
+#: uses it; booktools/sphinx/quiz.py) were no longer loaded: 2.45 MB (English, with quizzes).
 MAX_PAGE_BYTES = 4_000_000
 MEDIAN_PAGE_BYTES = 2_500_000
 #: Impacts that fail the test (axe's scale: minor, moderate, serious, critical).

@@ -46,7 +46,8 @@ def alt_problem(alt: object) -> str | None:
 
 
 def test_the_book_has_its_figures():
-    # the 41 figures counted when alt texts were added: a detection that finds none would pass vacuously
+    # the 41 figures counted when alt texts were added: a detection that finds none
+    # would pass vacuously
     assert len(figure_cells()) >= 41
 
 

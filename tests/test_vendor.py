@@ -1,4 +1,4 @@
-"""Third-party files behind one door, and every asset path the build names exists (issue 36).
+"""Third-party files behind one door, and every asset path the build names exists.
 
 The book vendors Thebe, require.js and the Jupyter widget runtime (served as ``_static/vendor/``)
 and the tests vendor axe-core. Each side keeps them under one ``vendor/`` root
