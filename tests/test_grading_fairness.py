@@ -316,6 +316,50 @@ def test_every_written_part_of_an_autograded_exercise_has_a_rubric():
     )
 
 
+def _reads_a_module_of_this_file(x):
+    assert np.isfinite(x)
+
+
+def _returns_its_verdict(x):
+    return x == 1
+
+
+def _pastes_over_its_argument(_pastes_over_its_argument):
+    assert _pastes_over_its_argument
+
+
+def _cell_without_its_names():
+    x = 1
+    print(x)
+
+
+def test_a_test_function_becomes_a_self_contained_otter_test():
+    """test_source pastes the helpers a test calls (ex-01-4's least-squares fit), the test and
+    its call with the notebook's names, and the result runs in a bare namespace holding them:
+    a right answer passes, a wrong one fails.  A test that reads a module of its own file (the
+    notebook may not hold it), returns a value (otter would print it) or is named like one of
+    its arguments is refused, as is a student's cell that does not return its names."""
+    from booktools.course.specs import spec
+    from booktools.course.specs.foundations import theta0_is_the_least_squares_intercept
+
+    source = spec.test_source(theta0_is_the_least_squares_intercept)
+    assert source.startswith("def least_squares_line(X, y):\n")
+    assert source.endswith("\ntheta0_is_the_least_squares_intercept(X, y, theta0)")
+    assert '"""' not in source  # docstrings dropped: a bare string would print
+    ctx, answers = ANSWERS["ex-01-4"]()
+    exec(source, {**ctx, **answers["float64"]})
+    with pytest.raises(AssertionError):
+        exec(source, {**ctx, **answers["mistake 2"]})
+    with pytest.raises(ValueError, match="global name 'np'"):
+        spec.test_source(_reads_a_module_of_this_file)
+    with pytest.raises(ValueError, match="print nothing"):
+        spec.auto("x", [_returns_its_verdict], ["assert x"])
+    with pytest.raises(ValueError, match="also functions it pastes"):
+        spec.test_source(_pastes_over_its_argument)
+    with pytest.raises(ValueError, match="ends with a return"):
+        spec.cell_of(_cell_without_its_names)
+
+
 def test_the_shortcut_check_traces_a_value_through_helpers_and_cells():
     """calls_behind follows a value through helper variables, functions and cells, and ignores
     calls that only print or compare."""
