@@ -1,66 +1,93 @@
-"""Korean glosses: the English term in parentheses after its Korean term.
+"""Korean glosses: the English term in parentheses after its Korean term, once in the book.
 
-A *gloss* is ``어텐션(attention)``: a Korean word followed at once by its English term in
-parentheses.  The policy (CONTRIBUTING.md, *Korean glosses*) allows one only at a real technical
-term's first use in a chapter, uninflected, outside headings and box titles, and never next to or
-inside another parenthesis.  :func:`gloss_problems` lists what breaks it in one catalogue (one
-page; its messages in page order), :func:`reduce_glosses` applies it (idempotent), and
+A *gloss* is ``층(layer)``: a Korean word followed at once by its English term in
+parentheses.  The policy (CONTRIBUTING.md, *Korean glosses*) is a Korean textbook's (the
+Korean d2l, Hanbit's titles): a term's English is given **once in the book**, at the term's
+**first Korean use** in reading order (the pages of ``_toc.yml``, each page's messages in the
+order of its source), and the term index of appendix A (용어 대조표, from
+``locales/ko/glossary.yml``) has them all.  Never
 
-    python -m booktools glosses check    # the problems of every chapter catalogue
-    python -m booktools glosses fix      # apply the policy to every chapter catalogue
+* a **pure transliteration** (토큰(token), 어텐션(attention), 멀티 헤드 어텐션): the reader
+  reads the English off the Hangul (:data:`TRANSLITERATED`, :func:`is_transliteration`);
+* **before a verb ending** (훈련(training)한다, 정규화(normalization)된): the gloss splits a
+  verb; the term is glossed where it stands as a noun;
+* in a **heading or a box title**, in **alt text** or a paragraph that is a slide's **speaker
+  notes** (both read aloud), or in what cells print (figures, widgets, quizzes);
+* **next to or inside another parenthesis**, for a **basic word** (:data:`NEVER_GLOSS`), or
+  **inflected** (``훈련(trained)``).
+
+:func:`gloss_problems` lists what breaks the policy in the book (its pages as :class:`Page`),
+:func:`reduce_glosses` applies it (idempotent): a gloss that breaks it is dropped, and a
+glossary term glossed anywhere gets its one gloss at its first Korean use.
+
+    python -m booktools glosses check    # the problems of the book's catalogues
+    python -m booktools glosses fix      # apply the policy to them
     python -m booktools glosses count    # glosses and ")(" in the catalogues and built pages
 
-What is a gloss: the English is words of letters (hyphens, apostrophes and blanks between),
-all lower case, or a glossary term spelled as the glossary spells it (``KV cache``,
-``Jacobian``).  A capitalized name (``Softmax`` for the source's box of that name, ``OneHot``,
-``GPT``, ``Transformer`` for the 2017 model) is a name the page refers to, not a gloss.  Math,
-inline code, roles and link targets are never searched.  Removing a gloss removes the
+What is a gloss: the English is words of letters (hyphens, apostrophes and blanks between; two
+letters at least), all lower case, or a glossary term spelled as the glossary spells it (``KV
+cache``, ``Jacobian``).  A capitalized name (``Softmax`` for the source's box of that name,
+``OneHot``, ``GPT``), a function's name (``erf``) and a one-letter variable are no gloss.
+Math, inline code, roles and link targets are never searched.  Removing a gloss removes the
 parentheses and the English only: the Korean term stays, so the glossary check of
-tests/test_i18n.py (a glossary term's Korean where its English appears) still holds, and a
-particle attached after the parentheses attaches to the Korean word (``입력(input)의`` ->
-``입력의``).
+tests/test_i18n.py still holds, and a particle after the parentheses attaches to the Korean
+word (``입력(input)의`` -> ``입력의``).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from booktools import i18n, myst
+from booktools.build.slides import pieces
+from booktools.build.toc import toc_files
 from booktools.i18n.catalogues import CATALOGUES, LANGUAGE
 from booktools.i18n.checks import GLOSSARY, load_glossary
+from booktools.i18n.outputs import OUTPUTS
 from booktools.paths import ROOT
 
 __all__ = [
     "NEVER_GLOSS",
+    "NAMES",
+    "TRANSLITERATED",
     "INFLECTIONS",
+    "VERB_ENDING",
     "CHAPTER_CATALOGUES",
     "Gloss",
+    "Page",
     "find_glosses",
     "is_gloss",
+    "is_transliteration",
     "term_key",
     "uninflected",
     "title_ids",
-    "catalogue_entries",
+    "alt_texts",
+    "slide_notes",
+    "read_page",
+    "book_pages",
     "gloss_problems",
     "reduce_glosses",
-    "fix_catalogue",
+    "fix_book",
+    "output_glosses",
     "html_text",
     "double_parentheses",
     "main",
 ]
 
 #: Basic words that are never glossed.  A Korean graduate reader knows 입력, 출력, 행렬, 벡터,
-#: 함수, 값 … as well as their English: the English adds nothing but noise, and glossing them
-#: in every chapter (입력(input) 23 times before this list) buries the terms that do need it.
-#: The book's own furniture (정의, 연습문제, 출처, 오류, 위젯) is on the list for the same reason.
-#: Terms in their canonical form (:func:`term_key`).
+#: 함수, 값 … as well as their English: the English adds nothing but noise.  The book's own
+#: furniture (정의, 연습문제, 출처, 오류, 위젯) is on the list for the same reason.  Terms in
+#: their canonical form (:func:`term_key`).
 NEVER_GLOSS = frozenset(
     {
         # everyday mathematics
@@ -110,6 +137,23 @@ NEVER_GLOSS = frozenset(
     }
 )
 
+#: Lower-case names that stand in parentheses as names, not as glosses: ``정확한(erf) GELU``.
+NAMES = frozenset({"erf", "tanh"})
+
+#: Korean words that spell an English word in Hangul.  A gloss whose Korean term is made of
+#: these (and Latin letters) only is a pure transliteration, never glossed: 토큰(token),
+#: 멀티 헤드 어텐션(multi-head attention), KV 캐시(KV cache).  A term with one word of Korean
+#: meaning is glossed once (교차 엔트로피(cross-entropy), 위치 임베딩(position embedding)).
+#: :func:`is_transliteration` also catches a word missing here by its sound.
+TRANSLITERATED = frozenset(
+    "토큰 토큰화 토크나이저 어텐션 임베딩 인코딩 트랜스포머 디코더 인코더 셀프 멀티 헤드 "
+    "쿼리 키 피드포워드 마스크 패딩 게이트 드롭아웃 레이아웃 시퀀스 세그먼트 텐서 배치 "
+    "엔트로피 소프트맥스 로짓 샘플링 퍼플렉서티 옵티마이저 에포크 체크포인트 캐시 "
+    "하이퍼파라미터 원-핫 원 핫 스킵 워밍업 스트림 커널 벡터 노이즈 노트북 위젯 머신러닝 "
+    "로그 코사인 사인 바이트 스케일된 뉴클리어스 언임베딩 브로드캐스트 브로드캐스팅 "
+    "바이어스 그래디언트 모델 레이어 벤치마크 파이프라인 컨테이너".split()
+)
+
 #: Inflected glosses the general rules (a glossary spelling -> its entry's first spelling; a
 #: plural -> its singular) do not map, each to its uninflected term (``""``: drop the gloss).
 #: A gloss inflected in a way neither covers is dropped.
@@ -124,20 +168,27 @@ INFLECTIONS: Mapping[str, str] = {
     "transformers": "",
 }
 
+#: What makes a noun a verb or another word right after it: 하다 (한다, 하는, 해서, 했다), 되다
+#: (된다, 된, 될, 됐다, 돼), 시키다, and the suffixes 성 (볼록성), 적 (확률적), 화 (토큰화).
+#: A gloss there splits the word: 훈련(training)한다, 볼록(convex)성.
+VERB_ENDING = re.compile(r"[하한할함합해했되된될됨됐돼성적화]|시[키킨킬켜켰]")
+
 CHAPTER_CATALOGUES = CATALOGUES / "chapters"
 
 _HANGUL = "\uac00-\ud7a3"
-_GLOSS = re.compile(
-    rf"(?P<korean>[{_HANGUL}]+)(?P<stars>\*{{0,3}})"
-    r"\((?P<english>[A-Za-z](?:[A-Za-z' -]*[A-Za-z])?)\)"
-)
-_LOWER = re.compile(r"[a-z][a-z'-]*(?: [a-z][a-z'-]*)*")
+_ENGLISH = r"(?P<english>[A-Za-z](?:[A-Za-z' -]*[A-Za-z])?)(?:, (?P<rest>[^()]+))?"
+_GLOSS = re.compile(rf"(?P<korean>[{_HANGUL}]+)(?P<stars>\*{{0,3}})\({_ENGLISH}\)")
+_PARENTHESIZED = re.compile(rf"\({_ENGLISH}\)")
+#: An abbreviation in parentheses after a term: 바이트 쌍 인코딩(BPE).
+_ABBREVIATION = re.compile(r"\((?P<abbr>[A-Z][A-Za-z0-9]{1,7})\)")
+_LOWER = re.compile(r"[a-z][a-z'-]*[a-z](?: [a-z][a-z'-]*)*")
 _LINK_TARGET = re.compile(r"\]\([^()\s]*\)")
 _NOT_PLURAL = re.compile(r"(?:ss|us|is|as|ics|ous|ias)$")
 #: Past participles and -ed adjectives; "embed", "speed", "need" are not.
 _PARTICIPLE = re.compile(r"(?<!e)(?<!emb)ed$")
 _MASK = "\x00"
 _IRREGULAR = {"matrices": "matrix", "indices": "index", "vertices": "vertex"}
+_NUMBERED = re.compile(r"(?:^|/)\d\d_\w+$")
 
 
 @dataclass(frozen=True)
@@ -150,6 +201,34 @@ class Gloss:
     end: int
     depth: int  # parentheses open around it (0: none)
     next_paren: bool  # a parenthesis or a chapter reference follows at once
+    verb: bool = False  # a verb ending follows at once (훈련(training)한다)
+    #: what follows the English in its parentheses, kept when the gloss goes:
+    #: ``BPE`` of ``(byte-pair encoding, BPE)``
+    rest: str = ""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the book as the gloss policy reads it: its ``name`` (``chapters/09_masks``),
+    its translated messages ``(msgid, msgstr)`` in the page's order, the msgids that are
+    headings or box titles, and the msgids read aloud: alt texts and slide notes."""
+
+    name: str
+    entries: list[tuple[str, str]]
+    titles: frozenset[str] = field(default_factory=frozenset)
+    silent: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.entries, (str, bytes)) or not all(
+            isinstance(e, tuple)
+            and len(e) == 2
+            and isinstance(e[0], str)
+            and isinstance(e[1], str)
+            for e in self.entries
+        ):
+            raise TypeError(
+                f"entries of page {self.name!r} must be (msgid, msgstr) pairs of str"
+            )
 
 
 def _masked(text: str) -> str:
@@ -164,8 +243,6 @@ def _masked(text: str) -> str:
 def _glossary() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
     """(spelling -> its entry's first spelling, lower case), the first spellings' Korean, and
     the glossary's spellings with capitals as it writes them (``KV cache``)."""
-    import yaml
-
     terms = load_glossary()
     head: dict[str, str] = {}
     first: dict[str, str] = {}
@@ -176,10 +253,28 @@ def _glossary() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
     cased = frozenset(
         s.strip()
         for key in raw
+        if isinstance(raw[key], str)
         for s in str(key).split("|")
         if s.strip() != s.strip().lower()
     )
     return head, {h: terms[h] for h in head.values()}, cased
+
+
+@cache
+def _korean_terms() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Every Korean term of the glossary with the pattern of its uses, longest first (so
+    "층 정규화" is one term, not 층 and 정규화): not inside a longer Hangul word on the left
+    (출력층 is no use of 층); a particle may follow."""
+    koreans = sorted(set(_glossary()[1].values()), key=len, reverse=True)
+    return tuple(
+        (
+            k,
+            re.compile(
+                rf"(?<![{_HANGUL}])" + r"\s+".join(re.escape(w) for w in k.split())
+            ),
+        )
+        for k in koreans
+    )
 
 
 def _singular(phrase: str) -> str:
@@ -203,15 +298,13 @@ def _singular(phrase: str) -> str:
 def is_gloss(english: str) -> bool:
     """Whether ``english`` (the text in parentheses after a Korean word) is a gloss: lower case
     words, or a glossary spelling with its capitals (``KV cache``); not a name (``GPT``,
-    ``OneHot``, ``Softmax``)."""
+    ``OneHot``, ``Softmax``, ``erf``) nor a one-letter variable."""
+    if english in NAMES:
+        return False
     return bool(_LOWER.fullmatch(english)) or english in _glossary()[2]
 
 
-def find_glosses(msgstr: str) -> list[Gloss]:
-    """The glosses of ``msgstr`` in order, outside math, inline code, roles and link targets."""
-    if not isinstance(msgstr, str):
-        raise TypeError(f"msgstr must be a str, got {type(msgstr).__name__}")
-    text = _masked(msgstr)
+def _depths(text: str) -> list[int]:
     depth_at = []
     depth = 0
     for ch in text:
@@ -220,18 +313,32 @@ def find_glosses(msgstr: str) -> list[Gloss]:
             depth += 1
         elif ch == ")":
             depth = max(0, depth - 1)
+    return depth_at
+
+
+def _chapter_ref(after: str) -> bool:
+    """Whether ``after`` starts with a chapter reference ({doc} without a title), which
+    renders as ``15장(BERT와 RoBERTa)``: a parenthesis."""
+    role = myst.ROLE.match(after)
+    return (
+        role is not None
+        and role["name"] == "doc"
+        and myst.explicit(role["text"])[1] == role["text"]
+    )
+
+
+def find_glosses(msgstr: str) -> list[Gloss]:
+    """The glosses of ``msgstr`` in order, outside math, inline code, roles and link targets."""
+    if not isinstance(msgstr, str):
+        raise TypeError(f"msgstr must be a str, got {type(msgstr).__name__}")
+    text = _masked(msgstr)
+    depth_at = _depths(text)
     found = []
     for m in _GLOSS.finditer(text):
         if not is_gloss(m["english"]):
             continue
         start, end = m.start("english") - 1, m.end()
         after = msgstr[end:]
-        role = myst.ROLE.match(after)
-        chapter_ref = (
-            role is not None
-            and role["name"] == "doc"
-            and myst.explicit(role["text"])[1] == role["text"]
-        )
         found.append(
             Gloss(
                 korean=m["korean"],
@@ -239,7 +346,9 @@ def find_glosses(msgstr: str) -> list[Gloss]:
                 start=start,
                 end=end,
                 depth=depth_at[start],
-                next_paren=after.startswith("(") or chapter_ref,
+                next_paren=after.startswith("(") or _chapter_ref(after),
+                verb=bool(VERB_ENDING.match(after)),
+                rest=msgstr[m.start("rest") : m.end("rest")] if m["rest"] else "",
             )
         )
     return found
@@ -255,6 +364,21 @@ def term_key(english: str) -> str:
         if form in head:
             return head[form].replace("-", " ")
     return _singular(low).replace("-", " ")
+
+
+def _glossary_korean(key: str) -> str | None:
+    """The glossary's Korean term for term ``key`` (:func:`term_key`), if it has one."""
+    head, korean, _ = _glossary()
+    for spelling, first in head.items():
+        if first.replace("-", " ") == key:
+            return korean[first]
+    return None
+
+
+def _glossary_term(korean: str) -> str:
+    """The term (:func:`term_key`) whose Korean is ``korean``, a glossary term."""
+    head, terms, _ = _glossary()
+    return next(h for h, k in terms.items() if k == korean).replace("-", " ")
 
 
 def uninflected(english: str) -> str | None:
@@ -282,6 +406,85 @@ def uninflected(english: str) -> str | None:
     if _PARTICIPLE.search(re.split(r"[ -]", low)[-1]):
         return ""  # a participle ("masked"); inside a compound it is part of the term
     return None
+
+
+# -- transliterations -----------------------------------------------------------------------
+
+#: Consonant classes of Hangul's initial (19) and final (28) consonants, and of English
+#: spellings: K (k g c q), T (t d), P (p b f v), S (s z j ch sh ts), L (l r), M, N (n ng), H.
+_INITIAL = "K K N T T L M P P S S _ S S S K T P H".split()
+_FINAL = "_ K K K N N N T L K M L L L P L M P P T T N T T K T P T".split()
+_ENGLISH_SOUNDS = [
+    (r"tion|sion|ssion", "SN"),
+    (r"ph", "P"),
+    (r"th", "T"),
+    (r"sh|ch|tch", "S"),
+    (r"ck|qu", "K"),
+    (r"x", "KS"),
+    (r"ng", "N"),
+    (r"c(?=[eiy])", "S"),
+    (r"c|q", "K"),
+    (r"g(?=[eiy])", "S"),
+    (r"g", "K"),
+    (r"j|z", "S"),
+    (r"d", "T"),
+    (r"b|f|v", "P"),
+    (r"r", "L"),
+    (r"w|y|h", ""),
+]
+
+
+def _hangul_sounds(word: str) -> str:
+    out = []
+    for ch in word:
+        code = ord(ch) - 0xAC00
+        if 0 <= code < 11172:
+            out += [_INITIAL[code // 588], _FINAL[code % 28]]
+        elif ch.isascii() and ch.isalpha():
+            out.append(ch.upper())
+    return re.sub(r"(.)\1+", r"\1", "".join(out).replace("_", "").replace("H", ""))
+
+
+def _english_sounds(word: str) -> str:
+    w = re.sub(r"e\b", "", word.lower())
+    for spelling, sound in _ENGLISH_SOUNDS:
+        w = re.sub(spelling, sound, w)
+    w = re.sub(r"[aeiou\W_\d]", "", w).upper()
+    return re.sub(r"(.)\1+", r"\1", w)
+
+
+def _sounds_alike(korean_word: str, english: str) -> bool:
+    """Whether ``korean_word`` spells one of the words of ``english`` in Hangul: their
+    consonants (by class, vowels dropped) start alike and agree to 85 %, two at least."""
+    k = _hangul_sounds(korean_word)
+    if len(k) < 2:
+        return False
+    for word in re.split(r"[\s-]+", english):
+        e = _english_sounds(word)
+        if len(e) >= 2 and k[0] == e[0]:
+            if difflib.SequenceMatcher(None, k, e).ratio() >= 0.85:
+                return True
+    return False
+
+
+def is_transliteration(korean: str, english: str) -> bool:
+    """Whether the Korean term ``korean`` only spells ``english`` in Hangul: each of its words
+    is in :data:`TRANSLITERATED`, is Latin letters (``KV``), or sounds like an English word of
+    ``english``.  (토큰 token, 멀티 헤드 어텐션 multi-head attention: yes; 층 layer, 교차
+    엔트로피 cross-entropy: no.)"""
+    if not isinstance(korean, str) or not korean.strip():
+        raise ValueError(f"korean must be a non-empty term, got {korean!r}")
+    words = [w for w in re.split(r"\s+", korean.strip()) if w]
+    return all(
+        w in TRANSLITERATED
+        or w.replace("-", "") in TRANSLITERATED
+        or re.fullmatch(r"[A-Za-z0-9-]+", w)
+        or _sounds_alike(w, english)
+        for w in words
+    )
+
+
+# -- the pages of the book ------------------------------------------------------------------
 
 
 def _source_titles(path: str, root: Path) -> set[str]:
@@ -337,92 +540,40 @@ def title_ids(messages: Iterable[Any], root: Path = ROOT) -> set[str]:
     return found
 
 
-def catalogue_entries(po: Path) -> tuple[list[tuple[str, str]], set[str]]:
-    """The translated messages of catalogue ``po`` as ``(msgid, msgstr)`` in page order, and
-    the msgids that are headings or titles (:func:`title_ids`)."""
-    if not po.is_file():
-        raise FileNotFoundError(f"po: no catalogue at {po}")
-    catalog = _read(po)
-    messages = [m for m in catalog if m.id and isinstance(m.string, str)]
-    return [(m.id, m.string) for m in messages], title_ids(messages)
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
-def _decide(gloss: Gloss, is_title: bool, seen: set[str]) -> tuple[str | None, str]:
-    """(what is wrong with ``gloss`` or ``None``, the text that replaces it: ``""`` to drop
-    it).  A kept gloss's term goes into ``seen``."""
-    english = gloss.english
-    key = term_key(english)
-    if is_title:
-        return "in a heading or a box title", ""
-    if gloss.depth:
-        return "inside another parenthesis (a gloss inside a gloss)", ""
-    if gloss.next_paren:
-        return "next to another parenthesis: ')('", ""
-    if key in NEVER_GLOSS:
-        return f"a basic word, never glossed ({key!r})", ""
-    fixed = uninflected(english)
-    if fixed is not None:
-        why = f"inflected: {english!r} is not the term's form"
-        if fixed:
-            why += f" ({fixed!r})"
-        if not fixed or term_key(fixed) in seen:
-            return why, ""
-        seen.add(term_key(fixed))
-        return why, f"({fixed})"
-    if key in seen:
-        return f"{key!r} already glossed earlier in the chapter", ""
-    seen.add(key)
-    return None, f"({english})"
+def alt_texts(source: str) -> set[str]:
+    """The alt texts and captions of the figures a chapter's code cells make (``mystnb:
+    image: alt:``, ``figure: caption:``), on one line each as the catalogue has them."""
+    found = set()
+    lines = source.split("\n")
+    for block in myst.blocks(lines, strict=False):
+        content = block.content
+        if block.name != "code-cell" or not content or content[0].strip() != "---":
+            continue
+        end = next(
+            (j for j in range(1, len(content)) if content[j].strip() == "---"), 0
+        )
+        try:
+            header = yaml.safe_load("\n".join(content[1:end])) or {}
+        except yaml.YAMLError:
+            continue
+        nb = header.get("mystnb") if isinstance(header, dict) else None
+        for part, key in (("image", "alt"), ("figure", "caption")):
+            value = (nb or {}).get(part, {}) if isinstance(nb, dict) else {}
+            if isinstance(value, dict) and isinstance(value.get(key), str):
+                found.add(_one_line(value[key]))
+    return found
 
 
-def _review(
-    entries: Sequence[tuple[str, str]], titles: Iterable[str]
-) -> list[tuple[str, str, list[str]]]:
-    """For each entry: its msgid, its msgstr under the policy, and its problems."""
-    if isinstance(entries, (str, bytes)):
-        raise TypeError("entries must be a sequence of (msgid, msgstr) pairs")
-    titles = set(titles)
-    seen: set[str] = set()
-    out = []
-    for i, entry in enumerate(entries):
-        if not (isinstance(entry, tuple) and len(entry) == 2):
-            raise TypeError(
-                f"entries[{i}] must be a (msgid, msgstr) pair, got {entry!r}"
-            )
-        msgid, msgstr = entry
-        problems = []
-        pieces = []
-        last = 0
-        for g in find_glosses(msgstr):
-            why, replacement = _decide(g, msgid in titles, seen)
-            if why:
-                problems.append(f"{g.korean}({g.english}): {why}")
-            pieces += [msgstr[last : g.start], replacement]
-            last = g.end
-        out.append((msgid, "".join(pieces) + msgstr[last:], problems))
-    return out
-
-
-def gloss_problems(
-    entries: Sequence[tuple[str, str]], titles: Iterable[str] = ()
-) -> list[str]:
-    """What breaks the gloss policy in one catalogue: ``entries`` its ``(msgid, msgstr)`` in
-    page order, ``titles`` the msgids that are headings or box titles.  One readable line per
-    gloss: (a) repeated in the chapter, (b) in a heading or title, (c) next to another
-    parenthesis, (d) inflected, (e) a basic word, (f) inside another parenthesis."""
-    return [
-        f"{msgid[:40]!r}: {p}"
-        for msgid, _, problems in _review(entries, titles)
-        for p in problems
-    ]
-
-
-def reduce_glosses(
-    entries: Sequence[tuple[str, str]], titles: Iterable[str] = ()
-) -> list[str]:
-    """The msgstrs of ``entries`` under the policy: each gloss that breaks it dropped (the
-    Korean term stays) or, when inflected, put in its uninflected form.  Idempotent."""
-    return [new for _, new, _ in _review(entries, titles)]
+def slide_notes(name: str, source: str) -> set[str]:
+    """The paragraphs of chapter ``name`` that its slide deck shows as speaker notes (only
+    numbered chapters have decks), on one line each."""
+    if not _NUMBERED.search(name):
+        return set()
+    return {_one_line(p.notes) for p in pieces(source) if p.notes}
 
 
 def _read(po: Path) -> Any:
@@ -430,6 +581,300 @@ def _read(po: Path) -> Any:
 
     with po.open("rb") as f:
         return read_po(f, locale=LANGUAGE)
+
+
+def _in_page_order(msgids: Sequence[str], source: str) -> list[int]:
+    """The indices of ``msgids`` in the order their text appears in ``source`` (a message
+    not found keeps its place after the one before it)."""
+    flat = _one_line(source)
+    keyed = []
+    last = -1
+    for i, msgid in enumerate(msgids):
+        bare = _one_line(myst.OPEN_PREFIX.sub("", msgid)).strip("()")
+        at = -1
+        for size in (60, 25):
+            if len(bare) >= 8:
+                at = flat.find(bare[:size])
+                if at >= 0:
+                    break
+        last = at if at >= 0 else last
+        keyed.append((last, i))
+    return [i for _, i in sorted(keyed)]
+
+
+def read_page(name: str, po: Path, root: Path = ROOT) -> Page:
+    """Page ``name`` (a docname of ``_toc.yml``) read from catalogue ``po`` and its source."""
+    if not po.is_file():
+        raise FileNotFoundError(f"po: no catalogue at {po}")
+    catalog = _read(po)
+    messages = [m for m in catalog if m.id and isinstance(m.string, str) and m.string]
+    source_file = root / f"{name}.md"
+    source = source_file.read_text(encoding="utf-8") if source_file.is_file() else ""
+    order = _in_page_order([m.id for m in messages], source)
+    messages = [messages[i] for i in order]
+    silent = alt_texts(source) | slide_notes(name, source)
+    toc = root / "_toc.yml"
+    captions = set(
+        re.findall(r"caption:\s*(.+?)\s*$", toc.read_text(encoding="utf-8"), re.M)
+        if toc.is_file()
+        else ()
+    )
+    return Page(
+        name=name,
+        entries=[(m.id, m.string) for m in messages],
+        titles=frozenset(
+            title_ids(messages, root) | (captions & {m.id for m in messages})
+        ),
+        silent=frozenset(m.id for m in messages if _one_line(m.id) in silent),
+    )
+
+
+def book_pages(root: Path = ROOT, catalogues: Path = CATALOGUES) -> list[Page]:
+    """Every page of ``_toc.yml`` that has a catalogue, in reading order."""
+    return [
+        read_page(name, catalogues / f"{name}.po", root)
+        for name in toc_files(root)
+        if (catalogues / f"{name}.po").is_file()
+    ]
+
+
+# -- the policy ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Use:
+    """Where a glossary term is used: page ``page``, message ``message``, its Korean at
+    ``start`` (in the msgstr); ``end`` is where a gloss would go (after emphasis marks)."""
+
+    page: int
+    message: int
+    start: int
+    end: int
+
+
+def _term_uses(msgstr: str) -> list[tuple[str, int, int, int]]:
+    """The uses of glossary terms in ``msgstr`` (prose only): ``(korean, start, end, gloss
+    at)``, longest terms first claiming their text, in order."""
+    text = _masked(msgstr)
+    taken = [False] * len(text)
+    found = []
+    for korean, pattern in _korean_terms():
+        for m in pattern.finditer(text):
+            if any(taken[m.start() : m.end()]):
+                continue
+            for j in range(m.start(), m.end()):
+                taken[j] = True
+            at = m.end()
+            while at < len(text) and text[at] == "*" and at - m.end() < 3:
+                at += 1
+            found.append((korean, m.start(), m.end(), at))
+    return sorted(found, key=lambda u: u[1])
+
+
+def _abbreviates(abbr: str, english: str) -> bool:
+    """Whether ``abbr`` is made of the initials of ``english`` (BPE, byte-pair encoding)."""
+    initials = "".join(w[0] for w in re.split(r"[\s-]+", english) if w)
+    return abbr.lower() == initials.lower()
+
+
+def _glossable(
+    msgstr: str, depth_at: list[int], start: int, at: int, english: str
+) -> bool:
+    """Whether a gloss of ``english`` may stand at ``at`` after a term starting at
+    ``start``: outside parentheses, no verb ending and no other parenthesis or chapter
+    reference after it (its own gloss may be there, or its abbreviation, which the gloss
+    joins: 바이트 쌍 인코딩(byte-pair encoding, BPE))."""
+    after = msgstr[at:]
+    own = _PARENTHESIZED.match(after)
+    abbr = _ABBREVIATION.match(after)
+    if own is not None and is_gloss(own["english"]):
+        after = after[own.end() :]
+    elif abbr is not None and _abbreviates(abbr["abbr"], english):
+        after = after[abbr.end() :]
+    return not (
+        depth_at[start]
+        or VERB_ENDING.match(after)
+        or _chapter_ref(after)
+        or after.startswith("(")
+    )
+
+
+def _first_uses(pages: Sequence[Page]) -> dict[str, _Use]:
+    """Each glossary term's first use in the book where a gloss may stand: in reading order,
+    outside headings, titles, alt texts and slide notes."""
+    first: dict[str, _Use] = {}
+    for p, page in enumerate(pages):
+        for i, (msgid, msgstr) in enumerate(page.entries):
+            if msgid in page.titles or msgid in page.silent:
+                continue
+            depth_at = _depths(_masked(msgstr))
+            for korean, start, _, at in _term_uses(msgstr):
+                english = _glossary_term(korean)
+                if korean not in first and _glossable(
+                    msgstr, depth_at, start, at, english
+                ):
+                    first[korean] = _Use(p, i, start, at)
+    return first
+
+
+@dataclass(frozen=True)
+class _Found:
+    page: int
+    message: int
+    gloss: Gloss
+    key: str
+    english: str  # uninflected ("" if it has none)
+    korean: str | None  # the glossary term it follows, if any
+    why: str  # what is wrong with it wherever it is ("" if nothing)
+
+
+def _judge(page: Page, msgid: str, msgstr: str, g: Gloss) -> tuple[str, str, str]:
+    """(key, uninflected English, what is wrong with gloss ``g`` in itself or its place)."""
+    key = term_key(g.english)
+    fixed = uninflected(g.english)
+    english = g.english if fixed is None else fixed
+    if msgid in page.titles:
+        why = "in a heading or a box title"
+    elif msgid in page.silent:
+        why = "in alt text or slide notes (read aloud)"
+    elif g.depth:
+        why = "inside another parenthesis (a gloss inside a gloss)"
+    elif g.next_paren:
+        why = "next to another parenthesis: ')('"
+    elif g.verb:
+        why = f"before a verb ending ({msgstr[g.end : g.end + 2]!r})"
+    elif fixed is not None:
+        why = f"inflected: {g.english!r} is not the term's form"
+        if fixed:
+            why += f" ({fixed!r})"
+    else:
+        why = ""
+    return key, english, why
+
+
+def _unwanted(key: str, korean: str, english: str) -> str:
+    """Why term ``key`` is never glossed ("" if it may be)."""
+    if key in NEVER_GLOSS:
+        return f"a basic word, never glossed ({key!r})"
+    if not english:
+        return "inflected, with no uninflected term"
+    if is_transliteration(korean, english):
+        return f"a transliteration: {korean} reads as {english!r} already"
+    return ""
+
+
+def _plan(
+    pages: Sequence[Page],
+) -> tuple[list[_Found], dict[str, tuple[int, int, int, str]]]:
+    """Every gloss of the book, and where each term's one gloss goes: key -> (page,
+    message, position in the msgstr, English)."""
+    found: list[_Found] = []
+    for p, page in enumerate(pages):
+        for i, (msgid, msgstr) in enumerate(page.entries):
+            uses = {at: korean for korean, _, _, at in _term_uses(msgstr)}
+            for g in find_glosses(msgstr):
+                key, english, why = _judge(page, msgid, msgstr, g)
+                korean = uses.get(g.start)
+                if korean is not None and _glossary_korean(key) != korean:
+                    term = _glossary_term(korean)
+                    if _glossary_korean(key) is None and set(key.split()) <= set(
+                        term.split()
+                    ):  # 신경망(network) is 신경망(neural network)
+                        key = term
+                    else:  # 가중치(attention weights) after 가중치 alone; 오류(error)
+                        korean = None
+                found.append(_Found(p, i, g, key, english, korean, why))
+    first = _first_uses(pages)
+    target: dict[str, tuple[int, int, int, str]] = {}
+    for f in found:
+        if f.key in target:
+            continue
+        korean = f.korean or _glossary_korean(f.key)
+        if _unwanted(f.key, korean or f.gloss.korean, f.english):
+            continue
+        if korean is not None and korean in first:
+            use = first[korean]
+            target[f.key] = (use.page, use.message, use.end, f.english)
+        elif not f.why and f.korean is None:
+            target[f.key] = (f.page, f.message, f.gloss.start, f.english)
+    return found, target
+
+
+def _where(pages: Sequence[Page], page: int, message: int) -> str:
+    return f"{pages[page].name.rsplit('/', 1)[-1]} {pages[page].entries[message][0][:30]!r}"
+
+
+def gloss_problems(pages: Sequence[Page]) -> list[str]:
+    """What breaks the gloss policy in the book whose pages are ``pages`` (in reading order):
+    one readable line per gloss that is (a) a basic word, (b) a pure transliteration, (c) in
+    a heading, a box title, alt text or slide notes, (d) inside or next to another
+    parenthesis, (e) before a verb ending, (f) inflected, (g) a repeat of a term glossed
+    before in the book, or (h) not at the term's first Korean use."""
+    pages = _pages(pages)
+    found, target = _plan(pages)
+    problems = []
+    glossed: dict[str, tuple[int, int]] = {}
+    for f in found:
+        page = pages[f.page]
+        where = f"{page.name.rsplit('/', 1)[-1]}: {page.entries[f.message][0][:40]!r}"
+        what = f"{f.gloss.korean}({f.gloss.english})"
+        korean = f.korean or _glossary_korean(f.key) or f.gloss.korean
+        why = _unwanted(f.key, korean, f.english) or f.why
+        goal = target.get(f.key)
+        here = (f.page, f.message, f.gloss.start)
+        if not why and f.key in glossed:
+            why = f"{f.key!r} already glossed in {_where(pages, *glossed[f.key])}"
+        elif not why and goal is not None and goal[:3] != here:
+            why = (
+                f"not at the first Korean use of {korean}, in "
+                f"{_where(pages, goal[0], goal[1])}"
+            )
+        if why:
+            problems.append(f"{where}: {what}: {why}")
+        elif f.key not in glossed:
+            glossed[f.key] = (f.page, f.message)
+    return problems
+
+
+def _pages(pages: Any) -> list[Page]:
+    if isinstance(pages, (str, bytes, Page)) or not all(
+        isinstance(p, Page) for p in pages
+    ):
+        raise TypeError("pages must be a sequence of Page, in reading order")
+    return list(pages)
+
+
+def reduce_glosses(pages: Sequence[Page]) -> list[list[str]]:
+    """The msgstrs of every page under the policy: every gloss removed (the Korean stays),
+    then each term's one gloss put at its first Korean use.  Idempotent."""
+    pages = _pages(pages)
+    found, target = _plan(pages)
+    cuts: dict[tuple[int, int], dict[int, tuple[int, str]]] = {}
+    for f in found:  # every gloss goes; what else its parentheses held stays
+        rest = f"({f.gloss.rest})" if f.gloss.rest else ""
+        cuts.setdefault((f.page, f.message), {})[f.gloss.start] = (f.gloss.end, rest)
+    for p, i, at, english in target.values():
+        here = cuts.setdefault((p, i), {})
+        msgstr = pages[p].entries[i][1]
+        abbr = _ABBREVIATION.match(msgstr[at:])
+        if at in here:  # where a gloss was: the same parentheses
+            end, rest = here[at]
+            here[at] = (end, f"({english}, {rest[1:-1]})" if rest else f"({english})")
+        elif abbr is not None and _abbreviates(abbr["abbr"], english):
+            here[at] = (at + abbr.end(), f"({english}, {abbr['abbr']})")
+        else:
+            here[at] = (at, f"({english})")
+    out = []
+    for p, page in enumerate(pages):
+        strings = []
+        for i, (_, msgstr) in enumerate(page.entries):
+            for start, (end, text) in sorted(
+                cuts.get((p, i), {}).items(), reverse=True
+            ):
+                msgstr = msgstr[:start] + text + msgstr[end:]
+            strings.append(msgstr)
+        out.append(strings)
+    return out
 
 
 def _write(po: Path, catalog: Any) -> None:
@@ -444,23 +889,45 @@ def _write(po: Path, catalog: Any) -> None:
     tmp.replace(po)
 
 
-def fix_catalogue(po: Path) -> int:
-    """Apply the policy to catalogue ``po`` in place (read, change, write in one go); the
-    number of messages changed (0: the file is not written)."""
-    if not po.is_file():
-        raise FileNotFoundError(f"po: no catalogue at {po}")
-    catalog = _read(po)
-    messages = [m for m in catalog if m.id and isinstance(m.string, str)]
-    titles = title_ids(messages)
-    new = reduce_glosses([(m.id, m.string) for m in messages], titles)
-    changed = 0
-    for m, string in zip(messages, new):
-        if string != m.string:
-            m.string = string
-            changed += 1
-    if changed:
+def book_changes(
+    root: Path = ROOT, catalogues: Path = CATALOGUES
+) -> dict[Path, dict[str, tuple[str, str]]]:
+    """What the policy changes in the book's catalogues: catalogue -> msgid -> (msgstr now,
+    msgstr under the policy)."""
+    pages = book_pages(root, catalogues)
+    changes: dict[Path, dict[str, tuple[str, str]]] = {}
+    for page, strings in zip(pages, reduce_glosses(pages)):
+        for (msgid, old), new in zip(page.entries, strings):
+            if new != old:
+                po = catalogues / f"{page.name}.po"
+                changes.setdefault(po, {})[msgid] = (old, new)
+    return changes
+
+
+def fix_book(root: Path = ROOT, catalogues: Path = CATALOGUES) -> int:
+    """Apply the policy to the book's catalogues in place; the number of messages changed."""
+    changes = book_changes(root, catalogues)
+    for po, changed in changes.items():
+        catalog = _read(po)
+        for message in catalog:
+            if message.id in changed:
+                message.string = changed[message.id][1]
         _write(po, catalog)
-    return changed
+    return sum(len(c) for c in changes.values())
+
+
+def output_glosses(outputs: Path = OUTPUTS) -> list[str]:
+    """The glosses in what cells print (printed lines, figures, widgets, quizzes: read aloud
+    or printed, never glossed), one line each."""
+    found = []
+    for po in sorted(outputs.rglob("*.po")):
+        for m in _read(po):
+            if m.id and isinstance(m.string, str):
+                for g in find_glosses(m.string):
+                    found.append(
+                        f"{po.stem}: {m.id[:40]!r}: {g.korean}({g.english}): in an output"
+                    )
+    return found
 
 
 class _Prose(HTMLParser):
@@ -521,8 +988,8 @@ def double_parentheses(text: str) -> int:
 
 def _counts(root: Path = ROOT) -> list[str]:
     glosses = doubled = 0
-    for po in sorted(CHAPTER_CATALOGUES.glob("*.po")):
-        for _, msgstr in catalogue_entries(po)[0]:
+    for page in book_pages(root):
+        for _, msgstr in page.entries:
             glosses += len(find_glosses(msgstr))
             doubled += double_parentheses(msgstr)
     lines = [f"catalogues: {glosses} glosses, {doubled} ')('"]
@@ -538,27 +1005,20 @@ def _counts(root: Path = ROOT) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check`` (exit 1 on a problem), ``fix`` or ``count``, for every chapter catalogue."""
+    """``check`` (exit 1 on a problem), ``fix`` or ``count``, for the book's catalogues."""
     args = sys.argv[1:] if argv is None else argv
     if args not in (["check"], ["fix"], ["count"]):
         print("usage: python -m booktools glosses check|fix|count", file=sys.stderr)
         return 2
-    pos = sorted(CHAPTER_CATALOGUES.glob("*.po"))
     if args == ["count"]:
         print("\n".join(_counts()))
         return 0
     if args == ["fix"]:
-        for po in pos:
-            n = fix_catalogue(po)
-            if n:
-                print(f"{po.name}: {n} messages changed")
+        print(f"glosses: {fix_book()} messages changed")
         return 0
-    bad = 0
-    for po in pos:
-        for p in gloss_problems(*catalogue_entries(po)):
-            print(f"{po.stem}: {p}")
-            bad += 1
-    return 1 if bad else 0
+    problems = gloss_problems(book_pages()) + output_glosses()
+    print("\n".join(problems))
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
