@@ -80,6 +80,11 @@ class ModelSize:
 _GPT2_PAPER = (
     "Radford et al. 2019, Language Models are Unsupervised Multitask Learners, Table 2"
 )
+#: GPT-2's paper gives each model's layers, width and count (Table 2) but not its heads; the
+#: heads come from the configurations OpenAI released with the models (``hparams.json``).
+_GPT2_SIZES = (
+    _GPT2_PAPER + "; heads: OpenAI's released GPT-2 configurations (hparams.json)"
+)
 _GPT3_PAPER = "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1"
 _BERT_PAPER = "Devlin et al. 2019, BERT, section 3"
 _ROBERTA = "Liu et al. 2019, RoBERTa (fairseq release: roberta.base, roberta.large)"
@@ -99,7 +104,7 @@ def _gpt2(name: str, L: int, H: int, A: int, published: int) -> ModelSize:
         True,
         True,
         published,
-        _GPT2_PAPER,
+        _GPT2_SIZES,
     )
 
 
