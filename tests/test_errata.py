@@ -471,3 +471,44 @@ def test_mixed_gpt2_column_count_is_computed_and_matches_transformers():
         model = T.GPT2Model(T.GPT2Config(n_embd=1024, n_layer=48, n_head=16))
     assert mixed_gpt2_count() == sum(p.numel() for p in model.parameters())
     assert f"{mixed_gpt2_count():,}" in erratum("versions-gpt2-mixed").correct
+
+
+def test_xlnet_check_measures_a_network_not_a_joint_table(monkeypatch):
+    # On the conditionals of one joint distribution every order gives the same sum, log P(x),
+    # and the source's equation holds: the check finds it wrong only because it measures a
+    # network, whose orders disagree.
+    import numpy as np
+
+    import formulated.basics as basics
+    from formulated.errata import erratum
+
+    e = erratum("001-xlnet-objective")
+    assert e.verdict(e.stated) == ERRATUM_HOLDS
+
+    def joint(V, n, seed=0):
+        rng = np.random.default_rng(seed)
+        return basics.JointTableModel(rng.dirichlet(np.ones(V**n)).reshape((V,) * n))
+
+    monkeypatch.setattr(basics, "TinyAttentionModel", joint)
+    assert e.verdict(e.stated) == NO_ERRATUM
+
+
+def test_segment_equation_check_reads_the_segment_table(monkeypatch):
+    # X_0 = X_0 + S is found wrong because BERT's segment term is not zero; with a zero
+    # token-type table the same equation would hold.
+    import torch
+
+    from formulated.errata import erratum, models
+
+    e = erratum("000-segment-update-equation")
+    assert e.verdict(e.stated) == ERRATUM_HOLDS
+    real = models._tiny_bert
+
+    def zero_segments(seed=0):
+        model = real(seed)
+        with torch.no_grad():
+            model.embeddings.token_type_embeddings.weight.zero_()
+        return model
+
+    monkeypatch.setattr(models, "_tiny_bert", zero_segments)
+    assert e.verdict(e.stated) == NO_ERRATUM
