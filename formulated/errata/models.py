@@ -603,9 +603,9 @@ def segment_field_is_wrong(field: str) -> bool:
 
 def roberta_specials_are_wrong(tokens: tuple[str, str, str]) -> bool:
     """Are ``tokens`` RoBERTa's classifier, separator and mask tokens, each read by its
-    tokenizer as that one special token?  ``RobertaTokenizer`` with a small vocabulary in memory
-    (RoBERTa's special tokens, ids as in ``roberta-base``'s first rows, and the brackets,
-    which its byte-level vocabulary has as ordinary tokens)."""
+    tokenizer as that one special token?  ``RobertaTokenizer`` with a small vocabulary in memory:
+    RoBERTa's special tokens (``<s>``, ``<pad>``, ``</s>``, ``<unk>`` at ``roberta-base``'s ids
+    0-3) and the brackets, which its byte-level vocabulary has as ordinary tokens."""
     from transformers import RobertaTokenizer
 
     vocab = {
@@ -795,7 +795,8 @@ ERRATA: list[Erratum] = [
         correct=r"The output is BERT's: the distribution of the masked token given the whole "
         r"corrupted sequence, $\text{BERT}(\bm{x})$, as 001 writes it. A "
         r"$\text{GPT}(\bm{x})$ row depends on earlier tokens only; this row also moves "
-        r"when a later token changes.",
+        r"when a later token changes (measured on a small random `BertForMaskedLM` of "
+        r"`transformers`).",
         chapter=_CH15,
         stated="GPT",
         true="BERT",
@@ -842,7 +843,7 @@ ERRATA: list[Erratum] = [
         key="001-token-type-ids-name",
         severity="slip",
         sources=("001",),
-        section="BERT: input construction (the sequence $\bm{t}$)",
+        section=r"BERT: input construction (the sequence $\bm{t}$)",
         says=r"\"The sequence $\bm{t} = (t_1, \ldots, t_n)$ of token IDs (indicating which "
         r"of the two input sentences each token belongs to)\".",
         correct=r"Token IDs are the vocabulary indices of $\bm{x}$ (001 itself calls a token's "
@@ -879,7 +880,8 @@ ERRATA: list[Erratum] = [
         says=r"$\bm{X}^{(0)}$ is the sum of token, position (and segment) embeddings.",
         correct=r"BERT and RoBERTa normalize that sum: "
         r"$\bm{X}^{(0)} = \text{LayerNorm}_e(\ldots)$, with its own "
-        r"$\bm{\gamma}_e, \bm{\beta}_e$.",
+        r"$\bm{\gamma}_e, \bm{\beta}_e$, as their released models do (the check measures "
+        r"`transformers`' `BertModel` and `RobertaModel`, small and random).",
         chapter=_CH15,
         stated="embedding_layernorm",
         true="none",
@@ -897,7 +899,9 @@ ERRATA: list[Erratum] = [
         r"$\text{LayerNorm}_t(\text{GELU}(\bm{x}\bm{W}_t + \bm{b}_t))$, and adds an output "
         r"bias: $\text{Softmax}(\ldots\bm{W}_e^\top + \bm{b}_\text{out})$; "
         r"$H^2 + 3H + V$ more parameters ($H^2 + H$ for the transform, $2H$ for its "
-        r"LayerNorm, $V$ for the bias: 344 for $H = 16$, $V = 40$).",
+        r"LayerNorm, $V$ for the bias: 344 for $H = 16$, $V = 40$), as counted on "
+        r"`transformers`' `BertForMaskedLM` and `RobertaForMaskedLM`, which load the "
+        r"released weights.",
         chapter=_CH15,
         stated=lambda H, V: 0,
         true=lambda H, V: H * H + 3 * H + V,
