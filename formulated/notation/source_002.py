@@ -60,6 +60,8 @@ TABLE_002: list[Row002] = [
         "T × D",
         r"$\bm{X}^{(0)}$ of sequence $b$ (`X[b]`)",
         "n × H",
+        "{ref}`erratum <erratum-002-embedding-letter-x>`: with positions it is "
+        r"$\tilde{\mathbf{X}}^{(b)}$",
     ),
     _r(
         "Batched Embedding Vector for Token $t$ in Sequence $b$",
@@ -67,6 +69,8 @@ TABLE_002: list[Row002] = [
         "1 × D",
         r"row $t$ of $\bm{X}^{(0)}$ (`X[b, t - 1]`)",
         "1 × H",
+        "{ref}`erratum <erratum-002-embedding-letter-x>`: with positions it is "
+        r"$\tilde{\mathbf{X}}^{(b)}_t$",
     ),
     _r(
         "One-Hot Encoded Input Matrix",
