@@ -2,11 +2,16 @@
 
 The MyST extensions and MathJax macros are the book's (``_config.yml``); the Korean decks read
 the book's catalogues (``locales/ko``, compiled by :func:`booktools.i18n.compile_catalogues`) and
-translate what cells printed as the Korean book does (:func:`booktools.sphinx.i18n.translate_outputs`).
+translate what cells printed, and the texts of the figures, as the Korean book does
+(:func:`booktools.sphinx.i18n.translate_outputs`).  After translation, a slide's title gets its
+chapter's section number (:class:`NumberTitles`), speaker notes become text to say
+(:class:`SpokenNotes`: math as text, no sentence about the page) and exercise prompts lose the
+autograder's instructions (:class:`PromptsWithoutPageLines`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -15,6 +20,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
+from booktools.build.slides import PAGE_ONLY, spoken_math
 from booktools.paths import CONFIG, ROOT
 from booktools.sphinx import i18n as sphinx_i18n
 
@@ -127,10 +133,92 @@ class TranslatePrinted(SphinxPostTransform):
                     block[:] = [nodes.Text(korean)]
 
 
+#: The label slides.py puts on a slide's title: ``sn-8-3-2-k7`` is section 8.3.2 (slide 7).
+_NUMBER_LABEL = re.compile(r"^sn-(?P<number>\d+(?:-\d+)*)-k\d+$")
+
+
+class NumberTitles(SphinxPostTransform):
+    """A slide's title, translated, after the number of its chapter's section ("8.3 ")."""
+
+    default_priority = 5
+
+    def run(self, **kwargs: Any) -> None:
+        for section in self.document.findall(nodes.section):
+            for id_ in section["ids"] + section["names"]:
+                if m := _NUMBER_LABEL.match(id_):
+                    title = section[0]
+                    if isinstance(title, nodes.title):
+                        number = m["number"].replace("-", ".")
+                        title.insert(0, nodes.Text(number + " "))
+                    break
+
+
+def sentences(paragraph: nodes.Element) -> list[list[nodes.Node]]:
+    """The sentences of ``paragraph``, each as its nodes (a text node split where a sentence
+    ends: after ``.``, ``!`` or ``?`` and a space)."""
+    found: list[list[nodes.Node]] = [[]]
+    for child in paragraph.children:
+        if not isinstance(child, nodes.Text):
+            found[-1].append(child)
+            continue
+        parts = re.split(r"(?<=[.!?])(\s+)", str(child))
+        for k, part in enumerate(parts):
+            if k % 2:
+                found[-1].append(nodes.Text(part))
+                found.append([])
+            elif part:
+                found[-1].append(nodes.Text(part))
+    return [s for s in found if s]
+
+
+def drop_page_lines(paragraph: nodes.Element) -> None:
+    """``paragraph`` without its sentences about the page or the autograder (PAGE_ONLY)."""
+    found = sentences(paragraph)
+    kept = [s for s in found if not PAGE_ONLY.search("".join(n.astext() for n in s))]
+    if len(kept) != len(found):
+        paragraph.clear()
+        for sentence in kept:
+            paragraph.extend(sentence)
+
+
+class PromptsWithoutPageLines(SphinxPostTransform):
+    """An exercise's prompt on a slide, without "Store … in `x`", "Graded to …" and the like
+    (in either language: after translation)."""
+
+    default_priority = 6
+
+    def run(self, **kwargs: Any) -> None:
+        for box in list(self.document.findall(nodes.Element)):
+            if "exercise" in box.get("classes", []):
+                for paragraph in list(box.findall(nodes.paragraph)):
+                    drop_page_lines(paragraph)
+
+
+class SpokenNotes(SphinxPostTransform):
+    """Speaker notes as text to say: the speaker view shows them as text, so math becomes
+    text (:func:`booktools.build.slides.spoken_math`), and a sentence about the page goes."""
+
+    default_priority = 7
+
+    def run(self, **kwargs: Any) -> None:
+        from sphinx_revealjs._ext.notes import revealjs_notes
+
+        for notes in list(self.document.findall(revealjs_notes)):
+            for math in list(notes.findall(nodes.math)):
+                math.replace_self(nodes.Text(spoken_math(math.astext())))
+            for paragraph in list(notes.findall(nodes.paragraph)):
+                drop_page_lines(paragraph)
+                text = re.sub(r"\s+", " ", paragraph.astext()).strip()
+                paragraph.replace_self(nodes.paragraph(text, text))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _korean_numbers, priority=400)
     app.add_transform(sphinx_i18n.KeepMathBlocks)
     app.add_post_transform(BoxesAreNotSlides)
+    app.add_post_transform(NumberTitles)
+    app.add_post_transform(PromptsWithoutPageLines)
+    app.add_post_transform(SpokenNotes)
     app.add_post_transform(TranslatePrinted)
     app.connect("build-finished", sphinx_i18n.translate_outputs)
     return {"parallel_read_safe": True}

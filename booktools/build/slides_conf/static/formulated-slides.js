@@ -1,5 +1,7 @@
-/* The decks of booktools/build/slides.py: every slide fits its 1280x720 box.  Once MathJax has
-   typeset the deck, a slide whose content is taller or wider than the slide is split: its last
+/* The decks of booktools/build/slides.py: every slide fits its 1280x720 box.  The decks are
+   made so that every slide fits as it is: each slide's size before anything below runs is kept
+   in data-source-height and data-source-width, which the tests check.  As a safety net, once
+   MathJax has typeset the deck, a slide whose content is taller or wider than the slide is split: its last
    blocks move to a continuation slide after it (same title; a long box continues in a copy of
    the box), and what is still too big (one long formula or code listing) is set smaller, down
    to MIN of the deck's font size.  Then reveal.js counts the slides again (Reveal.sync) and
@@ -40,6 +42,8 @@
   function continuation(section, path) {
     var copy = section.cloneNode(false), parent = copy;
     copy.removeAttribute("id");
+    copy.removeAttribute("data-source-height");
+    copy.removeAttribute("data-source-width");
     var title = section.querySelector("h1, h2");
     if (title) {
       var t = title.cloneNode(true);
@@ -113,6 +117,9 @@
     if (next) fit(next.section, W, H);
   }
 
+  /* ?as-made in the deck's address: no split, the slides as the deck made them. */
+  var asMade = /[?&]as-made\b/.test(window.location.search);
+
   function fitAll() {
     var cfg = Reveal.getConfig(), W = cfg.width, H = cfg.height;
     var slides = Array.prototype.slice.call(document.querySelectorAll(".reveal .slides section"));
@@ -123,7 +130,10 @@
         e.style.display = "block";
         return [e, was];
       });
-      fit(s, W, H);
+      // the slide as the deck made it, before any split (tests/test_slides.py reads it)
+      s.setAttribute("data-source-height", String(s.scrollHeight));
+      s.setAttribute("data-source-width", String(s.scrollWidth));
+      if (!asMade) fit(s, W, H);
       shown.forEach(function (p) { p[0].style.display = p[1]; });
     });
     Reveal.sync();
