@@ -171,8 +171,8 @@ def sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
     ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalized inside.
 
     The logits are first shifted so that the largest is 0 (a shift changes none of the
-    filters nor the softmax): then ``z / T`` stays defined as ``T -> 0``, the others going
-    to ``-inf``, the one-hot limit, even for ``T`` below the smallest float32.
+    filters nor the softmax): then ``z / T`` stays defined as ``T -> 0``, the others
+    going to ``-inf``, the one-hot limit, even for ``T`` below the smallest float32.
 
     Definitions: def-19-temperature, def-19-top-k, def-19-top-p.
     Checked by: tests/test_sampling.py::test_chain_matches_transformers

@@ -9,9 +9,10 @@ naming each object by the module that defines it (:func:`check_defining_path`), 
 box's title is that path: the title names the file that holds the code.
 
 and the rendered page shows, open, the function as a reader needs it under its definition
-(:func:`shown_source`): the signature, the docstring's summary (its first paragraph, what and
-shapes) and the computation; the full docstring is the API appendix's.  Under the code, once,
-the tests that check it against its reference.  A box longer than :data:`FOLD_OVER` shown lines
+(:func:`shown_source`): its decorators, signature and code, as the file has them, with the
+docstrings left out (the definition above the box says what it computes; the docstring is
+``help()``'s and the API appendix's).  Under the code, once, the tests that check it against
+its reference.  A box longer than :data:`FOLD_OVER` shown lines
 (a long helper) is folded (one click opens it, via ``sphinx-togglebutton``'s
 ``.admonition.dropdown``); an object already shown on the page is not shown twice: its second
 box is one line linking to the first.  The function's docstring carries both facts, one line
@@ -173,42 +174,6 @@ def source_text(dotted: str) -> str:
     return textwrap.dedent(inspect.getsource(resolve(dotted))).rstrip("\n")
 
 
-#: The end of a docstring's sentence: a full stop, then space and a capital.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-
-
-def _summary(doc: str, indent: str = "") -> str:
-    """A docstring's summary: its first paragraph on one line (``Definition:``/``Checked by:``
-    lines left out, a closing colon made a full stop), or its first sentence where the
-    paragraph would take more than two lines of the box at ``indent``."""
-    first = inspect.cleandoc(doc).split("\n\n", 1)[0]
-    kept = [
-        line.strip()
-        for line in first.splitlines()
-        if not re.match(r"\s*(Definitions?|Checked by):", line)
-    ]
-    text = " ".join(kept).strip()
-    text = text[:-1] + "." if text.endswith(":") else text
-    if len(_docstring_lines(text, indent)) > 2:
-        text = SENTENCE_END.split(text, 1)[0]
-        text = text[:-1] + "." if text.endswith(":") else text
-    return text
-
-
-def _docstring_lines(summary: str, indent: str) -> list[str]:
-    """``summary`` as a docstring at ``indent``, wrapped to :data:`WIDTH` columns."""
-    one = f'{indent}"""{summary}"""'
-    if len(one) <= WIDTH:
-        return [one]
-    wrapped = textwrap.wrap(summary, WIDTH - len(indent) - 3, break_on_hyphens=False)
-    lines = [indent + line for line in wrapped]
-    lines[0] = f'{indent}"""{wrapped[0]}'
-    if len(lines[-1]) + 3 > WIDTH:
-        lines.append(indent)  # the closing quotes do not fit after the last word
-    lines[-1] += '"""'
-    return lines
-
-
 def _docstring(node: ast.AST) -> ast.Expr | None:
     body = getattr(node, "body", None)
     if (
@@ -223,31 +188,25 @@ def _docstring(node: ast.AST) -> ast.Expr | None:
 
 
 def shown_text(source: str) -> str:
-    """``source`` (a function's or a class's) as its box shows it: its docstring reduced to
-    the summary (:func:`_summary`), the docstrings of the methods and functions inside it left
-    out (a one-line summary kept where it is the whole body); signatures, comments and code as
-    they are."""
+    """``source`` (a function's or a class's) as its box shows it: every line as it is,
+    but the docstrings of the object and of the functions and classes inside it left out,
+    with the blank lines that follow them (a docstring that is the whole body stays: the
+    code would not parse without it)."""
     lines = source.splitlines()
-    tree = ast.parse(source)
-    top = tree.body[0]
-    edits = []
-    for node in ast.walk(tree):
+    cut: set[int] = set()  # 0-based line numbers
+    for node in ast.walk(ast.parse(source)):
         doc = _docstring(node)
-        if doc is None:
+        if doc is None or len(node.body) == 1:
             continue
-        indent = lines[doc.lineno - 1][: doc.col_offset]
-        keep = node is top or len(node.body) == 1
-        new = (
-            _docstring_lines(_summary(doc.value.value, indent), indent) if keep else []
-        )
-        edits.append((doc.lineno - 1, doc.end_lineno, new))
-    for start, end, new in sorted(edits, reverse=True):
-        lines[start:end] = new
-    return "\n".join(lines)
+        end = doc.end_lineno  # the line after the docstring, 0-based
+        while end < len(lines) and not lines[end].strip():
+            end += 1
+        cut.update(range(doc.lineno - 1, end))
+    return "\n".join(line for i, line in enumerate(lines) if i not in cut)
 
 
 def shown_source(dotted: str) -> str:
-    """What the box of the object at ``dotted`` shows: signature, summary, computation
+    """What the box of the object at ``dotted`` shows: decorators, signature and code
     (:func:`shown_text` of :func:`source_text`)."""
     return shown_text(source_text(dotted))
 

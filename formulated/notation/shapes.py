@@ -321,7 +321,7 @@ def trace_gpt_block(ids, params, gelu_approximation="tanh"):
     pos = rec("position embeddings", "n H", p.W_p[:n])
     X = rec("block input", "B n H", tok + pos)  # pos broadcasts over the batch
     Z = rec("LayerNorm 1", "B n H", f.layer_norm(X, p.ln1_gamma, p.ln1_beta))
-    # MultiHeadSA(Z, Mask_AR), Steps 7.1-7.4: the heads' weights side by side, [W_1 .. W_A]
+    # MultiHeadSA(Z, Mask_AR), Steps 7.1-7.4; Concat(W_1 .. W_A): heads side by side
     Q = rec("queries, all heads", "B n A*D", Z @ f.concat(*p.W_q))
     K = rec("keys, all heads", "B n A*D", Z @ f.concat(*p.W_k))
     V = rec("values, all heads", "B n A*D", Z @ f.concat(*p.W_v))

@@ -299,11 +299,12 @@ class BPETokenizer:
 
     @classmethod
     def train(cls, corpus, num_merges, *, end_of_word=END_OF_WORD, symbol_order=None):
-        """Learn ``num_merges`` merges from a text or a word-frequency table: the merges of
-        :func:`learn_bpe`, computed by :func:`learn_bpe_incremental`, which learns the
-        same merges without recounting the corpus at every step (about 25 times as fast
-        on 200,000 characters of Tiny Shakespeare; tests/test_tokenizers.py checks the
-        two equal)."""
+        """Learn ``num_merges`` merges from a text or a word-frequency table.
+
+        The merges of :func:`learn_bpe`, computed by :func:`learn_bpe_incremental`,
+        which learns the same merges without recounting the corpus at every step
+        (about 25 times as fast on 200,000 characters of Tiny Shakespeare;
+        tests/test_tokenizers.py checks the two equal)."""
         word_counts = word_frequencies(corpus) if isinstance(corpus, str) else corpus
         # the merges of learn_bpe's loop, learned faster (the two are tested equal)
         merges = learn_bpe_incremental(

@@ -9,9 +9,9 @@ step with the same arguments changes what the loop does.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -89,9 +89,7 @@ def _check_step_args(
 
 
 @checked(_check_step_args)
-def train_step(
-    model, optimizers, schedulers, x, y, grad_clip, autocast=contextlib.nullcontext
-):
+def train_step(model, optimizers, schedulers, x, y, grad_clip, autocast=nullcontext):
     """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
 
     ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the
@@ -163,7 +161,7 @@ def evaluate(
     X, Y = X[rank::world].to(device), Y[rank::world].to(device)
     total = torch.zeros((), dtype=torch.float64, device=device)
     count = torch.zeros((), dtype=torch.float64, device=device)
-    ctx = autocast if autocast is not None else contextlib.nullcontext
+    ctx = autocast if autocast is not None else nullcontext
     with run_eagerly(model):
         for i in range(0, len(X), batch):
             with ctx():
