@@ -178,6 +178,141 @@ def test_translations_use_the_glossary(po: Path) -> None:
     assert wrong == []
 
 
+#: Every catalogue, the pages' and the outputs' (printed lines, figures, widgets, quizzes).
+ALL_CATALOGUES = CATALOGUES + sorted(outputs.OUTPUTS.rglob("*.po"))
+
+
+def _all_name(po: Path) -> str:
+    return po.relative_to(catalogues.CATALOGUES.parent).with_suffix("").as_posix()
+
+
+@pytest.mark.parametrize("po", ALL_CATALOGUES, ids=_all_name)
+def test_translations_avoid_the_words_the_book_does_not_use(po: Path) -> None:
+    """One word per concept: no Korean message uses a word of the glossary's ``avoid``."""
+    avoided = checks.load_avoided()
+    wrong = [
+        f"{m.id[:50]!r}: {p}"
+        for m in _messages(po)
+        if m.string and not m.fuzzy
+        for p in checks.avoided_problems(m.string, avoided)
+    ]
+    assert wrong == []
+
+
+#: One sentence for each variant the review of the Korean edition listed, and the word the
+#: glossary's ``avoid`` section answers it with.
+VARIANTS = [
+    ("GPT-2의 헤드 폭 D로 나눈 값", "너비"),
+    ("모형 폭이 768이다", "너비"),
+    ("입력 원소 하나(x)가 바뀔 때", "성분"),
+    ("버려진 원소: 3개 중 1개", "성분"),
+    ("Mask^AR (조밀)", "밀집"),
+    ("각 근사의 오차(로그 척도)", "로그 눈금"),
+    ("eps(로그 스케일)의 슬라이더", "로그 눈금"),
+    ("묶인 출력 행렬", "공유된"),
+    ("임베딩과 출력 층을 포함한 블록", "출력층"),
+    ("은닉 층 X_1..X_L", "은닉층"),
+    ("헤드 나누기와 합치기", "병합"),
+    ("수학은 1부터 세고", "수식"),
+    ("순방향 훅으로 중간 텐서를 붙잡는다", "순전파"),
+    ("인코딩(rotary, ALiBi)", "회전 위치 임베딩"),
+    ("모든 접두사에 대한 최대 차이", "접두부"),
+    ("마스크를 씌운 버전도 마찬가지다", "마스크된 셀프 어텐션"),
+    ("마스크가 있는 셀프 어텐션에 대해", "마스크된 셀프 어텐션"),
+    ("시퀀스별인 마스크 셀프 어텐션 뒤에서는", "마스크된 셀프 어텐션"),
+    ("이 책의 문자로 옮긴다", "기호"),
+    ("토큰 12B개와 55B개", "Korean units (만, 억)"),
+    ("V·H는 약 0.6십억이다", "Korean units (만, 억)"),
+    ('"dog"는 "AJ\'s dog is a cutie"에서', "‘…’"),
+    ("약 1.4 % 작게 나온다", "%"),
+    ("매개변수는 몇 백만 개인가?", "백만 단위로"),
+    ("이 모델은", "모형"),
+]
+
+
+@pytest.mark.parametrize("text, use", VARIANTS, ids=[t for t, _ in VARIANTS])
+def test_every_listed_variant_is_caught(text: str, use: str) -> None:
+    problems = checks.avoided_problems(text, checks.load_avoided())
+    assert any(f"the book says {use!r}" in p for p in problems), problems
+
+
+def test_the_words_the_book_uses_are_not_caught() -> None:
+    avoided = checks.load_avoided()
+    for text in (
+        "원소별 연산, 폭발하는 기울기, 진폭, 보폭 패턴",
+        "위치들의 튜플은 그 집합의 원소다",  # an element of a set
+        "GPT-3 175B, 매개변수 3억 5,500만 개",  # a model's name; Korean units
+        "‘dog’와 “Add & Norm”, 서로 다른 문자, 문자 단위 토크나이저",
+        "$x_{\\text{폭}}$, `원소`",  # math and code are not searched
+        "*model*은 모델 대신 모형으로 옮겼다",  # the preface that says why
+    ):
+        assert checks.avoided_problems(text, avoided) == [], text
+
+
+def test_the_avoid_list_is_refused_when_malformed(tmp_path: Path) -> None:
+    for text, error in [
+        ("avoid:\n  '(폭': 너비\n", "no regular expression"),
+        ("avoid:\n  폭:\n    unless: 집합\n", "must name the word"),
+    ]:
+        bad = tmp_path / "glossary.yml"
+        bad.write_text("width: 너비\n" + text, encoding="utf-8")
+        with pytest.raises(ValueError, match=error):
+            checks.load_avoided(bad)
+    assert "avoid" not in checks.load_glossary()  # the section is no term
+
+
+def test_counts_in_korean_units_keep_their_number() -> None:
+    english = "GPT-3 warms up over the first 375M tokens (12 and 55 billion; 1.56B)."
+    korean = "GPT-3는 처음 토큰 3억 7,500만 개에 걸쳐 (각각 120억 개와 550억 개, 15억 6,000만 개)"
+    assert checks.message_problems(english, korean) == []
+    wrong = korean.replace("3억 7,500만", "3억 7,000만")
+    assert checks.message_problems(english, wrong) == [
+        "number missing or changed: ['375000000']"
+    ]
+    # a particle after a number is no unit: 2만큼 is "by 2"
+    assert checks.message_problems("moves by 2", "2만큼 움직인다") == []
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=_name)
+def test_objectives_end_in_one_register(po: Path) -> None:
+    entries = [(m.id, m.string) for m in _messages(po) if m.string]
+    assert checks.objective_problems(entries) == []
+
+
+def test_the_objectives_check_fails_on_a_second_register() -> None:
+    entries = [
+        ("By the end you will be able to", f"이 장을 마치면 {checks.OBJECTIVES_LEAD}"),
+        ("read the box,", "상자를 읽는다."),
+        ("compute it.", "계산할 수 있다."),
+        ("Exercises", "연습문제 … 계산할 수 있다."),  # past the list
+    ]
+    problems = checks.objective_problems(entries)
+    assert len(problems) == 1 and "compute it" in problems[0]
+
+
+@pytest.mark.parametrize(
+    "po", sorted(outputs.OUTPUTS.rglob("*.po")), ids=lambda p: p.stem
+)
+def test_printed_error_messages_stay_in_english(po: Path) -> None:
+    wrong = [
+        f"{m.id[:50]!r}: {p}"
+        for m in _messages(po)
+        if m.string
+        for p in checks.error_message_problems(m.id, m.string)
+    ]
+    assert wrong == []
+
+
+def test_the_error_message_check_fails_on_a_translated_message() -> None:
+    msgid = "fg.softmax refuses: X: expected values below +inf, got +inf at index (0,)"
+    kept = (
+        "fg.softmax는 거부한다: X: expected values below +inf, got +inf at index (0,)"
+    )
+    assert checks.error_message_problems(msgid, kept) == []
+    translated = "fg.softmax는 거부한다: X: 값은 +inf보다 작아야 하는데 인덱스 (0,)의 값이 +inf이다"
+    assert len(checks.error_message_problems(msgid, translated)) == 1
+
+
 # -- update keeps translations and marks changed messages -------------------------------------
 
 

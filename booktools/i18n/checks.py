@@ -9,6 +9,8 @@ Korean term (:func:`glossary_problems`, ``locales/ko/glossary.yml``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +24,16 @@ __all__ = [
     "message_problems",
     "has_prose",
     "GLOSSARY",
+    "AVOID",
+    "Avoided",
     "load_glossary",
+    "glossary_terms",
+    "load_avoided",
     "glossary_problems",
+    "avoided_problems",
+    "OBJECTIVES_LEAD",
+    "objective_problems",
+    "error_message_problems",
 ]
 
 #: Spans copied unchanged into a translation: display and inline math, roles (for a role with a
@@ -34,6 +44,40 @@ IDENT = re.compile(
     r"(?<![\w.])[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+(?![\w])|"
     r"(?<![\w.])[A-Za-z]\w*_\w+(?![\w])"
 )
+#: A count with a magnitude: "375M", "1.5 billion" in English, "3억 7,500만", "120억" in
+#: Korean (만 only with a thousands separator, after 억 or before 개: "2만큼" is no count).  Each is
+#: compared as the number it names, so a translation may say 375M in Korean units.
+_EN_MAGNITUDE = re.compile(
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s?(K|M|B|thousand|million|billion)(?![A-Za-z0-9])"
+)
+_KO_MAGNITUDE = re.compile(
+    r"(?<![\d.,])(?:(\d[\d,]*(?:\.\d+)?)\s?억(?:\s?(\d{1,3}(?:,\d{3})*)만)?"
+    r"|(\d{1,3}(?:,\d{3})+|\d+(?=만\s?개))만)"
+)
+_SHARED_SCALE = re.compile(
+    r"(?<![\w.,])(\d+(?:\.\d+)?)( (?:and|or|to) )(\d+(?:\.\d+)?)(\s?)"
+    r"(thousand|million|billion)\b"
+)
+_SCALE = {"K": 3, "thousand": 3, "M": 6, "million": 6, "B": 9, "billion": 9}
+
+
+def _counts(text: str) -> str:
+    """``text`` with every count that has a magnitude written as the integer it names."""
+
+    def number(digits: str | None) -> Decimal:
+        return Decimal(digits.replace(",", "")) if digits else Decimal(0)
+
+    def english(m: re.Match[str]) -> str:
+        return str(int(number(m[1]) * 10 ** _SCALE[m[2]]))
+
+    def korean(m: re.Match[str]) -> str:
+        value = number(m[1]) * 10**8 + number(m[2] or m[3]) * 10**4
+        return str(int(value))
+
+    text = _SHARED_SCALE.sub(r"\1\4\5\2\3\4\5", text)  # "12 and 55 billion"
+    return _KO_MAGNITUDE.sub(korean, _EN_MAGNITUDE.sub(english, text))
+
+
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 _EMPHASIS = re.compile(r"(?<![*_\\])(\*{1,3}|_{1,3})(?![*_])")
 _PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
@@ -43,7 +87,8 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 def kept_spans(text: str) -> dict[str, list[str]]:
     """The spans of a message a translation must keep: ``math``, ``role`` (``{name}`target```
     for a role with a title), ``code`` (inline code, and dotted or snake_case names outside
-    backticks), and ``number`` (digits outside those).
+    backticks), and ``number`` (digits outside those; a count with a magnitude, 375M or
+    3억 7,500만, as the integer it names).
     Each list sorted, so two messages compare whatever their word order."""
     found: dict[str, list[str]] = {"math": [], "role": [], "code": [], "number": []}
     # A directive's title arrives with its fence ("````{dropdown} The ledger of `000`"); the
@@ -75,7 +120,7 @@ def kept_spans(text: str) -> dict[str, list[str]]:
 
     rest = myst.INLINE_CODE.sub(code, rest)
     rest = IDENT.sub(code, rest)  # a dotted or snake_case name outside backticks
-    found["number"] = _NUMBER.findall(rest)
+    found["number"] = _NUMBER.findall(_counts(rest))
     return {k: sorted(v) for k, v in found.items()}
 
 
@@ -143,11 +188,13 @@ def has_prose(msgid: str) -> bool:
 # -- Glossary -------------------------------------------------------------------------------------
 
 GLOSSARY = LOCALES / LANGUAGE / "glossary.yml"
+#: The glossary's key whose value lists the words the book does not use (:func:`load_avoided`).
+AVOID = "avoid"
 
 
-def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
-    """English spelling (lower case) -> Korean term.  Raises ``ValueError`` for a spelling
-    listed twice, a Korean term given to two entries, or an entry with two Korean terms."""
+def _pairs(path: Path) -> list[tuple[Any, Any]]:
+    """The glossary's top-level ``key: value`` pairs in the order written (a mapping below
+    is a list of pairs too)."""
     import yaml
 
     def pairs(loader: Any, node: Any) -> list[tuple[Any, Any]]:
@@ -157,10 +204,27 @@ def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
         pass
 
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, pairs)
-    entries = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or []
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or []
+
+
+def glossary_terms(path: Path = GLOSSARY) -> list[tuple[str, str]]:
+    """The glossary's terms as ``(English, Korean)``, the English as the entry's first
+    spelling is written (``KV cache``), in the order of the file: the term index's rows."""
+    return [
+        (str(key).split("|")[0].strip(), korean)
+        for key, korean in _pairs(path)
+        if key != AVOID
+    ]
+
+
+def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
+    """English spelling (lower case) -> Korean term.  Raises ``ValueError`` for a spelling
+    listed twice, a Korean term given to two entries, or an entry with two Korean terms."""
     terms: dict[str, str] = {}
     owner: dict[str, str] = {}
-    for key, korean in entries:
+    for key, korean in _pairs(path):
+        if key == AVOID:
+            continue
         if (
             not isinstance(korean, str)
             or not korean.strip()
@@ -184,6 +248,61 @@ def load_glossary(path: Path = GLOSSARY) -> dict[str, str]:
                 )
             terms[spelling] = korean
     return terms
+
+
+@dataclass(frozen=True)
+class Avoided:
+    """A word the Korean edition does not use: ``pattern`` finds it, ``use`` is what the
+    book says instead, and a message that ``unless`` finds is an exception."""
+
+    pattern: re.Pattern[str]
+    use: str
+    unless: re.Pattern[str] | None = None
+
+
+def load_avoided(path: Path = GLOSSARY) -> list[Avoided]:
+    """The glossary's ``avoid`` entries.  Raises ``ValueError`` for a key that is no regular
+    expression or an entry without the word to use."""
+    found = []
+    for key, value in _pairs(path):
+        if key != AVOID:
+            continue
+        for word, use in value or []:
+            unless = None
+            if isinstance(use, list):  # a mapping: use and unless
+                options = dict(use)
+                use, unless = options.get("use"), options.get("unless")
+            if not isinstance(use, str) or not use.strip():
+                raise ValueError(
+                    f"{path.name}: avoid: {word!r} must name the word used instead"
+                )
+            try:
+                found.append(
+                    Avoided(
+                        re.compile(str(word)),
+                        use,
+                        re.compile(str(unless)) if unless else None,
+                    )
+                )
+            except re.error as exc:
+                raise ValueError(
+                    f"{path.name}: avoid: {word!r} is no regular expression: {exc}"
+                ) from None
+    return found
+
+
+def avoided_problems(msgstr: str, avoided: list[Avoided]) -> list[str]:
+    """The avoided words that ``msgstr`` uses outside its math, roles and inline code."""
+    text = myst.ROLE.sub(
+        lambda m: myst.explicit(m["text"])[0] or " ", myst.MATH.sub(" ", msgstr)
+    )
+    text = myst.INLINE_CODE.sub(" ", text)
+    problems = []
+    for a in avoided:
+        m = a.pattern.search(text)
+        if m and not (a.unless and a.unless.search(text)):
+            problems.append(f"{m.group(0)!r}: the book says {a.use!r}")
+    return problems
 
 
 def _term_pattern(spelling: str) -> re.Pattern[str]:
@@ -211,3 +330,44 @@ def glossary_problems(msgid: str, msgstr: str, glossary: dict[str, str]) -> list
                     f"{spelling!r} is not translated as {glossary[spelling]!r}"
                 )
     return problems
+
+
+# -- register and printed errors ------------------------------------------------------------
+
+#: How a chapter's Korean introduction ends before its list of objectives.
+OBJECTIVES_LEAD = "다음을 할 수 있다."
+_CAN = re.compile(r"수 있다\.?$")
+
+
+def objective_problems(entries: list[tuple[str, str]]) -> list[str]:
+    """The objectives of one chapter (``entries``: its ``(msgid, msgstr)`` in order) that do
+    not end in the register of the others: the lead-in says "이 장을 마치면 다음을 할 수
+    있다." once, and each objective says what the reader does ("…한다."), not again what
+    they can do ("…할 수 있다.").  The objectives are the list items (English starting in
+    lower case) right after the lead-in."""
+    problems = []
+    after = False
+    for msgid, msgstr in entries:
+        if msgstr.rstrip().endswith(OBJECTIVES_LEAD):
+            after = True
+            continue
+        if not after:
+            continue
+        if not msgid[:1].islower():
+            break
+        if _CAN.search(msgstr.rstrip()):
+            problems.append(f"{msgid[:40]!r}: ends '…수 있다', not '…한다'")
+    return problems
+
+
+#: The book's error messages: ``argument: expected …, got …`` (bad input names the argument).
+_ERROR = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*: expected .*")
+
+
+def error_message_problems(msgid: str, msgstr: str) -> list[str]:
+    """An error message that a printed line quotes stays in English, as the code raises it
+    (the intro says so once): its text from the argument's name on must be in ``msgstr``."""
+    m = _ERROR.search(msgid)
+    if m and m.group(0) not in msgstr:
+        return [f"error message translated: keep {m.group(0)[:50]!r} as printed"]
+    return []

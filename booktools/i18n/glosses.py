@@ -187,6 +187,7 @@ _NOT_PLURAL = re.compile(r"(?:ss|us|is|as|ics|ous|ias)$")
 #: Past participles and -ed adjectives; "embed", "speed", "need" are not.
 _PARTICIPLE = re.compile(r"(?<!e)(?<!emb)ed$")
 _MASK = "\x00"
+_QUOTED = re.compile(r"‘[^’]*’")
 _IRREGULAR = {"matrices": "matrix", "indices": "index", "vertices": "vertex"}
 _NUMBERED = re.compile(r"(?:^|/)\d\d_\w+$")
 
@@ -654,8 +655,9 @@ class _Use:
 
 def _term_uses(msgstr: str) -> list[tuple[str, int, int, int]]:
     """The uses of glossary terms in ``msgstr`` (prose only): ``(korean, start, end, gloss
-    at)``, longest terms first claiming their text, in order."""
-    text = _masked(msgstr)
+    at)``, longest terms first claiming their text, in order.  A word in single quotes is
+    mentioned, not used (the intro's ‘모형’)."""
+    text = _QUOTED.sub(lambda m: _MASK * len(m.group(0)), _masked(msgstr))
     taken = [False] * len(text)
     found = []
     for korean, pattern in _korean_terms():
