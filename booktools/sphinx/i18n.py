@@ -240,7 +240,7 @@ EXERCISE_KO = "연습문제"
 SOLUTION_KO = "풀이"
 
 _NOT_CONFIGURED_KO = (
-    "이 책의 공개 {what}이 아직 설정되지 않았습니다. _config.yml에서 {key}을(를) "
+    "이 책의 공개 {what}이 아직 설정되지 않았습니다. _config.yml에서 {key} 값을 "
     "설정하고 책을 다시 빌드하십시오."
 )
 
