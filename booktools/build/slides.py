@@ -71,6 +71,7 @@ __all__ = [
     "MAX_CODE_LINES",
     "WORDS",
     "PAGE_ONLY",
+    "GRADER",
     "NOTES_CATALOGUES",
     "Piece",
     "chapters",
@@ -189,8 +190,14 @@ WORDS: dict[str, dict[str, str]] = {
     },
 }
 
+#: The autograder's instructions in an exercise's prompt ("Store … in `x`.", "Graded to 4
+#: significant digits.", "Float32 is precise enough."), in either language: not on a slide.
+GRADER = re.compile(
+    r"^Store\b|Graded to|Float32 is precise enough|저장하라\.?$|채점한다\.?$|Float32로도",
+    re.I,
+)
 #: Sentences that speak of the page, the notebook or the autograder, not of the subject:
-#: left out of notes and exercise prompts (both languages).
+#: left out of speaker notes (both languages).
 PAGE_ONLY = re.compile(
     r"live kernel|the page\b|this page\b|\bon the page|\bbelow\b|\babove\b|\bwidget\b"
     r"|\bthe cell\b|\bcells?\b (?:above|below)|Checked against|^Store\b|Graded to"
@@ -855,6 +862,13 @@ def slide_cells(
                 "(stale execution cache: run `python -m booktools prebuild` first)"
             )
         outputs = ran.get("outputs", [])
+        if not outputs:  # nothing to show: a slide of its title alone would be empty
+            print(
+                f"slides: {name or 'the chapter'}: code cell {piece.cell + 1} (marked "
+                f"{MARK}) has no output in the execution cache; no slide for it",
+                file=sys.stderr,
+            )
+            continue
         meta = {k: v for k, v in ran.get("metadata", {}).items() if k != "execution"}
         alt = meta.get("mystnb", {}).get("image", {}).get("alt", "")
         if any(WIDGET_VIEW in out.get("data", {}) for out in outputs):
@@ -1011,10 +1025,13 @@ def update_notes_catalogues(
     report: dict[str, str] = {}
     for name in names or chapters(root):
         text = (root / f"{name}.md").read_text(encoding="utf-8")
-        template = Catalog(locale=None)
-        for note in written_notes(text):
-            template.add(note, locations=[(f"{name}.md", 0)])
+        notes = written_notes(text)
         po = _notes_po(name, catalogues)
+        if not notes and not po.is_file():
+            continue  # no note written for this chapter's slides
+        template = Catalog(locale=None)
+        for note in notes:
+            template.add(note, locations=[(f"{name}.md", 0)])
         po.parent.mkdir(parents=True, exist_ok=True)
         report[name] = merge_catalogue(po, template, name)
     return report

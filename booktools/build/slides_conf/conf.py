@@ -20,7 +20,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
-from booktools.build.slides import PAGE_ONLY, spoken_math
+from booktools.build.slides import GRADER, PAGE_ONLY, spoken_math
 from booktools.paths import CONFIG, ROOT
 from booktools.sphinx import i18n as sphinx_i18n
 
@@ -171,10 +171,14 @@ def sentences(paragraph: nodes.Element) -> list[list[nodes.Node]]:
     return [s for s in found if s]
 
 
-def drop_page_lines(paragraph: nodes.Element) -> None:
-    """``paragraph`` without its sentences about the page or the autograder (PAGE_ONLY)."""
+def drop_page_lines(
+    paragraph: nodes.Element, pattern: re.Pattern[str] = PAGE_ONLY
+) -> None:
+    """``paragraph`` without its sentences that ``pattern`` finds (about the page)."""
     found = sentences(paragraph)
-    kept = [s for s in found if not PAGE_ONLY.search("".join(n.astext() for n in s))]
+    kept = [
+        s for s in found if not pattern.search("".join(n.astext() for n in s).strip())
+    ]
     if len(kept) != len(found):
         paragraph.clear()
         for sentence in kept:
@@ -191,7 +195,7 @@ class PromptsWithoutPageLines(SphinxPostTransform):
         for box in list(self.document.findall(nodes.Element)):
             if "exercise" in box.get("classes", []):
                 for paragraph in list(box.findall(nodes.paragraph)):
-                    drop_page_lines(paragraph)
+                    drop_page_lines(paragraph, GRADER)
 
 
 class SpokenNotes(SphinxPostTransform):
