@@ -21,15 +21,15 @@ Modules, by the parts of ``_toc.yml`` (the same groups as :mod:`formulated.widge
 To add an erratum (also one that the audit ledger of appendix B finds): append an
 :class:`Erratum` to the ``ERRATA`` list of its chapter's part.  Sources are named by their id
 in :data:`formulated.sources.SOURCES`.  The erratum record is :mod:`.record`; the appendix's
-tables are :mod:`.table`; the audit ledger (every claim of the five sources, with its
+tables are :mod:`.table`; the list of all, :mod:`.registry`; the audit ledger (every claim of the five sources, with its
 verdict) is :mod:`.ledger`.
 """
 
 from __future__ import annotations
 
 from ..sources import SOURCES
-from . import block, foundations, models, text, training
 from .record import ERRATUM_HOLDS, KINDS, NO_ERRATUM, SEVERITIES, Erratum
+from .registry import ERRATA, erratum
 from .table import errata_by_chapter, errata_table, severity_counts, source_counts
 
 __all__ = [
@@ -46,23 +46,3 @@ __all__ = [
     "source_counts",
     "severity_counts",
 ]
-
-#: Every erratum, in the order of the chapters (stable: within a chapter, as registered).
-ERRATA: list[Erratum] = sorted(
-    [
-        *foundations.ERRATA,
-        *text.ERRATA,
-        *block.ERRATA,
-        *models.ERRATA,
-        *training.ERRATA,
-    ],
-    key=lambda e: e.chapter.split("/")[-1][:2],
-)
-
-
-def erratum(key: str) -> Erratum:
-    """The erratum called ``key`` (a chapter runs its check: ``e.verdict(e.stated)``)."""
-    for e in ERRATA:
-        if e.key == key:
-            return e
-    raise ValueError(f"key: expected the key of an erratum, got {key!r}")

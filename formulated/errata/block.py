@@ -544,7 +544,6 @@ def ffn_input_is_wrong(z4: Callable[[Any, Any], Any]) -> bool:
     from transformers import GPT2Config
     from transformers.models.gpt2.modeling_gpt2 import GPT2Block
 
-    from .block import causal_mask_torch  # here: block imports this module's ERRATA
 
     H, n = 8, 5
     torch.manual_seed(0)

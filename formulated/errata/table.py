@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Sequence
 
 from ..sources import SOURCES
+from . import registry
 from .record import BASES, KINDS, SEVERITIES, Erratum
 
 __all__ = [
@@ -23,11 +24,7 @@ __all__ = [
 
 
 def _all() -> list[Erratum]:
-    from . import (
-        ERRATA,  # the package's list, looked up at call time (tests may replace it)
-    )
-
-    return ERRATA
+    return registry.ERRATA  # looked up at call time (tests may replace it)
 
 
 def errata_by_chapter(
