@@ -57,7 +57,10 @@ def definition_boxes(text: str) -> list[tuple[str | None, list[str] | None]]:
             label = m.group(1) if m else label
             j += 1
         k = j + 1
-        while k < len(lines) and not lines[k].strip():
+        # blank lines and HTML comments (the slides' <!-- slide-code ... --> marks) between
+        while k < len(lines) and (
+            not lines[k].strip() or re.fullmatch(r"\s*<!--.*-->\s*", lines[k])
+        ):
             k += 1
         m = SOURCE_LINE.match(lines[k]) if k < len(lines) else None
         boxes.append((label, m.group("names").split() if m else None))
@@ -219,6 +222,10 @@ def test_definition_boxes_parser():
         "```{prf:definition} B\n:label: def-b\n```\ntext\n"
     )
     assert definition_boxes(text) == [("def-a", ["m.f", "m.g"]), ("def-b", None)]
+    marked = text.replace("x\n```\n\n", "x\n```\n\n<!-- slide-code m.f -->\n\n", 1)
+    assert definition_boxes(marked) == definition_boxes(text)
+    prose = text.replace("x\n```\n\n", "x\n```\n\nProse.\n\n", 1)
+    assert definition_boxes(prose) == [("def-a", None), ("def-b", None)]
 
 
 #: The functions shown under a definition box that take no ``@checked`` checker, each with the
