@@ -66,9 +66,14 @@ def test_the_table_renders_in_the_page_language(
 ) -> None:
     page = (_build(tmp_path, "html", language) / "index.html").read_text("utf-8")
     header = term_index.HEADERS["ko" if language == "ko" else "en"]
-    cells = re.findall(r"<t[hd][^>]*>\s*<p>([^<]*)</p>", page)
-    assert tuple(cells[:2]) == header and tuple(cells[2:4]) == first_row, cells[:4]
+    cells = re.findall(r'<t[hd][^>]*>\s*<p lang="(\w+)">([^<]*)</p>', page)
+    texts = [text for _, text in cells]
+    assert tuple(texts[:2]) == header and tuple(texts[2:4]) == first_row, texts[:4]
     assert len(cells) == 2 * (len(glossary_terms()) + 1)
+    # each column says its language (the Korean pages' scan skips the English one)
+    english = 1 if language == "ko" else 0
+    assert {lang for lang, _ in cells[english::2]} == {"en"}
+    assert {lang for lang, _ in cells[1 - english :: 2]} == {"ko"}
 
 
 def test_the_cells_are_no_messages(tmp_path: Path) -> None:

@@ -39,8 +39,10 @@ def term_rows(language: str | None) -> list[tuple[str, str]]:
     return sorted(terms, key=lambda r: (r[0].lower(), r[1]))
 
 
-def _cell(text: str) -> nodes.entry:
-    paragraph = nodes.paragraph(text=text)
+def _cell(text: str, language: str) -> nodes.entry:
+    """A cell in ``language``: docutils writes the class ``language-xx`` as ``lang="xx"``,
+    so a reader's tools (and the scan of the Korean pages) know the English column."""
+    paragraph = nodes.paragraph(text=text, classes=[f"language-{language}"])
     paragraph["translatable"] = False  # the glossary's words, no message of the page
     return nodes.entry("", paragraph)
 
@@ -53,16 +55,18 @@ class TermIndex(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         language = self.config.language
         self.env.note_dependency(str(GLOSSARY))
-        head = HEADERS[LANGUAGE if language == LANGUAGE else "en"]
+        korean = language == LANGUAGE
+        head = HEADERS[LANGUAGE if korean else "en"]
+        langs = (LANGUAGE, "en") if korean else ("en", LANGUAGE)
         table = nodes.table(classes=["term-index"])
         group = nodes.tgroup(cols=2)
         table += group
         group += [nodes.colspec(colwidth=1), nodes.colspec(colwidth=1)]
         thead = nodes.thead()
-        thead += nodes.row("", *(_cell(h) for h in head))
+        thead += nodes.row("", *(_cell(h, lang) for h, lang in zip(head, langs)))
         tbody = nodes.tbody()
         for first, second in term_rows(language):
-            tbody += nodes.row("", _cell(first), _cell(second))
+            tbody += nodes.row("", _cell(first, langs[0]), _cell(second, langs[1]))
         group += [thead, tbody]
         return [table]
 
