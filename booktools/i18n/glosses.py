@@ -1019,7 +1019,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"glosses: {fix_book()} messages changed")
         return 0
     problems = gloss_problems(book_pages()) + output_glosses()
-    print("\n".join(problems))
+    for problem in problems:
+        print(problem)
     return 1 if problems else 0
 
 
