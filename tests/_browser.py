@@ -2,9 +2,10 @@
 via selenium, a static server for the built book, and one measurement of a page in the browser.
 
 Both books are checked: the English pages and the Korean ones under ``ko/``. Each
-page is loaded once per (width, color mode) and test process (:func:`audit`): the layout
-measurement, axe's audit and the page's images and controls come from that one load, and
-both test modules read them.
+page is loaded once per (width, color mode) and test run (:func:`audit`): the layout
+measurement, axe's audit and the page's images and controls come from that one load, which
+both test modules read, in every pytest-xdist worker (the report is kept on disk for the
+others).
 
 The book must be built first (``make book``; CI runs it before ``make test``). ``BOOK_HTML`` may
 point the tests at another build folder.
@@ -13,8 +14,10 @@ point the tests at another build folder.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import http.server
+import json
 import os
 import shutil
 import threading
@@ -24,6 +27,7 @@ from typing import Any
 
 import pytest
 from _chapters import ROOT, toc_files
+from _helpers import locked, run_folder
 
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -445,19 +449,34 @@ def browsers() -> _Browsers:
 
 def audit(page: str, width: int, mode: str = "light") -> PageReport:
     """``page`` (a path of :func:`pages`) loaded once per ``width`` and color ``mode`` in this
-    process: :func:`measure`'s report, axe's violations (:func:`axe_violations`) and the page's
-    images and widget controls (:data:`CONTENT_JS`)."""
+    test run: :func:`measure`'s report, axe's violations (:func:`axe_violations`) and the
+    page's images and widget controls (:data:`CONTENT_JS`).  Under pytest-xdist, the worker
+    that loads a page first keeps its report in the run's folder, where the others read it."""
     if mode not in MODES:
         raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
     b = browsers()
     key = (page, width, mode)
     if key not in b.cache:
-        driver = b.driver(width, mode)
-        report = measure(driver, b.url + page, page, width)
-        assert "error" not in report.data, report.data
-        theme = driver.execute_script("return document.documentElement.dataset.theme")
-        assert theme == mode, f"{page}: the theme is in {theme!r} mode, not {mode!r}"
-        report.violations = axe_violations(driver)
-        report.content = driver.execute_script(CONTENT_JS)
-        b.cache[key] = report
+        shared = run_folder()
+        if shared is None:
+            b.cache[key] = _load(b, page, width, mode)
+        else:
+            name = f"{page.replace('/', '~')}-{width}-{mode}"
+            kept = shared / "pages" / f"{name}.json"
+            with locked(kept.with_suffix(".lock")):
+                if not kept.is_file():
+                    report = _load(b, page, width, mode)
+                    kept.write_text(json.dumps(dataclasses.asdict(report)))
+            b.cache[key] = PageReport(**json.loads(kept.read_text()))
     return b.cache[key]
+
+
+def _load(b: _Browsers, page: str, width: int, mode: str) -> PageReport:
+    driver = b.driver(width, mode)
+    report = measure(driver, b.url + page, page, width)
+    assert "error" not in report.data, report.data
+    theme = driver.execute_script("return document.documentElement.dataset.theme")
+    assert theme == mode, f"{page}: the theme is in {theme!r} mode, not {mode!r}"
+    report.violations = axe_violations(driver)
+    report.content = driver.execute_script(CONTENT_JS)
+    return report

@@ -6,6 +6,12 @@ which: ``as_torch`` keeps the array's dtype, ``as_torch64`` makes it float64.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
@@ -54,3 +60,43 @@ def tiny_run(data, **overrides) -> dict:
     ``train(None, out, progress=False, **tiny_run(path, max_steps=2))``."""
     small = dict(H=8, n_ctx=8, warmup_steps=1, eval_batch=64, log_interval=1)
     return {**TINY, **small, "compile": "off", "data": str(data), **overrides}
+
+
+#: Set by conftest.py in each pytest-xdist worker: the folder of the test run, which every
+#: worker's own temporary folder is inside.
+RUN_FOLDER_VARIABLE = "FORMULATED_TEST_RUN"
+
+
+def run_folder() -> Path | None:
+    """The folder that every pytest-xdist worker of this test run shares (what one builds
+    there, the others reuse), or ``None`` outside pytest-xdist (one process runs every test:
+    a session fixture is already built once)."""
+    folder = os.environ.get(RUN_FOLDER_VARIABLE)
+    return Path(folder) if folder else None
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created): one process at a time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def once(folder: Path, build: Callable[[Path], object]) -> Path:
+    """``folder`` as ``build(folder)`` makes it, built once: a process that finds it built
+    (by an earlier test or another worker) reuses it, one that comes while another builds it
+    waits.  A build that raises leaves nothing behind, and the next caller tries again."""
+    done = folder / ".built"
+    with locked(folder.with_name(folder.name + ".lock")):
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            done.touch()
+    return folder

@@ -1,5 +1,7 @@
 """End to end, as an instructor would: generate an assignment with otter-grader, hand in a
-correct, a wrong and a blank submission, grade them with ``otter run``, check the scores.
+wrong and a blank submission, grade them with ``otter run`` (booktools.course.grading), check
+the scores.  That the book's own solutions score full marks is checked for every chapter, from
+its autograder zip alone, by tests/test_autograder_zip.py.
 
 The wrong submissions make the common mistakes the hidden tests must reject: a multiplicative
 mask, a missing 1/sqrt(D), the unbiased variance in LayerNorm, the tanh form of GELU taken for
@@ -12,7 +14,7 @@ import csv
 import shutil
 
 import pytest
-from _chapters import ROOT
+from _chapters import ROOT, cell_errors
 
 from booktools.course import assign, grading, leak_scan
 
@@ -55,16 +57,15 @@ WRONG = {
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 
 
-@pytest.mark.slow  # a real otter run per chapter (about a minute each on 2 cores)
+@pytest.mark.slow  # two otter runs per chapter (each 10-50 s on 2 cores)
 @pytest.mark.parametrize("stem", sorted(WRONG))
-def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
+def test_graded_submissions_score_partial_and_zero(stem, assignment, tmp_path):
+    """A submission with the common mistakes scores some points but not those exercises'; the
+    hand-out as given, every cell run, scores nothing: the chapter's own cells satisfy no
+    hidden test."""
     chapter = ROOT / "chapters" / f"{stem}.md"
-    student = assign.write_assignment(chapter, tmp_path / "out")
-    zip_path = assign.autograder_zip_path(tmp_path / "out", chapter)
+    student, zip_path = assignment(stem)
     answers = grading.solutions(chapter)
-    correct = grading.fill_answers(
-        student, answers, tmp_path / "correct" / student.name
-    )
     wrong = grading.fill_answers(
         student, {**answers, **WRONG[stem]}, tmp_path / "wrong" / student.name
     )
@@ -73,45 +74,24 @@ def test_graded_submissions_score_full_partial_zero(stem, tmp_path):
     shutil.copy(student, blank)
     # A run takes 10-50 s; one that still exceeds 120 s would be retried (grading.grade).
     table = grading.grade_all(
-        [correct, wrong, blank], zip_path, tmp_path / "grades", timeout=120
+        [wrong, blank], zip_path, tmp_path / "grades", timeout=120
     )
     with table.open() as f:
-        full, partial, zero = (
+        partial, zero = (
             {k: float(v) for k, v in row.items() if k != "submission"}
             for row in csv.DictReader(f)
         )
     possible = 2 * len(answers)  # every autograded exercise is worth 2 points
-    print(
-        stem,
-        "correct",
-        full["total"],
-        "wrong",
-        partial["total"],
-        "blank",
-        zero["total"],
-        "of",
-        possible,
-    )
-    assert full["total"] == possible, full
+    print(stem, "wrong", partial["total"], "blank", zero["total"], "of", possible)
     assert 0 < partial["total"] < possible, partial
     for label in WRONG[stem]:
         assert partial[label] < 2, f"{label}: the wrong answer got full marks"
     assert zero["total"] == 0, zero
 
 
-def _errors(nb) -> list[str]:
-    return [
-        f"{o.get('ename')}: {o.get('evalue')}"
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.get("outputs", [])
-        if o.get("output_type") == "error"
-    ]
-
-
 @pytest.mark.slow  # runs the student notebook in a kernel
 @pytest.mark.parametrize("stem", ["09_masks", "06_tokenization"])
-def test_student_notebook_runs_from_any_directory(stem, tmp_path):
+def test_student_notebook_runs_from_any_directory(stem, assignment, tmp_path):
     """Top to bottom in a fresh kernel, from a folder that is not the repository's: data are
     found through the package, grader.check runs the public tests (failing on blank answers),
     and the export cell writes the zip to hand in without executing the notebook a second time
@@ -121,9 +101,7 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     import nbformat
     from nbclient import NotebookClient
 
-    student = assign.write_assignment(
-        ROOT / "chapters" / f"{stem}.md", tmp_path / "out"
-    )
+    student = assignment(stem)[0]
     elsewhere = tmp_path / "somewhere" / "else"
     elsewhere.mkdir(parents=True)
     copy = elsewhere / student.name
@@ -135,7 +113,7 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
         kernel_name="python3",
         resources={"metadata": {"path": str(elsewhere)}},
     ).execute()
-    assert not _errors(nb), _errors(nb)
+    assert not cell_errors(nb), cell_errors(nb)
     checks = [
         o for c in nb.cells if "grader.check(" in c.source for o in c.get("outputs", [])
     ]
@@ -149,14 +127,12 @@ def test_student_notebook_runs_from_any_directory(stem, tmp_path):
     assert student.name in zipfile.ZipFile(zips[0]).namelist()
 
 
-@pytest.mark.slow  # about 10 s a chapter: make test runs it, make check leaves it out
+@pytest.mark.slow  # otter assign of every chapter: make test runs it, make check leaves it out
 @pytest.mark.parametrize("stem", CHAPTERS)
-def test_student_notebook_gives_away_no_solution(stem, tmp_path):
+def test_student_notebook_gives_away_no_solution(stem, assignment):
     """Every solution's numbers, sentences and code are scanned for in the student notebook
     (cells and the public tests in its metadata), for this chapter's exercises and later ones."""
-    student = assign.write_assignment(
-        ROOT / "chapters" / f"{stem}.md", tmp_path / "out"
-    )
+    student = assignment(stem)[0]
     chapters = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
     found = leak_scan.leaks([student], chapters)
     assert not found, "\n".join(found)

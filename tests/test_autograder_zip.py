@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -34,7 +33,7 @@ from pathlib import Path
 import pytest
 from _chapters import ROOT
 
-from booktools.course import assign, grading
+from booktools.course import grading
 from booktools.course.specs import SPECS
 from booktools.course.wheel import AUTOGRADER_PYTHON, GRADESCOPE_SOURCE, package_wheel
 
@@ -169,25 +168,18 @@ def _grade(
 
 
 @pytest.mark.slow
-def test_every_chapter_grades_from_its_zip_alone(tmp_path):
+def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
     """For every chapter with an autograded exercise, in an environment built from the zip
     alone: the book's own solutions score full marks (the hand-out, every cell run, each
     answer cell filled with the book's solution), and a wrong submission (the empty hand-in:
     every answer left as its placeholder) scores below full."""
     start = time.monotonic()
     assert len(GRADED) >= 15, [p.stem for p in GRADED]
-    wheel = package_wheel(tmp_path / "wheel")
-    students, zips = {}, {}
-
-    def write(chapter: Path) -> None:
-        out = tmp_path / "out" / chapter.stem
-        (out / "source").mkdir(parents=True)
-        shutil.copy(wheel, out / "source")  # one wheel for all: package_wheel reuses it
-        students[chapter.stem] = assign.write_assignment(chapter, out)
-        zips[chapter.stem] = assign.autograder_zip_path(out, chapter)
-
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(write, GRADED))
+    stems = [chapter.stem for chapter in GRADED]
+    with ThreadPoolExecutor(2) as pool:  # written once per test run (conftest.py)
+        made = dict(zip(stems, pool.map(assignment, stems)))
+    students = {stem: student for stem, (student, _) in made.items()}
+    zips = {stem: zip_path for stem, (_, zip_path) in made.items()}
     # one environment for all: every zip asks for the same one, with the Python the tests use
     specs = {
         stem: zipfile.ZipFile(z).read("environment.yml").decode()
@@ -270,6 +262,7 @@ def test_every_chapter_grades_from_its_zip_alone(tmp_path):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow  # builds the wheel, to read what the build printed
 def test_the_wheel_carries_the_data_and_builds_cleanly(tmp_path, capfd):
     """The zips' wheel holds the data the chapters read (formulated/_data/), setuptools builds it
     without a deprecation warning (the license as an SPDX string), and the installed package

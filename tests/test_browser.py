@@ -210,23 +210,20 @@ def test_page_script_writes_in_the_page_language(
 def test_script_words_are_the_page_script_s(site: str) -> None:
     """The expected words above are what formulated-live.js writes: its tr() on an English and
     on a Korean page (guards the test above against a stale copy of the texts)."""
-    driver = new_driver(1280)
-    try:
-        for language in LANGUAGES:
-            driver.get(site + pages(language)[0])
-            hint, name, _ = SCRIPT_WORDS[language]
-            got = driver.execute_script(
-                "return [formulatedTr('Wide table: scroll sideways \u2192'),"
-                " formulatedTr('wide table, scrolls sideways'),"
-                " formulatedTr('Running cell {0} of {1} ({2})\u2026', [3, 7, 'Binder'])]"
-            )
-            running = {
-                "en": "Running cell 3 of 7 (Binder)\u2026",
-                "ko": "셀 3/7 실행 중 (Binder)\u2026",
-            }[language]
-            assert got == [hint, name, running], (language, got)
-    finally:
-        driver.quit()
+    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    for language in LANGUAGES:
+        driver.get(site + pages(language)[0])
+        hint, name, _ = SCRIPT_WORDS[language]
+        got = driver.execute_script(
+            "return [formulatedTr('Wide table: scroll sideways \u2192'),"
+            " formulatedTr('wide table, scrolls sideways'),"
+            " formulatedTr('Running cell {0} of {1} ({2})\u2026', [3, 7, 'Binder'])]"
+        )
+        running = {
+            "en": "Running cell 3 of 7 (Binder)\u2026",
+            "ko": "셀 3/7 실행 중 (Binder)\u2026",
+        }[language]
+        assert got == [hint, name, running], (language, got)
 
 
 #: Where inline code may break inside a word: after a separator that has a <wbr>
@@ -276,7 +273,7 @@ def test_live_code_moves_the_gelu_plot() -> None:
     from booktools.lab.live import LiveBook
 
     book = require_book()
-    driver = new_driver(1280)
+    driver = new_driver(1280)  # its own: the live page keeps a kernel and a log
     try:
         with LiveBook(book) as live:
             driver.get(live.url + "chapters/11_ffn_gelu.html")
@@ -358,27 +355,24 @@ def test_code_cells_show_88_columns_on_a_laptop(site: str) -> None:
     """At 1280 px a code cell, a printed output and a definition's opened source box show 88
     columns without scrolling (tests/test_columns.py keeps every line within them); at the
     theme's 14 px only 77 fit in a cell and 70 in a source box."""
-    driver = new_driver(1280)
-    try:
-        driver.get(site + "chapters/10_multi_head.html")
-        driver.execute_script(
-            "document.querySelector('.formulated-source .admonition-title').click()"
-        )
-        time.sleep(1)  # the box opens
-        columns = driver.execute_script("""
-            const pres = [...document.querySelectorAll(
-                'div.cell div.highlight pre, div.cell_output pre')].slice(0, 4);
-            pres.push(document.querySelector('.formulated-source div.highlight pre'));
-            return pres.map((pre) => {
-                const cs = getComputedStyle(pre), probe = document.createElement('span');
-                probe.textContent = 'x'.repeat(100);
-                pre.appendChild(probe);
-                const w = probe.getBoundingClientRect().width / 100;
-                probe.remove();
-                return (pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)) / w;
-            });""")
-    finally:
-        driver.quit()
+    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver.get(site + "chapters/10_multi_head.html")
+    driver.execute_script(
+        "document.querySelector('.formulated-source .admonition-title').click()"
+    )
+    time.sleep(1)  # the box opens
+    columns = driver.execute_script("""
+        const pres = [...document.querySelectorAll(
+            'div.cell div.highlight pre, div.cell_output pre')].slice(0, 4);
+        pres.push(document.querySelector('.formulated-source div.highlight pre'));
+        return pres.map((pre) => {
+            const cs = getComputedStyle(pre), probe = document.createElement('span');
+            probe.textContent = 'x'.repeat(100);
+            pre.appendChild(probe);
+            const w = probe.getBoundingClientRect().width / 100;
+            probe.remove();
+            return (pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)) / w;
+        });""")
     assert len(columns) == 5 and min(columns) >= 88, columns
 
 
@@ -386,20 +380,17 @@ def test_search_snippets_show_formulas_without_tex(site: str) -> None:
     """Search results quote the found page; a formula there reads as text, not as TeX."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    driver = new_driver(1280)
-    try:
-        driver.get(site + "search.html?q=softmax")
-        WebDriverWait(driver, 60, poll_frequency=0.5).until(
-            lambda d: d.execute_script(
-                "return document.querySelectorAll('#search-results p.context').length >= 3"
-            )
+    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver.get(site + "search.html?q=softmax")
+    WebDriverWait(driver, 60, poll_frequency=0.5).until(
+        lambda d: d.execute_script(
+            "return document.querySelectorAll('#search-results p.context').length >= 3"
         )
-        snippets = driver.execute_script(
-            "return [...document.querySelectorAll('#search-results p.context')]"
-            ".map((p) => p.textContent)"
-        )
-    finally:
-        driver.quit()
+    )
+    snippets = driver.execute_script(
+        "return [...document.querySelectorAll('#search-results p.context')]"
+        ".map((p) => p.textContent)"
+    )
     tex = [
         s
         for s in snippets
@@ -424,22 +415,15 @@ def test_live_code_without_a_server_or_repository_says_how_to_go_live(
         pytest.skip(
             "repository.url is set: Live Code goes to Binder (not reachable in tests)"
         )
-    driver = new_driver(1280)
-    try:
-        driver.get(site + "chapters/11_ffn_gelu.html")
-        driver.find_element(
-            By.CSS_SELECTOR, ".dropdown-launch-buttons > button"
-        ).click()
-        driver.find_element(
-            By.XPATH, "//button[.//span[contains(., 'Live Code')]]"
-        ).click()
-        status = WebDriverWait(driver, 30, poll_frequency=0.5).until(
-            lambda d: d.execute_script(
-                "const t = (document.querySelector('.thebe-launch-button') || {}).textContent || '';"
-                "return t.startsWith('Live code failed') ? t : null;"
-            )
+    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver.get(site + "chapters/11_ffn_gelu.html")
+    driver.find_element(By.CSS_SELECTOR, ".dropdown-launch-buttons > button").click()
+    driver.find_element(By.XPATH, "//button[.//span[contains(., 'Live Code')]]").click()
+    status = WebDriverWait(driver, 30, poll_frequency=0.5).until(
+        lambda d: d.execute_script(
+            "const t = (document.querySelector('.thebe-launch-button') || {}).textContent || '';"
+            "return t.startsWith('Live code failed') ? t : null;"
         )
-    finally:
-        driver.quit()
+    )
     assert "make live" in status and "repository.url" in status, status
     assert "undefined" not in status, status

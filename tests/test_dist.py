@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from _browser import new_driver, pages, require_book
+from _helpers import once
 
 import formulated
 from booktools.build.dist import archive_name, pack
@@ -29,23 +30,27 @@ PAGES = pages()
 
 
 @pytest.fixture(scope="module")
-def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The zip, packed from the built book and unpacked in an empty folder."""
+def unpacked(shared_tmp: Path) -> Path:
+    """The zip, packed from the built book and unpacked in an empty folder, once per test
+    run (conftest.py's ``shared_tmp``: pytest-xdist's workers share it)."""
     html = require_book()
-    try:
-        archive = pack(html=html, out_dir=tmp_path_factory.mktemp("zip"))
-    except (FileNotFoundError, ValueError) as err:
-        # pack refuses only a book built without the PDF, or before it: what the README's
-        # `make book` and `make test` leave (they build no PDF first); `.ci/run` runs
-        # `make pdf` before `make book`, so CI packs and tests the offline copy.
-        pytest.skip(f"no offline copy to test: {err} (as .ci/run does)")
-    target = tmp_path_factory.mktemp("offline")
-    assert not any(target.iterdir())
-    with zipfile.ZipFile(archive) as zf:
-        names = zf.namelist()
-        assert all(n.startswith(archive_name() + "/") for n in names), "one top folder"
-        zf.extractall(target)
-    return target / archive_name()
+
+    def build(folder: Path) -> None:
+        try:
+            archive = pack(html=html, out_dir=folder / "zip")
+        except (FileNotFoundError, ValueError) as err:
+            # pack refuses only a book built without the PDF, or before it: what the README's
+            # `make book` and `make test` leave when TeX Live is missing (they build no PDF
+            # then); `.ci/run`'s `make book` builds the PDF first, so CI packs and tests it.
+            pytest.skip(f"no offline copy to test: {err}")
+        with zipfile.ZipFile(archive) as zf:
+            names = zf.namelist()
+            assert all(n.startswith(archive_name() + "/") for n in names), (
+                "one top folder"
+            )
+            zf.extractall(folder / "offline")
+
+    return once(shared_tmp / "dist", build) / "offline" / archive_name()
 
 
 class _Refs(HTMLParser):

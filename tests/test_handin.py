@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from _chapters import ROOT
+from _chapters import cell_errors
 from nbclient import NotebookClient
 
 from booktools.course import assign
@@ -29,13 +29,15 @@ WORKED = f"{STEM} (1).ipynb"  # the browser's name for a second download
 ANSWER = "handed_in_by = 'the worked copy'  # the student's answer cell"
 
 
+#: Each test runs a kernel, on an assignment that otter writes: make check leaves them out.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
-def student(tmp_path_factory) -> nbformat.NotebookNode:
-    """The student notebook of chapter 8 as otter assign and booktools.course.assign write it."""
-    out = tmp_path_factory.mktemp("assignment")
-    return nbformat.read(
-        assign.write_assignment(ROOT / "chapters" / f"{STEM}.md", out), as_version=4
-    )
+def student(assignment) -> nbformat.NotebookNode:
+    """The student notebook of chapter 8 as otter assign and booktools.course.assign write it
+    (conftest.py's ``assignment``, written once per test run)."""
+    return nbformat.read(assignment(STEM)[0], as_version=4)
 
 
 def _cells(
@@ -74,15 +76,6 @@ def _run(path: Path, cwd: Path) -> nbformat.NotebookNode:
         resources={"metadata": {"path": str(cwd)}},
     ).execute()
     return nb
-
-
-def _errors(nb) -> list[str]:
-    return [
-        f"{o.get('ename')}: {o.get('evalue')}"
-        for c in nb.cells
-        for o in c.get("outputs", [])
-        if o.get("output_type") == "error"
-    ]
 
 
 def _printed(nb) -> str:
@@ -125,7 +118,7 @@ def test_export_hands_in_the_worked_copy_not_a_newer_blank_one(
     )
     _blank_copy_newer(student, folder, placeholder)
     nb = _run(worked, folder)
-    assert not _errors(nb), _errors(nb)
+    assert not cell_errors(nb), cell_errors(nb)
     names, handed_in = _handed_in(folder)
     assert WORKED in names, names
     assert ANSWER in handed_in
@@ -157,7 +150,7 @@ def test_export_hands_in_the_file_jupyter_names(
     worked = _notebook(student, folder / WORKED, ANSWER, first=first)
     _blank_copy_newer(student, folder, ANSWER, first=first)
     nb = _run(worked, cwd)
-    assert not _errors(nb), _errors(nb)
+    assert not cell_errors(nb), cell_errors(nb)
     names, _ = _handed_in(folder)
     assert WORKED in names, names  # top level, under its own name
     assert f"Handing in {WORKED}" in _printed(nb), _printed(nb)
@@ -188,7 +181,7 @@ def test_grader_check_runs_from_another_working_folder(
     elsewhere = tmp_path / "content"
     elsewhere.mkdir()
     nb = _run(worked, elsewhere)
-    assert not _errors(nb), _errors(nb)
+    assert not cell_errors(nb), cell_errors(nb)
     check = nb.cells[-1]
     assert check.source.startswith("grader.check(")
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in check.outputs)

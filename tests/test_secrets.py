@@ -165,8 +165,8 @@ def test_the_scan_finds_a_hidden_test_and_an_answer(tmp_path):
 
 
 # ------------------------------------------------------------------ the student edition
-#: Chapters whose student pages are built for the test (a {solution} box, gated solutions with
-#: code cells and outputs: ex-15-4's count prints); the whole book takes minutes.
+#: Chapters whose student pages the test reads (a {solution} box, gated solutions with code
+#: cells and outputs: ex-15-4's count prints).
 STUDENT_CHAPTERS = ["11_ffn_gelu", "15_bert_roberta"]
 
 
@@ -182,20 +182,12 @@ def _scan_texts(texts: dict[str, str], tmp) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def student_pages(tmp_path_factory):
-    """The student HTML of :data:`STUDENT_CHAPTERS` (and the intro) from the execution cache."""
-    tmp = tmp_path_factory.mktemp("student")
-    toc = tmp / "_toc.yml"
-    toc.write_text(
-        "format: jb-book\nroot: chapters/intro\nparts:\n  - caption: Chapters\n"
-        "    numbered: true\n    chapters:\n"
-        + "".join(f"      - file: chapters/{c}\n" for c in STUDENT_CHAPTERS)
-    )
-    # not strict: the pages link to chapters this partial build leaves out
-    student.build_html(tmp / "html", tmp / "doctrees", toc=toc, strict=False)
-    return tmp / "html"
+def student_pages(student_edition):
+    """The student edition's HTML (conftest.py's ``student_edition``, built once per run)."""
+    return student_edition / "html"
 
 
+@pytest.mark.slow  # the student edition: a Sphinx build of the book
 def test_the_student_book_shows_no_solution(student_pages, tmp_path):
     texts = {
         c: student.page_text((student_pages / "chapters" / f"{c}.html").read_text())

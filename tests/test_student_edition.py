@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from _chapters import ROOT
@@ -25,7 +24,6 @@ from booktools.build import notebooks
 from booktools.course import assign, leak_scan, student
 from booktools.sphinx.launch import BookHome
 
-CACHE = ROOT / "_build" / ".jupyter_cache"
 CHAPTERS = notebooks.chapters()
 #: What appendix C says to instructors only.
 INSTRUCTOR_WORDS = (
@@ -102,37 +100,31 @@ def test_chapter_8_no_longer_prints_ex_08_4s_values(tmp_path):
 
 
 # ------------------------------------------------------------------ the whole student edition
-@pytest.fixture(scope="module")
-def edition(tmp_path_factory) -> Path:
-    """The student edition of every chapter, built from the execution cache (as ``make
-    student-book`` does, into a temporary folder: ``_build/student`` may be stale)."""
-    if not (CACHE / "global.db").is_file():
-        pytest.skip("no execution cache (_build/.jupyter_cache): run make book first")
-    folder = tmp_path_factory.mktemp("student")
-    student.build_html(folder / "html", folder / "doctrees")
-    return folder
-
-
+# (conftest.py's ``student_edition``, built once per test run)
 @pytest.mark.slow
-def test_the_whole_student_edition_shows_no_solution(edition):
+def test_the_whole_student_edition_shows_no_solution(student_edition):
     """Every page (text, alt texts, widgets) and every student notebook: no solution text or
     code, no number a solution states or prints, no hidden-test line."""
-    pages = sorted((edition / "html" / "chapters").glob("[0-9][0-9]_*.html"))
+    pages = sorted((student_edition / "html" / "chapters").glob("[0-9][0-9]_*.html"))
     assert [p.stem for p in pages] == [c.stem for c in CHAPTERS]
-    found = leak_scan.scan_edition(edition)
+    found = leak_scan.scan_edition(student_edition)
     assert not found, "\n".join(found[:40])
 
 
 @pytest.mark.slow
-def test_the_student_edition_has_no_instructor_guide_and_no_link_to_solutions(edition):
-    page = (edition / "html" / "chapters" / "appendix_c_instructors.html").read_text()
+def test_the_student_edition_has_no_instructor_guide_and_no_link_to_solutions(
+    student_edition,
+):
+    page = (
+        student_edition / "html" / "chapters" / "appendix_c_instructors.html"
+    ).read_text()
     text = student.page_text(page)
     assert "student edition" in text
     for word in INSTRUCTOR_WORDS:
         assert word not in text.lower(), word
     home = notebooks.book_home()
     for chapter in ("08_attention", "appendix_c_instructors"):
-        html = (edition / "html" / "chapters" / f"{chapter}.html").read_text()
+        html = (student_edition / "html" / "chapters" / f"{chapter}.html").read_text()
         # no button leads to the book's repository (its chapters and notebooks hold the
         # solutions): without student_edition.repository_url, no Binder/Colab/JupyterHub
         assert f'href="{home.repository_url}' not in html
@@ -140,7 +132,7 @@ def test_the_student_edition_has_no_instructor_guide_and_no_link_to_solutions(ed
         assert "/v2/gh/" not in html and "git-pull?" not in html
     assert (
         '"repo": ""'
-        in (edition / "html" / "chapters" / "08_attention.html").read_text()
+        in (student_edition / "html" / "chapters" / "08_attention.html").read_text()
     )
 
 
