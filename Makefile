@@ -1,7 +1,7 @@
 # The Formulated GPT — one entry point for readers, authors and CI.
 #   make book   build the executed HTML book into _build/html, Korean in _build/html/ko, with the PDF
 #               and the slide decks it links (creates .venv the first time; installs TeX Live when missing, as root or with sudo)
-#   make test   run the unit tests and execute every chapter
+#   make test   every test: the chapters' runs read from make book's execution cache, the browser, PDF and otter checks
 #   make check  the fast loop for contributors: the tests without browser, PDF or chapter execution
 #   make lint   the style checks alone (ruff, ruff format, codespell), in seconds; CI runs it first
 #   make lab    open the chapters as notebooks in JupyterLab
@@ -64,7 +64,7 @@ test: $(STAMP) browser tex _build/html/index.html
 	$(BIN)/python -m pytest -n $(JOBS)
 
 # The contributor's fast loop: the package's and tools' tests, without a browser, the PDF, the
-# chapters' execution or the slow otter runs (conftest.py marks them); a few minutes on 2 cores.
+# chapters' execution or what starts processes (marked slow in the test modules).
 check: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) -q -m "not slow and not chapter and not browser and not pdf"
 
