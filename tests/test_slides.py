@@ -1,18 +1,26 @@
-"""The slide decks of ``make slides`` (:mod:`booktools.build.slides`).
+"""The slide decks of ``make slides`` (:mod:`booktools.build.slides`): lectures, not pages.
 
-Without a browser: what a chapter puts on slides (definitions, their code, tagged cells, the
-exercises' prompts, never a solution).  With one (``browser``, conftest.py; Debian's Chromium as
-in tests/test_browser.py): every deck, both languages, built by ``python -m booktools slides``
-in a process of its own, then each deck at 1280x720 -- no slide's content overflows the slide or
-is cut, the math is typeset, no console error, ArrowRight moves to the next slide, axe-core finds
-nothing serious or critical, the median deck weighs at most 2.5 MB -- and the leak scan finds no
-solution in any deck.  Each check is shown to fail on a wrong deck (:func:`wrong_deck`).
+Without a browser: what a chapter puts on slides (a title, the objectives, the definitions and
+the lines of code that compute them, at most 15 on a slide, the marked cells, a summary, the
+exercises' prompts, never a solution); notes as text to say (no raw TeX, no sentence about the
+page); every written note has its Korean.  With one (``browser``, conftest.py; Debian's
+Chromium as in tests/test_browser.py): every deck, both languages, built by ``python -m
+booktools slides`` in a process of its own, then each deck at 1280x720 -- every slide fits the
+frame as the deck made it (before the script that would split it), no slide's content overflows
+or is cut or set smaller, every slide has speaker notes without raw TeX, no slide or note shows a
+line about the page or the autograder, no slide shows more than 15 lines of code, the fonts the
+deck's CSS names cover every character it shows, the math is typeset, no console error,
+ArrowRight moves to the next slide, axe-core finds nothing serious or critical, the median deck
+weighs at most 2.5 MB -- the Korean decks show the Korean figures, every deck has its handout
+(PDF, a page per slide and notes) and the leak scan finds no solution in any deck.  Each check
+is shown to fail on a wrong deck (:func:`wrong_deck`) or a planted fault.
 """
 
 from __future__ import annotations
 
-import fcntl
+import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -22,7 +30,8 @@ from typing import Any
 
 import pytest
 from _browser import AXE_JS, AXE_RUN_JS, AXE_TAGS, new_driver, serve
-from _chapters import ROOT
+from _chapters import ROOT, newest_change
+from _helpers import locked, once, run_folder
 
 from booktools.build import slides
 from booktools.sphinx import slides as sphinx_slides
@@ -40,7 +49,7 @@ Intro paragraph.
 
 ## The definition
 
-The paragraph above the box.
+The paragraph that leads to the box.
 
 ```{prf:definition} Scaled attention
 :label: def-x
@@ -102,7 +111,7 @@ def test_pieces_are_definitions_code_tagged_cells_and_prompts() -> None:
         "exercise",
     ]
     assert found[0].heading == "The definition"
-    assert found[0].notes == "The paragraph above the box."
+    assert found[0].notes == "The paragraph that leads to the box."
     assert found[2].cell == 0 and found[3].heading == "Exercises"
     text = "\n".join(p.text for p in found)
     assert "SECRET" not in text and "not on a slide" not in text
@@ -123,11 +132,12 @@ def test_slide_cells_take_outputs_from_the_executed_notebook() -> None:
         ]
     }
     cells = slides.slide_cells(CHAPTER, executed)
-    assert cells[0]["source"] == "# Attention"
+    assert cells[0]["source"].startswith("# Attention\n")
     code = [c for c in cells if c["cell_type"] == "code"]
     assert [c["outputs"] for c in code] == [[out]]
     assert (
-        "```{revealjs-notes}\nThe paragraph above the box.\n```" in cells[1]["source"]
+        "```{revealjs-notes}\nThe paragraph that leads to the box.\n```"
+        in cells[1]["source"]
     )
     widget = {"output_type": "display_data", "data": {WIDGET: {}}, "metadata": {}}
     executed["cells"][0]["outputs"] = [widget]
@@ -175,6 +185,187 @@ def test_every_chapter_has_slides_and_links_to_its_deck() -> None:
     )
 
 
+LECTURE = r"""\
+# Attention
+
+Attention mixes the rows. By the end of this chapter you will be able to
+
+- explain attention as a soft lookup,
+- compute it by hand.
+
+## Retrieval
+
+Words.
+
+## The definition
+
+The paragraph that leads to the box.
+
+```{prf:definition} Scaled attention
+:label: def-x
+
+$a = b$
+```
+
+<!-- slide-code formulated.formulas.heads.attention: scores = .. return -->
+
+```{formulated-source} formulated.formulas.heads.attention
+```
+
+### A step
+
+The widget below shows it. With a live kernel, edit it.
+
+<!-- slide -->
+<!-- notes
+Say this: $\bm{Q}\bm{K}^\top$ over $\sqrt{D}$.
+-->
+
+```{code-cell} python3
+print(1)
+```
+
+## Summary
+
+- Attention is a soft lookup.
+
+## Exercises
+
+```{exercise}
+:label: ex-1
+
+Prompt one. Store it in `x`. Graded to 4 significant digits.
+```
+"""
+
+
+def test_a_deck_is_a_lecture() -> None:
+    """Title, objectives, definition, its code, the step, the summary, the exercise: in that
+    order, titled as the chapter numbers its sections, each with notes to say."""
+    out = {"output_type": "stream", "name": "stdout", "text": "1\n"}
+    executed = {
+        "cells": [{"cell_type": "code", "source": "print(1)", "outputs": [out]}]
+    }
+    note = "Say this: $\\bm{Q}\\bm{K}^\\top$ over $\\sqrt{D}$."
+    korean = {note: "이것을 말한다: $\\bm{Q}\\bm{K}^\\top$를 $\\sqrt{D}$로 나눈다."}
+    for language in slides.LANGUAGES:
+        cells = slides.slide_cells(
+            LECTURE, executed, language, "chapters/08_attention", korean
+        )
+        heads = [c["source"] for c in cells if c["cell_type"] == "markdown"]
+        words = slides.WORDS[language]
+        assert heads[0].startswith("# Attention\n\n" + words["chapter"].format(n=8))
+        assert heads[1].startswith("## " + words["objectives"])
+        assert "- explain attention as a soft lookup," in heads[1]
+        assert heads[2].startswith(
+            "(sn-8-2-k3)=\n## The definition"
+        )  # 8.2, as the page
+        assert heads[3].startswith("(sn-8-2-k4)=\n## The definition")
+        assert "```python\ndef attention(" in heads[3] and '"""' not in heads[3]
+        assert "    ...\n    scores = " in heads[3]
+        assert heads[4].startswith("(sn-8-2-1-k5)=\n## A step")
+        assert heads[5].startswith("(sn-8-3-k6)=\n## Summary")
+        assert heads[6].startswith("(sn-8-4-k7)=\n## Exercises")
+        for (
+            head
+        ) in heads:  # notes everywhere, as text: no TeX, no sentence about the page
+            notes = head.split("```{revealjs-notes}\n", 1)[1]
+            assert notes.strip("`\n") and not RAW_TEX.search(notes), (head, notes)
+        assert ("QKᵀ over √D" if language == "en" else "QKᵀ를 √D로") in heads[4]
+    korean.clear()  # a written note with no Korean: named, not shown in English
+    with pytest.raises(ValueError, match="no Korean for the note"):
+        slides.slide_cells(LECTURE, executed, "ko", "chapters/08_attention", korean)
+
+
+#: What raw TeX looks like in text meant to be read or said.
+RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[{}|,;!]|\$|\^\{|_\{")
+
+
+def test_notes_say_math_as_text() -> None:
+    cases = {
+        r"\bm{Q}\bm{K}^\top": "QKᵀ",
+        r"n \times m": "n × m",
+        r"n_\text{ctx}": "n_ctx",
+        r"\frac{\bm{Q}\bm{K}^\top}{\sqrt{D}}": "QKᵀ/√D",
+        r"\R^{n \times D}": "ℝ^(n × D)",
+        r"w_{ij} = \exp(s_{ij})": "wᵢⱼ = exp(sᵢⱼ)",
+        r"\operatorname{softmax}(\bm{q}\cdot\bm{k}_1, \dots)": "softmax(q·k₁, …)",
+        r"\{0, 1\}": "{0, 1}",
+        r"10^{-4}": "10⁻⁴",
+    }
+    for tex, said in cases.items():
+        assert slides.spoken_math(tex) == said
+        assert RAW_TEX.search(tex) and not RAW_TEX.search(said)  # the check sees TeX
+
+
+def test_lines_about_the_page_or_the_grader_are_left_out() -> None:
+    text = (
+        "Attention is soft. The widget below holds the same example. With a live kernel, "
+        "editing an input redraws the scores. Checked against its reference by `tests/x`."
+    )
+    assert slides.without_page_lines(text) == "Attention is soft."
+    for said in ("아래 위젯은 같은 예제다.", "라이브 커널에서 입력을 고친다."):
+        assert slides.PAGE_ONLY.search(said)
+    for line in (
+        "Store the three scores in `scores`.",
+        "Graded to 4 significant digits.",
+        "Float32 is precise enough.",
+        "세 점수는 `scores`에 저장하라.",
+        "유효숫자 4자리까지 채점한다.",
+    ):
+        assert slides.GRADER.search(line), line
+    assert not slides.GRADER.search("Show that the variance is D.")
+
+
+def test_a_definition_shows_the_lines_that_compute_it() -> None:
+    lines = slides.computation("formulated.formulas.heads.attention")
+    assert lines[0] == "def attention(Q, K, V, mask=None, scale=None, kind='additive'):"
+    assert not any('"""' in line or line.lstrip().startswith("@") for line in lines)
+    assert lines[-1].strip().startswith("return weights @ V")
+    forward = slides.computation("formulated.models.trainable.CausalSelfAttention")
+    assert forward[0].startswith("def forward(self, X)")  # a module: its forward
+    part = slides.computation(
+        "formulated.formulas.heads.attention", "scores =", "return"
+    )
+    assert part[1] == "    ..." and part[2].lstrip().startswith("scores =")
+    long = "formulated.models.kv_cache.forward_cached"
+    assert len(slides.computation(long)) > slides.MAX_CODE_LINES
+    with pytest.raises(ValueError, match="slide-code"):
+        slides.code_slides([long])
+    with pytest.raises(ValueError, match="no line contains"):
+        slides.computation("formulated.formulas.heads.attention", "no such line")
+
+
+def test_every_code_slide_of_the_book_has_at_most_15_lines() -> None:
+    """Each ``{formulated-source}`` box of every chapter, as its slides show it (the
+    ``<!-- slide-code -->`` choices included): at most 15 lines a slide (code_slides refuses
+    more, test_a_definition_shows_the_lines_that_compute_it)."""
+    from booktools import myst
+
+    seen = 0
+    for name in slides.chapters():
+        text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
+        for piece in slides.pieces(text):
+            if piece.kind == "formulated-source":
+                block = myst.block_at(piece.text.split("\n"), 0)
+                for _, listing in slides.code_slides(block.arg.split(), piece.code):
+                    assert len(listing.splitlines()) <= slides.MAX_CODE_LINES, name
+                    seen += 1
+    assert seen >= 60
+
+
+def test_every_chapter_has_objectives_and_every_written_note_its_korean() -> None:
+    missing = []
+    for name in slides.chapters():
+        text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
+        assert len(slides.objectives(text)) >= 3, name
+        korean = slides.notes_translations(name)
+        missing += [
+            f"{name}: {n[:60]}" for n in slides.written_notes(text) if n not in korean
+        ]
+    assert missing == [], "run python -m booktools slides --update-notes and translate"
+
+
 # ---- the built decks, in Chromium -------------------------------------------------------------
 
 #: Every slide of the loaded deck, one after the other (Reveal.slide): what overflows or is cut,
@@ -187,7 +378,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   for (let i = 0; i < 300 && !(window.Reveal && Reveal.isReady() && fitted()); i++) await sleep(100);
   if (!fitted()) { done({error: "the deck never finished fitting its slides"}); return; }
   const box = document.querySelector(".reveal .slides").getBoundingClientRect();
-  const problems = [];
+  const problems = [], slides = [];
   const sections = Reveal.getSlides();
   for (let n = 0; n < sections.length; n++) {
     const s = sections[n];
@@ -216,6 +407,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     }
     const text = s.innerText;
     if (/\\\(|\\\[|\$\$/.test(text)) problems.push(`${where}: raw TeX`);
+    // the slide as the deck made it, before formulated-slides.js split or shrank anything
+    const made = s.getAttribute("data-source-height");
+    if (made !== null && +made > cfg.height + 1)
+      problems.push(`${where}: ${made} px tall as made (the frame is ${cfg.height})`);
+    if (s.style.fontSize) problems.push(`${where}: text set at ${s.style.fontSize}`);
+    const notes = s.querySelector("aside.notes");
+    slides.push({where, made: made !== null, notes: notes ? notes.textContent.trim() : "",
+                 text, code: [...s.querySelectorAll("pre")]
+                   .filter((p) => !p.closest(".output, .cell_output"))
+                   .map((p) => p.textContent.replace(/\n+$/, "").split("\n").length)});
   }
   const math_nodes = document.querySelectorAll(".reveal .math, .reveal span.math, .reveal div.math").length;
   const typeset = document.querySelectorAll(".reveal mjx-container").length;
@@ -223,7 +424,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   await sleep(50);
   const before = JSON.stringify(Reveal.getIndices());
   document.body.focus();
-  done({problems, math_nodes, typeset, slides: sections.length, before});
+  done({problems, math_nodes, typeset, slides: sections.length, before, shown: slides});
 })();
 """
 
@@ -269,9 +470,37 @@ def deck_report(driver: Any, url: str) -> dict[str, Any]:
     return report
 
 
+#: A line about the page, the notebook or the autograder, which a slide or its notes never
+#: show (both languages).
+PAGE_LINE = re.compile(
+    r"live kernel|Checked against|Graded to|Float32 is precise|\btests/\w|"
+    r"라이브 커널|참조 구현과 대조|채점한다|Float32로도"
+)
+
+
+def slide_problems(shown: list[dict[str, Any]]) -> list[str]:
+    """What is wrong with the slides a deck shows: notes missing or with raw TeX, a line about
+    the page, more than :data:`slides.MAX_CODE_LINES` lines of code."""
+    found = []
+    for slide in shown:
+        where = slide["where"]
+        if (
+            slide["made"] and not slide["notes"]
+        ):  # a continuation shares its slide's notes
+            found.append(f"{where}: no speaker notes")
+        if RAW_TEX.search(slide["notes"]):
+            found.append(f"{where}: raw TeX in the notes")
+        for text in (slide["text"], slide["notes"]):
+            if m := PAGE_LINE.search(text):
+                found.append(f"{where}: a line about the page ({m[0]!r})")
+        if any(n > slides.MAX_CODE_LINES for n in slide["code"]):
+            found.append(f"{where}: {max(slide['code'])} lines of code on one slide")
+    return found
+
+
 def deck_problems(report: dict[str, Any]) -> list[str]:
     """What is wrong with a deck, from :func:`deck_report` ([] for a good deck)."""
-    found = list(report["problems"])
+    found = list(report["problems"]) + slide_problems(report["shown"])
     if report["math_nodes"] and not report["typeset"]:
         found.append(f"{report['math_nodes']} math elements, none typeset by MathJax")
     found += [f"console: {m}" for m in report["console"]]
@@ -281,32 +510,45 @@ def deck_problems(report: dict[str, Any]) -> list[str]:
     return found
 
 
+#: What a deck is made from besides the execution cache (its chapter, the tooling, the Korean
+#: catalogues, the widgets' snapshots): decks built after their last change are current.
+DECK_INPUTS = ("chapters", "booktools", "locales", "formulated")
+
+
+def current(out: Path) -> bool:
+    """Every deck under ``out`` exists and is newer than every file it is made from."""
+    built = [out / d for d in DECK_NAMES]
+    if not all(p.is_file() for p in built):
+        return False
+    configs = [ROOT / "_config.yml", ROOT / "_toc.yml"]
+    newest = max(newest_change(DECK_INPUTS), *(p.stat().st_mtime for p in configs))
+    return min(p.stat().st_mtime for p in built) > newest
+
+
 @pytest.fixture(scope="module")
-def decks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every deck in both languages, built by ``python -m booktools slides`` in a process of
-    its own, once per test run: pytest-xdist's workers share the build (a lock; the first
-    builds, the others wait).  ``SLIDES_HTML`` set: the decks there, not built again."""
+def decks(shared_tmp: Path) -> Path:
+    """Every deck in both languages: those ``make book`` built when they are current, else
+    built here by ``python -m booktools slides`` in a process of its own, once per test run
+    (conftest.py's ``shared_tmp``: pytest-xdist's workers share the build).  ``SLIDES_HTML``
+    set: the decks there."""
     if "SLIDES_HTML" in os.environ:
         return DECKS
-    base = tmp_path_factory.getbasetemp()
-    tmp = (base.parent if "PYTEST_XDIST_WORKER" in os.environ else base) / "slides"
-    tmp.mkdir(exist_ok=True)
-    out = tmp / "html" / "slides"
-    with open(tmp / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (tmp / "built").is_file():
-            result = subprocess.run(
-                [sys.executable, "-m", "booktools.build.slides"]
-                + ["--src", str(tmp / "src"), "--out", str(out)],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-            assert "no solution in the decks" in result.stdout
-            (tmp / "built").touch()
-    return out
+    if current(slides.OUT):
+        return slides.OUT
+
+    def build(tmp: Path) -> None:
+        result = subprocess.run(
+            [sys.executable, "-m", "booktools.build.slides"]
+            + ["--src", str(tmp / "src"), "--out", str(tmp / "html" / "slides")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert "no solution in the decks" in result.stdout
+
+    return once(shared_tmp / "slides", build) / "html" / "slides"
 
 
 @pytest.fixture(scope="module")
@@ -327,8 +569,18 @@ _REPORTS: dict[str, dict[str, Any]] = {}
 
 
 def report_of(driver: Any, site: str, deck: str) -> dict[str, Any]:
+    """:func:`deck_report` of ``deck``, once per test run: under pytest-xdist, the worker that
+    loads a deck first keeps its report in the run's folder, where the others read it."""
     if deck not in _REPORTS:
-        _REPORTS[deck] = deck_report(driver, site + deck)
+        shared = run_folder()
+        if shared is None:
+            _REPORTS[deck] = deck_report(driver, site + deck)
+        else:
+            kept = shared / "decks" / (deck.replace("/", "~") + ".json")
+            with locked(kept.with_suffix(".lock")):
+                if not kept.is_file():
+                    kept.write_text(json.dumps(deck_report(driver, site + deck)))
+            _REPORTS[deck] = json.loads(kept.read_text())
     return _REPORTS[deck]
 
 
@@ -343,7 +595,9 @@ def test_every_deck_is_built_in_both_languages(decks: Path) -> None:
     assert missing == []
     ko = (decks / "ko" / "chapters" / "08_attention.html").read_text(encoding="utf-8")
     # the book's catalogue ("Definition 8.1") and its outputs catalogue (a printed line)
-    assert '<html lang="ko"' in ko and "정의 8.1" in ko and "입력 X (3 x 4):" in ko
+    assert (
+        '<html lang="ko"' in ko and "정의 8.1" in ko and "정확한 가중치 : [0.0634" in ko
+    )
     assert "cdn" not in ko.lower() and "https://" not in ko.split("<body")[0]
     # npm's reveal.js (vendored), not sphinx-revealjs's copy
     for lang in slides.LANGUAGES:
@@ -376,20 +630,255 @@ def test_no_solution_in_any_deck(decks: Path) -> None:
     assert slides.leaks(decks) == []
 
 
+# ---- fonts, figures and handouts of the built decks -----------------------------------------
+
+
+def _css_stack(css: str, var: str) -> list[str]:
+    m = re.search(re.escape(var) + r":\s*([^;]+);", css)
+    assert m, f"the deck's CSS names no {var}"
+    return [f.strip().strip("\"'") for f in m.group(1).split(",")]
+
+
+def _font_files(family: str, theme: str) -> list[Any]:
+    """The fonts a family name stands for: the theme's own (@font-face, embedded) or the
+    system's (fontconfig's match, when it is that family); a generic name stands for none."""
+    import base64
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    embedded = [
+        TTFont(io.BytesIO(base64.b64decode(m[2])))
+        for m in re.finditer(
+            r"@font-face\{font-family:([^;]+);src:url\(data:font/woff;base64,([^)]+)\)",
+            theme,
+        )
+        if m[1].strip().strip("\"'") == family
+    ]
+    if embedded or family in ("serif", "sans-serif", "monospace"):
+        return embedded
+    found = subprocess.run(
+        ["fc-match", "-f", "%{family}|%{file}|%{index}", family],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split("|")
+    if len(found) != 3 or family not in found[0].split(","):
+        return []
+    number = int(found[2]) if found[1].endswith((".ttc", ".otc")) else -1
+    return [TTFont(found[1], fontNumber=number)]
+
+
+def deck_fonts(decks: Path, language: str) -> dict[str, set[int]]:
+    """The characters the fonts named by a deck's CSS cover: its text's (``--r-main-font``)
+    and its code's (``--r-code-font``)."""
+    css = (decks / language / "_static" / "formulated-slides.css").read_text(
+        encoding="utf-8"
+    )
+    theme = decks / language / "_static" / "revealjs" / "dist" / "theme" / "white.css"
+    theme_css = theme.read_text(encoding="utf-8")
+    covered = {}
+    for kind, var in (("text", "--r-main-font"), ("code", "--r-code-font")):
+        chars: set[int] = set()
+        for family in _css_stack(css, var):
+            for font in _font_files(family, theme_css):
+                chars |= set(font.getBestCmap())
+        covered[kind] = chars
+    return covered
+
+
+def shown_characters(page: str) -> dict[str, set[str]]:
+    """The characters a deck shows (its slides: not the notes, scripts or math, which MathJax
+    draws with its own fonts), as text and as code."""
+    from html.parser import HTMLParser
+
+    class Shown(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[tuple[str, bool, bool]] = []
+            self.chars: dict[str, set[str]] = {"text": set(), "code": set()}
+
+        def handle_starttag(
+            self, tag: str, attrs: list[tuple[str, str | None]]
+        ) -> None:
+            classes = (dict(attrs).get("class") or "").split()
+            hidden = tag in ("script", "style", "aside") or "math" in classes
+            self.open.append((tag, hidden, tag in ("pre", "code")))
+
+        def handle_endtag(self, tag: str) -> None:
+            while self.open and self.open.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data: str) -> None:
+            if any(hidden for _, hidden, _ in self.open):
+                return
+            kind = "code" if any(code for _, _, code in self.open) else "text"
+            self.chars[kind] |= {c for c in data if not c.isspace() and ord(c) >= 32}
+
+    parser = Shown()
+    parser.feed(page[page.find('<div class="slides"') :])
+    return parser.chars
+
+
+def missing_glyphs(page: str, covered: dict[str, set[int]]) -> list[str]:
+    """The characters of a deck that no font its CSS names can draw."""
+    shown = shown_characters(page)
+    return sorted(
+        f"{kind} {c!r} (U+{ord(c):04X})"
+        for kind, chars in shown.items()
+        for c in chars
+        if ord(c) not in covered[kind]
+    )
+
+
+@pytest.mark.browser
+def test_the_fonts_a_deck_names_cover_every_character_it_shows(decks: Path) -> None:
+    found = []
+    for language in slides.LANGUAGES:
+        covered = deck_fonts(decks, language)
+        for name in slides.chapters():
+            page = slides.deck_path(name, language, decks).read_text(encoding="utf-8")
+            found += [f"{language} {name}: {m}" for m in missing_glyphs(page, covered)]
+    assert found == []
+    # the check fails on a character no named font has (a private-use one, in text and code)
+    page = slides.deck_path("chapters/13_gpt", "en", decks).read_text(encoding="utf-8")
+    planted = page.replace("</h2>", "\ue000</h2>", 1).replace(
+        "</code>", "\ue001</code>", 1
+    )
+    assert missing_glyphs(planted, deck_fonts(decks, "en")) == [
+        "code '\\ue001' (U+E001)",
+        "text '\\ue000' (U+E000)",
+    ]
+
+
+def figure_texts(page: Path) -> list[str]:
+    """The texts of the figures (SVG images) a deck shows."""
+    found = []
+    for src in re.findall(
+        r'<img [^>]*src="([^"]+\.svg)"', page.read_text(encoding="utf-8")
+    ):
+        svg = (page.parent / src).read_text(encoding="utf-8")
+        found += re.findall(r"<text\b[^>]*>([^<]+)</text>", svg)
+        found += re.findall(r'<g id="text_\d+">\s*<!-- (.*?) -->', svg)
+    return found
+
+
+def untranslated_figure_texts(decks: Path, name: str) -> list[str]:
+    """The texts of chapter ``name``'s figures that its outputs catalogue translates, as the
+    Korean page shows them, but the Korean deck's figures do not show in Korean."""
+    from booktools.i18n.outputs import OUTPUTS, output_table, translate_output
+
+    table = output_table(OUTPUTS / f"{name}.po")
+    korean = set(figure_texts(slides.deck_path(name, "ko", decks)))
+    return [
+        t
+        for t in figure_texts(slides.deck_path(name, "en", decks))
+        if (k := translate_output(t, table)) != t and k not in korean
+    ]
+
+
+@pytest.mark.browser
+def test_the_korean_decks_show_the_korean_figures(decks: Path, tmp_path: Path) -> None:
+    """The Korean deck shows the Korean page's figures: every figure text that the chapter's
+    outputs catalogue translates is in Korean (chapter 8's heat map reads "키 j (입력)")."""
+    found = {n: untranslated_figure_texts(decks, n) for n in slides.chapters()}
+    assert {n: t for n, t in found.items() if t} == {}
+    assert "키 j (입력)" in figure_texts(
+        slides.deck_path("chapters/08_attention", "ko", decks)
+    )
+    # a Korean deck that shows the English figures is found
+    fake = tmp_path / "slides"
+    for language in slides.LANGUAGES:
+        shutil.copytree(decks / language / "chapters", fake / language / "chapters")
+        shutil.copytree(decks / language / "_images", fake / language / "_images")
+    shutil.copytree(
+        decks / "en" / "_images", fake / "ko" / "_images", dirs_exist_ok=True
+    )
+    assert "key j (input)" in untranslated_figure_texts(fake, "chapters/08_attention")
+
+
+def handout_problems(decks: Path, name: str, language: str) -> list[str]:
+    """What is wrong with the handout of a deck: missing, no PDF, fewer pages than slides."""
+    pdf = slides.handout_path(name, language, decks)
+    if not pdf.is_file():
+        return [f"{pdf}: missing"]
+    data = pdf.read_bytes()
+    if not data.startswith(b"%PDF"):
+        return [f"{pdf}: not a PDF"]
+    pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", data))
+    deck = slides.deck_path(name, language, decks).read_text(encoding="utf-8")
+    shown = deck.count('<aside class="notes">')
+    return [] if pages >= shown else [f"{pdf}: {pages} pages for {shown} slides"]
+
+
+@pytest.mark.browser
+def test_every_deck_has_its_handout(decks: Path, tmp_path: Path) -> None:
+    found = [
+        p
+        for language in slides.LANGUAGES
+        for name in slides.chapters()
+        for p in handout_problems(decks, name, language)
+    ]
+    assert found == []
+    # a handout of one page, for a deck of many slides, is found
+    fake = tmp_path / "slides"
+    shutil.copytree(decks / "en" / "chapters", fake / "en" / "chapters")
+    pdf = slides.handout_path("chapters/08_attention", "en", fake)
+    pdf.parent.mkdir(parents=True)
+    pdf.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n")
+    assert "1 pages for" in handout_problems(fake, "chapters/08_attention", "en")[0]
+
+
 # ---- each check fails on a wrong deck ---------------------------------------------------------
 
-#: A wrong deck: chapter 8's with one fault injected (before </body>, or a replacement).
-WRONG = {
+#: A wrong deck: chapter 8's with one fault injected (before </body>, or a replacement): the
+#: snippet, what deck_problems says of it, and what else it may say (a slide too tall to split
+#: is also too tall as made, and set smaller).
+NOTES = "<aside class='notes'>Say this.</aside>"
+WRONG: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "overflow": (
-        "<section><h2>Tall</h2><div style='height:2000px'>x</div></section>",
+        f"<section><h2>Tall</h2><div style='height:2000px'>x</div>{NOTES}</section>",
         "content",
+        ("as made", "set at"),
     ),
-    "untypeset": ("NO-MATHJAX", "none typeset"),
-    "console": ("<script>console.error('boom')</script>", "console:"),
-    "keys": ("<script>Reveal.configure({keyboard: false})</script>", "ArrowRight"),
+    "tall": (
+        "<section><h2>Two</h2><div style='height:500px'>a</div>"
+        f"<div style='height:500px'>b</div>{NOTES}</section>",
+        "as made",
+        (),
+    ),
+    "shrunk": (
+        f"<section style='font-size:50%'><h2>Small</h2><p>x</p>{NOTES}</section>",
+        "set at",
+        (),
+    ),
+    "notes": ("<section><h2>Quiet</h2><p>x</p></section>", "no speaker notes", ()),
+    "tex": (
+        "<section><h2>TeX</h2><p>x</p><aside class='notes'>the scores \\bm{Q}</aside>"
+        "</section>",
+        "raw TeX in the notes",
+        (),
+    ),
+    "page": (
+        f"<section><h2>Page</h2><p>With a live kernel, edit it.</p>{NOTES}</section>",
+        "a line about the page",
+        (),
+    ),
+    "code": (
+        "<section><h2>Code</h2><pre><code>"
+        + "\n".join(f"x = {k}" for k in range(20))
+        + f"</code></pre>{NOTES}</section>",
+        "lines of code on one slide",
+        (),
+    ),
+    "untypeset": ("NO-MATHJAX", "none typeset", ()),
+    "console": ("<script>console.error('boom')</script>", "console:", ()),
+    "keys": ("<script>Reveal.configure({keyboard: false})</script>", "ArrowRight", ()),
     "axe": (
-        "<section><h2>Img</h2><img src='data:image/gif;base64,R0lGODlhAQABAAAAACw='></section>",
+        "<section><h2>Img</h2><img src='data:image/gif;base64,R0lGODlhAQABAAAAACw='>"
+        f"{NOTES}</section>",
         "axe critical: image-alt",
+        (),
     ),
 }
 
@@ -399,7 +888,9 @@ def wrong_deck(decks: Path, fault: str) -> str:
     page = (decks / "en" / "chapters" / "08_attention.html").read_text(encoding="utf-8")
     snippet = WRONG[fault][0]
     if fault == "untypeset":
-        page = page.replace('src="../_static/mathjax/tex-chtml.js"', 'src="data:,"')
+        page = re.sub(
+            r'src="\.\./_static/mathjax/tex-chtml\.js[^"]*"', 'src="data:,"', page
+        )
     elif snippet.startswith("<section"):
         page = page.replace(
             '<div class="slides" role="main">',
@@ -425,9 +916,10 @@ def test_each_check_fails_on_a_wrong_deck(
         found = deck_problems(deck_report(driver, site + name))
     finally:
         (decks / name).unlink()
-    assert any(WRONG[fault][1] in f for f in found), found
-    other = {k: v for k, v in WRONG.items() if k != fault}
-    assert not any(v[1] in f for v in other.values() for f in found), found
+    _, says, also = WRONG[fault]
+    assert any(says in f for f in found), found
+    others = [v[1] for k, v in WRONG.items() if k != fault and v[1] not in also]
+    assert not any(other in f for other in others for f in found), found
 
 
 @pytest.mark.browser
@@ -505,6 +997,8 @@ def test_chapter_pages_and_appendix_c_link_the_decks(
     assert page.index("</h1>") < page.index(href)
     appendix = (out / "appendix_c_instructors.html").read_text(encoding="utf-8")
     assert appendix.count(f"slides/{language}/chapters/") == 19
+    assert appendix.count(f"slides/{language}/handouts/") == 19
+    assert sphinx_slides.HANDOUT_TEXT[language] in appendix
     assert href in appendix and "formulated-slides" not in page.split("</h1>")[0]
     assert "formulated-slides" not in appendix.split("<h1")[1].split("</h1>")[0]
     with pytest.raises(ValueError, match="language"):

@@ -1172,57 +1172,97 @@ def build(
     return counts
 
 
-#: Debian's Chromium, which prints the handouts (as the browser tests drive it).
+#: Debian's Chromium and its driver, which print the handouts (as the browser tests use them).
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome")
+CHROMEDRIVER = ("chromedriver",)
+#: What reveal.js's print mode adds to a deck's address: a page per slide, then its notes.
+PRINT_QUERY = "?print-pdf&showNotes=separate-page"
+
+_PRINTED_JS = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const ready = () => document.documentElement.hasAttribute("data-slides-fitted")
+    && document.querySelector(".reveal .pdf-page");
+  for (let i = 0; i < 600 && !ready(); i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 300));
+  done(document.querySelectorAll(".reveal .pdf-page").length);
+})();
+"""
 
 
-def _chromium() -> str | None:
-    return next((p for c in CHROMIUM if (p := shutil.which(c))), None)
+def _browser() -> tuple[str, str] | None:
+    """Chromium and chromedriver, if both are installed."""
+    chromium = next((p for c in CHROMIUM if (p := shutil.which(c))), None)
+    driver = next((p for c in CHROMEDRIVER if (p := shutil.which(c))), None)
+    return (chromium, driver) if chromium and driver else None
 
 
 def handouts(
     names: list[str] | None = None,
     languages: tuple[str, ...] = LANGUAGES,
     out: Path = OUT,
-    timeout: float = 120,
 ) -> list[Path]:
-    """The printable handout of each deck: reveal.js's print mode (``?print-pdf``: one page
-    per slide, the speaker notes under it) printed to PDF by headless Chromium; the PDFs
-    written.  No Chromium: ``FileNotFoundError`` naming what to install."""
-    browser = _chromium()
-    if browser is None:
+    """The printable handout of each deck: reveal.js's print mode (:data:`PRINT_QUERY`: one
+    page per slide, its speaker notes on the page after it) printed to PDF by headless
+    Chromium once the deck is typeset; the PDFs written.  No Chromium or chromedriver:
+    ``FileNotFoundError`` naming what to install."""
+    import http.server
+    import threading
+    from functools import partial
+
+    found = _browser()
+    if found is None:
         raise FileNotFoundError(
-            "handouts: no Chromium to print the decks with "
-            "(apt-get install chromium, as for the browser tests)"
+            "handouts: Chromium and chromedriver print the decks "
+            "(apt-get install chromium chromium-driver, as for the browser tests)"
         )
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = found[0]
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+    ):
+        options.add_argument(arg)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), partial(Quiet, directory=str(out))
+    )
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    site = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    driver = webdriver.Chrome(service=Service(found[1]), options=options)
     written = []
-    for language in languages:
-        for name in names or chapters():
-            deck = deck_path(name, language, out)
-            if not deck.is_file():
-                raise FileNotFoundError(f"out: no deck {deck} (build the decks first)")
-            pdf = handout_path(name, language, out)
-            pdf.parent.mkdir(parents=True, exist_ok=True)
-            url = deck.resolve().as_uri() + "?print-pdf&showNotes=separate-page"
-            cmd = [
-                browser,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-pdf-header-footer",
-                "--run-all-compositor-stages-before-draw",
-                "--virtual-time-budget=20000",
-                f"--print-to-pdf={pdf}",
-                url,
-            ]
-            result = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=timeout, check=False
-            )
-            if result.returncode or not pdf.is_file():
-                raise SystemExit(
-                    f"slides: Chromium could not print {deck}: {result.stderr[-500:]}"
+    try:
+        driver.set_script_timeout(90)
+        for language in languages:
+            for name in names or chapters():
+                deck = deck_path(name, language, out)
+                if not deck.is_file():
+                    raise FileNotFoundError(
+                        f"out: no deck {deck} (build the decks first)"
+                    )
+                driver.get(site + deck.relative_to(out).as_posix() + PRINT_QUERY)
+                if not driver.execute_async_script(_PRINTED_JS):
+                    raise SystemExit(f"slides: {deck} laid out no page to print")
+                pdf = driver.execute_cdp_cmd(
+                    "Page.printToPDF",
+                    {"preferCSSPageSize": True, "printBackground": True},
                 )
-            written.append(pdf)
+                path = handout_path(name, language, out)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(base64.b64decode(pdf["data"]))
+                written.append(path)
+    finally:
+        driver.quit()
+        httpd.shutdown()
     return written
 
 
@@ -1277,8 +1317,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, count in counts.items():
         print(f"{name}: {count} slides")
     if not args.no_handouts:
-        if _chromium() is None:
-            print("slides: no Chromium, so no handouts (apt-get install chromium)")
+        if _browser() is None:
+            print(
+                "slides: no handouts: Chromium and chromedriver print them "
+                "(apt-get install chromium chromium-driver)"
+            )
         else:
             printed = handouts(names, languages, args.out)
             print(

@@ -3,7 +3,9 @@
 ``_config.yml`` lists it.  On the HTML page of every numbered chapter, under its title, one line
 links the chapter's deck in the page's language (:func:`booktools.build.slides.deck_href`); the
 ``{formulated-slides}`` directive (appendix C) lists every deck, each named as a chapter
-reference names its chapter ("Chapter 8 (Attention)", "8장(어텐션)": :mod:`booktools.sphinx.chapter_refs`).
+reference names its chapter ("Chapter 8 (Attention)", "8장(어텐션)": :mod:`booktools.sphinx.chapter_refs`),
+and after it the deck's printable handout (:func:`booktools.build.slides.handout_href`, a PDF;
+HTML only).
 The decks themselves are built by ``make slides`` (:mod:`booktools.build.slides`); the student edition
 (``formulated_student_edition``) shows no such link, since it is built without them.
 """
@@ -19,14 +21,27 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from booktools.build.slides import chapters, deck_href
+from booktools.build.slides import chapters, deck_href, handout_href
 
-__all__ = ["LINK_TEXT", "DECK_CLASS", "link_html", "SlidesList", "DeckLinks", "setup"]
+__all__ = [
+    "LINK_TEXT",
+    "HANDOUT_TEXT",
+    "DECK_CLASS",
+    "HANDOUT_CLASS",
+    "link_html",
+    "SlidesList",
+    "DeckLinks",
+    "setup",
+]
 
 #: The line on a chapter's page, in each language of the book.
 LINK_TEXT = {"en": "Slides of this chapter", "ko": "이 장의 슬라이드"}
+#: The words of the link to a deck's handout, after the deck's (appendix C).
+HANDOUT_TEXT = {"en": "handout (PDF)", "ko": "유인물(PDF)"}
 #: The class of a reference the directive makes, retargeted to the deck by :class:`DeckLinks`.
 DECK_CLASS = "formulated-deck"
+#: The class of the place of a handout's link (made by :class:`DeckLinks`, HTML only).
+HANDOUT_CLASS = "formulated-handout"
 
 
 def _language(app: Sphinx) -> str:
@@ -82,7 +97,8 @@ class SlidesList(SphinxDirective):
                 refdoc=self.env.docname,
             )
             mark = nodes.inline("", "", ref, classes=[DECK_CLASS])
-            items += nodes.list_item("", nodes.paragraph("", "", mark))
+            handout = nodes.inline("", "", classes=[HANDOUT_CLASS], chapter=name)
+            items += nodes.list_item("", nodes.paragraph("", "", mark, handout))
         return [items]
 
 
@@ -93,9 +109,21 @@ class DeckLinks(SphinxPostTransform):
     default_priority = 20
 
     def run(self, **kwargs: Any) -> None:
+        language = _language(self.app)
+        for place in list(self.document.findall(nodes.inline)):
+            if HANDOUT_CLASS in place["classes"]:
+                if _on(self.app):
+                    link = nodes.reference(
+                        "",
+                        HANDOUT_TEXT[language],
+                        refuri=handout_href(place["chapter"], language),
+                        internal=False,
+                    )
+                    place += [nodes.Text(" · "), link]
+                else:
+                    place.parent.remove(place)
         if not _on(self.app):
             return
-        language = _language(self.app)
         for mark in list(self.document.findall(nodes.inline)):
             if DECK_CLASS not in mark["classes"]:
                 continue
