@@ -29,7 +29,6 @@ def ch08() -> list[Question]:
         return float(attention(q, K, V, scale=scale)[0, 1])
 
     keys = ", ".join(f"k{i + 1} = {_vector(k)}" for i, k in enumerate(K))
-    D_big = 200
     return [
         Numeric(
             prompt=f"Keys of the slides' example: {keys}. A new query q = {_vector(q[0])} "
@@ -74,24 +73,33 @@ def ch08() -> list[Question]:
                 ),
             ),
         ),
-        Numeric(
-            prompt="The entries of a query and a key are independent, with mean 0 and "
-            f"variance 1, and D = {D_big}. What is the standard deviation of q·k before "
-            "the scaling?",
-            answer=math.sqrt(D_big),
-            tolerance=0.005,
-            decimals=3,
-            explain=f"q·k is a sum of D products of variance 1, so its variance is "
-            f"D = {D_big} and its standard deviation √{D_big}.",
-            hint="Add the variances of the D independent products q_j k_j, then take "
-            "the square root.",
-            mistakes=(
-                Mistake(
-                    value=D_big,
-                    feedback=f"{D_big} is the variance; the standard deviation is its "
-                    "square root.",
+        Choice(
+            prompt="The entries of queries and keys are independent, with mean 0 and "
+            "variance 1. Without the division by √D, what happens to the attention "
+            "weights as the width D grows?",
+            options=(
+                Option(
+                    text="Nearly all the weight goes to one key",
+                    feedback="The scores spread wider as D grows, and the softmax of "
+                    "widely spread scores is nearly one-hot; there its Jacobian "
+                    "diag(w) − wᵀw tends to 0, and so does the gradient.",
+                    correct=True,
                 ),
-                Mistake(value=1.0, feedback="That is after dividing by √D."),
+                Option(
+                    text="The weight spreads evenly over the keys",
+                    feedback="That is what dividing by a large number does; without "
+                    "the division the scores grow with D and the weights sharpen.",
+                ),
+                Option(
+                    text="Nothing: only the order of the scores matters",
+                    feedback="The order decides which key leads, not by how much: "
+                    "larger gaps between the scores give sharper weights.",
+                ),
+                Option(
+                    text="The weights no longer sum to 1",
+                    feedback="The softmax normalizes each row to 1 whatever the size "
+                    "of the scores.",
+                ),
             ),
         ),
     ]
@@ -100,27 +108,36 @@ def ch08() -> list[Question]:
 def ch09() -> list[Question]:
     from formulated.formulas import mask_autoregressive, masked_softmax, softmax
 
-    n = 7
-    allowed = int(np.isfinite(mask_autoregressive(n)).sum())
     scores = np.array([[2.0, 0.5, 1.0]])  # (1, 3): query 2 of 3, counted from 1
     mask = mask_autoregressive(3)[1:2]  # (1, 3)
     w = float(masked_softmax(scores, mask)[0, 0])
     multiplied = float(softmax(scores * (mask == 0))[0, 0])  # 0/1 mask multiplied
     unmasked = float(softmax(scores)[0, 0])
     return [
-        Numeric(
-            prompt=f"How many (query, key) pairs may attend under a causal mask with "
-            f"n = {n}?",
-            answer=allowed,
-            tolerance=0,
-            decimals=0,
-            explain=f"each query sees itself and the tokens before it: 1 + 2 + … + {n}.",
-            hint="Count the entries on and below the diagonal.",
-            mistakes=(
-                Mistake(value=n * n, feedback="That is every pair, with no mask."),
-                Mistake(
-                    value=allowed - n,
-                    feedback="That leaves out the diagonal: a token sees itself.",
+        Choice(
+            prompt="Sources 000 and 001 multiply the scores by a mask of 1 (allowed) and "
+            "−∞ (blocked) instead of adding a mask of 0 and −∞. Which blocked score "
+            "does their product still block?",
+            options=(
+                Option(
+                    text="Only a positive score",
+                    feedback="s · (−∞) = −∞ for s > 0, so its weight is e^(−∞) = 0; "
+                    "a negative or a zero score breaks the row.",
+                    correct=True,
+                ),
+                Option(
+                    text="Only a negative score",
+                    feedback="A negative score times −∞ is +∞, and a row with +∞ has "
+                    "no softmax: NaN.",
+                ),
+                Option(
+                    text="Only a score of exactly 0",
+                    feedback="0 · (−∞) is NaN, not −∞: the whole row becomes NaN.",
+                ),
+                Option(
+                    text="Every blocked score",
+                    feedback="Only the positive ones; about half of all scores are "
+                    "negative, so in practice every row with a future key breaks.",
                 ),
             ),
         ),
@@ -178,35 +195,33 @@ def ch09() -> list[Question]:
 def ch10() -> list[Question]:
     from formulated.formulas import split_heads
 
-    H, A = 512, 8
+    H, A, dot = 1600, 25, 22.0  # GPT-2 XL's width and heads; a query-key dot product
     D = H // A
-    count = 4 * H * (A * D)  # W^Q, W^K, W^V and W^O, no biases
     shape = split_heads(np.zeros((1, 5, 24)), 4).shape  # (B, A, n, D)
     return [
         Numeric(
-            prompt=f"How many weights has one multi-head attention layer with H = {H} and "
-            f"A = {A} heads of D = H/A (W^Q, W^K, W^V and W^O, no biases)?",
-            answer=count,
-            tolerance=0,
-            decimals=0,
-            explain="4 · H · (A·D) = 4H².",
-            hint="Each of the four matrices is H × H once the heads are put side by "
-            "side.",
+            prompt=f"A multi-head attention layer has width H = {H:,} and A = {A} heads "
+            f"of D = H/A. In one head, a query and a key have the dot product {dot:g}. "
+            "What score does that head's softmax get for this pair (no mask)?",
+            answer=dot / math.sqrt(D),
+            tolerance=0.005,
+            decimals=2,
+            explain=f"each head is scaled dot-product attention of width D = {D}: "
+            f"{dot:g} / √{D}.",
+            hint="Each head divides its scores by the square root of its own width.",
             mistakes=(
                 Mistake(
-                    value=4 * H * D,
-                    feedback="That counts one head only: there are A heads of width D.",
+                    value=dot / math.sqrt(H),
+                    feedback="That divides by √H, the layer's width; a head's dot "
+                    "products have D = H/A terms, and it divides by √D.",
                 ),
+                Mistake(value=dot / D, feedback="That divides by D instead of √D."),
                 Mistake(
-                    value=count + 4 * H,
-                    feedback="That adds the four bias vectors, which the question leaves "
-                    "out.",
+                    value=dot / math.sqrt(A),
+                    feedback="That divides by √A, the number of heads; the scale is "
+                    "the head's width D.",
                 ),
-                Mistake(
-                    value=3 * H * H,
-                    feedback="That leaves out W^O, which maps the concatenated heads "
-                    "back to H.",
-                ),
+                Mistake(value=dot, feedback="That forgets the scaling by 1/√D."),
             ),
         ),
         Choice(
@@ -261,13 +276,18 @@ def ch10() -> list[Question]:
 
 
 def ch11() -> list[Question]:
-    from formulated.formulas import gelu
+    from formulated.formulas import ffn_relu, gelu, relu
 
     x = 2.0
     exact = float(gelu(np.array(x)))
     sigmoid_form = float(gelu(np.array(x), approximation="sigmoid"))
-    H, F = 512, 2048
-    count = H * F + F + F * H + H  # W1, b1, W2, b2
+    row = np.array([[2.0, -1.0]])  # (1, H), H = 2
+    W1, b1 = np.array([[1.0, 0.0, -1.0], [1.0, 2.0, 1.0]]), np.array([0.0, 1.0, 4.0])
+    W2, b2 = np.array([[1.0, 0.0], [3.0, 1.0], [2.0, -1.0]]), np.array([0.5, -0.5])
+
+    def first(activation, b1=b1, b2=b2) -> float:  # (H, F) = (2, 3)
+        return float((activation(row @ W1 + b1) @ W2 + b2)[0, 0])
+
     return [
         Numeric(
             prompt=f"What is GELU({x:g}), with the exact (erf) GELU?",
@@ -291,21 +311,29 @@ def ch11() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"How many parameters has a feed-forward network with H = {H} and "
-            f"F = {F}, biases included?",
-            answer=count,
-            tolerance=0,
-            decimals=0,
-            explain="H·F + F for the first layer, F·H + H for the second.",
-            hint="Count both weight matrices and both bias vectors.",
+            prompt="An FFN_ReLU with H = 2 and F = 3 has W1 = [[1, 0, −1], [1, 2, 1]], "
+            "b1 = (0, 1, 4), W2 = [[1, 0], [3, 1], [2, −1]] and b2 = (0.5, −0.5). "
+            "What is the first entry of its output for the row x = (2, −1)?",
+            answer=float(ffn_relu(row, W1, b1, W2, b2)[0, 0]),
+            tolerance=0.005,
+            decimals=2,
+            explain="x W1 + b1 = (1, −1, 1), ReLU gives (1, 0, 1), and "
+            "1 · 1 + 0 · 3 + 1 · 2 + 0.5.",
+            hint="Widen: x W1 + b1 (3 numbers); apply ReLU to each; narrow: times W2, "
+            "plus b2.",
             mistakes=(
                 Mistake(
-                    value=2 * H * F, feedback="That leaves out the two bias vectors."
+                    value=first(lambda z: z),
+                    feedback="That leaves out the ReLU: the hidden entry −1 must "
+                    "become 0.",
                 ),
                 Mistake(
-                    value=2 * H * F + F,
-                    feedback="That counts the first bias only; the second layer has a "
-                    "bias of width H.",
+                    value=first(relu, b1=0.0),
+                    feedback="That leaves out b1, which is added before the ReLU.",
+                ),
+                Mistake(
+                    value=first(relu, b2=0.0),
+                    feedback="That leaves out b2, added to the output.",
                 ),
             ),
         ),
@@ -349,6 +377,9 @@ def ch12() -> list[Question]:
     ones, zeros = np.ones(2), np.zeros(2)
     inside = float(layer_norm(row, ones, zeros, eps=eps)[0, 1]) / sigma
     outside = float(layer_norm_std_eps(row, ones, zeros, eps=eps)[0, 1]) / sigma
+
+    L, slope = 10, 0.1  # scalar layers x -> x + f(x), f' = slope where evaluated
+    residual = (1 + slope) ** L  # the chain rule: one factor 1 + f' per layer
     return [
         Numeric(
             prompt="LayerNorm of the row (1, 2, 3, 4) with γ = 1, β = 0: what is its first "
@@ -390,28 +421,33 @@ def ch12() -> list[Question]:
                 ),
             ),
         ),
-        Choice(
-            prompt="Where does a pre-LN block (GPT-2) apply LayerNorm?",
-            options=(
-                Option(
-                    text="Before each sub-layer, inside the branch",
-                    feedback="x + f(LN(x)): the residual path stays untouched.",
-                    correct=True,
+        Numeric(
+            prompt=f"A stack of {L} scalar layers, each with a residual connection "
+            f"x ↦ x + f(x), where every f has the derivative f′ = {slope:g} at the point "
+            "it is evaluated. By what factor is a small change of the input multiplied "
+            "at the output?",
+            answer=residual,
+            tolerance=0.005,
+            decimals=3,
+            explain=f"each layer's derivative is 1 + f′ = {1 + slope:g}, and the chain "
+            f"rule multiplies the {L} of them: {1 + slope:g}^{L}.",
+            hint="The derivative of x ↦ x + f(x) is 1 + f′(x); through a stack, the "
+            "chain rule multiplies the layers' derivatives.",
+            mistakes=(
+                Mistake(
+                    value=slope**L,
+                    feedback="That is the plain stack x ↦ f(x): without the skips "
+                    f"only the factors f′ = {slope:g} multiply, and the change fades.",
                 ),
-                Option(
-                    text="After adding the residual",
-                    feedback="That is the post-LN block of GPT-1 and of the original "
-                    "transformer.",
+                Mistake(
+                    value=1 + L * slope,
+                    feedback="That adds the derivatives; the chain rule multiplies "
+                    "the layers' factors 1 + f′.",
                 ),
-                Option(
-                    text="Only once, after the last block",
-                    feedback="GPT-2 has that final LayerNorm too, besides the ones in "
-                    "every block.",
-                ),
-                Option(
-                    text="On the stream itself, before a sub-layer reads it",
-                    feedback="The stream is never normalized in place; the sub-layer "
-                    "reads a normalized copy, x + f(LN(x)).",
+                Mistake(
+                    value=1.0,
+                    feedback="That is the identity path alone; each layer's "
+                    "derivative is 1 + f′.",
                 ),
             ),
         ),

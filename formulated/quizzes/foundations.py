@@ -79,9 +79,9 @@ def ch01() -> list[Question]:
                     correct=regime == "diverges",
                 ),
                 Option(
-                    text="It bounces between two points forever",
-                    feedback="Only at exactly α = 2/λmax = 0.5, where the factor is −1.",
-                    correct=regime == "cycles",
+                    text="It stalls along the flat direction",
+                    feedback="Along the flat direction (λ = 1) the error is multiplied "
+                    "by 1 − 0.4 · 1 = 0.6 per step: it shrinks, slowly.",
                 ),
             ),
         ),
@@ -157,8 +157,8 @@ def ch02() -> list[Question]:
             mistakes=(
                 Mistake(
                     value=times_T,
-                    feedback="That multiplies the scores by T, which sharpens the "
-                    "distribution; the temperature divides them.",
+                    feedback="That multiplies the scores by T; the temperature "
+                    "divides them.",
                 ),
                 Mistake(
                     value=p0,
@@ -227,7 +227,7 @@ def ch03() -> list[Question]:
     chain = residual * th2 * local * x
 
     X = np.array([[1.0, 2.0]])  # (B, d) = (1, 2)
-    W1, b1 = np.array([[1.0, 1.0], [0.5, -1.0]]), np.zeros(2)  # (d, F), (F,)
+    W1, b1 = np.array([[1.0, 3.0], [0.5, -2.0]]), np.zeros(2)  # (d, F), (F,)
     W2, b2 = np.array([[1.0], [2.0]]), np.zeros(1)  # (F, k), (k,)
     Y = np.array([[0.5]])
     _, cache = mlp2_forward(X, W1, b1, W2, b2, activation="relu")
@@ -262,8 +262,8 @@ def ch03() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt="A two-layer network with ReLU: input x = (1, 2), W1 = [[1, 1], "
-            "[0.5, −1]] (rows: inputs, columns: hidden units), no biases, "
+            prompt="A two-layer network with ReLU: input x = (1, 2), W1 = [[1, 3], "
+            "[0.5, −2]] (rows: inputs, columns: hidden units), no biases, "
             "W2 = [[1], [2]], target y = 0.5, J = ½(ŷ − y)². Backpropagate: what is "
             "∂J/∂x₂, the gradient for the second input?",
             answer=float(grads["X"][0, 1]),
@@ -282,16 +282,21 @@ def ch03() -> list[Question]:
                 Mistake(
                     value=float((grads["b1"] @ W1)[1]),
                     feedback="That multiplies ∂J/∂Z1 by W1, not by its transpose: x₂ "
-                    "reaches the hidden units through row 2 of W1, (0.5, −1).",
+                    "reaches the hidden units through row 2 of W1, (0.5, −2).",
+                ),
+                Mistake(
+                    value=float(grads["X"][0, 0]),
+                    feedback="That is ∂J/∂x₁, the gradient for the first input; x₂ "
+                    "is the second, counted from 1.",
                 ),
             ),
         ),
         Choice(
             prompt="Backpropagation gives the gradient of the loss for every weight of a "
-            "network. About what does it cost?",
+            "network. Compared with one forward pass, what does that cost?",
             options=(
                 Option(
-                    text="About two forward passes, whatever the size",
+                    text="A couple of forward passes, whatever the size",
                     feedback="One backward sweep, whatever the number of weights: each "
                     "layer's gradient is reused for the layer before it.",
                     correct=True,
@@ -302,14 +307,15 @@ def ch03() -> list[Question]:
                     "perturb one weight at a time.",
                 ),
                 Option(
-                    text="One forward pass for every layer and every weight in it",
-                    feedback="The chain rule walks the layers once, backwards; no weight "
-                    "needs a pass of its own.",
+                    text="One forward pass for every layer",
+                    feedback="Each layer's backward step costs about what its own "
+                    "forward step costs, a few matrix products, not a whole pass.",
                 ),
                 Option(
                     text="It grows with the square of the number of weights",
-                    feedback="Each layer's step is a few matrix products, about the cost "
-                    "of its forward step.",
+                    feedback="That is the size of the Hessian, one entry per pair of "
+                    "weights; the gradient has one entry per weight, all from one "
+                    "backward sweep.",
                 ),
             ),
         ),
@@ -369,9 +375,9 @@ def ch04() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"A one-unit linear RNN h_t = {w} h_(t−1) + x_t starts from h_0 = 0 "
-            "and reads x_1 = x_2 = x_3 = 1. Backpropagation through time: what is "
-            "∂h_3/∂w, the gradient of the last state for the recurrent weight?",
+            prompt=f"A one-unit linear RNN h_t = w h_(t−1) + x_t with w = {w} starts "
+            "from h_0 = 0 and reads x_1 = x_2 = x_3 = 1. Backpropagation through time: "
+            "what is ∂h_3/∂w, the gradient of the last state for the recurrent weight?",
             answer=dw,
             tolerance=0.005,
             decimals=2,

@@ -12,15 +12,22 @@ from .model import Choice, Mistake, Numeric, Option, Question
 __all__ = ["QUIZZES"]
 
 
+def _vector(v: np.ndarray) -> str:
+    return "(" + ", ".join(f"{x:g}" for x in v) + ")"
+
+
 def _superscript(number: int) -> str:
     return str(number).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 def ch13() -> list[Question]:
-    from formulated.models.sizes import size
+    from formulated.formulas import softmax
 
-    gpt = size("GPT-1")
     B, n = 4, 9
+    W_e = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (V, H) = (3, 2)
+    last = np.array([2.0, -1.0])  # the last row of X^(L)
+    logits = last @ W_e.T  # the de-embedding: (V,)
+    p3 = float(softmax(logits)[2])
     return [
         Choice(
             prompt="Row i of GPT's output is a distribution over which token?",
@@ -67,17 +74,27 @@ def ch13() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"GPT-1 reuses the embedding W_e (V = {gpt.V:,}, H = {gpt.H}) as its "
-            "output layer. How many parameters would a separate output matrix add?",
-            answer=gpt.V * gpt.H,
-            tolerance=0,
-            decimals=0,
-            explain="one V × H matrix.",
-            hint="The output layer maps H to V.",
+            prompt="GPT reads its output through the embedding matrix W_e, transposed. "
+            "With V = 3, H = 2 and W_e = [[1, 0], [0, 1], [1, 1]] (one row per token), "
+            "the last row of X⁽ᴸ⁾ is (2, −1). What probability does GPT give token 3 "
+            "as the next token?",
+            answer=p3,
+            tolerance=0.005,
+            decimals=3,
+            explain=f"the logits X⁽ᴸ⁾W_eᵀ are {_vector(logits)}, one dot product per "
+            "token's embedding; softmax, third entry.",
+            hint="The logit of token v is the dot product of the last row with row v "
+            "of W_e; then take the softmax of the three logits.",
             mistakes=(
                 Mistake(
-                    value=gpt.V * gpt.H + gpt.V,
-                    feedback="There is no output bias in GPT.",
+                    value=float(logits[2]),
+                    feedback="That is token 3's logit; the softmax turns the logits "
+                    "into probabilities.",
+                ),
+                Mistake(
+                    value=float(logits[2] / logits.sum()),
+                    feedback="That divides the logit by the sum of the logits; the "
+                    "softmax exponentiates them first.",
                 ),
             ),
         ),
@@ -87,7 +104,7 @@ def ch13() -> list[Question]:
 def ch14() -> list[Question]:
     from formulated.models.blocks import mask_sparse_banded
 
-    w, i = 4, 10  # band width, query (1-based)
+    w, i = 6, 9  # band width, query (1-based): not the chapter's figure (w = 4)
     row = np.isfinite(mask_sparse_banded(i + 3, w)[i - 1])
     keys = np.flatnonzero(row) + 1  # 1-based
     L = 12
@@ -144,17 +161,17 @@ def ch14() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"In a pre-LN model the stream after {L} layers is X⁽⁰⁾ plus one "
-            "increment per layer. Take X⁽⁰⁾ of root-mean-square (RMS) size 1 and "
-            f"{L} increments of RMS 1, independent with mean 0. What is the RMS of "
-            f"X⁽{_superscript(L)}⁾?",
+            prompt=f"A pre-LN model has {L} layers. Its embedding X⁽⁰⁾ has "
+            "root-mean-square (RMS) size 1, and each layer writes into the stream an "
+            "increment of RMS 1, of mean 0 and independent of everything else. What is "
+            f"the RMS of X⁽{_superscript(L)}⁾, the stream after the last layer?",
             answer=math.sqrt(1 + L),
             tolerance=0.005,
             decimals=3,
-            explain=f"independent terms add their mean squares: √(1 + {L}). Nothing "
-            "rescales the stream, which is why GPT-2 needs a final LayerNorm.",
-            hint="For independent terms with mean 0, the mean squares add; the RMS is "
-            "the square root of the total.",
+            explain=f"pre-LN adds every increment to the stream and never rescales it, "
+            f"and independent terms add their mean squares: √(1 + {L}).",
+            hint="What pre-LN normalizes is the copy a sub-layer reads, not the stream. "
+            "For independent terms with mean 0 the mean squares add.",
             mistakes=(
                 Mistake(
                     value=1.0,
@@ -258,8 +275,8 @@ def ch16() -> list[Question]:
     blocks = 12 * gpt3.L * gpt3.H**2 / 1e9
     return [
         Numeric(
-            prompt="λ for V = 65, n = 64, H = 64, F = 256, D = 16, A = 4, L = 2 (no "
-            "attention biases, no final LayerNorm)?",
+            prompt="What is λ for V = 65, n = 64, H = 64, F = 256, D = 16, A = 4, L = 2 "
+            "(no attention biases, no final LayerNorm)?",
             answer=lam,
             tolerance=0,
             decimals=0,
@@ -277,22 +294,28 @@ def ch16() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"GPT-3 6.7B has L = {gpt3.L} layers of width H = {gpt3.H:,}. The "
-            "rule 12 L H² counts the blocks' weights. How many is that, in billions?",
+            prompt=f"GPT-3 6.7B has L = {gpt3.L} layers of width H = {gpt3.H:,}, with "
+            "F = 4H. How many weights do the matrices of its blocks hold (attention and "
+            "FFN; no biases, LayerNorms or embeddings), in billions?",
             answer=blocks,
             tolerance=0.005,
             decimals=2,
-            explain="4H² for attention and 8H² for the FFN, L times.",
-            hint="Attention has 4 matrices of H × H, the FFN two of H × 4H.",
+            explain="4H² for attention and 8H² for the FFN, L times: 12 L H².",
+            hint="Attention has 4 matrices of H × H, the FFN two of H × 4H; then L "
+            "layers.",
             mistakes=(
                 Mistake(
                     value=4 * gpt3.L * gpt3.H**2 / 1e9,
                     feedback="That counts the attention only: the FFN has 8H² more.",
                 ),
                 Mistake(
+                    value=8 * gpt3.L * gpt3.H**2 / 1e9,
+                    feedback="That counts the FFN only: the attention has 4H² more.",
+                ),
+                Mistake(
                     value=gpt3.published / 1e9,
                     feedback="That is the published size, embeddings included; the "
-                    "rule counts the blocks' matrices only.",
+                    "question counts the blocks' matrices only.",
                 ),
                 Mistake(
                     value=12 * gpt3.L * gpt3.H**2,
@@ -310,17 +333,18 @@ def ch16() -> list[Question]:
                     correct=True,
                 ),
                 Option(
-                    text="In the token embeddings",
+                    text="In the token embedding table",
                     feedback=f"V · H = {big.V:,} · {big.H:,} = {big.V * big.H:,} "
                     f"parameters, about {100 * big.V * big.H / big.published:.2f} % of the "
                     "total.",
                 ),
                 Option(
-                    text="In the LayerNorms",
-                    feedback="They have 2H each, a tiny share.",
+                    text="In the output layer that maps H to V",
+                    feedback="GPT-3 reads its output through W_eᵀ (tied): the output "
+                    "layer has no parameters of its own.",
                 ),
                 Option(
-                    text="In the biases",
+                    text="In the biases and LayerNorms",
                     feedback="A layer has about 13H of them against 12H² weights.",
                 ),
             ),

@@ -53,8 +53,7 @@ def ch17() -> list[Question]:
                 Mistake(
                     value=0.0,
                     feedback="That treats the target as certain (as dividing the logits "
-                    "by their sum, 2/2 = 1, would): the softmax gives it e²/(e² + 2) "
-                    "≈ 0.79.",
+                    "by their sum, 2/2 = 1, would); the softmax gives it less than 1.",
                 ),
                 Mistake(
                     value=-math.log(2.0),
@@ -94,7 +93,6 @@ def ch18() -> list[Question]:
     from formulated.training import TrainConfig
     from formulated.training.optim import lr_lambda
 
-    V = 100
     cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=100, max_steps=1100)
     t = 350
     unit = 1e-4
@@ -113,25 +111,6 @@ def ch18() -> list[Question]:
     q = np.array([freq[ch] / len(text) for ch in sorted(freq)])
     unigram = float(entropy(q))
     return [
-        Numeric(
-            prompt=f"Before training, a model that spreads its probability evenly over "
-            f"V = {V} tokens has which loss, in nats?",
-            answer=math.log(V),
-            tolerance=0.005,
-            decimals=3,
-            explain="−ln(1 / V) = ln V.",
-            hint="Every term of the loss is −ln of the probability of the right token.",
-            mistakes=(
-                Mistake(
-                    value=math.log2(V),
-                    feedback="That is log₂ V: the loss uses the natural logarithm.",
-                ),
-                Mistake(
-                    value=1 / V,
-                    feedback="That is the probability, not its negative logarithm.",
-                ),
-            ),
-        ),
         Numeric(
             prompt=f"The schedule rises to η_max = {cfg.lr:g} over T_w = "
             f"{cfg.warmup_steps} steps, then decays along a cosine to η_min = "
@@ -281,25 +260,30 @@ def ch19() -> list[Question]:
             ),
         ),
         Choice(
-            prompt="What does a key-value cache store between generation steps?",
+            prompt="Generation with a key-value cache keeps the keys and values of the "
+            "earlier positions from one step to the next. Why are they still exact after "
+            "a new token is appended?",
             options=(
                 Option(
-                    text="The keys and values of past tokens",
-                    feedback="A new token only needs its own query against them.",
+                    text="The causal mask: no position sees a later one",
+                    feedback="An earlier position never attended to the new token, in "
+                    "any layer, so nothing it computed changes.",
                     correct=True,
                 ),
                 Option(
-                    text="The queries of the tokens so far",
-                    feedback="Past queries are never needed again.",
+                    text="Each key depends on its own token and position only",
+                    feedback="Only in the first layer. Above it a position's key depends "
+                    "on every position it attended to; the mask keeps those earlier.",
                 ),
                 Option(
-                    text="The attention weights of every step",
-                    feedback="They change with every new query.",
+                    text="They are not exact: the cache is an approximation",
+                    feedback="In exact arithmetic the cached and the uncached forward "
+                    "are equal; only rounding differs, by about 10⁻¹² in float64.",
                 ),
                 Option(
-                    text="The logits of the last step",
-                    feedback="The next step needs the past keys and values, not the "
-                    "old logits.",
+                    text="LayerNorm makes every key independent of the context",
+                    feedback="LayerNorm acts on each row alone; it does not remove what "
+                    "the row took from other positions through attention.",
                 ),
             ),
         ),
