@@ -429,11 +429,12 @@ ERRATA: list[Erratum] = [
         says=r"$\mathbf{X}^{(b)}$ ($T \times D$) is \"the token and positional embedding vector "
         r"for the $b$-th input sequence of the batch\", and $\mathbf{X}^{(b)}_t$ that of its "
         r"token at position $t$.",
-        correct=r"In 002, $\mathbf{X}$ is the token embedding alone (Step 4; its table row "
-        r"\"Token Embedded Input Matrix\"; \"each sequence $\mathbf{X}^{(b)}$ ... undergoes "
-        r"the same matrix multiplication with $\mathbf{W}_e$\"); the sum with the positions "
-        r"is $\tilde{\mathbf{X}}$ (Step 5). The rows describe $\tilde{\mathbf{X}}^{(b)}$ and "
-        r"$\tilde{\mathbf{X}}^{(b)}_t$.",
+        correct=r"In 002, $\mathbf{X}$ is the token embedding alone (Step 4, "
+        r"$\mathbf{X} = \mathbf{X}^\text{ohe}\,\mathbf{W}_e$, and the table's row "
+        r"\"Token Embedded Input Matrix\"); the sum with the positions is "
+        r"$\tilde{\mathbf{X}}$ (Step 5), and the table's row just above these two is the "
+        r"\"Batched Input Tensor\" $\tilde{\mathbf{X}}^{\mathcal{B}}$. The rows describe "
+        r"$\tilde{\mathbf{X}}^{(b)}$ and $\tilde{\mathbf{X}}^{(b)}_t$.",
         chapter=_CH05,
         stated=lambda X, X_tilde, b: X[b],
         true=lambda X, X_tilde, b: X_tilde[b],

@@ -510,9 +510,10 @@ ERRATA: list[Erratum] = [
         r"\log P(X_{z_j} = x_{z_j} \mid X_{z_1} = x_{z_1}, \ldots, X_{z_{j-1}} = "
         r"x_{z_{j-1}}; \bm{\theta})$ for \"some permutation\" $(z_1, \ldots, z_n)$.",
         correct=r"The chain rule gives that equality for one joint distribution, in every "
-        r"order. XLNet's conditionals come from one network for all orders and are not "
-        r"those of one joint distribution, so the sum depends on $\bm{z}$ and is no "
-        r"$\log P(\bm{x}; \bm{\theta})$. XLNet maximizes its expectation over the orders, "
+        r"order. XLNet's conditionals come from one network for all orders, and nothing "
+        r"makes them those of one joint distribution; where they are not, as in the check's "
+        r"model, the sum depends on $\bm{z}$ and is no $\log P(\bm{x}; \bm{\theta})$. "
+        r"XLNet maximizes its expectation over the orders, "
         r"$\mathbb{E}_{\bm{z}}\big[\sum_{t} \log P_{\bm{\theta}}(x_{z_t} \mid "
         r"x_{z_1}, \ldots, x_{z_{t-1}})\big]$ (Yang et al. 2019, eq. 3). The check "
         r"measures the sums of chapter 17's one-layer attention model over all 24 orders "
