@@ -35,6 +35,7 @@ that owner (:data:`PENDING`): the test is useful now and strict once they are do
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -589,6 +590,15 @@ def test_no_english_on_korean_pages(kind: str) -> None:
 
 # -- the Korean words of the frame ---------------------------------------------------------------
 
+
+@functools.cache
+def _soup(path: Path):
+    """A Korean page parsed once for the tests below (html.parser, as the scan reads it)."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
 _EXERCISE = re.compile(r"연습문제 \d+\.\d+")
 _SOLUTION = re.compile(r"연습문제 \d+\.\d+ 풀이")
 
@@ -597,12 +607,10 @@ def test_exercise_and_solution_labels() -> None:
     """Exercise boxes say "연습문제 N.M", solution boxes "연습문제 N.M 풀이" (the glossary's
     연습문제 / 풀이; sphinx-exercise's own Korean says "연습 N.M" and "해답 연습 N.M"), and
     a reference to an exercise says "연습문제 N.M"."""
-    from bs4 import BeautifulSoup
-
     _book()
     bad: list[str] = []
     for path in sorted((KO_HTML / "chapters").glob("*.html")):
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        soup = _soup(path)
         for box in soup.select(
             "div.exercise > p.admonition-title, div.solution > p.admonition-title"
         ):
@@ -621,13 +629,11 @@ def test_frame_korean_wording() -> None:
     """The theme's own Korean, corrected: the page TOC is 목차 (not 내용), 전체 화면으로 보기
     spaced, the footer names the authors in Korean order (not "으로 …"), and the page title
     ends with the book's Korean title."""
-    from bs4 import BeautifulSoup
-
     _book()
     bad: list[str] = []
     for path in sorted((KO_HTML / "chapters").glob("*.html")):
         text = path.read_text(encoding="utf-8")
-        soup = BeautifulSoup(text, "html.parser")
+        soup = _soup(path)
         toc = soup.select_one("div.page-toc.tocsection")
         if toc is not None and toc.get_text().strip() != "목차":
             bad.append(f"{path.name}: page TOC title {toc.get_text().strip()!r}")
