@@ -28,6 +28,7 @@ __all__ = [
     "ALT_ATTR",
     "SVG_DATA",
     "SVG_TEXT",
+    "SVG_GLYPHS",
     "output_template",
     "output_fill",
     "placeholders",
@@ -70,20 +71,37 @@ ALT_ATTR = re.compile(r'(\salt=")([^"]*)(")')
 SVG_DATA = re.compile(r"(data:image/svg\+xml;base64,)([A-Za-z0-9+/=]+)")
 #: A figure's text: ``<text>`` (svg.fonttype none) or the comment before its glyphs (path).
 SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]+)(</text>)")
-_SVG_COMMENT = re.compile(r'<g id="text_\d+">\s*<!-- (.*?) -->')
+#: A text of a figure drawn as glyphs (svg.fonttype path), one line of it: the comment names
+#: the line (``text``), the group places it (``place``: translate, maybe rotate; then the
+#: glyphs' ``scale``), its ``<use>``s and paths draw it (``body``).  Every line of a
+#: multi-line title has its own comment and group, the first right after ``<g id="text_N">``.
+SVG_GLYPHS = re.compile(
+    r"(<!-- )(?P<text>(?:(?!-->).)*?)( -->\s*)<g (?:style=\"(?P<style>[^\"]*)\" )?"
+    r'transform="(?P<place>translate\([^)]*\)(?: rotate\([^)]*\))?) '
+    r'scale\((?P<scale>[\d.]+) -[\d.]+\)">(?P<body>(?:(?!</g>).)*?)</g>',
+    re.S,
+)
 
 
 def output_template(text: str) -> tuple[str, list[str]]:
     """``text`` with its values replaced by ``{0}``, ``{1}``, … (literal braces doubled), and
-    the values in order: ``"max |d| = 1.5e-07"`` -> ``("max |d| = {0}", ["1.5e-07"])``."""
+    the values in order: ``"max |d| = 1.5e-07"`` -> ``("max |d| = {0}", ["1.5e-07"])``.
+    A math span is a value too, kept whole (a figure's label ``"row norm of $X_l$"`` ->
+    ``"row norm of {0}"``): a translation places it and cannot change it."""
     values: list[str] = []
 
-    def value(m: re.Match[str]) -> str:
-        values.append(m.group(0))
+    def held(value: str) -> str:
+        values.append(value)
         return "\0%d\0" % (len(values) - 1)
 
-    held = VALUE.sub(value, text).replace("{", "{{").replace("}", "}}")
-    return re.sub(r"\0(\d+)\0", r"{\1}", held), values
+    pieces = []  # the text between math spans, its numbers held; each math span held
+    end = 0
+    for m in myst.MATH.finditer(text):
+        pieces += [VALUE.sub(lambda v: held(v[0]), text[end : m.start()]), held(m[0])]
+        end = m.end()
+    pieces.append(VALUE.sub(lambda v: held(v[0]), text[end:]))
+    held_text = "".join(pieces).replace("{", "{{").replace("}", "}}")
+    return re.sub(r"\0(\d+)\0", r"{\1}", held_text), values
 
 
 def output_fill(translation: str, values: list[str]) -> str:
@@ -119,14 +137,12 @@ PROGRESS = re.compile(r"^\s*\d+/\d+\s*\[[^\]]*\]\s*$")
 
 
 def _wordy(text: str) -> bool:
-    """Whether a fragment has words: two letters in a row outside code-like names (a
-    progress bar's status has none to translate)."""
+    """Whether a fragment has words: two letters in a row outside math and code-like names
+    (a progress bar's status has none to translate, nor a label that is all math)."""
     if PROGRESS.match(text):
         return False
-    return (
-        re.search(r"[A-Za-z]{2,}", IDENT.sub(" ", myst.INLINE_CODE.sub(" ", text)))
-        is not None
-    )
+    prose = IDENT.sub(" ", myst.INLINE_CODE.sub(" ", myst.MATH.sub(" ", text)))
+    return re.search(r"[A-Za-z]{2,}", prose) is not None
 
 
 def translate_output(text: str, table: dict[str, str]) -> str:
@@ -173,12 +189,14 @@ def html_fragments(html_text: str) -> list[str]:
 
 
 def svg_fragments(svg_text: str) -> list[str]:
-    """The texts of a figure with words (tick labels are numbers: not messages)."""
+    """The texts of a figure with words, every line of each (tick labels are numbers, and a
+    label that is all math has nothing to translate: not messages).  A label's math stays
+    in its message (:func:`output_template` holds it as a value)."""
     import html as html_mod
 
     texts = [html_mod.unescape(m.group(2)) for m in SVG_TEXT.finditer(svg_text)]
-    texts += [html_mod.unescape(m.group(1)) for m in _SVG_COMMENT.finditer(svg_text)]
-    return [t.strip() for t in texts if _wordy(t) and "$" not in t]
+    texts += [html_mod.unescape(m["text"]) for m in SVG_GLYPHS.finditer(svg_text)]
+    return [t.strip() for t in texts if _wordy(t)]
 
 
 def widget_fragments(state: dict[str, Any]) -> list[str]:
@@ -231,7 +249,11 @@ def notebook_fragments(nb: Any) -> list[tuple[str, str]]:
     def add(fragment: str, where: str) -> None:
         msgid = output_template(fragment.strip())[0]
         if msgid and _wordy(msgid):
-            seen.setdefault(msgid, where)
+            # a label's math is a placeholder: the comment shows the translator which
+            seen.setdefault(
+                msgid,
+                f"{where}: {fragment.strip()}" if myst.MATH.search(fragment) else where,
+            )
 
     for index, cell in enumerate(nb.get("cells", [])):
         for output in cell.get("outputs", []):

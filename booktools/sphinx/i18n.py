@@ -51,7 +51,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from booktools.i18n import columns, outputs
+from booktools.i18n import columns, outputs, svg_math
 from booktools.i18n.catalogues import LANGUAGE
 from booktools.paths import ROOT
 from booktools.sphinx import launch
@@ -349,18 +349,7 @@ _WIDGET_STATE = re.compile(
     re.S,
 )
 _SVG_IMG = re.compile(r'<img [^>]*src="((?:\.\./)*_images/[^"]+\.svg)"')
-# A text of a figure drawn as glyphs (svg.fonttype path): the comment names the text, the
-# group places it (translate, maybe rotate, then the glyphs' scale), the <use>s draw it.
-_GLYPHS = re.compile(
-    r'(<g id="text_\d+">\s*<!-- )(?P<text>.*?)( -->\s*)<g (?:style="(?P<style>[^"]*)" )?'
-    r'transform="(?P<place>translate\([^)]*\)(?: rotate\([^)]*\))?) scale\((?P<scale>[\d.]+) '
-    r'-[\d.]+\)">(?P<body>(?:(?!</g>).)*?)</g>',
-    re.S,
-)
-_USE = re.compile(
-    r'<use xlink:href="#[^"]+"(?: transform="translate\(([\d.]+)(?: [-\d.]+)?\)")?'
-    r"/>\s*"
-)
+_USE_AT = re.compile(r'<use xlink:href="#[^"]+"(?: transform="translate\((-?[\d.]+))?')
 _SVG_FONT = "'DejaVu Sans', 'Noto Sans CJK KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif"
 _PYGMENTS_ESCAPE = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 
@@ -371,19 +360,22 @@ def _escape_pre(text: str) -> str:
 
 
 def translate_svg(svg: str, table: Mapping[str, str]) -> str:
-    """A figure with its texts translated: ``<text>`` contents, or a glyph-drawn text replaced
-    by a ``<text>`` in the same place, size and color (centered on the English text's middle;
-    left-aligned in a legend)."""
-    svg = outputs.SVG_TEXT.sub(
-        lambda m: (
-            m.group(1)
-            + html.escape(
-                outputs.translate_output(html.unescape(m.group(2)), table), quote=False
-            )
-            + m.group(3)
-        ),
-        svg,
-    )
+    """A figure with its texts translated: ``<text>`` contents, or a glyph-drawn text (each
+    line of it, :data:`booktools.i18n.outputs.SVG_GLYPHS`) replaced by a ``<text>`` in the
+    same place, size and color (centered on the English text's middle; left-aligned in a
+    legend).  A label's math comes from the English and is written as text
+    (:func:`booktools.i18n.svg_math.svg_label`)."""
+
+    def text(m: re.Match[str]) -> str:
+        english = html.unescape(m.group(2))
+        korean = outputs.translate_output(english, table)
+        if korean == english:
+            return m.group(0)
+        return (
+            m.group(1) + svg_math.svg_label(korean, _font_size(m.group(1))) + m.group(3)
+        )
+
+    svg = outputs.SVG_TEXT.sub(text, svg)
     legends = [m.start() for m in re.finditer(r'<g id="legend_\d+">', svg)]
     others = [
         m.start() for m in re.finditer(r'<g id="(?:axes_|matplotlib\.axis_)\d+">', svg)
@@ -395,10 +387,10 @@ def translate_svg(svg: str, table: Mapping[str, str]) -> str:
         if korean == english:
             return m.group(0)
         scale = float(m["scale"])
-        uses = _USE.findall(m["body"])
-        width = (
-            float(uses[-1] or 0) if uses else 0.0
-        ) + 60.0  # + about one glyph's advance
+        # the English line's width: its last glyph's place (math places glyphs of every
+        # size, in any order) plus about one glyph's advance
+        width = max((float(x or 0) for x in _USE_AT.findall(m["body"])), default=0.0)
+        width += 60.0
         in_legend = max([p for p in legends if p < m.start()], default=-1) > max(
             [p for p in others if p < m.start()], default=-1
         )
@@ -411,10 +403,17 @@ def translate_svg(svg: str, table: Mapping[str, str]) -> str:
             f'{m.group(1)}{m["text"]}{m.group(3)}{defs}<text x="{x:.3f}" y="0" '
             f'transform="{m["place"]}" style="{style}font-size: {scale * 100:.4g}px; '
             f'font-family: {_SVG_FONT}; text-anchor: {anchor}">'
-            f"{html.escape(korean, quote=False)}</text>"
+            f"{svg_math.svg_label(korean, scale * 100)}</text>"
         )
 
-    return _GLYPHS.sub(glyphs, svg)
+    return outputs.SVG_GLYPHS.sub(glyphs, svg)
+
+
+def _font_size(start_tag: str) -> float:
+    """The font size of a ``<text>`` start tag, in pixels (matplotlib writes it in the
+    style, or the font shorthand); 10 where it says none."""
+    m = re.search(r"font(?:-size)?:[^;\"]*?([\d.]+)px", start_tag)
+    return float(m[1]) if m else 10.0
 
 
 def _translate_html_value(value: str, table: Mapping[str, str]) -> str:
