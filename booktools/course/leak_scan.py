@@ -15,6 +15,7 @@ the list of what it found.
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import json
 import re
@@ -81,13 +82,16 @@ def _shingles(text: str, k: int = 8) -> set[str]:
     return {" ".join(words[i : i + k]) for i in range(len(words) - k + 1)}
 
 
-def _code_lines(code: str) -> set[str]:
+@functools.lru_cache(maxsize=64)
+def _code_lines(code: str) -> frozenset[str]:
+    """The distinctive lines of ``code``, blanks collapsed (cached: a scan asks for the lines
+    of every chapter's shown code once per exercise)."""
     out = set()
     for ln in code.splitlines():
         s = re.sub(r"\s+", " ", ln.split("  #")[0]).strip()
         if len(s) >= 25 and not s.startswith(("#", "import ", "from ", "print(")):
             out.add(s)
-    return out
+    return frozenset(out)
 
 
 #: A printed number with an exponent: ``8.88e-16`` is round-off, not an answer.
