@@ -13,7 +13,7 @@ __all__ = ["QUIZZES"]
 
 
 def _vector(v: np.ndarray) -> str:
-    return "(" + ", ".join(f"{x:g}" for x in v) + ")"
+    return "(" + ", ".join(f"{x:g}".replace("-", "−") for x in v) + ")"
 
 
 def ch08() -> list[Question]:
@@ -74,9 +74,9 @@ def ch08() -> list[Question]:
             ),
         ),
         Choice(
-            prompt="The entries of queries and keys are independent, with mean 0 and "
-            "variance 1. Without the division by √D, what happens to the attention "
-            "weights as the width D grows?",
+            prompt="Queries and keys have independent entries of mean 0 and variance 1: "
+            "without the division by √D, what happens to the attention weights as the "
+            "width D grows?",
             options=(
                 Option(
                     text="Nearly all the weight goes to one key",
@@ -200,9 +200,9 @@ def ch10() -> list[Question]:
     shape = split_heads(np.zeros((1, 5, 24)), 4).shape  # (B, A, n, D)
     return [
         Numeric(
-            prompt=f"A multi-head attention layer has width H = {H:,} and A = {A} heads "
-            f"of D = H/A. In one head, a query and a key have the dot product {dot:g}. "
-            "What score does that head's softmax get for this pair (no mask)?",
+            prompt=f"In one head of a multi-head attention layer of width H = {H:,} with "
+            f"A = {A} heads of D = H/A, a query and a key have the dot product {dot:g}: "
+            "what score does that head's softmax get for this pair (no mask)?",
             answer=dot / math.sqrt(D),
             tolerance=0.005,
             decimals=2,
@@ -311,9 +311,10 @@ def ch11() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt="An FFN_ReLU with H = 2 and F = 3 has W1 = [[1, 0, −1], [1, 2, 1]], "
-            "b1 = (0, 1, 4), W2 = [[1, 0], [3, 1], [2, −1]] and b2 = (0.5, −0.5). "
-            "What is the first entry of its output for the row x = (2, −1)?",
+            prompt="An FFN_ReLU with H = 2 and F = 3 has W1 with the rows (1, 0, −1) and "
+            "(1, 2, 1), b1 = (0, 1, 4), W2 with the rows (1, 0), (3, 1) and (2, −1), and "
+            "b2 = (0.5, −0.5). What is the first entry of its output for the row "
+            "x = (2, −1)?",
             answer=float(ffn_relu(row, W1, b1, W2, b2)[0, 0]),
             tolerance=0.005,
             decimals=2,
@@ -324,8 +325,8 @@ def ch11() -> list[Question]:
             mistakes=(
                 Mistake(
                     value=first(lambda z: z),
-                    feedback="That leaves out the ReLU: the hidden entry −1 must "
-                    "become 0.",
+                    feedback="That leaves out the ReLU, which sets the negative hidden "
+                    "entry to 0 before W2.",
                 ),
                 Mistake(
                     value=first(relu, b1=0.0),

@@ -236,8 +236,8 @@ def ch03() -> list[Question]:
     ungated = mlp2_backward({**cache, "activation": "identity"}, Y)[1]["X"]
     return [
         Numeric(
-            prompt="A path x → z1 = σ(θ1 x) → ŷ = θ2 z1 → J = ½(ŷ − y)², with x = 2, "
-            "y = 0.2, θ1 = 0 and θ2 = 3. What is ∂J/∂θ1?",
+            prompt="What is ∂J/∂θ1 on the path x → z1 = σ(θ1 x) → ŷ = θ2 z1 → "
+            "J = ½(ŷ − y)², at x = 2, y = 0.2, θ1 = 0 and θ2 = 3?",
             answer=chain,
             tolerance=0.005,
             decimals=3,
@@ -286,8 +286,8 @@ def ch03() -> list[Question]:
                 ),
                 Mistake(
                     value=float(grads["X"][0, 0]),
-                    feedback="That is ∂J/∂x₁, the gradient for the first input; x₂ "
-                    "is the second, counted from 1.",
+                    feedback="That is ∂J/∂x₁, the gradient for the first input; the "
+                    "question asks for x₂, the second.",
                 ),
             ),
         ),
@@ -344,7 +344,7 @@ def ch04() -> list[Question]:
             answer=cos,
             tolerance=0.005,
             decimals=3,
-            explain="the dot product 4 divided by √5 · √6.",
+            explain="4 / (√5 · √6), the dot product over the product of the lengths.",
             hint="Divide the dot product by the product of the two lengths.",
             mistakes=(
                 Mistake(
@@ -360,12 +360,13 @@ def ch04() -> list[Question]:
             tolerance=0.005,
             decimals=3,
             explain=f"{w} multiplied {back} times: ∂h_t/∂h_(t−{back}) = {w}^{back}.",
-            hint=f"Every step back multiplies the gradient by the same factor {w}.",
+            hint=f"Every step back multiplies the gradient by {w}, the same factor each "
+            "time.",
             mistakes=(
                 Mistake(
                     value=w * back,
-                    feedback=f"That multiplies {w} by {back} instead of raising it to "
-                    f"the power {back}.",
+                    feedback=f"That multiplies {w} by {back}; the factor is {w} to the "
+                    f"power {back}, one {w} per step.",
                 ),
                 Mistake(
                     value=w**-back,
@@ -375,16 +376,17 @@ def ch04() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"A one-unit linear RNN h_t = w h_(t−1) + x_t with w = {w} starts "
-            "from h_0 = 0 and reads x_1 = x_2 = x_3 = 1. Backpropagation through time: "
-            "what is ∂h_3/∂w, the gradient of the last state for the recurrent weight?",
+            prompt="Backpropagation through time in a one-unit linear RNN "
+            f"h_t = w h_(t−1) + x_t: with w = {w}, h_0 = 0 and the inputs "
+            "x_1 = x_2 = x_3 = 1, what is ∂h_3/∂w, the gradient of the last state for the "
+            "recurrent weight?",
             answer=dw,
             tolerance=0.005,
             decimals=2,
             explain=f"one term per step: h_2 + w · h_1 + w² · h_0 = "
             f"{states[1, 0]:g} + {w} · {states[0, 0]:g} + 0.",
-            hint="The weight is used at every step: sum h_(t−1) times the gradient that "
-            "reaches step t, ∂h_3/∂h_t = w^(3−t), over t = 1, 2, 3.",
+            hint="The weight is used at every step: sum, over t = 1, 2, 3, h_(t−1) times "
+            "the gradient that reaches step t, ∂h_3/∂h_t = w^(3−t).",
             mistakes=(
                 Mistake(
                     value=float(states[1, 0]),
@@ -400,7 +402,8 @@ def ch04() -> list[Question]:
                 Option(
                     text="Its cell state is updated by adding",
                     feedback="Along the additive cell state each step back multiplies "
-                    "the gradient by the forget gate only, which can stay near 1.",
+                    "the gradient by the forget gate only, which can stay near 1 for "
+                    "many steps.",
                     correct=True,
                 ),
                 Option(

@@ -13,7 +13,7 @@ __all__ = ["QUIZZES"]
 
 
 def _vector(v: np.ndarray) -> str:
-    return "(" + ", ".join(f"{x:g}" for x in v) + ")"
+    return "(" + ", ".join(f"{x:g}".replace("-", "−") for x in v) + ")"
 
 
 def _superscript(number: int) -> str:
@@ -218,9 +218,9 @@ def ch15() -> list[Question]:
             ),
         ),
         Numeric(
-            prompt=f"BERT-base has token (V = {bert.V:,}), position (n = {bert.n_ctx}) "
-            f"and segment (2) embeddings of width H = {bert.H}. How many parameters do "
-            "they have together?",
+            prompt=f"How many parameters do BERT-base's token (V = {bert.V:,}), position "
+            f"(n = {bert.n_ctx}) and segment (2) embeddings of width H = {bert.H} have "
+            "together?",
             answer=emb,
             tolerance=0,
             decimals=0,

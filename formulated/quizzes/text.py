@@ -49,8 +49,8 @@ def ch05() -> list[Question]:
             mistakes=(
                 Mistake(
                     value=n * H,
-                    feedback="That is every row of the sequence: under the causal mask "
-                    f"tokens 1 to {i - 1} cannot see token {i}.",
+                    feedback=f"That is every row of the sequence: under the causal mask "
+                    f"token {i} stays hidden from the rows before it.",
                 ),
                 Mistake(
                     value=(n - i) * H,

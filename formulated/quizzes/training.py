@@ -22,7 +22,7 @@ def ch17() -> list[Question]:
     ce = float(cross_entropy_from_logits(z, np.array([0])))
     return [
         Numeric(
-            prompt=f"A model gives P(x₁) = {p1} and P(x₂ | x₁) = {p2}. What is the "
+            prompt=f"A model gives P(x₁) = {p1} and P(x₂ | x₁) = {p2}: what is the "
             "negative log-likelihood of x₁x₂, in nats?",
             answer=nll,
             tolerance=0.005,
@@ -53,7 +53,8 @@ def ch17() -> list[Question]:
                 Mistake(
                     value=0.0,
                     feedback="That treats the target as certain (as dividing the logits "
-                    "by their sum, 2/2 = 1, would); the softmax gives it less than 1.",
+                    "by their sum, 2/2 = 1, would); the softmax gives it a probability "
+                    "below 1, whose −ln is positive.",
                 ),
                 Mistake(
                     value=-math.log(2.0),
@@ -114,7 +115,7 @@ def ch18() -> list[Question]:
         Numeric(
             prompt=f"The schedule rises to η_max = {cfg.lr:g} over T_w = "
             f"{cfg.warmup_steps} steps, then decays along a cosine to η_min = "
-            f"{cfg.min_lr:g} at step T = {cfg.max_steps:,}. What rate does step "
+            f"{cfg.min_lr:g} at step T = {cfg.max_steps:,}: what rate does step "
             f"t = {t} use, in units of 0.0001?",
             answer=rate / unit,
             tolerance=0.005,
@@ -137,15 +138,15 @@ def ch18() -> list[Question]:
                 ),
                 Mistake(
                     value=rate,
-                    feedback="Right rate, wrong unit: the question asks in units of "
-                    "0.0001.",
+                    feedback="Right rate, wrong unit: divide it by 0.0001, the unit the "
+                    "question asks for.",
                 ),
             ),
         ),
         Numeric(
             prompt=f"A step's gradients are g₁ = ({g1[0]:g}, −{-g1[1]:g}) for one tensor "
             f"and g₂ = ({g2[0]:g}, {g2[1]:g}) for another. They are clipped by the "
-            f"global norm with threshold c = {c:g}. What is the first entry of g₂ "
+            f"global norm with threshold c = {c:g}: what is the first entry of g₂ "
             "afterwards?",
             answer=clipped,
             tolerance=0.005,
