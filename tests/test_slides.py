@@ -418,13 +418,23 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
                    .filter((p) => !p.closest(".output, .cell_output"))
                    .map((p) => p.textContent.replace(/\n+$/, "").split("\n").length)});
   }
+  // what CSS draws itself (::before, ::after): checked against the deck's fonts too
+  const pseudo = new Set();
+  for (const el of document.querySelectorAll(".reveal .slides *")) {
+    if (el.closest("mjx-container, aside.notes")) continue;
+    for (const where of ["::before", "::after"]) {
+      const c = getComputedStyle(el, where).content;
+      if (c && c.startsWith('"')) for (const ch of JSON.parse(c)) pseudo.add(ch);
+    }
+  }
   const math_nodes = document.querySelectorAll(".reveal .math, .reveal span.math, .reveal div.math").length;
   const typeset = document.querySelectorAll(".reveal mjx-container").length;
   Reveal.slide(0, 0);
   await sleep(50);
   const before = JSON.stringify(Reveal.getIndices());
   document.body.focus();
-  done({problems, math_nodes, typeset, slides: sections.length, before, shown: slides});
+  done({problems, math_nodes, typeset, slides: sections.length, before, shown: slides,
+        pseudo: [...pseudo]});
 })();
 """
 
@@ -501,6 +511,11 @@ def slide_problems(shown: list[dict[str, Any]]) -> list[str]:
 def deck_problems(report: dict[str, Any]) -> list[str]:
     """What is wrong with a deck, from :func:`deck_report` ([] for a good deck)."""
     found = list(report["problems"]) + slide_problems(report["shown"])
+    found += [
+        f"U+{ord(c):04X} drawn by CSS, in a private-use area no deck font fills"
+        for c in report["pseudo"]
+        if 0xE000 <= ord(c) <= 0xF8FF
+    ]
     if report["math_nodes"] and not report["typeset"]:
         found.append(f"{report['math_nodes']} math elements, none typeset by MathJax")
     found += [f"console: {m}" for m in report["console"]]
@@ -720,9 +735,13 @@ def shown_characters(page: str) -> dict[str, set[str]]:
     return parser.chars
 
 
-def missing_glyphs(page: str, covered: dict[str, set[int]]) -> list[str]:
-    """The characters of a deck that no font its CSS names can draw."""
+def missing_glyphs(
+    page: str, covered: dict[str, set[int]], drawn: list[str] = ()
+) -> list[str]:
+    """The characters of a deck (and ``drawn``, what its CSS draws before or after its
+    elements) that no font its CSS names can draw."""
     shown = shown_characters(page)
+    shown["text"] |= {c for c in drawn if not c.isspace()}
     return sorted(
         f"{kind} {c!r} (U+{ord(c):04X})"
         for kind, chars in shown.items()
@@ -732,13 +751,18 @@ def missing_glyphs(page: str, covered: dict[str, set[int]]) -> list[str]:
 
 
 @pytest.mark.browser
-def test_the_fonts_a_deck_names_cover_every_character_it_shows(decks: Path) -> None:
+def test_the_fonts_a_deck_names_cover_every_character_it_shows(
+    driver: Any, site: str, decks: Path
+) -> None:
     found = []
     for language in slides.LANGUAGES:
         covered = deck_fonts(decks, language)
         for name in slides.chapters():
             page = slides.deck_path(name, language, decks).read_text(encoding="utf-8")
-            found += [f"{language} {name}: {m}" for m in missing_glyphs(page, covered)]
+            drawn = report_of(driver, site, f"{language}/{name}.html")["pseudo"]
+            found += [
+                f"{language} {name}: {m}" for m in missing_glyphs(page, covered, drawn)
+            ]
     assert found == []
     # the check fails on a character no named font has (a private-use one, in text and code)
     page = slides.deck_path("chapters/13_gpt", "en", decks).read_text(encoding="utf-8")
@@ -763,26 +787,38 @@ def figure_texts(page: Path) -> list[str]:
     return found
 
 
-def untranslated_figure_texts(decks: Path, name: str) -> list[str]:
-    """The texts of chapter ``name``'s figures that its outputs catalogue translates, as the
-    Korean page shows them, but the Korean deck's figures do not show in Korean."""
-    from booktools.i18n.outputs import OUTPUTS, output_table, translate_output
+def figures_unlike_the_korean_page(decks: Path, name: str) -> list[str]:
+    """The figures of chapter ``name``'s Korean deck that are not the Korean page's: each
+    figure of the English deck, through the chapter's outputs catalogue as the Korean book
+    translates it (:func:`booktools.sphinx.i18n.translate_svg`), must be the Korean deck's."""
+    from booktools.i18n.outputs import OUTPUTS, output_table
+    from booktools.sphinx.i18n import translate_svg
 
     table = output_table(OUTPUTS / f"{name}.po")
-    korean = set(figure_texts(slides.deck_path(name, "ko", decks)))
-    return [
-        t
-        for t in figure_texts(slides.deck_path(name, "en", decks))
-        if (k := translate_output(t, table)) != t and k not in korean
-    ]
+    pages = {lang: slides.deck_path(name, lang, decks) for lang in slides.LANGUAGES}
+    shown = {
+        lang: re.findall(
+            r'<img [^>]*src="([^"]+\.svg)"', page.read_text(encoding="utf-8")
+        )
+        for lang, page in pages.items()
+    }
+    found = []
+    for src in shown["en"]:
+        if src not in shown["ko"]:
+            continue  # a widget's snapshot: drawn in each language (its labels differ)
+        english = (pages["en"].parent / src).read_text(encoding="utf-8")
+        korean = (pages["ko"].parent / src).read_text(encoding="utf-8")
+        if korean != translate_svg(english, table):
+            found.append(src)
+    return found
 
 
 @pytest.mark.browser
 def test_the_korean_decks_show_the_korean_figures(decks: Path, tmp_path: Path) -> None:
-    """The Korean deck shows the Korean page's figures: every figure text that the chapter's
-    outputs catalogue translates is in Korean (chapter 8's heat map reads "키 j (입력)")."""
-    found = {n: untranslated_figure_texts(decks, n) for n in slides.chapters()}
-    assert {n: t for n, t in found.items() if t} == {}
+    """The Korean deck shows the Korean page's figures (chapter 8's heat map reads
+    "키 j (입력)"), not the English ones."""
+    found = {n: figures_unlike_the_korean_page(decks, n) for n in slides.chapters()}
+    assert {n: f for n, f in found.items() if f} == {}
     assert "키 j (입력)" in figure_texts(
         slides.deck_path("chapters/08_attention", "ko", decks)
     )
@@ -794,7 +830,7 @@ def test_the_korean_decks_show_the_korean_figures(decks: Path, tmp_path: Path) -
     shutil.copytree(
         decks / "en" / "_images", fake / "ko" / "_images", dirs_exist_ok=True
     )
-    assert "key j (input)" in untranslated_figure_texts(fake, "chapters/08_attention")
+    assert figures_unlike_the_korean_page(fake, "chapters/08_attention")
 
 
 def handout_problems(decks: Path, name: str, language: str) -> list[str]:
@@ -872,6 +908,11 @@ WRONG: dict[str, tuple[str, str, tuple[str, ...]]] = {
         (),
     ),
     "untypeset": ("NO-MATHJAX", "none typeset", ()),
+    "icon": (
+        "<style>.reveal div.exercise p.admonition-title::after{content:'\\f303'}</style>",
+        "drawn by CSS",
+        (),
+    ),
     "console": ("<script>console.error('boom')</script>", "console:", ()),
     "keys": ("<script>Reveal.configure({keyboard: false})</script>", "ArrowRight", ()),
     "axe": (

@@ -736,6 +736,7 @@ class _Deck:
         self.language = language
         self.cells: list[dict[str, Any]] = []
         self.count = 0
+        self.shown: set[str] = set()  # the objects whose code a slide showed
 
     def said(self, written: str, *fallbacks: str) -> str:
         """The notes of a slide: the written ones (in the deck's language), else the first
@@ -819,7 +820,17 @@ def slide_cells(
         if piece.kind == "formulated-source":
             block = myst.block_at(piece.text.split("\n"), 0)
             assert block is not None
-            for names, listing in code_slides(block.arg.split(), piece.code):
+            # an object shown on an earlier slide is not shown again (as the page links back)
+            new = [n for n in block.arg.split() if n not in deck.shown]
+            deck.shown.update(block.arg.split())
+            if not new:
+                continue
+            specs = tuple(
+                c
+                for c in piece.code
+                if any((c.split(":")[0].strip() + ".").startswith(n + ".") for n in new)
+            )
+            for names, listing in code_slides(new, specs):
                 caption = ", ".join(f"`{n}`" for n in names)
                 shown = ", ".join(n.rsplit(".", 1)[-1] for n in names)
                 deck.slide(
@@ -876,6 +887,15 @@ def slide_cells(
             meta["mystnb"] = {"image": {"alt": alt}}
         mimes = {k for out in outputs for k in out.get("data", {})}
         figure = any(k.startswith("image/") for k in mimes)
+        if (
+            alt and not figure
+        ):  # a figure's cell whose run drew nothing: no slide of code
+            print(
+                f"slides: {name or 'the chapter'}: code cell {piece.cell + 1} (marked "
+                f"{MARK}) drew no figure in the execution cache; no slide for it",
+                file=sys.stderr,
+            )
+            continue
         if (
             figure
         ):  # a figure's slide shows the figure (what the cell printed: the page's)
@@ -954,7 +974,9 @@ def _summary_slide(
         for k, piece in enumerate(definitions, 1):
             block = myst.block_at(piece.text.split("\n"), 0)
             assert block is not None
-            name = deck.prose.get(block.arg, block.arg)
+            # the catalogue holds a box's title as sphinx-proof shows it: in parentheses
+            name = deck.prose.get(block.arg) or deck.prose.get(f"({block.arg})", "")
+            name = name.removeprefix("(").removesuffix(")") or block.arg
             label = words["definition"].format(n=f"{deck.number}.{k}")
             rows.append(f"- {label}: {name}")
         body = words["definitions"] + "\n\n" + "\n".join(rows)

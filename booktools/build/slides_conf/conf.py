@@ -157,7 +157,19 @@ def sentences(paragraph: nodes.Element) -> list[list[nodes.Node]]:
     """The sentences of ``paragraph``, each as its nodes (a text node split where a sentence
     ends: after ``.``, ``!`` or ``?`` and a space)."""
     found: list[list[nodes.Node]] = [[]]
-    for child in paragraph.children:
+    children: list[nodes.Node] = []
+    for child in (
+        paragraph.children
+    ):  # adjacent texts as one (a line break is a text of its own)
+        if (
+            isinstance(child, nodes.Text)
+            and children
+            and isinstance(children[-1], nodes.Text)
+        ):
+            children[-1] = nodes.Text(str(children[-1]) + str(child))
+        else:
+            children.append(child)
+    for child in children:
         if not isinstance(child, nodes.Text):
             found[-1].append(child)
             continue
