@@ -6,7 +6,9 @@ import dataclasses
 
 import pytest
 
+from booktools.sphinx import i18n
 from formulated.notation import TABLE_002, shape_mismatches, table_002
+from formulated.notation.source_002 import SOURCE_NAMES
 
 
 def test_every_row_of_002s_table_is_there():
@@ -43,5 +45,34 @@ def test_unknown_letters_are_rejected():
 
 def test_table_renders_every_row():
     table = table_002()
-    assert table.count("\n") == len(TABLE_002) + 1
+    rows = [line for line in table.splitlines() if line.startswith("|")]
+    assert len(rows) == len(TABLE_002) + 2  # the header, its rule, the rows
+    # a table of 002's names: the Korean book adds their English (booktools.sphinx.i18n)
+    assert table.startswith(f"```{{table}}\n:class: {i18n.SOURCE_NAMES}\n")
+    assert SOURCE_NAMES == i18n.SOURCE_NAMES
     assert r"\mathcal{B} \times H \times T \times D//H" in table
+
+
+def test_the_korean_table_keeps_002s_names_in_a_column_of_their_own():
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    doctree = publish_doctree(
+        ".. table::\n   :class: source-names\n\n"
+        "   ================  ===\n"
+        "   002's row         002\n"
+        "   ================  ===\n"
+        "   Attention Mask    M\n"
+        "   ================  ===\n"
+    )
+    table = next(doctree.findall(nodes.table))
+    i18n.add_source_names_column(table, "영어 원문")
+    rows = [[e.astext() for e in row.children] for row in table.findall(nodes.row)]
+    assert rows == [["002's row", "영어 원문", "002"], ["Attention Mask"] * 2 + ["M"]]
+    assert len(list(table.findall(nodes.colspec))) == 3
+    copy = list(table.findall(nodes.row))[1].children[1]
+    assert all(t["translatable"] is False for t in copy.findall(nodes.TextElement))
+    assert "language-en" in next(copy.findall(nodes.paragraph))["classes"]
+    assert "language-en" not in next(table.findall(nodes.paragraph))["classes"]
+    with pytest.raises(ValueError, match="table: expected a table with columns"):
+        i18n.add_source_names_column(nodes.table(), "영어 원문")

@@ -23,6 +23,9 @@
 * **Exercise labels** as the glossary has them: "연습문제 8.1" (``numfig_format``) and
   "연습문제 8.1 풀이" (:class:`KoreanSolutionTitles`), where sphinx-exercise's Korean says
   "연습 8.1" and "해답 연습 8.1".
+* **A source's names** in a table (appendix A's rows of 002, class ``source-names``): the
+  Korean book translates them and keeps the source's English in a column of its own
+  (:class:`SourceNamesColumn`), not as a gloss in every cell.
   **The Korean PDF** too, with the same catalogues and functions on the LaTeX builder's
   document: printed lines (:class:`TranslatePrinted`), and the widgets' snapshots and the
   figures where :mod:`booktools.sphinx.pdf_figures` makes them (:func:`translate_widget_state`,
@@ -60,6 +63,10 @@ from booktools.sphinx.korean_search import SearchKorean
 __all__ = [
     "KeepMathBlocks",
     "KoreanSolutionTitles",
+    "SOURCE_NAMES",
+    "SOURCE_NAMES_KO",
+    "add_source_names_column",
+    "SourceNamesColumn",
     "TITLE_KO",
     "EXERCISE_KO",
     "SOLUTION_KO",
@@ -191,6 +198,53 @@ class KoreanSolutionTitles(SphinxPostTransform):
             title += ref
             title += nodes.Text(f" {SOLUTION_KO}")
             node["title"] = f"{EXERCISE_KO} {number} {SOLUTION_KO}".replace("  ", " ")
+
+
+#: The class of a table whose first column holds a source's own names as the source writes
+#: them (appendix A's rows of 002, ``formulated.notation.source_002.SOURCE_NAMES``).
+SOURCE_NAMES = "source-names"
+#: The Korean header of the column that keeps them in English.
+SOURCE_NAMES_KO = "영어 원문"
+
+
+def add_source_names_column(table: nodes.table, header: str) -> None:
+    """Insert after ``table``'s first column a copy of it headed ``header``: the same cells,
+    left untranslated (``translatable`` off) and marked English (``lang="en"``)."""
+    tgroup = next(table.findall(nodes.tgroup), None)
+    colspecs = [c for c in (tgroup or []) if isinstance(c, nodes.colspec)]
+    if tgroup is None or not colspecs:
+        raise ValueError(
+            f"table: expected a table with columns, got {table.astext()!r:.80}"
+        )
+    tgroup.insert(tgroup.index(colspecs[0]) + 1, colspecs[0].deepcopy())
+    tgroup["cols"] = len(colspecs) + 1
+    for row in tgroup.findall(nodes.row):
+        first = next(c for c in row.children if isinstance(c, nodes.entry))
+        if isinstance(row.parent, nodes.thead):
+            copy = nodes.entry("", nodes.paragraph(text=header))
+        else:
+            copy = first.deepcopy()
+            for text in copy.findall(nodes.TextElement):
+                text["translatable"] = False
+            for paragraph in copy.findall(nodes.paragraph):
+                paragraph["classes"].append("language-en")
+        row.insert(row.index(first) + 1, copy)
+
+
+class SourceNamesColumn(SphinxTransform):
+    """The Korean book's tables of a source's names (class :data:`SOURCE_NAMES`) keep the
+    source's English in a column of its own after the translated names
+    (:func:`add_source_names_column`), instead of a gloss in every cell.  Before the Locale
+    transform (20), after booktools.sphinx.table_sources (15) has located the cells."""
+
+    default_priority = 16
+
+    def apply(self, **kwargs: Any) -> None:
+        if self.config.language != LANGUAGE or self.app.builder.name == "gettext":
+            return
+        for table in list(self.document.findall(nodes.table)):
+            if SOURCE_NAMES in table["classes"]:
+                add_source_names_column(table, SOURCE_NAMES_KO)
 
 
 class KeepMathBlocks(SphinxTransform):
@@ -625,6 +679,7 @@ class TranslatePrinted(SphinxPostTransform):
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(KeepMathBlocks)
+    app.add_transform(SourceNamesColumn)
     app.add_transform(TranslateTocCaptions)
     app.connect("builder-inited", _builder_inited, priority=900)
     app.connect("html-page-context", _page_context, priority=950)

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Row002", "TABLE_002", "TRANSLATION", "shape_mismatches", "table_002"]
+__all__ = [
+    "Row002",
+    "TABLE_002",
+    "TRANSLATION",
+    "SOURCE_NAMES",
+    "shape_mismatches",
+    "table_002",
+]
 
 #: 002's letters -> the book's letters (read left to right; ``D//H`` before ``D`` and ``H``).
 TRANSLATION = (
@@ -307,9 +314,19 @@ def _latex_shape(shape: str) -> str:
     return f"${tex}$"
 
 
+#: The class of a table whose first column holds a source's own names, as the source writes
+#: them: the Korean book translates them and keeps the source's English in a column of its
+#: own (booktools.sphinx.i18n); the English book has no use for the same words twice.
+SOURCE_NAMES = "source-names"
+
+
 def table_002() -> str:
-    """002's Table of Notations as a MyST table with the book's symbol and shape for each row."""
+    """002's Table of Notations as a MyST table with the book's symbol and shape for each row
+    (in a ``table`` directive of class :data:`SOURCE_NAMES`: its first column is 002's names)."""
     lines = [
+        "```{table}",
+        f":class: {SOURCE_NAMES}",
+        "",
         "| 002's row | 002 | 002's shape | the book | shape | note |",
         "|---|---|---|---|---|---|",
     ]
@@ -323,4 +340,4 @@ def table_002() -> str:
             r.note,
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "```"])
