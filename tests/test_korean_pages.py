@@ -580,6 +580,7 @@ def _param(kind: str):
     return kind
 
 
+@pytest.mark.slow  # parses every page of the built Korean book
 @pytest.mark.parametrize("kind", [_param(k) for k in KINDS])
 def test_no_english_on_korean_pages(kind: str) -> None:
     """No English word of this kind on any Korean page (the first offenders are printed)."""
@@ -603,6 +604,7 @@ _EXERCISE = re.compile(r"연습문제 \d+\.\d+")
 _SOLUTION = re.compile(r"연습문제 \d+\.\d+ 풀이")
 
 
+@pytest.mark.slow  # parses every page of the built Korean book
 def test_exercise_and_solution_labels() -> None:
     """Exercise boxes say "연습문제 N.M", solution boxes "연습문제 N.M 풀이" (the glossary's
     연습문제 / 풀이; sphinx-exercise's own Korean says "연습 N.M" and "해답 연습 N.M"), and
@@ -625,6 +627,7 @@ def test_exercise_and_solution_labels() -> None:
     assert not bad, f"{len(bad)} labels; first: {bad[:8]}"
 
 
+@pytest.mark.slow  # parses every page of the built Korean book
 def test_frame_korean_wording() -> None:
     """The theme's own Korean, corrected: the page TOC is 목차 (not 내용), 전체 화면으로 보기
     spaced, the footer names the authors in Korean order (not "으로 …"), and the page title
