@@ -989,6 +989,7 @@ root_doc = "index"
 """
 
 
+@pytest.mark.slow  # two Sphinx builds in processes of their own
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_chapter_pages_and_appendix_c_link_the_decks(
     tmp_path: Path, language: str
