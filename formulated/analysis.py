@@ -254,7 +254,7 @@ def _head_shares_checked(model: Any, tokenizer: Any, ids: Any, n_ctx: Any) -> tu
 @torch.no_grad()
 @checked(_head_shares_checked)
 def head_shares(model, tokenizer, ids, n_ctx=None):
-    """Each head's mean weight on each pattern's target, over the whole split ``ids``.
+    """Mean weight ``(L, A)`` of each head on each pattern's target, over ``ids``.
 
     The split is cut into consecutive windows of ``n_ctx`` (the last one shorter); for
     every query ``i >= 1`` with a target ``t(i)``, the weight ``P[l, a, i, t(i)]`` is

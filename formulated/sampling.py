@@ -111,8 +111,7 @@ def apply_temperature(z, temperature):
 
 @checked(_top_k_args)
 def top_k_mask(z, k):
-    """Which logits top-k keeps: ``z_v >= (k-th largest logit)``, a boolean
-    ``(..., V)``.
+    """Which logits top-k keeps, ``z_v >= (k-th largest)``: a boolean ``(..., V)``.
 
     Ties with the ``k``-th largest logit are all kept (so more than ``k`` may survive);
     ``k >= V`` keeps every token.
@@ -167,8 +166,10 @@ def filter_logits(z, temperature=1.0, top_k=None, top_p=None):
 
 @checked(_filter_args)
 def sampling_distribution(z, temperature=1.0, top_k=None, top_p=None):
-    """``softmax(filter_logits(z, T, k, p))``: the distribution the sampler draws from,
-    ``(..., V) -> (..., V)``, zero outside the kept tokens and renormalized inside.
+    """Sampler's ``softmax(filter_logits(z, T, k, p))``: ``(..., V) -> (..., V)``.
+
+    The distribution the sampler draws from: zero outside the kept tokens and
+    renormalized inside.
 
     The logits are first shifted so that the largest is 0 (a shift changes none of the
     filters nor the softmax): then ``z / T`` stays defined as ``T -> 0``, the others

@@ -1,10 +1,12 @@
 """Every source box reads as its definition: what it shows is mostly computation.
 
 A chapter's ``{formulated-source}`` box shows an object under its definition
-(booktools/sphinx/source.py): its decorators, signature and code as the file has them, the
-docstrings left out (:func:`booktools.sphinx.source.shown_source`; the definition above the
-box says what it computes, the docstring is ``help()``'s and the API appendix's).  These
-tests measure every line the box *shows*.
+(booktools/sphinx/source.py): the signature, one line of what and shapes (the docstring's
+first line, which is its whole first paragraph: a one-line summary) and the computation, as
+the file has them (:func:`booktools.sphinx.source.shown_source`).  Validation lives in the
+checker: the ``@checked(...)`` line is not shown (the sentence under the box names the
+checker); the rest of the docstring is ``help()``'s and the API appendix's.  These tests
+measure every line the box *shows*.
 
 **The measure.**  Each non-blank line a box shows is one of (blank lines are not counted):
 
@@ -12,7 +14,8 @@ tests measure every line the box *shows*.
   ``@property``), of the object or of anything defined inside it;
 - a **signature** line: a ``def`` or ``class`` header, from its keyword to its colon, of the
   object and of every method or inner function;
-- a **docstring** line (only a docstring that is a whole body is shown);
+- a **docstring** line: the object's one-line summary (and a docstring that is a whole
+  body, which no box has);
 - a **comment** line (a line holding nothing but a comment);
 - a **code** line, sorted by :func:`measure` (below) into check, delegation and computation.
 
@@ -26,8 +29,15 @@ object counted once however many chapters show it (:func:`breakdown`).  The rule
 - every box: no signature takes more than two lines (:data:`MAX_SIGNATURE`), so a boxed
   function carries no type annotations where they would wrap it (its docstring gives the
   shapes);
-- every box: at least two thirds of its *code* lines are computation, and it shows no
-  docstring (no "Checked by" line: the sentence under the box says it, once).
+- every box: at least two thirds of its *code* lines are computation;
+- every box shows exactly one docstring line when its object has a docstring (none when it
+  has none): the docstring's first line, which must be its whole first paragraph (the next
+  line blank), a sentence (ending in a full stop) that fits :data:`WIDTH` columns once
+  closed with its quotes.  That line is also the API appendix's summary (appendix E shows
+  the first paragraph).  No "Checked by" line: the sentence under the box says it, once;
+- every box: no ``@checked(...)`` line; the only decorators shown are those that change
+  what the code means (:data:`MEANING_DECORATORS`: ``@torch.no_grad()``, ``@dataclass``,
+  ``@classmethod``, ``@property``, ``@staticmethod``).
 
 The page should show the formula, not the guards around it, so argument checks live in a
 checker attached with ``@checked(_attention_args)`` (``formulated/_checks.py``) or a helper
@@ -52,7 +62,9 @@ to the colon) of the object and of any method it defines.  Each code line is one
 - **computation**: every other code line.
 
 Each rule is first shown to fail on a planted bad box (a guarded function, a signature of
-three lines, boxes whose overhead outweighs their formulas).
+three lines, boxes whose overhead outweighs their formulas, a box without its summary, with
+its whole docstring, with a summary that wraps or runs past the margin, with its
+``@checked`` line).
 """
 
 from __future__ import annotations
@@ -71,10 +83,12 @@ from _chapters import ROOT, source_directives
 from booktools.sphinx.source import (
     BLOCK,
     FOLD_OVER,
+    WIDTH,
     folded,
     resolve,
     shown_lines,
     shown_source,
+    shown_text,
     source_text,
 )
 
@@ -82,6 +96,11 @@ from booktools.sphinx.source import (
 MIN_SHARE = 2 / 3
 #: The most lines a boxed signature (``def``/``class`` header) may take.
 MAX_SIGNATURE = 2
+#: The decorators a box may show: they change what the code means (``@checked(...)``
+#: only validates the arguments, and lives in the checker).
+MEANING_DECORATORS = frozenset(
+    {"torch.no_grad()", "dataclass", "classmethod", "property", "staticmethod"}
+)
 
 
 def _validator_names() -> frozenset[str]:
@@ -192,17 +211,45 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     )
 
 
-def docstring_lines(source: str) -> int:
-    """The lines of ``source`` that are docstrings (of the object, its methods, its inner
-    functions)."""
-    tree = ast.parse(textwrap.dedent(source))
-    return sum(
-        len(_span(node.body[0]))
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.body
-        and _is_docstring(node.body[0])
-    )
+def summary_problems(shown: str, source: str) -> list[str]:
+    """What breaks the summary and decorator rules (see the module docstring) in a box
+    that shows ``shown`` for the object whose source is ``source``."""
+    shown, source = textwrap.dedent(shown), textwrap.dedent(source)
+    problems = []
+    top = ast.parse(source).body[0]
+    doc = top.body[0] if top.body and _is_docstring(top.body[0]) else None
+    kinds = breakdown_of(shown)
+    if kinds.docstring != (doc is not None):
+        problems.append(
+            f"shows {kinds.docstring} docstring lines, expected {int(doc is not None)}"
+        )
+    if doc is not None:
+        paragraph = ast.get_docstring(top).split("\n\n")[0]
+        if "\n" in paragraph:
+            problems.append(
+                "the docstring's first paragraph takes more than one line: make its "
+                f"first line a one-line summary: {paragraph!r}"
+            )
+        elif not paragraph.rstrip().endswith("."):
+            problems.append(f"the summary is not a sentence: {paragraph!r}")
+        first = source.splitlines()[doc.lineno - 1].strip()
+        rows = shown.splitlines()
+        if kinds.docstring == 1 and not any(r.strip().startswith(first) for r in rows):
+            problems.append(
+                f"the box does not show the docstring's first line {first!r}"
+            )
+    for node in _defs(ast.parse(shown)):
+        for d in node.decorator_list:
+            text = ast.unparse(d)
+            if text not in MEANING_DECORATORS:
+                problems.append(f"shows the decorator @{text}")
+    problems += [f"over {WIDTH} columns: {line}" for line in long_lines(shown)]
+    return problems
+
+
+def long_lines(text: str) -> list[str]:
+    """The lines of ``text`` longer than :data:`WIDTH` columns."""
+    return [line for line in text.splitlines() if len(line) > WIDTH]
 
 
 def _defs(tree: ast.AST) -> list[ast.AST]:
@@ -310,7 +357,7 @@ def breakdown_of(text: str) -> Breakdown:
         i for i, line in enumerate(lines, 1) if line.strip().startswith("#")
     } - docstring
     m = measure(text)
-    assert m.code == len(code), (m, len(code))  # the two sortings agree
+    assert m.code == len(code), (m, len(code))  # both ways of sorting agree
     return Breakdown(
         len(decorator & _code_lines(text)),
         len(signature & _code_lines(text)),
@@ -509,6 +556,79 @@ def test_planted_boxes_of_overhead_fail_the_share():
     assert b.share < MIN_SHARE
 
 
+#: A formula as the file has it: its checker's decorator and a docstring of three
+#: paragraphs, the first one line.
+FORMULA = '''
+@checked(_diag_args)
+def diag(x):
+    """Diagonal matrix ``diag(x)[i, i] = x[i]``, 0 elsewhere: ``(n,) -> (n, n)``.
+
+    Off the diagonal every entry is 0.
+
+    Definition: def-07-diag.
+    Checked by: tests/test_formulas.py::test_diag_matches_torch
+    """
+    return np.diag(x)
+'''
+
+
+def test_shown_text_keeps_the_summary_and_drops_the_checker_line():
+    shown = shown_text(FORMULA.strip())
+    assert shown.splitlines() == [
+        "def diag(x):",
+        '    """Diagonal matrix ``diag(x)[i, i] = x[i]``, 0 elsewhere: '
+        '``(n,) -> (n, n)``."""',
+        "    return np.diag(x)",
+    ]
+    assert summary_problems(shown, FORMULA) == []
+    b = breakdown_of(shown)
+    assert (b.decorator, b.signature, b.docstring, b.computation) == (0, 1, 1, 1)
+    # a decorator that changes what the code means stays; an inner docstring goes
+    kept = shown_text(
+        '@torch.no_grad()\ndef f(x):\n    """F."""\n\n    def g(y):\n        """G.\n\n'
+        '        More."""\n        return y\n\n    return g(x)'
+    )
+    assert kept.splitlines()[:3] == ["@torch.no_grad()", "def f(x):", '    """F."""']
+    assert '"""G.' not in kept and summary_problems(kept, kept) == []
+
+
+def test_planted_bad_summaries_are_found():
+    def problems(shown, source=FORMULA):
+        return summary_problems(shown, source)
+
+    good = shown_text(FORMULA.strip())
+    # the box as it was: no docstring at all
+    bare = "def diag(x):\n    return np.diag(x)\n"
+    assert problems(bare) == ["shows 0 docstring lines, expected 1"]
+    # the box as it was before: the whole docstring
+    whole = FORMULA.replace("@checked(_diag_args)\n", "")
+    assert problems(whole) == ["shows 7 docstring lines, expected 1"]
+    # the checker's line
+    assert problems("@checked(_diag_args)\n" + good) == [
+        "shows the decorator @checked(_diag_args)"
+    ]
+    assert problems("@functools.cache\n" + good) == [
+        "shows the decorator @functools.cache"
+    ]
+    # a summary that wraps: its box would show half a sentence
+    wrapped = FORMULA.replace(
+        "``(n,) -> (n, n)``.", "``(n,) -> (n, n)``,\n    a square matrix."
+    )
+    found = problems(shown_text(wrapped.strip()), wrapped)
+    assert len(found) == 1 and "takes more than one line" in found[0]
+    # a first line that is no sentence, and one past the margin
+    colon = FORMULA.replace("``(n,) -> (n, n)``.", "``(n,) -> (n, n)``:")
+    assert "not a sentence" in problems(shown_text(colon.strip()), colon)[0]
+    wide = FORMULA.replace("Diagonal matrix", "The diagonal matrix of a vector")
+    assert problems(shown_text(wide.strip()), wide)[0].startswith("over 88 columns")
+    # a summary that is not the docstring's first line
+    other = good.replace("Diagonal matrix", "Diagonal")
+    assert "does not show the docstring's first line" in problems(other)[0]
+    # an object without a docstring shows none
+    assert problems(bare, bare) == []
+    assert problems(good, bare) == ["shows 1 docstring lines, expected 0"]
+
+
 # --------------------------------------------------------------------------------------
 # Every box of the book
 
@@ -545,13 +665,25 @@ def test_no_boxed_signature_takes_more_than_two_lines():
 
 
 @pytest.mark.parametrize("name", BOXES)
-def test_box_shows_no_docstring(name):
+def test_box_shows_signature_one_line_summary_and_computation(name):
     text = shown_source(name)
-    assert breakdown_of(text).docstring == 0, name
+    assert not summary_problems(text, source_text(name)), (
+        name,
+        summary_problems(text, source_text(name)),
+    )
     assert "Checked by" not in text and "Definition:" not in text, name
     assert (
         text.splitlines()[0].lstrip().startswith(("def ", "class ", "@", "async def "))
     )
+
+
+def test_every_box_shows_exactly_one_summary_line():
+    texts = shown_boxes()
+    with_doc = [n for n in BOXES if inspect.getdoc(inspect.unwrap(resolve(n)))]
+    assert len(with_doc) == len(BOXES)  # every boxed object has a docstring
+    b = breakdown(list(texts.values()))
+    assert b.docstring == len(BOXES), b
+    assert not [n for n, t in texts.items() if "@checked" in t]
 
 
 def test_only_long_boxes_are_folded():

@@ -9,10 +9,12 @@ naming each object by the module that defines it (:func:`check_defining_path`), 
 box's title is that path: the title names the file that holds the code.
 
 and the rendered page shows, open, the function as a reader needs it under its definition
-(:func:`shown_source`): its decorators, signature and code, as the file has them, with the
-docstrings left out (the definition above the box says what it computes; the docstring is
-``help()``'s and the API appendix's).  Under the code, once, the tests that check it against
-its reference.  A box longer than :data:`FOLD_OVER` shown lines
+(:func:`shown_source`): the signature, one line of what and shapes (the docstring's first
+line, a one-line summary) and the computation, as the file has them.  Validation lives in
+the checker: the ``@checked(...)`` line is left out, and the sentence under the code names
+the checker; the rest of the docstring is ``help()``'s and the API appendix's.  Under the
+code, once, the tests that check it against its reference.  A box longer than
+:data:`FOLD_OVER` shown lines
 (a long helper) is folded (one click opens it, via ``sphinx-togglebutton``'s
 ``.admonition.dropdown``); an object already shown on the page is not shown twice: its second
 box is one line linking to the first.  The function's docstring carries both facts, one line
@@ -187,27 +189,59 @@ def _docstring(node: ast.AST) -> ast.Expr | None:
     return None
 
 
+#: The quotes that open a docstring's first line (a prefix such as ``r`` kept).
+OPENING_QUOTES = re.compile(r"^\s*[rRuU]?(\"\"\"|\'\'\'|\"|\')")
+
+
+def _is_checked(decorator: ast.expr) -> bool:
+    """Whether ``decorator`` is ``@checked(...)``: validation, which lives in the checker."""
+    return (
+        isinstance(decorator, ast.Call)
+        and isinstance(decorator.func, ast.Name)
+        and decorator.func.id == "checked"
+    )
+
+
 def shown_text(source: str) -> str:
-    """``source`` (a function's or a class's) as its box shows it: every line as it is,
-    but the docstrings of the object and of the functions and classes inside it left out,
-    with the blank lines that follow them (a docstring that is the whole body stays: the
-    code would not parse without it)."""
+    """``source`` (a function's or a class's) as its box shows it: the signature, one line
+    of what and shapes, the computation.  Every line is as the file has it, but the
+    object's docstring is its first line (closed with its quotes; the docstring's first line
+    is its one-line summary); the docstrings of the functions and classes inside it are left
+    out with the blank lines that follow them (a docstring that is a whole body stays: the
+    code would not parse without it), and so is the object's ``@checked(...)`` line."""
     lines = source.splitlines()
     cut: set[int] = set()  # 0-based line numbers
-    for node in ast.walk(ast.parse(source)):
+    top = ast.parse(source).body[0]
+    for decorator in getattr(top, "decorator_list", []):
+        if _is_checked(decorator):
+            cut.update(range(decorator.lineno - 1, decorator.end_lineno))
+    summary: dict[int, str] = {}
+    for node in ast.walk(top):
         doc = _docstring(node)
-        if doc is None or len(node.body) == 1:
+        if doc is None or (node is not top and len(node.body) == 1):
             continue
         end = doc.end_lineno  # the line after the docstring, 0-based
-        while end < len(lines) and not lines[end].strip():
+        while node is not top and end < len(lines) and not lines[end].strip():
             end += 1
-        cut.update(range(doc.lineno - 1, end))
-    return "\n".join(line for i, line in enumerate(lines) if i not in cut)
+        first = doc.lineno - 1
+        cut.update(range(first, end))
+        if node is top:
+            line = lines[first].rstrip()
+            quotes = OPENING_QUOTES.match(line)
+            closed = doc.end_lineno == doc.lineno
+            summary[first] = (
+                line if closed or quotes is None else line + quotes.group(1)
+            )
+    return "\n".join(
+        summary.get(i, line)
+        for i, line in enumerate(lines)
+        if i not in cut or i in summary
+    )
 
 
 def shown_source(dotted: str) -> str:
-    """What the box of the object at ``dotted`` shows: decorators, signature and code
-    (:func:`shown_text` of :func:`source_text`)."""
+    """What the box of the object at ``dotted`` shows: signature, one-line summary and
+    computation (:func:`shown_text` of :func:`source_text`)."""
     return shown_text(source_text(dotted))
 
 
@@ -221,14 +255,31 @@ def folded(texts: list[str]) -> bool:
     return sum(shown_lines(t) for t in texts) > FOLD_OVER
 
 
+def checker_of(obj: Any) -> str | None:
+    """The name of the function that checks ``obj``'s arguments, attached by
+    ``@checked(...)`` (through any wrapper above it, such as ``torch.no_grad``), or None."""
+    while obj is not None:
+        checker = getattr(obj, "__checked_by__", None)
+        if checker is not None:
+            return checker.__name__
+        obj = getattr(obj, "__wrapped__", None)
+    return None
+
+
 def checked_sentence(dotted: str) -> str:
-    """The sentence under a source box: the tests its docstring names (Markdown)."""
-    _, tests = docstring_facts(resolve(dotted))
+    """The sentences under a source box (Markdown): the tests its docstring names, and the
+    checker of its arguments (:func:`checker_of`), whose line the box leaves out."""
+    words = WORDS["en"]
+    obj = resolve(dotted)
+    _, tests = docstring_facts(obj)
     if not tests:
-        return "No test names this function."
-    return (
-        "Checked against its reference by " + ", ".join(f"`{t}`" for t in tests) + "."
-    )
+        sentence = words["none"]
+    else:
+        sentence = words["checked"] + ", ".join(f"`{t}`" for t in tests) + words["end"]
+    checker = checker_of(obj)
+    if checker is not None:
+        sentence += f"{words['checker']}`{checker}`{words['checker_end']}"
+    return sentence
 
 
 #: The directive block in a chapter's Markdown: ```{formulated-source} names``` (and its end).
@@ -283,6 +334,8 @@ WORDS: dict[str, dict[str, str]] = {
         "checked": "Checked against its reference by ",
         "end": ".",
         "none": "No test names this function.",
+        "checker": " Its arguments are checked by ",
+        "checker_end": ".",
         "shown": ": its code is shown ",
         "above": "above",
         "after": ".",
@@ -292,6 +345,8 @@ WORDS: dict[str, dict[str, str]] = {
         "checked": "참조 구현과 대조하는 테스트: ",
         "end": ".",
         "none": "이 함수를 확인하는 테스트가 없다.",
+        "checker": " 인자를 검사하는 함수: ",
+        "checker_end": ".",
         "shown": ": 코드는 ",
         "above": "위",
         "after": "에 있다.",
@@ -330,6 +385,11 @@ class SourceDirective(Directive):
             check += nodes.Text(self.words["end"])
         else:
             check += nodes.Text(self.words["none"])
+        checker = checker_of(obj)
+        if checker is not None:  # the box leaves its @checked line out
+            check += nodes.Text(self.words["checker"])
+            check += nodes.literal(checker, checker)
+            check += nodes.Text(self.words["checker_end"])
         return check
 
     def _one(self, dotted: str, shown: dict[str, str]) -> tuple[list[nodes.Node], str]:

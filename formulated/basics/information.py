@@ -37,8 +37,9 @@ def _softmax_temperature_args(
 
 @checked(_softmax_temperature_args)
 def softmax_temperature(z, temperature=1.0, axis=-1):
-    """``softmax(z / T)``: logits to probabilities; T < 1 sharpens, T > 1 flattens.
-    Shape kept.
+    """``softmax(z / T)``: logits to probabilities at temperature T, shape kept.
+
+    T < 1 sharpens the distribution, T > 1 flattens it.
 
     Definition: def-02-temperature.
     Checked by: tests/test_basics.py::test_softmax_temperature_against_torch
@@ -80,8 +81,7 @@ def _information_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, fl
 
 @checked(_information_args)
 def information_content(p, base=np.e):
-    """Self-information ``I(x) = −log_b p(x)`` of outcomes with probability p (same
-    shape).
+    """Self-information ``I(x) = −log_b p(x)``, element-wise on the probabilities p.
 
     Base 2 gives bits, base e gives nats.  An impossible outcome (p = 0) carries
     infinite information.
@@ -100,8 +100,9 @@ def _entropy_args(p: np.ndarray, base: float = np.e) -> tuple[np.ndarray, float]
 
 @checked(_entropy_args)
 def entropy(p, base=np.e):
-    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i`` (0 log 0 = 0): ``(V,) -> ()``,
-    ``(m, V) -> (m,)``.
+    """Shannon entropy ``H(p) = −Σ_i p_i log_b p_i``: ``(..., V) -> (...)``.
+
+    ``(V,) -> ()``, ``(m, V) -> (m,)``; a zero probability adds nothing (0 log 0 = 0).
 
     Definition: def-02-entropy.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch
@@ -123,8 +124,7 @@ def _pair_args(
 
 @checked(_pair_args)
 def cross_entropy(p, q, base=np.e):
-    """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of q (model) relative to p
-    (truth).
+    """Cross-entropy ``H(p, q) = −Σ_i p_i log_b q_i`` of model q against truth p.
 
     Infinite when q gives probability 0 to an outcome that p allows.  Shapes as
     :func:`entropy`.  In nats this is :func:`formulated.formulas.cross_entropy` (its
@@ -140,8 +140,9 @@ def cross_entropy(p, q, base=np.e):
 
 @checked(_pair_args)
 def kl_divergence(p, q, base=np.e):
-    """Kullback–Leibler divergence
-    ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i) = H(p, q) − H(p) ≥ 0``.
+    """Kullback–Leibler divergence ``KL(p ‖ q) = Σ_i p_i log_b (p_i / q_i)``.
+
+    ``KL(p ‖ q) = H(p, q) − H(p) ≥ 0``; shapes as :func:`entropy`.
 
     Definition: def-02-cross-entropy-kl.
     Checked by: tests/test_basics.py::test_information_quantities_against_torch

@@ -82,8 +82,7 @@ def _relu_grad_args(z: np.ndarray) -> np.ndarray:
 
 @checked(_relu_grad_args)
 def relu_grad(z):
-    """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as PyTorch's
-    autograd).
+    """``ReLU'(z) = 1 if z > 0 else 0``, element-wise (0 at z = 0, as in PyTorch).
 
     Definition: def-03-activations.
     Checked by: tests/test_basics.py::test_activations_and_derivatives_against_autograd
@@ -154,8 +153,7 @@ def _mlp2_backward_args(cache: dict, Y: np.ndarray) -> tuple[dict, np.ndarray]:
 
 @checked(_mlp2_backward_args)
 def mlp2_backward(cache, Y):
-    """The loss ``J = ½ Σ (Ŷ − Y)²`` and its gradients, by the chain rule, layer by
-    layer.
+    """The loss ``J = ½ Σ (Ŷ − Y)²`` and its gradients, layer by layer (chain rule).
 
     Going backwards from J: ``∂J/∂Ŷ = Ŷ − Y``; ``∂J/∂W2 = A1ᵀ ∂J/∂Ŷ``;
     ``∂J/∂b2 = Σ_rows ∂J/∂Ŷ``; ``∂J/∂A1 = ∂J/∂Ŷ W2ᵀ``; ``∂J/∂Z1 = ∂J/∂A1 ⊙ g'(Z1)``;

@@ -57,8 +57,7 @@ def _sequence_args(cond_probs: Any, ids: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @checked(_sequence_args)
 def sequence_log_likelihood(cond_probs, ids):
-    """``log P(x) = Σ_j log P(x_j | context_j)`` from the model's conditional
-    distributions.
+    """``log P(x) = Σ_j log P(x_j | context_j)``: ``(n, V), (n,) -> ()``.
 
     ``cond_probs (n, V)``: row j is the model's distribution for position j given its
     context (for GPT, the tokens before it); ``ids (n,)`` the tokens that occurred
@@ -286,8 +285,9 @@ def _model_ids_args(model: Any, ids: Any) -> tuple[Any, np.ndarray]:
 
 @checked(_model_ids_args)
 def gpt_log_likelihood(model, ids):
-    """GPT: ``Σ_{j=1}^n log P(x_j | x_1, …, x_{j−1})`` — each token from the tokens
-    before it.
+    """GPT's ``Σ_j log P(x_j | x_1, …, x_{j−1})``: ids ``(n,)`` -> a float.
+
+    Each token is predicted from the tokens before it.
 
     Definition: def-17-objectives.
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch
@@ -308,7 +308,9 @@ def _xlnet_args(model: Any, ids: Any, order: Any) -> tuple[Any, np.ndarray, list
 
 @checked(_xlnet_args)
 def xlnet_log_likelihood(model, ids, order):
-    """XLNet for one factorization order z (a permutation of 0..n−1, 0-based):
+    """XLNet's ``Σ_t log P(x_{z_t} | x_{z_<t})``, order z: ids ``(n,)`` -> a float.
+
+    For one factorization order z (a permutation of 0..n−1, 0-based):
     ``Σ_t log P(x_{z_t} | x_{z_1}, …, x_{z_{t−1}})``.  The tokens stay where they are;
     only the order in which they are predicted changes.
 
@@ -345,9 +347,11 @@ def _bert_args(model: Any, ids: Any, masked: Any) -> tuple[Any, np.ndarray, list
 
 @checked(_bert_args)
 def bert_log_likelihood(model, ids, masked):
-    """BERT's objective: ``Σ_{j ∈ M} log P(x_j | x')``, each masked token predicted
-    separately from the corrupted sequence x' (every position not in M).  Equals
-    ``log P(x_M | x')`` only if the masked tokens are independent given x' (chapter 17).
+    """BERT's objective ``Σ_{j ∈ M} log P(x_j | x')``: ids ``(n,)`` -> a float.
+
+    M is the set of masked positions.  Each masked token is predicted separately from
+    the corrupted sequence x' (every position not in M).  It equals ``log P(x_M | x')``
+    only if the masked tokens are independent given x' (chapter 17).
 
     Definition: def-17-objectives.
     Checked by: tests/test_basics.py::test_tiny_attention_model_against_torch

@@ -50,7 +50,7 @@ def _predict_args(X: Any, theta: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @checked(_predict_args)
 def linear_predict(X, theta):
-    """The linear model ``ŷ_i = θ_0 + Σ_j θ_j x_ij``: ``X (r, p), θ (p+1,) -> ŷ (r,)``.
+    """Linear model ``ŷ_i = θ_0 + Σ_j θ_j x_ij``: ``X (r, p), θ (p+1,) -> ŷ (r,)``.
 
     Definition: def-01-linear-model.
     Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
@@ -68,8 +68,9 @@ def _loss_args(y_hat: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @checked(_loss_args)
 def squared_loss(y_hat, y):
-    """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²`` (a sum, not a mean, as in the
-    slides).
+    """Squared-error loss ``L = ½ Σ_i (ŷ_i − y_i)²``: ``(r,), (r,) -> ()``.
+
+    A sum, not a mean, as in the slides.
 
     Definition: def-01-squared-loss.
     Checked by: tests/test_basics.py::test_linear_predict_and_squared_loss_against_torch
@@ -87,8 +88,7 @@ def _data_args(X: Any, y: Any, *rest: Any) -> tuple:
 
 @checked(_data_args)
 def squared_loss_grad(X, y, theta):
-    """Gradient of ``½ Σ_i (ŷ_i − y_i)²`` with respect to θ: ``X̃ᵀ (ŷ − y)``, shape
-    ``(p+1,)``.
+    """Gradient of ``½ Σ_i (ŷ_i − y_i)²`` in θ: ``X̃ᵀ (ŷ − y)``, shape ``(p+1,)``.
 
     Component 0 is ``Σ_i (ŷ_i − y_i)``, component j is ``Σ_i (ŷ_i − y_i) x_ij``:
     equation (3) of the slides, with ŷ the model's prediction and y the observed value.
@@ -114,8 +114,7 @@ def _closed_form_args(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @checked(_closed_form_args)
 def linear_regression_closed_form(X, y):
-    """Least squares in one step: solve the normal equations ``X̃ᵀX̃ θ = X̃ᵀ y`` for θ
-    ``(p+1,)``.
+    """Least squares in one step: solve ``X̃ᵀX̃ θ = X̃ᵀ y`` for θ ``(p+1,)``.
 
     They are equation (3) of the slides set to zero.  Raises if the columns of X̃ are
     linearly dependent (then the minimizer is not unique).
@@ -142,8 +141,7 @@ def _gradient_descent_args(
 
 @checked(_gradient_descent_args)
 def gradient_descent(grad, theta0, lr, steps):
-    """Iterate ``θ ← θ − α ∂L/∂θ`` and return the trajectory ``(steps+1, p)`` (row 0 is
-    θ_0).
+    """Iterate ``θ ← θ − α ∂L/∂θ``: the trajectory ``(steps+1, p)``, row 0 θ_0.
 
     If θ stops being finite (the iteration diverged), the trajectory ends at the last
     finite point, so its length tells how long the divergence took.  ``grad(theta)``

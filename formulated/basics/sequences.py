@@ -58,8 +58,9 @@ def _cosine_args(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @checked(_cosine_args)
 def cosine_similarity(a, b):
-    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis (broadcasting):
-    ``(..., H) -> (...)``.
+    """``cos(a, b) = a·b / (‖a‖ ‖b‖)`` along the last axis: ``(..., H) -> (...)``.
+
+    The leading axes broadcast.
 
     Definition: def-04-cosine.
     Checked by: tests/test_basics.py::test_cosine_similarity_against_torch
@@ -278,8 +279,7 @@ def _lstm_cell_args(
 
 @checked(_lstm_cell_args)
 def lstm_cell(x, h_prev, c_prev, p):
-    """One LSTM step:
-    ``x (d,), h_{t−1} (H,), C_{t−1} (H,) -> h_t (H,), C_t (H,), gates``.
+    """One LSTM step: ``x (d,), h_{t−1}, C_{t−1} (H,) -> h_t, C_t (H,), gates``.
 
     ``i_t = σ([x_t, h_{t−1}] W_i + b_i)``, ``f_t = σ(… W_f + b_f)``,
     ``o_t = σ(… W_o + b_o)``, ``C̃_t = tanh(… W_C + b_C)``,

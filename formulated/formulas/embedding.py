@@ -25,9 +25,7 @@ def _vector_x(x: Any) -> np.ndarray:
 
 @checked(_vector_x)
 def diag(x):
-    """Diagonal matrix: ``diag(x)[i, j] = x[i]`` if ``i == j`` else ``0``.
-
-    Shapes: ``(n,) -> (n, n)``.
+    """Diagonal matrix ``diag(x)[i, i] = x[i]``, 0 elsewhere: ``(n,) -> (n, n)``.
 
     Definition: def-07-diag.
     Checked by: tests/test_formulas.py::test_diag_matches_torch
@@ -100,7 +98,7 @@ def _pe_args(n: Any, H: Any) -> tuple[int, int]:
 
 @checked(_pe_args)
 def positional_encoding_sinusoidal(n, H):
-    """Sinusoidal positional encoding (Vaswani et al. 2017), float64.
+    """Sinusoidal positional encoding (Vaswani et al. 2017): ``(n, H)``, float64.
 
     ``PE[pos, 2k] = sin(pos / 10000^(2k/H))`` and
     ``PE[pos, 2k+1] = cos(pos / 10000^(2k/H))`` with 0-based position ``pos = 0 .. n-1``

@@ -38,10 +38,9 @@ def relu(x):
 
 @checked(_array_x)
 def sigmoid(x):
-    """Logistic sigmoid ``1 / (1 + exp(-x))`` elementwise, without overflow for
-    large ``|x|``.
+    """Logistic sigmoid ``1 / (1 + exp(-x))``, elementwise: any shape -> same.
 
-    Shapes: any -> same.
+    Computed without overflow for large ``|x|``.
 
     Definition: def-03-activations.
     Checked by: tests/test_formulas.py::test_relu_and_sigmoid_match_torch

@@ -104,7 +104,9 @@ def _check_no_overflow(Q: np.ndarray, K: np.ndarray, scale: float | None) -> Non
 
 @checked(_attention_args)
 def attention(Q, K, V, mask=None, scale=None, kind="additive"):
-    """(Masked) scaled dot-product attention: ``softmax(Q K^T / sqrt(D) + mask) V``.
+    """Attention ``softmax(Q K^T / sqrt(D) + mask) V``: Q ``(n, D)`` -> ``(n, D_v)``.
+
+    (Masked) scaled dot-product attention.
 
     Shapes: ``Q (n, D)``, ``K (m, D)``, ``V (m, D_v)``, ``mask (n, m)`` or None ->
     ``(n, D_v)``; leading batch axes are allowed (``(..., n, D)``, e.g.
@@ -168,8 +170,9 @@ def _split_heads_args(X: Any, A: Any) -> tuple[np.ndarray, int]:
 
 @checked(_split_heads_args)
 def split_heads(X, A):
-    """Split the width into ``A`` heads ("Notations" Step 7.2):
-    ``(B, n, A*D) -> (B, A, n, D)``.
+    """Split the width into ``A`` heads: ``(B, n, A*D) -> (B, A, n, D)``.
+
+    As in "Notations" Step 7.2.
 
     Column ``d`` of ``X`` becomes head ``d // D``, position ``d % D`` (0-based), i.e. a
     reshape to ``(B, n, A, D)`` followed by swapping the ``n`` and ``A`` axes.  ``A``
@@ -229,7 +232,9 @@ def _mhsa_args(
 
 @checked(_mhsa_args)
 def multi_head_self_attention(X, mask, W_q, W_k, W_v, W_o, kind="additive"):
-    """Masked multi-head self-attention, one head at a time (the box's definition):
+    """Masked multi-head self-attention, one head at a time: ``(n, H) -> (n, H)``.
+
+    The box's definition:
 
     ``MultiHeadSA(X, Mask) = Concat(head_1, ..., head_A) W_o`` with
     ``head_i = Attention(X W_q[i], X W_k[i], X W_v[i], Mask)`` (scaled by

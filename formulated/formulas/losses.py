@@ -51,7 +51,9 @@ def _cross_entropy_args(y: Any, y_hat: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @checked(_cross_entropy_args)
 def cross_entropy(y, y_hat):
-    """Cross entropy of a predicted distribution ``y_hat`` against a target ``y``:
+    """Cross entropy of ``y_hat`` against ``y``, in nats: ``(..., V) -> (...)``.
+
+    ``y_hat`` is the predicted distribution, ``y`` the target:
 
     ``CrossEntropy(y, y_hat) = -sum_j y[j] * log(y_hat[j])`` (natural log, so in nats).
     Terms with ``y[j] = 0`` count as 0 (the convention ``0 log 0 = 0``); if ``y[j] > 0``
@@ -97,8 +99,9 @@ def _from_logits_args(logits: Any, targets: Any, reduction: Any = "mean") -> tup
 
 @checked(_from_logits_args)
 def cross_entropy_from_logits(logits, targets, reduction="mean"):
-    """Cross entropy of token ids under ``softmax(logits)``, computed
-    stably (log-sum-exp):
+    """Cross entropy of token ids under ``softmax(logits)``: ``(n, V), (n,) -> ()``.
+
+    Computed stably (log-sum-exp):
 
     ``loss_i = -log softmax(logits_i)[t_i] = logsumexp(logits_i) - logits_i[t_i]``, with
     the maximum subtracted inside the log-sum-exp so that large logits do not overflow.

@@ -95,7 +95,7 @@ def _mask_args(n: Any, kind: Any = "additive") -> tuple[int, str]:
 
 @checked(_mask_args)
 def mask_bidirectional(n, kind="additive"):
-    """Bidirectional mask Mask_BD: every query may attend to every key.
+    """Bidirectional mask Mask_BD ``(n, n)``: every query may attend to every key.
 
     Shapes: ``() -> (n, n)``.  ``kind="additive"`` (the default, used by the book) gives
     all zeros; ``kind="multiplicative"`` gives the sources' literal all-ones matrix.
@@ -108,8 +108,7 @@ def mask_bidirectional(n, kind="additive"):
 
 @checked(_mask_args)
 def mask_autoregressive(n, kind="additive"):
-    """Autoregressive (causal) mask Mask_AR: query ``i`` may attend to keys
-    ``j <= i`` only.
+    """Autoregressive mask Mask_AR ``(n, n)``: query ``i`` sees keys ``j <= i``.
 
     Shapes: ``() -> (n, n)``.  ``kind="additive"`` (the default): ``0`` where
     ``j <= i``, ``-inf`` where ``j > i``, to be *added* to the scores.
@@ -177,7 +176,7 @@ def _check_masked(masked: np.ndarray, scores: np.ndarray, kind: str) -> None:
 
 @checked(_masked_softmax_args)
 def masked_softmax(scores, mask, kind="additive"):
-    """Masked softmax over the last axis.
+    """Masked softmax over the last axis: ``(..., n, m) -> (..., n, m)``.
 
     ``kind="additive"`` (default): ``softmax(scores + mask)`` with ``mask`` 0 (attend) /
     -inf (blocked), so blocked positions get weight exactly 0.  A boolean ``mask`` means

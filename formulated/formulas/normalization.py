@@ -52,8 +52,9 @@ def _check_spread(spread: np.ndarray, eps: float, what: str) -> None:
 
 @checked(_check_ln)
 def layer_norm(X, gamma, beta, eps=1e-5):
-    """Layer normalization of each row (the box's definition, as
-    ``torch.nn.LayerNorm``):
+    """LayerNorm of each row, as ``torch.nn.LayerNorm``: ``(n, H) -> (n, H)``.
+
+    Layer normalization, the box's definition:
 
     ``LayerNorm(X)[i, j]
     = gamma[j] * (X[i, j] - mu_i) / sqrt(sigma_i^2 + eps) + beta[j]`` with ``mu_i`` the
@@ -74,8 +75,9 @@ def layer_norm(X, gamma, beta, eps=1e-5):
 
 @checked(_check_ln)
 def layer_norm_std_eps(X, gamma, beta, eps=1e-5):
-    """The "Notations" code variant of layer normalization: ``eps`` added to the std,
-    not the variance.
+    """Layer normalization with ``eps`` added to the std: ``(n, H) -> (n, H)``.
+
+    The "Notations" code variant: ``eps`` added to the std, not the variance.
 
     ``gamma[j] * (X[i, j] - mu_i) / (sigma_i + eps) + beta[j]``, ``sigma_i`` the biased
     row standard deviation.  Differs from :func:`layer_norm` (and ``torch``) noticeably

@@ -211,7 +211,7 @@ def _pre_ln_args(
 
 @checked(_block_args)
 def block_post_ln(X, blk, mask, *, gelu="sigmoid", eps=1e-5, ffn="gelu"):
-    """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``:
+    """One post-LN layer (GPT, BERT, RoBERTa boxes), ``(n, H) -> (n, H)``.
 
     ``X' = LayerNorm(MultiHeadSA(X, Mask) + X)``, ``X_out = LayerNorm(FFN(X') + X')``.
     ``gelu`` is one of :data:`GELU_KINDS`, ``ffn`` ``"gelu"`` or ``"relu"`` (000's BERT
@@ -229,7 +229,7 @@ def block_post_ln(X, blk, mask, *, gelu="sigmoid", eps=1e-5, ffn="gelu"):
 
 @checked(_pre_ln_args)
 def block_pre_ln(X, blk, mask, *, gelu="sigmoid", eps=1e-5):
-    """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``:
+    """One pre-LN layer (GPT-2, GPT-3 boxes), ``(n, H) -> (n, H)``.
 
     ``X' = MultiHeadSA(LayerNorm(X), Mask) + X``, ``X_out = FFN(LayerNorm(X')) + X'``.
 

@@ -142,9 +142,10 @@ class Block:
 
 @dataclass
 class GPTParams:
-    """Parameters of GPT, GPT-2 and GPT-3: ``W_e (V, H)``, ``W_p (n_ctx, H)``, ``L``
-    blocks, and the final LayerNorm ``gamma_f, beta_f (H,)`` that GPT-2 and GPT-3 add
-    (``None`` for GPT).
+    """GPT, GPT-2 and GPT-3 parameters: ``W_e (V, H)``, ``W_p (n_ctx, H)``, blocks.
+
+    ``L`` blocks, and the final LayerNorm ``gamma_f, beta_f (H,)`` that GPT-2 and GPT-3
+    add (``None`` for GPT).
 
     Definition: def-16-theta.
     Checked by:
@@ -511,7 +512,7 @@ def _parameter_breakdown_args(
 
 @checked(_parameter_breakdown_args)
 def parameter_breakdown(V, n, H, F, D, A, L, *, attention_biases=False, final_ln=False):
-    """The source's λ term by term: ``{"embeddings", "attention", "ffn", "layernorm"}``.
+    """The source's λ by term: ``{"embeddings", "attention", "ffn", "layernorm"}``.
 
     ``embeddings = V·H + n·H``, ``attention = L·(A·3·H·D + A·D·H)``,
     ``ffn = L·(H·F + F + F·H + H)``, ``layernorm = L·4H``.  Two pieces the formula omits
@@ -536,8 +537,9 @@ def parameter_breakdown(V, n, H, F, D, A, L, *, attention_biases=False, final_ln
 
 
 def parameter_count(V, n, H, F, D, A, L, **options):
-    """The source's parameter count λ, the sum of :func:`parameter_breakdown`'s terms;
-    116,497,920 for GPT-1.
+    """The source's parameter count λ, an int; 116,497,920 for GPT-1.
+
+    The sum of :func:`parameter_breakdown`'s terms:
 
     .. math:: λ = VH + nH + L(3AHD + ADH) + L(HF + F + FH + H) + L·4H
 

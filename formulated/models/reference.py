@@ -131,8 +131,7 @@ def _embed_args(
 
 @checked(_embed_args)
 def _embed(ids, W_e, W_p):
-    """The boxes' embedding line: ``X_0 = OneHot(x) W_e + W_p`` (the first ``n`` rows of
-    W_p).
+    """The boxes' embedding ``X_0 = OneHot(x) W_e + W_p[:n]``: ``(n,) -> (n, H)``.
 
     Shapes: ``ids (n,)``, ``W_e (V, H)``, ``W_p (n_ctx, H)`` with ``n <= n_ctx``
     ``-> (n, H)``.
@@ -156,8 +155,9 @@ def _gpt_args(x: Any, params: Any, *, gelu: Any = "sigmoid", eps: Any = 1e-5) ->
 
 @checked(_gpt_args)
 def gpt_probabilities(x, params, *, gelu="sigmoid", eps=1e-5):
-    """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` or
-    ``(B, n) -> (B, n, V)``.
+    """The GPT box's matrix ``Y = Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)``.
+
+    Batched, ``(B, n) -> (B, n, V)``.
 
     Row ``i`` (0-based) is the distribution of the token after ``x[0..i]``.  Post-LN
     layers, autoregressive mask, de-embedding with the tied ``W_e``.  ``gelu`` picks the
@@ -238,9 +238,10 @@ def _decoder_args(
 
 @checked(_decoder_args)
 def decoder_pre_ln(X, params, masks, *, gelu="sigmoid", eps=1e-5):
-    """GPT-2's layers and de-embedding, from the input ``X_0 (n, H)`` to
-    ``Y = Softmax(LayerNorm_f(X_L) W_eᵀ)`` ``(n, V)``: pre-LN layer ``l`` uses
-    ``masks[l]`` (GPT-2: all autoregressive; GPT-3: dense and banded in turn).
+    """GPT-2's layers and de-embedding: ``X_0 (n, H) -> Y (n, V)``.
+
+    ``Y = Softmax(LayerNorm_f(X_L) W_eᵀ)``; pre-LN layer ``l`` uses ``masks[l]`` (GPT-2:
+    all autoregressive; GPT-3: dense and banded in turn).
 
     Definition: def-14-gpt2.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -253,9 +254,10 @@ def decoder_pre_ln(X, params, masks, *, gelu="sigmoid", eps=1e-5):
 
 @checked(_gpt2_args)
 def gpt2_probabilities(x, params, *, gelu="sigmoid", eps=1e-5):
-    """The GPT-2 box's matrix ``Y = Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)``
-    or ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real GPT-2
-    uses ``gelu="tanh"``.
+    """The GPT-2 box's matrix ``Softmax(LayerNorm(X_L) W_eᵀ)``: ``(n,) -> (n, V)``.
+
+    Batched, ``(B, n) -> (B, n, V)``.  Pre-LN layers and a final LayerNorm; the real
+    GPT-2 uses ``gelu="tanh"``.
 
     Definition: def-14-gpt2.
     Checked by: tests/test_models.py::test_parity_with_transformers
@@ -276,8 +278,9 @@ def gpt2(x: Any, params: GPTParams, **options: Any) -> np.ndarray:
 
 @checked(_gpt3_args)
 def gpt3_probabilities(x, params, *, window=None, gelu="sigmoid", eps=1e-5):
-    """The GPT-3 box's matrix: GPT-2 whose odd layers (1-based) use
-    :func:`~formulated.models.blocks.mask_sparse_banded`.
+    """The GPT-3 box's matrix: GPT-2 with banded odd layers, ``(n,) -> (n, V)``.
+
+    Its odd layers (1-based) use :func:`~formulated.models.blocks.mask_sparse_banded`.
 
     ``window`` is the band width (default :func:`default_window` of ``n_ctx``).  Shapes
     as in :func:`gpt2_probabilities`.
@@ -374,11 +377,12 @@ def _roberta_input_args(
 
 @checked(_roberta_input_args)
 def roberta_input(x_A, x_B, j_masked, *, bos_id, eos_id, mask_id):
-    """Build RoBERTa's input: ``<s> x_A </s>`` or, for a pair,
-    ``<s> x_A </s></s> x_B </s>`` (the real tokenizer doubles the separator between
-    sentences); no segment ids.  Returns ``(x', x)`` with position ``j_masked``
-    (0-based, a sentence token) replaced by ``<mask>``.  The special ids must be
-    non-negative integers, as for :func:`bert_input`.
+    """RoBERTa's input ``<s> x_A </s></s> x_B </s>``: ``(x', x)``, each ``(n,)``.
+
+    ``<s> x_A </s>`` for one sentence; for a pair the real tokenizer doubles the
+    separator between sentences.  No segment ids.  ``x'`` is ``x`` with position
+    ``j_masked`` (0-based, a sentence token) replaced by ``<mask>``.  The special ids
+    must be non-negative integers, as for :func:`bert_input`.
 
     Definition: def-15-roberta.
     Checked by: tests/test_models.py::test_roberta_input_matches_the_roberta_tokenizer
@@ -444,8 +448,7 @@ def _bert_args(
 
 @checked(_bert_args)
 def bert_probabilities(x, t, params, *, gelu="sigmoid", ffn="gelu", eps=1e-5):
-    """The BERT box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)`` (or
-    batched).
+    """The BERT box's ``Softmax(X_L W_eᵀ)``: ``(n,), (n,) -> (n, V)``, or batched.
 
     ``X_0 = OneHot(x) W_e + W_p + diag(1 − t) Stack_n(w_A) + diag(t) Stack_n(w_B)``: the
     segment vector ``w_A`` goes to the tokens with ``t_i = 0`` (sentence A, as 001
@@ -500,7 +503,7 @@ def _roberta_args(
 
 @checked(_roberta_args)
 def roberta_probabilities(x, params, *, gelu="sigmoid", eps=1e-5):
-    """The RoBERTa box's matrix ``Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)`` (or batched).
+    """The RoBERTa box's ``Softmax(X_L W_eᵀ)``: ``(n,) -> (n, V)``, or batched.
 
     BERT without segment ids: ``X_0 = OneHot(x) W_e + W_p``, post-LN layers with GELU
     and the bidirectional mask.  The real model uses ``gelu="erf"``, ``eps=1e-5`` and

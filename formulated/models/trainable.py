@@ -160,8 +160,9 @@ class CausalSelfAttention(nn.Module):
 
 
 class FFN(nn.Module):
-    """Position-wise feed-forward network, ``GELU(X W_1 + b_1) W_2 + b_2``:
-    ``(B, n, H) -> (B, n, F) -> (B, n, H)``.
+    """Feed-forward ``GELU(X W_1 + b_1) W_2 + b_2``: ``(B, n, H) -> (B, n, H)``.
+
+    A position-wise network, through ``(B, n, F)``.
 
     Definition: def-18-trainable.
     Checked by: tests/test_train.py::test_torch_gpt_equals_numpy_gpt2
@@ -179,7 +180,8 @@ class FFN(nn.Module):
 
 
 class Block(nn.Module):
-    """One pre-LN transformer layer, ``(B, n, H) -> (B, n, H)``:
+    """One pre-LN transformer layer, ``(B, n, H) -> (B, n, H)``.
+
     ``X' = X + MHA(LayerNorm_1(X))``, then ``X' + FFN(LayerNorm_2(X'))``.
 
     Definition: def-18-trainable.
@@ -492,8 +494,7 @@ def _shape_distribution_args(
 
 @checked(_shape_distribution_args)
 def shape_distribution(logits, temperature=1.0, top_k=None):
-    """``p = softmax(z / T)`` restricted to the ``top_k`` largest logits:
-    ``(V,) -> (V,)``.
+    """``p = softmax(z / T)`` on the ``top_k`` largest logits: ``(V,) -> (V,)``.
 
     ``T < 1`` sharpens the distribution, ``T > 1`` flattens it, ``T = 0`` puts all the
     mass on the argmax (greedy decoding); top-k sets every logit below the ``k``-th

@@ -285,8 +285,10 @@ def _trace_gpt_block_args(
 
 @checked(_trace_gpt_block_args)
 def trace_gpt_block(ids, params, gelu_approximation="tanh"):
-    """Run token ids ``(B, n)`` through embeddings, one GPT-2 block (pre-LN) and the
-    output layer, recording every intermediate tensor with its shape in letters.
+    """Ids ``(B, n)`` through one GPT-2 block, every tensor traced with its shape.
+
+    Run token ids through embeddings, one GPT-2 block (pre-LN) and the output layer,
+    recording every intermediate tensor with its shape in letters.
 
     The block, in the book's notation (``X`` is ``B x n x H``; every formula acts on
     each sequence of the batch alike):

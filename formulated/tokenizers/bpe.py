@@ -368,8 +368,7 @@ def _vocab_size_args(base_symbols: Any, merges: Any, special_tokens: Any = 0) ->
 
 @checked(_vocab_size_args)
 def bpe_vocab_size(base_symbols, merges, special_tokens=0):
-    """Vocabulary size of a BPE tokenizer:
-    ``V = base symbols + merges + special tokens``.
+    """BPE vocabulary size ``V = base symbols + merges + special tokens``.
 
     Every merge adds one token (when no two merges produce the same string).  GPT-1:
     ``478 + 40_000 = 40_478``; GPT-2 and GPT-3 (byte-level BPE):

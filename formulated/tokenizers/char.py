@@ -64,8 +64,7 @@ def _check_char_dict(d: Any) -> list[str]:
 
 
 class CharTokenizer:
-    """Character-level tokenizer: the vocabulary is the sorted set of characters of a
-    corpus.
+    """Character-level tokenizer: the vocabulary is a corpus's sorted characters.
 
     ``stoi[c]`` is the id of character ``c`` and ``itos[i]`` the character of id ``i``,
     so ``decode(encode(s)) == s`` for every string made of known characters.

@@ -30,7 +30,7 @@ def _lr_lambda_args(cfg: Any) -> TrainConfig:
 
 @checked(_lr_lambda_args)
 def lr_lambda(cfg):
-    """Multiplier of ``lr`` at a step: warm-up, cosine decay to ``min_lr``, then flat.
+    """Multiplier of ``lr`` per step: warm-up, cosine decay to ``min_lr``, then flat.
 
     ``f(s) = (s + 1) / w`` for ``s < w``, then ``m + (1 - m) (1 + cos(pi t)) / 2`` with
     ``t = (s - w) / (d - w)`` (capped at 1), ``m = min_lr / lr``, and ``d`` where the

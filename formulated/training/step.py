@@ -90,7 +90,7 @@ def _check_step_args(
 
 @checked(_check_step_args)
 def train_step(model, optimizers, schedulers, x, y, grad_clip, autocast=nullcontext):
-    """One step of def-18-step on a batch ``x, y`` (each ``(B, n)``); returns its loss.
+    """One training step (def-18-step) on a batch ``x, y (B, n)``; returns its loss.
 
     ``model(x, y)`` gives the loss of def-18-batch-loss; its gradient is clipped to the
     norm ``grad_clip`` (def-18-clip; 0 = no clipping); each optimizer (AdamW, and Muon
