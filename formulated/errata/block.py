@@ -544,7 +544,6 @@ def ffn_input_is_wrong(z4: Callable[[Any, Any], Any]) -> bool:
     from transformers import GPT2Config
     from transformers.models.gpt2.modeling_gpt2 import GPT2Block
 
-
     H, n = 8, 5
     torch.manual_seed(0)
     cfg = GPT2Config(
