@@ -226,7 +226,7 @@ class _Parser:
 
 
 def math_runs(tex: str) -> list[Run]:
-    """The runs of one formula (the TeX inside ``$…$``), neighbours of one style merged."""
+    """The runs of one formula (the TeX inside ``$…$``), neighbors of one style merged."""
     parser = _Parser(tex)
     runs = parser.group(0)
     if parser.peek() is not None:
