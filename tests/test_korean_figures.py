@@ -19,7 +19,7 @@ offence when it is
   of an embedding or attention plot, ``cat``, ``the``): data stays as the corpus has it.
 
 A raster figure (PNG, JPEG) on a Korean chapter page fails too: its text cannot be read.
-The pages' test is skipped where ``_build/html/ko`` is absent
+The pages' test is skipped where ``_build/html/ko`` (or ``FORMULATED_KO_HTML``) is absent
 (``python -m booktools i18n build``).  ``python tests/test_korean_figures.py [folder]``
 prints every figure that has English.
 """
@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -38,6 +39,9 @@ import pytest
 from booktools import myst
 from booktools.i18n import KO_HTML, outputs, svg_math
 from booktools.sphinx.i18n import translate_svg
+
+#: The built Korean book (``FORMULATED_KO_HTML`` names another, e.g. an older build's copy).
+BOOK = Path(os.environ.get("FORMULATED_KO_HTML") or KO_HTML)
 
 #: Functions, libraries and names a Korean figure writes as the English one does.
 NAMES = frozenset(
@@ -166,9 +170,9 @@ def offences(book: Path) -> dict[str, list[str]]:
 
 
 def test_no_english_in_the_korean_books_figures() -> None:
-    if not (KO_HTML / "chapters").is_dir():
-        pytest.skip("no Korean book at _build/html/ko: python -m booktools i18n build")
-    found = offences(KO_HTML)
+    if not (BOOK / "chapters").is_dir():
+        pytest.skip(f"no Korean book at {BOOK}: python -m booktools i18n build")
+    found = offences(BOOK)
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
@@ -306,6 +310,6 @@ def test_math_as_svg_text() -> None:
 
 
 if __name__ == "__main__":
-    book = Path(sys.argv[1]) if len(sys.argv) > 1 else KO_HTML
+    book = Path(sys.argv[1]) if len(sys.argv) > 1 else BOOK
     for where, lines in offences(book).items():
         print(f"{where}: {lines}")
