@@ -18,7 +18,8 @@ offence when it is
 * a whole line that is one word of an example's data (:data:`DATA_WORDS`: the tick labels
   of an embedding or attention plot, ``cat``, ``the``): data stays as the corpus has it.
 
-A raster figure (PNG, JPEG) on a Korean chapter page fails too: its text cannot be read.
+A raster figure (PNG, JPEG) on a Korean chapter page fails too: its text cannot be read; so
+does a Korean page that shows fewer figures than its English page.
 The pages' test is skipped where ``_build/html/ko`` (or ``FORMULATED_KO_HTML``) is absent
 (``python -m booktools i18n build``).  ``python tests/test_korean_figures.py [folder]``
 prints every figure that has English.
@@ -176,6 +177,27 @@ def test_no_english_in_the_korean_books_figures() -> None:
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
+def missing_figures(book: Path, english: Path) -> dict[str, tuple[int, int]]:
+    """``page`` -> (figures of the English page, of the Korean page), for every chapter page
+    of the Korean ``book`` that shows fewer figures than its English page in ``english``."""
+    found = {}
+    for page in sorted((book / "chapters").glob("*.html")):
+        other = english / "chapters" / page.name
+        if other.is_file():
+            counts = len(page_figures(other)), len(page_figures(page))
+            if counts[1] < counts[0]:
+                found[page.stem] = counts
+    return found
+
+
+def test_a_korean_page_shows_every_figure_of_its_english_page() -> None:
+    """Both books render the same executed notebooks: a figure missing from a Korean page
+    is a figure the Korean reader never sees (an output lost from the execution cache)."""
+    if not (BOOK / "chapters").is_dir() or not (BOOK.parent / "chapters").is_dir():
+        pytest.skip(f"no English and Korean books at {BOOK.parent}: make book")
+    assert missing_figures(BOOK, BOOK.parent) == {}
+
+
 def test_the_scan_finds_a_planted_english_label(tmp_path: Path) -> None:
     """A Korean book whose one figure keeps an English title (a ``<text>``), an English line
     drawn as glyphs, and a PNG: each is found; its Korean lines and allowed names are not."""
@@ -207,6 +229,12 @@ def test_the_scan_finds_a_planted_english_label(tmp_path: Path) -> None:
         "01_x: fig.svg": ["The two placements of ε", "33 of 144 pairs"],
         "01_x: plot.png": ["a raster figure: plot.png"],
     }
+    # the English page shows one figure more than the Korean one
+    (tmp_path / "en" / "chapters").mkdir(parents=True)
+    (tmp_path / "en" / "chapters" / "01_x.html").write_text(
+        page.read_text("utf-8") + '<img alt="" src="../_images/more.svg"/>', "utf-8"
+    )
+    assert missing_figures(tmp_path, tmp_path / "en") == {"01_x": (3, 2)}
 
 
 def test_allowed_words_are_no_offence_and_english_is() -> None:
@@ -313,3 +341,5 @@ if __name__ == "__main__":
     book = Path(sys.argv[1]) if len(sys.argv) > 1 else BOOK
     for where, lines in offences(book).items():
         print(f"{where}: {lines}")
+    for page, (en, ko) in missing_figures(book, book.parent).items():
+        print(f"{page}: {en} figures in English, {ko} in Korean")
