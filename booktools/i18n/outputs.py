@@ -5,7 +5,9 @@ holds the English fragments with words (one printed line, one widget label, one 
 a panel's alt text, one text of a figure), extracted from the executed notebooks of the
 execution cache.  Values become placeholders (``max |ours - torch| = {0}``), so one message
 serves every value and the Korean build (booktools/sphinx/i18n.py) puts the printed values
-back unchanged.  ``python -m booktools i18n outputs`` (part of ``make po``) updates them.
+back unchanged; so is a figure label's math (``row standard deviation {0}``), which the Korean
+figure writes as text (booktools/i18n/svg_math.py).  Each line of a figure's text is a message
+of its own.  ``python -m booktools i18n outputs`` (part of ``make po``) updates them.
 """
 
 from __future__ import annotations
