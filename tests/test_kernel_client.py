@@ -97,6 +97,23 @@ def test_kernels_stop_immediately_unless_a_client_asks_otherwise():
     assert NotebookClient(nb, shutdown_kernel="graceful").shutdown_kernel == "graceful"
 
 
+def test_a_late_output_is_waited_for_and_never_dropped_silently():
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    for _ in range(2):  # conftest installed it; installing it again changes nothing
+        client = NotebookClient(nb)
+        assert client.iopub_timeout == kernel_client.IOPUB_WAIT_S > 4
+        assert client.raise_on_iopub_timeout is True
+        kernel_client.keep_late_outputs()
+    assert (
+        NotebookClient(nb, iopub_timeout=7).iopub_timeout == 7
+    )  # a client's own choice
+    with pytest.raises(ValueError, match="seconds"):
+        kernel_client.keep_late_outputs(0)
+
+
 def test_an_executed_notebook_keeps_every_output_when_its_kernel_is_killed():
     """The last cell's output (printed just before the end) arrives before the kill."""
     import nbformat

@@ -58,6 +58,8 @@ __all__ = [
     "SLICE_S",
     "encrypt_transport",
     "install",
+    "keep_late_outputs",
+    "IOPUB_WAIT_S",
     "patch_shell_wait",
     "shut_down_immediately",
     "sliced_get_msg",
@@ -127,6 +129,33 @@ def shut_down_immediately() -> None:
     NotebookClient.shutdown_kernel.default_value = "immediate"
 
 
+#: Seconds a client waits, after a cell's reply, for the outputs still on their way (nbclient: 4).
+IOPUB_WAIT_S = 120
+
+
+def keep_late_outputs(seconds: int = IOPUB_WAIT_S) -> None:
+    """Wait up to ``seconds`` (not nbclient's 4) for a cell's outputs after its reply, and fail
+    the cell if they still have not come.  nbclient's default logs "Timeout waiting for IOPub
+    output" and goes on without them: on a loaded 2-core machine a chapter's figure was lost
+    from the execution cache that way, silently, and both editions showed the page without it.
+    The wait ends as soon as the kernel reports idle, so a normal cell waits no longer."""
+    from nbclient import NotebookClient
+
+    if seconds <= 0:
+        raise ValueError(f"seconds: expected a positive number, got {seconds!r}")
+    # Set per client: traitlets keeps a class-level copy of immutable defaults, so changing
+    # the trait's default_value (as for shutdown_kernel) does not reach an int or a bool.
+    init = getattr(NotebookClient.__init__, "__wrapped__", NotebookClient.__init__)
+
+    def __init__(self: Any, nb: Any, km: Any = None, **kw: Any) -> None:
+        kw.setdefault("iopub_timeout", seconds)
+        kw.setdefault("raise_on_iopub_timeout", True)
+        init(self, nb, km, **kw)
+
+    __init__.__wrapped__ = init
+    NotebookClient.__init__ = __init__
+
+
 def encrypt_transport() -> None:
     """Make ``"auto"`` the default of ``jupyter_client.KernelManager.transport_encryption``: a
     kernel whose kernelspec declares CurveZMQ support (ipykernel's does) gets a key pair from its
@@ -148,6 +177,7 @@ def install() -> None:
     Sphinx build, ``make book``'s prebuild workers, the tests); idempotent."""
     patch_shell_wait()
     shut_down_immediately()
+    keep_late_outputs()
     encrypt_transport()
 
 
