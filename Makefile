@@ -52,7 +52,9 @@ book: $(STAMP)
 	else echo "make book: no PDF this time (TeX Live is missing; see the line above): the pages offer no Download PDF until make pdf runs"; fi
 	$(BIN)/jupyter-book build . --builder html -n -W --keep-going
 	$(BIN)/python -m booktools i18n build   # the Korean book, _build/html/ko, from the same cache
-	@# The decks each chapter page links ("Slides of this chapter"): under a minute, from the cache.
+	@# The decks each chapter page links ("Slides of this chapter"), from the cache, and their
+	@# printable handouts, which Chromium prints (installed when missing, as for `make test`).
+	@$(MAKE) --no-print-directory -s browser || echo "make book: no handouts this time (Chromium is missing; see the line above)"
 	$(BIN)/python -m booktools slides
 	$(BIN)/python -m booktools check
 	@echo "Open _build/html/index.html"
