@@ -342,6 +342,99 @@ def test_second_reader_check_fails_on_a_first_reading():
     )
 
 
+#: A digit or a formula symbol in a row's claim: the claim carries a number or a formula.
+_NUMBER_OR_FORMULA = re.compile(r"\d|[=×^∑∏√≤≥<>∈⊆∪*]|\bsqrt\b|\bsum_|(?<=\w) x (?=\w)")
+_NAME = "the digits are part of a name, not a number the claim asserts"
+_NOTATION = "a definition of notation: letters and index ranges, nothing to compute"
+_CITED = "a fact about a paper or its code, checked against the source the note names"
+#: ``holds`` rows whose claim has a digit or formula symbol and still rest on a label, each
+#: with the reason no computing test is owed: the digit names something, the formula only
+#: introduces notation, or the number is a fact of a paper that no computation reproduces.
+LABEL_ONLY: dict[tuple[str, str], str] = {
+    ("001", "201"): f"{_NAME} (X_0, X_1..X_L name the embedding and layer outputs)",
+    ("001", "242"): f"{_NAME} (000's is source 000)",
+    ("001", "255"): "the angle brackets spell the tokens <s>, </s>, <mask>",
+    ("001", "263"): f"{_CITED} (fairseq's MaskTokensDataset draws over 1..n)",
+    ("001", "289"): f"{_NOTATION} (which variable each objective predicts)",
+    ("001", "291"): f"{_NOTATION} (M and z_1..z_n named)",
+    ("001", "328-330"): f"{_NOTATION} (where the layer index is written)",
+    ("002", "5-21"): f"{_NOTATION} (the dimension letters and D = d_model)",
+    ("002", "31-41"): f"{_NOTATION} (the vocabulary's elements named w_1..w_V)",
+    ("002", "469-475"): f"{_NOTATION} (blocks numbered 1..L)",
+    ("002", "898-900"): f"{_NOTATION} (V = |vocabulary| defines the letter)",
+    ("002", "982-986"): f"{_NAME} (Step 6 of the source's walk-through)",
+    ("002", "1195"): f"{_NAME} (GPT-2, the model)",
+    ("002", "1260-1270"): f"{_NAME} (row 5 of the source's code table)",
+    ("002", "1415"): f"{_NOTATION} (Z^(l)_i named)",
+    ("002", "1447"): f"{_NAME} (GPT-2, the model)",
+    ("003", "48-50"): f"{_CITED} (the years of the three papers)",
+    ("003", "55"): f"{_NAME} (GPT-1, the model)",
+    ("003", "65"): f"{_CITED} (Brown et al. 2020, section 2.1: a context of 2,048)",
+    ("004", "178-180"): f"{_NAME} (the course MIT 6.S191 credited)",
+    ("004", "304-315"): "the slide's numbers are illustrative values, not a claim",
+    ("004", "389-391"): "+50 is a bounty on the web page the slide shows, not a claim",
+    ("004", "480-482"): f"{_NAME} (inputs 2 and 3 of the slide's picture)",
+}
+
+
+def _span_key(e: LedgerEntry) -> tuple[str, str]:
+    """``("002", "23-27")``: a row's source and lines, as the ledger file writes them."""
+    return e.source, f"{e.first}-{e.last}" if e.last > e.first else str(e.first)
+
+
+def _carries_number_or_formula(e: LedgerEntry) -> bool:
+    return bool(_NUMBER_OR_FORMULA.search(e.claim))
+
+
+def _label_only_numbers(entries: list[LedgerEntry]) -> list[str]:
+    """The ``holds`` rows whose claim carries a number or formula but cite only a label,
+    and are not in :data:`LABEL_ONLY`."""
+    return [
+        f"{e.source}:{e.span} {e.ref}: {e.claim[:70]}"
+        for e in entries
+        if e.verdict == "holds"
+        and e.ref.startswith("label:")
+        and _carries_number_or_formula(e)
+        and _span_key(e) not in LABEL_ONLY
+    ]
+
+
+def test_holds_rows_with_a_number_or_formula_cite_a_computing_test():
+    entries = [e for s in sorted(SOURCES) for e in ledger(s)]
+    bad = _label_only_numbers(entries)
+    assert not bad, (
+        "holds rows whose claim carries a number or formula but cite only a label (point "
+        "the ref at a test that computes the claim, or exempt it in LABEL_ONLY with why):\n"
+        + "\n".join(bad)
+    )
+    # Every exemption is still needed: a row of that span holds on a label with a digit.
+    needing = {
+        _span_key(e)
+        for e in entries
+        if e.verdict == "holds"
+        and e.ref.startswith("label:")
+        and _carries_number_or_formula(e)
+    }
+    stale = sorted(set(LABEL_ONLY) - needing)
+    assert not stale, f"LABEL_ONLY names rows that no longer need it: {stale}"
+
+
+def test_number_check_fails_on_a_planted_label_only_row():
+    planted = [
+        LedgerEntry("002", 1, 3, "holds", "label:x", "three bits give 2^3 = 8 values"),
+        LedgerEntry("002", 4, 4, "holds", "label:x", "applied B x T times"),
+        LedgerEntry("002", 5, 5, "holds", "label:x", "sum_k a_ik b_kj"),
+    ]
+    assert len(_label_only_numbers(planted)) == 3
+    fine = [
+        LedgerEntry("002", 1, 3, "holds", "test:tests/t.py::t", "2^3 = 8"),
+        LedgerEntry("002", 4, 4, "holds", "label:x", "the FFN is a perceptron"),
+        LedgerEntry("002", 5, 5, "erratum", "k", "2^3 = 9"),
+        LedgerEntry("003", 55, 55, "holds", "label:x", "Training data of GPT-1"),
+    ]
+    assert _label_only_numbers(fine) == []
+
+
 @pytest.mark.parametrize("book", ["", "ko/"])
 def test_built_appendix_folds_every_ledger_table(book):
     # What a reader gets: five tables, each in a folded cell output, and no Markdown left raw
