@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _chapters import ROOT, toc_files
+from _chapters import ROOT
 from _helpers import locked, run_folder
+
+from booktools.build.toc import toc_files
 
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

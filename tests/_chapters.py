@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from booktools.build.toc import toc_files  # noqa: F401  (re-exported: one reader of _toc.yml)
 from booktools.paths import CACHE
 
 #: The repository's root: the one definition the tests share (tests/test_layout.py).

@@ -18,9 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from _chapters import ROOT, toc_files, tool
+from _chapters import ROOT, tool
 
 from booktools.build.pdf import log_problems
+from booktools.build.toc import toc_files
 from booktools.course import answer_keys, assign
 from booktools.course.specs import SPECS
 

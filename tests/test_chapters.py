@@ -20,8 +20,9 @@ from _chapters import (
     execute_and_cache,
     is_notebook,
     newest_change,
-    toc_files,
 )
+
+from booktools.build.toc import toc_files
 
 CHAPTERS = toc_files()
 

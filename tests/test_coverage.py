@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from _chapters import ROOT, toc_files
+from _chapters import ROOT
 
+from booktools.build.toc import toc_files
 from formulated.coverage import (
     COVERAGE,
     SOURCE_TITLES,

@@ -4,8 +4,9 @@ chapter holds the label."""
 from __future__ import annotations
 
 import pytest
-from _chapters import ROOT, toc_files
+from _chapters import ROOT
 
+from booktools.build.toc import toc_files
 from formulated.basics import gpt_log_likelihood
 from formulated.errata import (
     ERRATA,

@@ -13,11 +13,12 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
 import pytest
-from _chapters import ROOT, toc_files
+from _chapters import ROOT
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from booktools import i18n
+from booktools.build.toc import toc_files
 from booktools.i18n import catalogues, checks, columns, outputs
 from booktools.sphinx.i18n import switch_href
 

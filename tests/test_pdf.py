@@ -20,9 +20,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from _chapters import ROOT, toc_files, tool
+from _chapters import ROOT, tool
 
 from booktools.build.pdf import KO_PDF, KO_TEX, LATEX_DIR, PDF, TEX, log_problems
+from booktools.build.toc import toc_files
 
 pytestmark = [pytest.mark.slow, pytest.mark.pdf]  # XeLaTeX
 

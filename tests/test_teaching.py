@@ -11,8 +11,9 @@ import math
 import re
 
 import pytest
-from _chapters import MYST_HEADER, ROOT, toc_files
+from _chapters import MYST_HEADER, ROOT
 
+from booktools.build.toc import toc_files
 from booktools.course import assign, grading, leak_scan
 from booktools.course.specs import SPECS, Spec, auto, open_ended, written
 
