@@ -33,11 +33,13 @@ from _browser import AXE_JS, AXE_RUN_JS, AXE_TAGS, new_driver, serve
 from _chapters import ROOT, newest_change
 from _helpers import locked, once, run_folder
 
-from booktools.build import slides
+from booktools.build import decks as deck_paths
+from booktools.build import lecture, slides
+from booktools.build import notes as speaker_notes
 from booktools.sphinx import slides as sphinx_slides
 
 #: Where the decks are looked for: ``SLIDES_HTML`` may point at another build.
-DECKS = Path(os.environ.get("SLIDES_HTML", slides.OUT))
+DECKS = Path(os.environ.get("SLIDES_HTML", deck_paths.OUT))
 SEVERE = {"serious", "critical"}
 MAX_MEDIAN_BYTES = 2.5e6
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -102,7 +104,7 @@ print("SECRET CELL")
 
 
 def test_pieces_are_definitions_code_tagged_cells_and_prompts() -> None:
-    found = slides.pieces(CHAPTER)
+    found = lecture.pieces(CHAPTER)
     assert [p.kind for p in found] == [
         "prf:definition",
         "formulated-source",
@@ -168,19 +170,19 @@ def test_a_widget_shows_as_the_snapshot_of_its_figure_panels() -> None:
 
 def test_an_unended_solution_and_a_bad_language_are_named() -> None:
     with pytest.raises(ValueError, match="solution-start is never ended"):
-        slides.pieces("# T\n\n```{solution-start} ex-1\n```\n")
+        lecture.pieces("# T\n\n```{solution-start} ex-1\n```\n")
     with pytest.raises(ValueError, match="language"):
-        slides.deck_path("chapters/08_attention", "fr")
+        deck_paths.deck_path("chapters/08_attention", "fr")
 
 
 def test_every_chapter_has_slides_and_links_to_its_deck() -> None:
-    names = slides.chapters()
+    names = lecture.chapters()
     assert len(names) == 19
     for name in names:
         text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
-        kinds = {p.kind for p in slides.pieces(text)}
+        kinds = {p.kind for p in lecture.pieces(text)}
         assert {"prf:definition", "exercise"} <= kinds, name
-    assert slides.deck_href("chapters/08_attention", "ko") == (
+    assert deck_paths.deck_href("chapters/08_attention", "ko") == (
         "../../slides/ko/chapters/08_attention.html"
     )
 
@@ -248,7 +250,7 @@ def test_a_deck_is_a_lecture() -> None:
     }
     note = "Say this: $\\bm{Q}\\bm{K}^\\top$ over $\\sqrt{D}$."
     korean = {note: "이것을 말한다: $\\bm{Q}\\bm{K}^\\top$를 $\\sqrt{D}$로 나눈다."}
-    for language in slides.LANGUAGES:
+    for language in deck_paths.LANGUAGES:
         cells = slides.slide_cells(
             LECTURE, executed, language, "chapters/08_attention", korean
         )
@@ -294,7 +296,7 @@ def test_notes_say_math_as_text() -> None:
         r"10^{-4}": "10⁻⁴",
     }
     for tex, said in cases.items():
-        assert slides.spoken_math(tex) == said
+        assert speaker_notes.spoken_math(tex) == said
         assert RAW_TEX.search(tex) and not RAW_TEX.search(said)  # the check sees TeX
 
 
@@ -303,9 +305,9 @@ def test_lines_about_the_page_or_the_grader_are_left_out() -> None:
         "Attention is soft. The widget below holds the same example. With a live kernel, "
         "editing an input redraws the scores. Checked against its reference by `tests/x`."
     )
-    assert slides.without_page_lines(text) == "Attention is soft."
+    assert speaker_notes.without_page_lines(text) == "Attention is soft."
     for said in ("아래 위젯은 같은 예제다.", "라이브 커널에서 입력을 고친다."):
-        assert slides.PAGE_ONLY.search(said)
+        assert speaker_notes.PAGE_ONLY.search(said)
     for line in (
         "Store the three scores in `scores`.",
         "Graded to 4 significant digits.",
@@ -313,27 +315,27 @@ def test_lines_about_the_page_or_the_grader_are_left_out() -> None:
         "세 점수는 `scores`에 저장하라.",
         "유효숫자 4자리까지 채점한다.",
     ):
-        assert slides.GRADER.search(line), line
-    assert not slides.GRADER.search("Show that the variance is D.")
+        assert speaker_notes.GRADER.search(line), line
+    assert not speaker_notes.GRADER.search("Show that the variance is D.")
 
 
 def test_a_definition_shows_the_lines_that_compute_it() -> None:
-    lines = slides.computation("formulated.formulas.heads.attention")
+    lines = lecture.computation("formulated.formulas.heads.attention")
     assert lines[0] == "def attention(Q, K, V, mask=None, scale=None, kind='additive'):"
     assert not any('"""' in line or line.lstrip().startswith("@") for line in lines)
     assert lines[-1].strip().startswith("return weights @ V")
-    forward = slides.computation("formulated.models.trainable.CausalSelfAttention")
+    forward = lecture.computation("formulated.models.trainable.CausalSelfAttention")
     assert forward[0].startswith("def forward(self, X)")  # a module: its forward
-    part = slides.computation(
+    part = lecture.computation(
         "formulated.formulas.heads.attention", "scores =", "return"
     )
     assert part[1] == "    ..." and part[2].lstrip().startswith("scores =")
     long = "formulated.models.kv_cache.forward_cached"
-    assert len(slides.computation(long)) > slides.MAX_CODE_LINES
+    assert len(lecture.computation(long)) > lecture.MAX_CODE_LINES
     with pytest.raises(ValueError, match="slide-code"):
-        slides.code_slides([long])
+        lecture.code_slides([long])
     with pytest.raises(ValueError, match="no line contains"):
-        slides.computation("formulated.formulas.heads.attention", "no such line")
+        lecture.computation("formulated.formulas.heads.attention", "no such line")
 
 
 def test_every_code_slide_of_the_book_has_at_most_15_lines() -> None:
@@ -343,25 +345,27 @@ def test_every_code_slide_of_the_book_has_at_most_15_lines() -> None:
     from booktools import myst
 
     seen = 0
-    for name in slides.chapters():
+    for name in lecture.chapters():
         text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
-        for piece in slides.pieces(text):
+        for piece in lecture.pieces(text):
             if piece.kind == "formulated-source":
                 block = myst.block_at(piece.text.split("\n"), 0)
-                for _, listing in slides.code_slides(block.arg.split(), piece.code):
-                    assert len(listing.splitlines()) <= slides.MAX_CODE_LINES, name
+                for _, listing in lecture.code_slides(block.arg.split(), piece.code):
+                    assert len(listing.splitlines()) <= lecture.MAX_CODE_LINES, name
                     seen += 1
     assert seen >= 60
 
 
 def test_every_chapter_has_objectives_and_every_written_note_its_korean() -> None:
     missing = []
-    for name in slides.chapters():
+    for name in lecture.chapters():
         text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
-        assert len(slides.objectives(text)) >= 3, name
-        korean = slides.notes_translations(name)
+        assert len(lecture.objectives(text)) >= 3, name
+        korean = speaker_notes.notes_translations(name)
         missing += [
-            f"{name}: {n[:60]}" for n in slides.written_notes(text) if n not in korean
+            f"{name}: {n[:60]}"
+            for n in speaker_notes.written_notes(text)
+            if n not in korean
         ]
     assert missing == [], "run python -m booktools slides --update-notes and translate"
 
@@ -490,7 +494,7 @@ PAGE_LINE = re.compile(
 
 def slide_problems(shown: list[dict[str, Any]]) -> list[str]:
     """What is wrong with the slides a deck shows: notes missing or with raw TeX, a line about
-    the page, more than :data:`slides.MAX_CODE_LINES` lines of code."""
+    the page, more than :data:`lecture.MAX_CODE_LINES` lines of code."""
     found = []
     for slide in shown:
         where = slide["where"]
@@ -503,7 +507,7 @@ def slide_problems(shown: list[dict[str, Any]]) -> list[str]:
         for text in (slide["text"], slide["notes"]):
             if m := PAGE_LINE.search(text):
                 found.append(f"{where}: a line about the page ({m[0]!r})")
-        if any(n > slides.MAX_CODE_LINES for n in slide["code"]):
+        if any(n > lecture.MAX_CODE_LINES for n in slide["code"]):
             found.append(f"{where}: {max(slide['code'])} lines of code on one slide")
     return found
 
@@ -548,8 +552,8 @@ def decks(shared_tmp: Path) -> Path:
     set: the decks there."""
     if "SLIDES_HTML" in os.environ:
         return DECKS
-    if current(slides.OUT):
-        return slides.OUT
+    if current(deck_paths.OUT):
+        return deck_paths.OUT
 
     def build(tmp: Path) -> None:
         result = subprocess.run(
@@ -600,7 +604,9 @@ def report_of(driver: Any, site: str, deck: str) -> dict[str, Any]:
 
 
 DECK_NAMES = [
-    f"{lang}/{name}.html" for lang in slides.LANGUAGES for name in slides.chapters()
+    f"{lang}/{name}.html"
+    for lang in deck_paths.LANGUAGES
+    for name in lecture.chapters()
 ]
 
 
@@ -615,7 +621,7 @@ def test_every_deck_is_built_in_both_languages(decks: Path) -> None:
     )
     assert "cdn" not in ko.lower() and "https://" not in ko.split("<body")[0]
     # npm's reveal.js (vendored), not sphinx-revealjs's copy
-    for lang in slides.LANGUAGES:
+    for lang in deck_paths.LANGUAGES:
         served = decks / lang / "_static" / "revealjs" / "dist" / "reveal.js"
         assert (
             served.read_bytes() == (slides.REVEALJS / "dist" / "reveal.js").read_bytes()
@@ -755,17 +761,21 @@ def test_the_fonts_a_deck_names_cover_every_character_it_shows(
     driver: Any, site: str, decks: Path
 ) -> None:
     found = []
-    for language in slides.LANGUAGES:
+    for language in deck_paths.LANGUAGES:
         covered = deck_fonts(decks, language)
-        for name in slides.chapters():
-            page = slides.deck_path(name, language, decks).read_text(encoding="utf-8")
+        for name in lecture.chapters():
+            page = deck_paths.deck_path(name, language, decks).read_text(
+                encoding="utf-8"
+            )
             drawn = report_of(driver, site, f"{language}/{name}.html")["pseudo"]
             found += [
                 f"{language} {name}: {m}" for m in missing_glyphs(page, covered, drawn)
             ]
     assert found == []
     # the check fails on a character no named font has (a private-use one, in text and code)
-    page = slides.deck_path("chapters/13_gpt", "en", decks).read_text(encoding="utf-8")
+    page = deck_paths.deck_path("chapters/13_gpt", "en", decks).read_text(
+        encoding="utf-8"
+    )
     planted = page.replace("</h2>", "\ue000</h2>", 1).replace(
         "</code>", "\ue001</code>", 1
     )
@@ -795,7 +805,9 @@ def figures_unlike_the_korean_page(decks: Path, name: str) -> list[str]:
     from booktools.sphinx.i18n import translate_svg
 
     table = output_table(OUTPUTS / f"{name}.po")
-    pages = {lang: slides.deck_path(name, lang, decks) for lang in slides.LANGUAGES}
+    pages = {
+        lang: deck_paths.deck_path(name, lang, decks) for lang in deck_paths.LANGUAGES
+    }
     shown = {
         lang: re.findall(
             r'<img [^>]*src="([^"]+\.svg)"', page.read_text(encoding="utf-8")
@@ -817,14 +829,14 @@ def figures_unlike_the_korean_page(decks: Path, name: str) -> list[str]:
 def test_the_korean_decks_show_the_korean_figures(decks: Path, tmp_path: Path) -> None:
     """The Korean deck shows the Korean page's figures (chapter 8's heat map reads
     "키 j (입력)"), not the English ones."""
-    found = {n: figures_unlike_the_korean_page(decks, n) for n in slides.chapters()}
+    found = {n: figures_unlike_the_korean_page(decks, n) for n in lecture.chapters()}
     assert {n: f for n, f in found.items() if f} == {}
     assert "키 j (입력)" in figure_texts(
-        slides.deck_path("chapters/08_attention", "ko", decks)
+        deck_paths.deck_path("chapters/08_attention", "ko", decks)
     )
     # a Korean deck that shows the English figures is found
     fake = tmp_path / "slides"
-    for language in slides.LANGUAGES:
+    for language in deck_paths.LANGUAGES:
         shutil.copytree(decks / language / "chapters", fake / language / "chapters")
         shutil.copytree(decks / language / "_images", fake / language / "_images")
     shutil.copytree(
@@ -835,14 +847,14 @@ def test_the_korean_decks_show_the_korean_figures(decks: Path, tmp_path: Path) -
 
 def handout_problems(decks: Path, name: str, language: str) -> list[str]:
     """What is wrong with the handout of a deck: missing, no PDF, fewer pages than slides."""
-    pdf = slides.handout_path(name, language, decks)
+    pdf = deck_paths.handout_path(name, language, decks)
     if not pdf.is_file():
         return [f"{pdf}: missing"]
     data = pdf.read_bytes()
     if not data.startswith(b"%PDF"):
         return [f"{pdf}: not a PDF"]
     pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", data))
-    deck = slides.deck_path(name, language, decks).read_text(encoding="utf-8")
+    deck = deck_paths.deck_path(name, language, decks).read_text(encoding="utf-8")
     shown = deck.count('<aside class="notes">')
     return [] if pages >= shown else [f"{pdf}: {pages} pages for {shown} slides"]
 
@@ -851,15 +863,15 @@ def handout_problems(decks: Path, name: str, language: str) -> list[str]:
 def test_every_deck_has_its_handout(decks: Path, tmp_path: Path) -> None:
     found = [
         p
-        for language in slides.LANGUAGES
-        for name in slides.chapters()
+        for language in deck_paths.LANGUAGES
+        for name in lecture.chapters()
         for p in handout_problems(decks, name, language)
     ]
     assert found == []
     # a handout of one page, for a deck of many slides, is found
     fake = tmp_path / "slides"
     shutil.copytree(decks / "en" / "chapters", fake / "en" / "chapters")
-    pdf = slides.handout_path("chapters/08_attention", "en", fake)
+    pdf = deck_paths.handout_path("chapters/08_attention", "en", fake)
     pdf.parent.mkdir(parents=True)
     pdf.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n")
     assert "1 pages for" in handout_problems(fake, "chapters/08_attention", "en")[0]
@@ -997,7 +1009,7 @@ def test_chapter_pages_and_appendix_c_link_the_decks(
     """A small book (every chapter a title, appendix C the directive), built by Sphinx in a
     process of its own: each chapter page links its deck under its title, the appendix lists
     the 19 decks, in the build's language."""
-    names = slides.chapters()
+    names = lecture.chapters()
     (tmp_path / "conf.py").write_text(LINK_CONF, encoding="utf-8")
     (tmp_path / "chapters").mkdir()
     for name in names:
@@ -1034,7 +1046,7 @@ def test_chapter_pages_and_appendix_c_link_the_decks(
     assert result.returncode == 0, result.stderr[-2000:]
     out = tmp_path / "out" / "chapters"
     page = (out / "08_attention.html").read_text(encoding="utf-8")
-    href = slides.deck_href("chapters/08_attention", language)
+    href = deck_paths.deck_href("chapters/08_attention", language)
     assert f'<a href="{href}">{sphinx_slides.LINK_TEXT[language]}</a>' in page
     assert page.index("</h1>") < page.index(href)
     appendix = (out / "appendix_c_instructors.html").read_text(encoding="utf-8")

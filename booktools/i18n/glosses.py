@@ -49,7 +49,7 @@ from typing import Any
 import yaml
 
 from booktools import i18n, myst
-from booktools.build.slides import pieces
+from booktools.build.lecture import pieces
 from booktools.build.toc import toc_files
 from booktools.i18n.catalogues import CATALOGUES, LANGUAGE
 from booktools.i18n.checks import GLOSSARY, load_glossary

@@ -1,10 +1,10 @@
 """Sphinx extension: the book links each chapter's slide deck (``make slides``).
 
 ``_config.yml`` lists it.  On the HTML page of every numbered chapter, under its title, one line
-links the chapter's deck in the page's language (:func:`booktools.build.slides.deck_href`); the
+links the chapter's deck in the page's language (:func:`booktools.build.decks.deck_href`); the
 ``{formulated-slides}`` directive (appendix C) lists every deck, each named as a chapter
 reference names its chapter ("Chapter 8 (Attention)", "8장(어텐션)": :mod:`booktools.sphinx.chapter_refs`),
-and after it the deck's printable handout (:func:`booktools.build.slides.handout_href`, a PDF;
+and after it the deck's printable handout (:func:`booktools.build.decks.handout_href`, a PDF;
 HTML only).
 The decks themselves are built by ``make slides`` (:mod:`booktools.build.slides`); the student edition
 (``formulated_student_edition``) shows no such link, since it is built without them.
@@ -21,7 +21,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from booktools.build.slides import chapters, deck_href, handout_href
+from booktools.build.decks import deck_href, handout_href
+from booktools.build.lecture import chapters
 
 __all__ = [
     "LINK_TEXT",

@@ -20,7 +20,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
-from booktools.build.slides import GRADER, PAGE_ONLY, spoken_math
+from booktools.build.notes import GRADER, PAGE_ONLY, spoken_math
 from booktools.paths import CONFIG, ROOT
 from booktools.sphinx import i18n as sphinx_i18n
 
@@ -212,7 +212,7 @@ class PromptsWithoutPageLines(SphinxPostTransform):
 
 class SpokenNotes(SphinxPostTransform):
     """Speaker notes as text to say: the speaker view shows them as text, so math becomes
-    text (:func:`booktools.build.slides.spoken_math`), and a sentence about the page goes."""
+    text (:func:`booktools.build.notes.spoken_math`), and a sentence about the page goes."""
 
     default_priority = 7
 
