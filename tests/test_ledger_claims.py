@@ -181,7 +181,7 @@ def test_dropout_mask_is_0_1_t_by_d_independent_zero_with_probability_p():
     n = T * D
     tol = 5 * math.sqrt(p * (1 - p) / n)  # five standard errors
     assert abs(zero.mean().item() - p) < tol
-    # independence: two neighbours (along D and along T) are both zero with probability p^2
+    # independence: two neighbors (along D and along T) are both zero with probability p^2
     both_d = (zero[:, 1:] * zero[:, :-1]).mean().item()
     both_t = (zero[1:] * zero[:-1]).mean().item()
     tol2 = 5 * math.sqrt(p**2 * (1 - p**2) / (T * (D - 1)))
