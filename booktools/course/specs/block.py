@@ -72,8 +72,8 @@ def self_attention_is_scaled_dot_product_attention(self_attention):
 
     for X3 in (ex.QKV_INPUTS, np.random.default_rng(7).standard_normal((5, 4))):
         q, k, v = (
-            torch.as_tensor(X3 @ W, dtype=torch.float64)
-            for W in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE)
+            torch.as_tensor(X3 @ W_x, dtype=torch.float64)
+            for W_x in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE)
         )
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v).numpy()
         assert np.allclose(
@@ -102,8 +102,8 @@ def _ex_08_3_answers():
         def self_attention(X):
             X = np.asarray(X, dtype=dtype)
             Q, K, V = (
-                X @ np.asarray(W, dtype=dtype)
-                for W in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE)
+                X @ np.asarray(W_x, dtype=dtype)
+                for W_x in (ex.QKV_W_QUERY, ex.QKV_W_KEY, ex.QKV_W_VALUE)
             )
             S = Q @ K.T / (np.sqrt(K.shape[1]) if scale else 1)
             W = np.exp(S - S.max(axis, keepdims=True))
