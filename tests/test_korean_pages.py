@@ -78,6 +78,7 @@ NAMES: dict[str, str] = {
     "Otter": "software (Otter-Grader)",
     "otter": "its command",
     "Docker": "software",
+    "Chromium": "software (the browser that prints the handouts)",
     "Gradescope": "service",
     "Markdown": "format",
     "Rust": "language",

@@ -99,3 +99,41 @@ def test_bad_jobs_are_refused(tmp_path: Path) -> None:
         prebuild.run([], None, jobs=0, timeout=1)
     with pytest.raises(SystemExit):
         prebuild.main(["--jobs", "0"])
+
+
+def test_an_edit_to_the_package_empties_the_cache(tmp_path: Path) -> None:
+    """A chapter's cached outputs are served only while formulated/ and data/ are as they
+    were when it ran: a changed quiz text must not be shown from an old run."""
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    for name in prebuild.INPUTS:
+        (tmp_path / name).mkdir()
+    quiz = tmp_path / "formulated" / "quiz.py"
+    quiz.write_text("PROMPT = 'What is 2 + 2?'\n", encoding="utf-8")
+    cache = get_cache(str(tmp_path / "cache"))
+    stamp = tmp_path / "cache.inputs"
+
+    def store() -> None:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+        cache.cache_notebook_bundle(
+            CacheBundleIn(nb, "chapter.ipynb"), check_validity=False, overwrite=True
+        )
+
+    first = prebuild.inputs_fingerprint(tmp_path)
+    assert prebuild.drop_stale_cache(
+        cache, stamp, first
+    )  # no stamp yet: nothing trusted
+    store()
+    assert not prebuild.drop_stale_cache(
+        cache, stamp, prebuild.inputs_fingerprint(tmp_path)
+    )
+    assert len(cache.list_cache_records()) == 1
+    quiz.write_text("PROMPT = 'What is 2 + 3?'\n", encoding="utf-8")
+    changed = prebuild.inputs_fingerprint(tmp_path)
+    assert changed != first
+    assert prebuild.drop_stale_cache(cache, stamp, changed)
+    assert cache.list_cache_records() == []
+    assert stamp.read_text(encoding="utf-8").strip() == changed

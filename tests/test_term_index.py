@@ -66,7 +66,10 @@ def test_the_table_renders_in_the_page_language(
 ) -> None:
     page = (_build(tmp_path, "html", language) / "index.html").read_text("utf-8")
     header = term_index.HEADERS["ko" if language == "ko" else "en"]
-    cells = re.findall(r'<t[hd][^>]*>\s*<p lang="(\w+)">([^<]*)</p>', page)
+    cells = re.findall(
+        r'<t[hd][^>]*>\s*<p lang="(\w+)">(?:<span class="hangul">)?([^<]*)(?:</span>)?</p>',
+        page,
+    )
     texts = [text for _, text in cells]
     assert tuple(texts[:2]) == header and tuple(texts[2:4]) == first_row, texts[:4]
     assert len(cells) == 2 * (len(glossary_terms()) + 1)
@@ -80,3 +83,18 @@ def test_the_cells_are_no_messages(tmp_path: Path) -> None:
     pot = (_build(tmp_path, "gettext", "en") / "index.pot").read_text("utf-8")
     assert 'msgid "The glossary."' in pot
     assert 'msgid "transformer"' not in pot and "트랜스포머" not in pot
+
+
+def test_the_english_pdf_sets_the_korean_cells_in_a_hangul_font(tmp_path: Path) -> None:
+    """The English PDF has no xeCJK: a Korean cell is a ``hangul`` role, which its preamble
+    sets in the Noto CJK font (XeLaTeX otherwise drops every Hangul glyph, with a log line)."""
+    from booktools.sphinx.pdf import HANGUL_PREAMBLE
+
+    tex = next((_build(tmp_path, "latex", "en")).glob("*.tex")).read_text("utf-8")
+    korean = [k for _, k in glossary_terms()]
+    # one per Korean cell, and the header twice: a long table repeats it on every page
+    assert tex.count("\\DUrole{hangul}{") == len(korean) + 2
+    assert "\\DUrole{hangul}{트랜스포머}" in tex
+    outside = re.sub(r"\\DUrole\{hangul\}\{(?:[^{}]|\{[^{}]*\})*\}", "", tex)
+    assert not re.search("[\uac00-\ud7a3]", outside), "Hangul outside a hangul role"
+    assert "\\DUrolehangul" in HANGUL_PREAMBLE and "Noto Sans CJK KR" in HANGUL_PREAMBLE

@@ -24,6 +24,7 @@ about 50 s), and starting them first keeps the workers evenly loaded.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import multiprocessing
 import os
 import time
@@ -36,6 +37,9 @@ import yaml
 
 from booktools.paths import CACHE, ROOT
 
+#: The fingerprint of :data:`INPUTS` that the cached chapters were run with.
+STAMP = CACHE.parent / ".jupyter_cache.inputs"
+
 __all__ = [
     "Outcome",
     "chapters",
@@ -44,8 +48,15 @@ __all__ = [
     "execute",
     "run",
     "execution_timeout",
+    "INPUTS",
+    "inputs_fingerprint",
+    "drop_stale_cache",
     "main",
 ]
+
+#: What a chapter's outputs depend on beyond its own code, which alone keys Myst-NB's cache:
+#: the package it imports (a quiz's text, an erratum's record) and the vendored data.
+INPUTS = ("formulated", "data")
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,32 @@ def execution_timeout(root: Path = ROOT) -> int:
     return int(config["execute"]["timeout"])
 
 
+def inputs_fingerprint(root: Path = ROOT) -> str:
+    """A SHA-256 of every file under :data:`INPUTS` (its path and its bytes; compiled files
+    and packaging metadata left out)."""
+    digest = hashlib.sha256()
+    for folder in INPUTS:
+        for f in sorted((root / folder).rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
+                digest.update(f.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(f.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def drop_stale_cache(cache: object, stamp: Path, fingerprint: str) -> bool:
+    """Empty ``cache`` when ``stamp`` (the fingerprint its notebooks were run with) differs from
+    ``fingerprint``, then record ``fingerprint``; True when it was emptied.  Myst-NB keys a
+    chapter on its code alone: after an edit to ``formulated/`` the cache would still serve
+    the chapters' old outputs (a quiz's former wording, in the book and in the tests)."""
+    old = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
+    stale = old != fingerprint
+    if stale:
+        cache.clear_cache()
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(fingerprint + "\n", encoding="utf-8")
+    return stale
+
+
 def run(paths: list[Path], cache: object, jobs: int, timeout: int) -> list[Outcome]:
     """Execute ``paths`` ``jobs`` at a time and store each success in ``cache``; the outcomes
     in the order they finished."""
@@ -184,6 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error(f"--jobs: expected a positive number of workers, got {args.jobs}")
     cache = get_cache(str(CACHE))
+    if drop_stale_cache(cache, STAMP, inputs_fingerprint()):
+        print(
+            "prebuild: formulated/ or data/ changed since the cached runs: every chapter "
+            "runs again",
+            flush=True,
+        )
     every = chapters()
     todo = pending(every, cache)
     if not todo:

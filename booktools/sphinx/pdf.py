@@ -120,6 +120,15 @@ KOREAN_PREAMBLE = r"""
 \makeatother
 """
 
+#: The English edition has Hangul only in appendix A's term index, whose Korean cells are
+#: inlines of the class ``hangul`` (:mod:`booktools.sphinx.term_index`): set in the Noto CJK
+#: font, without xeCJK, which would also take over the quotation marks and dashes of the text.
+HANGUL_PREAMBLE = r"""
+% booktools/sphinx/pdf.py: Hangul in the English edition (appendix A's term index)
+\newfontfamily\formulatedhangul{Noto Sans CJK KR}
+\newcommand{\DUrolehangul}[1]{{\formulatedhangul #1}}
+"""
+
 #: MathJax commands with a different spelling under XeLaTeX + unicode-math.
 LATEX_SPELLING = {"\\boldsymbol": "\\symbfit"}
 
@@ -223,6 +232,8 @@ def set_version(app: Sphinx, config: Config) -> None:
     elements.setdefault("figure_align", "H")
     if config.language == "ko":
         korean_latex(elements)
+    else:
+        elements["preamble"] = elements.get("preamble", "") + HANGUL_PREAMBLE
     elements["preamble"] = (
         elements.get("preamble", "")
         + LAYOUT_PREAMBLE

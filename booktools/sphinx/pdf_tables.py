@@ -14,6 +14,8 @@ import re
 
 from docutils import nodes
 
+from booktools.i18n.columns import display_width
+
 __all__ = [
     "WIDE_TABLES",
     "LONG_TABLE_ROWS",
@@ -148,7 +150,9 @@ def column_widths(table: nodes.table, line: int = SMALL_LINE_CHARS) -> list[int]
     """Widths in percent for the columns of ``table`` on a line of ``line`` characters: each
     column first gets its longest word (text between the places where a line may break: blanks,
     and in code after ``. , ; : / ( [ _``) and one more character; what is left of the line
-    goes to the columns whose mean cell is longer than that, in proportion to the excess."""
+    goes to the columns whose mean cell is longer than that, in proportion to the excess.  A
+    Hangul syllable counts two characters (:func:`display_width`): it is as wide as two Latin
+    letters, and counted as one it left appendix A's first column too narrow for "FFN의"."""
     cells: list[list[str]] = []
     for row in table.findall(nodes.row):
         for i, entry in enumerate(
@@ -158,11 +162,12 @@ def column_widths(table: nodes.table, line: int = SMALL_LINE_CHARS) -> list[int]
                 cells.append([])
             cells[i].append(entry.astext())
     need = [
-        1 + max((len(w) for c in col for w in _BREAK.split(c)), default=1)
+        1 + max((display_width(w) for c in col for w in _BREAK.split(c)), default=1)
         for col in cells
     ]
     excess = [
-        max(sum(map(len, col)) / len(col) - n, 0.0) for col, n in zip(cells, need)
+        max(sum(map(display_width, col)) / len(col) - n, 0.0)
+        for col, n in zip(cells, need)
     ]
     left = max(line - sum(need), 0)
     chars = [

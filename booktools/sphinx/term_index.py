@@ -41,8 +41,14 @@ def term_rows(language: str | None) -> list[tuple[str, str]]:
 
 def _cell(text: str, language: str) -> nodes.entry:
     """A cell in ``language``: docutils writes the class ``language-xx`` as ``lang="xx"``,
-    so a reader's tools (and the scan of the Korean pages) know the English column."""
-    paragraph = nodes.paragraph(text=text, classes=[f"language-{language}"])
+    so a reader's tools (and the scan of the Korean pages) know the English column.  A
+    Korean cell's text is an inline of the class ``hangul``: the English PDF, which has no
+    xeCJK, sets it in a Hangul font (``\\DUrolehangul``, :mod:`booktools.sphinx.pdf`)."""
+    paragraph = nodes.paragraph(classes=[f"language-{language}"])
+    if language == LANGUAGE:
+        paragraph += nodes.inline(text=text, classes=["hangul"])
+    else:
+        paragraph += nodes.Text(text)
     paragraph["translatable"] = False  # the glossary's words, no message of the page
     return nodes.entry("", paragraph)
 

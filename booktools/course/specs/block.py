@@ -302,8 +302,9 @@ def ours_b_is_masked_attention(Qb, Kb, Vb, ours_b):
     import numpy as np
     import torch
 
-    sdpa = torch.nn.functional.scaled_dot_product_attention  # the exercise names it
-    ref = sdpa(
+    # the exercise names it
+    torch_attention = torch.nn.functional.scaled_dot_product_attention
+    ref = torch_attention(
         *(torch.as_tensor(np.asarray(M, dtype=float)) for M in (Qb, Kb, Vb)),
         attn_mask=causal_padding_mask(),
     )
@@ -654,9 +655,11 @@ def head_sum_adds_the_heads_itself(notebook):
     def t(M):
         return torch.as_tensor(np.asarray(M, dtype=float))
 
-    sdpa = torch.nn.functional.scaled_dot_product_attention
+    torch_attention = torch.nn.functional.scaled_dot_product_attention
     ref = sum(
-        sdpa(t(Xh @ Wh[0][i]), t(Xh @ Wh[1][i]), t(Xh @ Wh[2][i]), is_causal=True)
+        torch_attention(
+            t(Xh @ Wh[0][i]), t(Xh @ Wh[1][i]), t(Xh @ Wh[2][i]), is_causal=True
+        )
         @ t(Wo[3 * i : 3 * (i + 1)])
         for i in range(2)
     )
