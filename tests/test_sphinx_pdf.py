@@ -153,8 +153,8 @@ def test_column_widths_give_each_column_its_longest_word_then_share_by_length() 
 
 
 def test_column_widths_count_a_hangul_syllable_as_two_letters() -> None:
-    """"FFN의" is as wide as six Latin letters: counted as four, appendix A's first column in
-    the Korean PDF came out 10.6 pt too narrow for it."""
+    """The word "FFN의" is as wide as five Latin letters: counted as four, appendix A's first
+    column in the Korean PDF came out 10.6 pt too narrow for it."""
     widths = column_widths(table(("FFN의", "abcdefghij" * 5)), line=57)
     # F, F, N, 의 (two) and one more character: 6 of 6 + 51 (with 의 as one: 5 of 56, 9 %)
     assert widths == [11, 89]
