@@ -10,9 +10,11 @@
 * page weight: what a reader's browser loads on opening a page (every resource, uncompressed)
   is at most :data:`MAX_PAGE_BYTES`, the median over the pages at most :data:`MEDIAN_PAGE_BYTES`.
 
-Every page of both books: the English one in light and dark mode, the Korean one (``ko/``)
-in light mode only (its pages have the same theme, figures and widgets; dark mode
-would double its time). One browser per width and pytest worker; each page is loaded once per
+Every page of both books at 1280 px: the English one in light and dark mode, the Korean one
+(``ko/``) in light mode only (its pages have the same theme, figures and widgets; dark mode
+would double its time).  At 390 px, axe audits the pages of ``_browser.PHONE_AUDIT_NAMES``
+in both books, in light mode and, for the English ones, dark mode (see there why these
+suffice); every page is still loaded and measured at 390 px (tests/test_browser.py). One browser per width and pytest worker; each page is loaded once per
 width and mode, and that load also gives tests/test_browser.py its measurement
 (``_browser.audit``). Needs the built book (``make book``) and Chromium with its driver
 (``make test`` installs them).
@@ -25,7 +27,17 @@ import statistics
 from typing import Any
 
 import pytest
-from _browser import AXE_VERSION, LANGUAGES, MODES, WIDTHS, language_of, page_id, pages
+from _browser import (
+    AXE_VERSION,
+    LANGUAGES,
+    MODES,
+    PHONE_AUDIT_NAMES,
+    WIDTHS,
+    audited_by_axe,
+    language_of,
+    page_id,
+    pages,
+)
 from _browser import audit as load
 
 pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
@@ -65,7 +77,7 @@ CASES = [
     for width in WIDTHS
     for mode in MODES
     for page in PAGES
-    if mode in BOOK_MODES[language_of(page)]
+    if mode in BOOK_MODES[language_of(page)] and audited_by_axe(page, width)
 ]
 PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in PAGES]
 EN_PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in pages("en")]
@@ -183,3 +195,9 @@ def test_median_page_weight(audit: Any, language: str) -> None:
         f"{language}: median page {median / 1e6:.2f} MB (limit {MEDIAN_PAGE_BYTES / 1e6:.1f} MB); max "
         f"{max(weights) / 1e6:.2f} MB"
     )
+
+
+def test_the_phone_audit_pages_are_pages_of_both_books() -> None:
+    for language in LANGUAGES:
+        audited = [p for p in pages(language) if audited_by_axe(p, WIDTHS[1])]
+        assert len(audited) == len(PHONE_AUDIT_NAMES), (language, audited)

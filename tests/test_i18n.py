@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 from _chapters import ROOT
+from _helpers import once
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
@@ -355,15 +356,20 @@ def test_update_marks_a_changed_message_fuzzy_with_the_previous_english(
 
 
 @pytest.fixture(scope="module")
-def korean_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def korean_book(shared_tmp: Path) -> Path:
     """The Korean book at _build/html/ko, built from a fresh environment (every page read, so
-    every warning shows) with ``-n -W``, from the execution cache of ``make book``."""
+    every warning shows) with ``-n -W``, from the execution cache of ``make book``; once per
+    test run (conftest.py's ``shared_tmp``: two pytest workers built it at once, into the same
+    folder)."""
     if not (HTML / "chapters" / "intro.html").is_file():
         pytest.fail(
             "no English book at _build/html: run `make book` first", pytrace=False
         )
     try:
-        i18n.build_html(doctrees=tmp_path_factory.mktemp("doctrees-ko"))
+        once(
+            shared_tmp / "korean_book",
+            lambda out: i18n.build_html(doctrees=out / "doctrees-ko"),
+        )
     except SystemExit as exc:
         pytest.fail(f"the Korean build is not warning-free: {exc}", pytrace=False)
     return i18n.KO_HTML

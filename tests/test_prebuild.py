@@ -114,6 +114,7 @@ def test_an_edit_to_the_package_empties_the_cache(tmp_path: Path) -> None:
     quiz.write_text("PROMPT = 'What is 2 + 2?'\n", encoding="utf-8")
     cache = get_cache(str(tmp_path / "cache"))
     stamp = tmp_path / "cache.inputs"
+    doctrees = tmp_path / "html" / ".doctrees" / "environment.pickle"
 
     def store() -> None:
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
@@ -134,6 +135,9 @@ def test_an_edit_to_the_package_empties_the_cache(tmp_path: Path) -> None:
     quiz.write_text("PROMPT = 'What is 2 + 3?'\n", encoding="utf-8")
     changed = prebuild.inputs_fingerprint(tmp_path)
     assert changed != first
+    doctrees.parent.mkdir(parents=True)
+    doctrees.write_bytes(b"Sphinx's environment, read with the old outputs")
     assert prebuild.drop_stale_cache(cache, stamp, changed)
     assert cache.list_cache_records() == []
+    assert not doctrees.exists(), "Sphinx would keep the old outputs in its doctrees"
     assert stamp.read_text(encoding="utf-8").strip() == changed

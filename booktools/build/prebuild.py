@@ -157,11 +157,16 @@ def drop_stale_cache(cache: object, stamp: Path, fingerprint: str) -> bool:
     """Empty ``cache`` when ``stamp`` (the fingerprint its notebooks were run with) differs from
     ``fingerprint``, then record ``fingerprint``; True when it was emptied.  Myst-NB keys a
     chapter on its code alone: after an edit to ``formulated/`` the cache would still serve
-    the chapters' old outputs (a quiz's former wording, in the book and in the tests)."""
+    the chapters' old outputs (a quiz's former wording, in the book and in the tests).  The
+    Sphinx environments beside the stamp (``environment.pickle`` under ``_build``) go too:
+    Sphinx reads a page again only when its source changed, and would keep the old outputs
+    in its doctrees."""
     old = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     stale = old != fingerprint
     if stale:
         cache.clear_cache()
+        for environment in stamp.parent.rglob("environment.pickle"):
+            environment.unlink()
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(fingerprint + "\n", encoding="utf-8")
     return stale
