@@ -66,6 +66,11 @@ NAMES: dict[str, str] = {
     "GitHub": "service",
     "Hugging Face": "company",
     "transformers": "the Hugging Face library's name",
+    "tokenizers": "the Hugging Face library's name",
+    "numpy": "the package's name (pip)",
+    "matplotlib": "the package's name (pip)",
+    "ipywidgets": "the package's name (pip)",
+    "Chromium": "software (the browser that prints the handouts)",
     "Ctrl": "the key's label on a Korean keyboard",
     # model and layer names the book keeps in Latin letters (source 003 does too)
     "LayerNorm": "layer name",
@@ -78,7 +83,6 @@ NAMES: dict[str, str] = {
     "Otter": "software (Otter-Grader)",
     "otter": "its command",
     "Docker": "software",
-    "Chromium": "software (the browser that prints the handouts)",
     "Gradescope": "service",
     "Markdown": "format",
     "Rust": "language",
@@ -123,6 +127,11 @@ NAMES: dict[str, str] = {
     "otter-grader": "software",
     "Data 8": "course name (UC Berkeley)",
     "Mary": "cited (Mary Phuong)",
+    "Devlin": "cited (Devlin et al. 2019, BERT)",
+    # transformers' model types, as chapter 13's code passes them and its table prints them
+    "openai-gpt": "transformers model type",
+    "bert": "transformers model type",
+    "roberta": "transformers model type",
     # mathematical function names and values, as an alt text writes a formula in plain text
     "tanh": "function",
     "sqrt": "function",

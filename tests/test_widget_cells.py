@@ -20,7 +20,8 @@ from _chapters import ROOT
 WIDGET_TIMEOUT = 60
 IMPORT_TIMEOUT = 180
 #: Fresh kernels per chapter (FORMULATED_WIDGET_ROUNDS overrides, e.g. 20 to hunt a stall).
-ROUNDS = int(os.environ.get("FORMULATED_WIDGET_ROUNDS", "2"))
+#: One: ``make book`` has run every widget cell in a fresh kernel of its own already.
+ROUNDS = int(os.environ.get("FORMULATED_WIDGET_ROUNDS", "1"))
 
 NEEDS_TRAINING = {"18_train_tiny_gpt"}
 #: Chapters whose widgets read names that earlier cells define (chapter 19: the loaded model and

@@ -155,6 +155,15 @@ def _builder_inited(app: Sphinx) -> None:
     app.config.html_title = TITLE_KO
 
 
+def _korean_pdf_title(app: Sphinx, config: Any) -> None:
+    """The Korean PDF's title page reads :data:`TITLE_KO` (the LaTeX builder takes its title
+    from ``latex_documents``, which Jupyter Book fills with the English title)."""
+    if config.language == "ko" and config.latex_documents:
+        config.latex_documents = [
+            (d[0], d[1], TITLE_KO, *d[3:]) for d in config.latex_documents
+        ]
+
+
 def _korean_exercise_labels(app: Sphinx, config: Any) -> None:
     """The Korean book numbers exercises "연습문제 8.1" (sphinx-exercise's own Korean says
     연습): boxes, references and the PDF's titles all read ``numfig_format["exercise"]``.
@@ -687,5 +696,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(TranslatePrinted)
     app.add_post_transform(KoreanSolutionTitles)
     app.connect("config-inited", _korean_exercise_labels, priority=400)
+    app.connect("config-inited", _korean_pdf_title)
     app.add_search_language(SearchKorean)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
