@@ -155,12 +155,13 @@ def _builder_inited(app: Sphinx) -> None:
     app.config.html_title = TITLE_KO
 
 
-def _korean_pdf_title(app: Sphinx, config: Any) -> None:
-    """The Korean PDF's title page reads :data:`TITLE_KO` (the LaTeX builder takes its title
-    from ``latex_documents``, which Jupyter Book fills with the English title)."""
-    if config.language == "ko" and config.latex_documents:
-        config.latex_documents = [
-            (d[0], d[1], TITLE_KO, *d[3:]) for d in config.latex_documents
+def _korean_pdf_title(app: Sphinx, env: Any) -> None:
+    """The Korean PDF's title page reads :data:`TITLE_KO`.  Jupyter Book writes the English
+    title of ``_config.yml`` into ``latex_documents`` after Sphinx starts; the LaTeX builder
+    reads them when it writes, after the pages are read (here)."""
+    if app.config.language == "ko" and app.builder.name == "latex":
+        app.config.latex_documents = [
+            (d[0], d[1], TITLE_KO, *d[3:]) for d in app.config.latex_documents
         ]
 
 
@@ -696,6 +697,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(TranslatePrinted)
     app.add_post_transform(KoreanSolutionTitles)
     app.connect("config-inited", _korean_exercise_labels, priority=400)
-    app.connect("config-inited", _korean_pdf_title)
+    app.connect("env-updated", _korean_pdf_title)
     app.add_search_language(SearchKorean)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
