@@ -294,6 +294,8 @@ def test_notes_say_math_as_text() -> None:
         r"\operatorname{softmax}(\bm{q}\cdot\bm{k}_1, \dots)": "softmax(q·k₁, …)",
         r"\{0, 1\}": "{0, 1}",
         r"10^{-4}": "10⁻⁴",
+        r"-\sum_{v=1}^V y_v \log \hat y_v": "-Σᵥ₌₁ⱽ yᵥ log y\u0302ᵥ",
+        r"\bm{x}^{(N)}": "x⁽ᴺ⁾",
     }
     for tex, said in cases.items():
         assert speaker_notes.spoken_math(tex) == said
@@ -306,6 +308,23 @@ def test_lines_about_the_page_or_the_grader_are_left_out() -> None:
         "editing an input redraws the scores. Checked against its reference by `tests/x`."
     )
     assert speaker_notes.without_page_lines(text) == "Attention is soft."
+    # a last sentence that leads in to a list or formula the note does not have
+    for lead in (
+        "By the end of it you will be able to",
+        "Adding up the sizes, term by term:",
+        "This chapter builds that matrix,",
+    ):
+        assert speaker_notes.without_page_lines(f"GPT reads tokens. {lead}") == (
+            "GPT reads tokens."
+        )
+    assert speaker_notes.without_page_lines(
+        "이 장은 행렬을 만든다. 다음을 할 수 있다."
+    ) == ("이 장은 행렬을 만든다.")
+    for said in (
+        "Opened as a notebook, it lets the class edit.",
+        "노트북으로 열면 고칠 수 있다.",
+    ):
+        assert speaker_notes.PAGE_ONLY.search(said)
     for said in ("아래 위젯은 같은 예제다.", "라이브 커널에서 입력을 고친다."):
         assert speaker_notes.PAGE_ONLY.search(said)
     for line in (

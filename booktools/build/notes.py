@@ -45,11 +45,15 @@ GRADER = re.compile(
 PAGE_ONLY = re.compile(
     r"live kernel|the page\b|this page\b|\bon the page|\bbelow\b|\babove\b|\bwidget\b"
     r"|\bthe cell\b|\bcells?\b (?:above|below)|Checked against|^Store\b|Graded to"
-    r"|Float32 is precise enough|tests/\w"
+    r"|Float32 is precise enough|tests/\w|\bas a notebook\b|\bthe book's tests\b"
     r"|라이브 커널|이 페이지|페이지는|아래|위의|위에서|위젯|셀은|셀이|셀로|저장하라|채점한다"
-    r"|Float32로도",
+    r"|Float32로도|노트북으로 열면|책의 테스트",
     re.I,
 )
+#: A sentence that leads in to what the page shows next (a list, a formula, a table): at the
+#: end of a note it announces what the note does not say ("you will be able to", "term by
+#: term:"), and is left out.
+LEAD_IN = re.compile(r"(?:[:,]|\bable to|다음을 할 수 있다\.?)$")
 
 
 _GREEK = {
@@ -79,7 +83,10 @@ _SYMBOLS = {
 _SUB = str.maketrans(
     "0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"
 )
-_SUP = str.maketrans("0123456789+-=()inT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵀ")
+_SUP = str.maketrans(
+    "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
+    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
+)
 _SPACING = re.compile(r"\\(?:,|;|:|!|quad|qquad| )|~")
 _DROP = re.compile(
     r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|limits|nolimits)(?![a-zA-Z])"
@@ -127,6 +134,11 @@ def spoken_math(tex: str) -> str:
         s = _ONE_ARG.sub(
             lambda m: "ℝ" if m["arg"] == "R" and "mathbb" in m[0] else m["arg"], s
         )
+        s = re.sub(  # an accent on one letter without braces: \hat y
+            r"\\(hat|tilde|bar|vec|dot)\s+([A-Za-z])(?![A-Za-z])",
+            lambda m: m[2] + _ACCENT[m[1]],
+            s,
+        )
         s = re.sub(
             r"\\(hat|tilde|bar|vec|dot)\s*\{([^{}]*)\}",
             lambda m: m[2] + _ACCENT[m[1]] if len(m[2]) == 1 else m[2],
@@ -167,9 +179,16 @@ def _wrap(part: str) -> str:
 
 def without_page_lines(text: str) -> str:
     """``text`` without its sentences about the page, the notebook or the autograder
-    (:data:`PAGE_ONLY`)."""
-    parts = re.split(r"(?<=[.!?])\s+", text.strip())
-    return " ".join(p for p in parts if p and not PAGE_ONLY.search(p))
+    (:data:`PAGE_ONLY`), and without a last sentence that leads in to what the page shows
+    next (:data:`LEAD_IN`)."""
+    parts = [
+        p
+        for p in re.split(r"(?<=[.!?:])\s+", text.strip())
+        if p and not PAGE_ONLY.search(p)
+    ]
+    while parts and LEAD_IN.search(parts[-1].strip()):
+        parts.pop()
+    return " ".join(parts)
 
 
 def spoken(text: str) -> str:

@@ -117,9 +117,9 @@ WORDS: dict[str, dict[str, str]] = {
             "Read the definition aloud, then name every symbol in it and its shape."
         ),
         "code_notes": (
-            "The code of {names} in the package formulated: these lines are its computation, "
-            "without the docstring and the argument checks. Walk through them line by line "
-            "next to the formula of the previous slide."
+            "The code of {names} in the package formulated, without the docstring and the "
+            "argument checks. Walk through it line by line, saying which symbol of the "
+            "definition each line computes."
         ),
         "cell_notes": "Run through what this step computes and what it printed.",
         "summary_notes": (
@@ -145,8 +145,8 @@ WORDS: dict[str, dict[str, str]] = {
         ),
         "definition_notes": "정의를 소리 내어 읽고, 그 안의 기호와 모양을 하나씩 짚는다.",
         "code_notes": (
-            "formulated 패키지의 {names} 코드다. 보이는 줄이 그 계산이며, 문서 문자열과 인자 "
-            "검사는 뺐다. 앞 슬라이드의 공식과 나란히 한 줄씩 짚어 간다."
+            "formulated 패키지의 {names} 코드로, 문서 문자열과 인자 검사는 뺐다. 한 줄씩 "
+            "짚으며 각 줄이 정의의 어느 기호를 계산하는지 말한다."
         ),
         "cell_notes": "이 단계가 무엇을 계산하고 무엇을 출력했는지 짚어 간다.",
         "summary_notes": (
