@@ -320,6 +320,14 @@ def test_lines_about_the_page_or_the_grader_are_left_out() -> None:
     assert speaker_notes.without_page_lines(
         "이 장은 행렬을 만든다. 다음을 할 수 있다."
     ) == ("이 장은 행렬을 만든다.")
+    # a reference without a title of its own names a label, which is not said
+    assert (
+        speaker_notes.spoken(
+            "GPT learns everything ({prf:ref}`def-13-gpt`) in one set, as in {doc}`the "
+            "chapter <13_gpt>`; `code` stays."
+        )
+        == "GPT learns everything in one set, as in the chapter; `code` stays."
+    )
     for said in (
         "Opened as a notebook, it lets the class edit.",
         "노트북으로 열면 고칠 수 있다.",

@@ -22,6 +22,7 @@ from booktools.paths import LOCALES, ROOT
 __all__ = [
     "GRADER",
     "PAGE_ONLY",
+    "LEAD_IN",
     "NOTES_CATALOGUES",
     "spoken_math",
     "without_page_lines",
@@ -191,11 +192,24 @@ def without_page_lines(text: str) -> str:
     return " ".join(parts)
 
 
+#: Roles that point elsewhere: without a title of their own they name a label
+#: (``def-13-gpt``), which is not said.
+_REFERENCES = {"ref", "prf:ref", "numref", "eq", "doc"}
+
+
+def _said_role(m: re.Match[str]) -> str:
+    title, target = myst.explicit(m["text"])
+    if title:
+        return title
+    return "" if m["name"] in _REFERENCES else target
+
+
 def spoken(text: str) -> str:
     """A note as plain text to say: math rendered (:func:`spoken_math`), roles and emphasis
     marks left out, and no sentence about the page."""
     text = myst.MATH.sub(lambda m: spoken_math(m[0].strip("$")), joined(text))
-    text = myst.ROLE.sub(lambda m: myst.explicit(m["text"])[0] or m["text"], text)
+    text = myst.ROLE.sub(_said_role, text)
+    text = re.sub(r"\s*\(\s*\)", "", text)  # a bracket that held only a reference
     text = re.sub(r"\*\*?([^*]+)\*\*?", r"\1", text)
     return without_page_lines(text)
 

@@ -16,11 +16,12 @@ from typing import Any
 
 import yaml
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
-from booktools.build.notes import GRADER, PAGE_ONLY, spoken_math
+from booktools.build.notes import GRADER, LEAD_IN, PAGE_ONLY, spoken_math
 from booktools.paths import CONFIG, ROOT
 from booktools.sphinx import i18n as sphinx_i18n
 
@@ -184,13 +185,23 @@ def sentences(paragraph: nodes.Element) -> list[list[nodes.Node]]:
 
 
 def drop_page_lines(
-    paragraph: nodes.Element, pattern: re.Pattern[str] = PAGE_ONLY
+    paragraph: nodes.Element,
+    pattern: re.Pattern[str] = PAGE_ONLY,
+    lead_in: re.Pattern[str] | None = None,
 ) -> None:
-    """``paragraph`` without its sentences that ``pattern`` finds (about the page)."""
+    """``paragraph`` without its sentences that ``pattern`` finds (about the page), and,
+    given ``lead_in``, without a last sentence that it finds (one that leads in to a list or
+    a formula the paragraph does not hold)."""
     found = sentences(paragraph)
     kept = [
         s for s in found if not pattern.search("".join(n.astext() for n in s).strip())
     ]
+    while (
+        lead_in
+        and kept
+        and lead_in.search("".join(n.astext() for n in kept[-1]).strip())
+    ):
+        kept.pop()
     if len(kept) != len(found):
         paragraph.clear()
         for sentence in kept:
@@ -222,9 +233,16 @@ class SpokenNotes(SphinxPostTransform):
         for notes in list(self.document.findall(revealjs_notes)):
             for math in list(notes.findall(nodes.math)):
                 math.replace_self(nodes.Text(spoken_math(math.astext())))
+            # a reference is not resolved yet: its title is said, a bare label is not
+            for xref in list(notes.findall(addnodes.pending_xref)):
+                if xref.get("refexplicit"):
+                    xref.replace_self(nodes.Text(xref.astext()))
+                else:
+                    xref.parent.remove(xref)
             for paragraph in list(notes.findall(nodes.paragraph)):
-                drop_page_lines(paragraph)
+                drop_page_lines(paragraph, lead_in=LEAD_IN)
                 text = re.sub(r"\s+", " ", paragraph.astext()).strip()
+                text = re.sub(r"\s*\(\s*\)", "", text)  # a bracket that held a label
                 paragraph.replace_self(nodes.paragraph(text, text))
 
 
