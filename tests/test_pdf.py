@@ -567,8 +567,10 @@ def test_korean_pdf_labels_exercises_and_solutions_in_one_wording(
 
 def test_korean_pdf_running_head_and_foot_read_korean(ko_pages: list[str]) -> None:
     """The foot names the chapter as Korean does, "8장 어텐션" (not "장 8. 어텐션"), an
-    appendix "부록 A …"; the head is "The Formulated GPT 0.1.0" (no "릴리스")."""
+    appendix "부록 A …"; the head is the Korean title and the version, "수식으로 구현하는 GPT
+    0.2.0" (no "릴리스"), as on the title page."""
     import formulated
+    from booktools.sphinx.i18n import TITLE_KO
 
     title = squeezed(korean_chapter_titles()["chapters/08_attention"])
     lines = [{squeezed(line) for line in page.split("\n")} for page in ko_pages]
@@ -577,7 +579,7 @@ def test_korean_pdf_running_head_and_foot_read_korean(ko_pages: list[str]) -> No
     )  # a line of its own: the foot
     assert not any(f"장8.{title}" in page for page in lines)
     assert not any("릴리스" in "".join(page) for page in lines)
-    head = squeezed(f"The Formulated GPT {formulated.__version__}")
+    head = squeezed(f"{TITLE_KO} {formulated.__version__}")
     assert sum(head in page for page in lines) >= 100
     appendix_a = squeezed(
         korean_chapter_titles()[next(n for n in toc_files() if "appendix_a" in n)]
