@@ -23,6 +23,7 @@ __all__ = [
     "GRADER",
     "PAGE_ONLY",
     "LEAD_IN",
+    "EMPTY_BRACKETS",
     "NOTES_CATALOGUES",
     "spoken_math",
     "without_page_lines",
@@ -195,6 +196,8 @@ def without_page_lines(text: str) -> str:
 #: Roles that point elsewhere: without a title of their own they name a label
 #: (``def-13-gpt``), which is not said.
 _REFERENCES = {"ref", "prf:ref", "numref", "eq", "doc"}
+#: A bracket left empty once its reference is not said: "(def-13-gpt)" -> "()".
+EMPTY_BRACKETS = re.compile(r"\s*\(\s*\)")
 
 
 def _said_role(m: re.Match[str]) -> str:
@@ -209,7 +212,7 @@ def spoken(text: str) -> str:
     marks left out, and no sentence about the page."""
     text = myst.MATH.sub(lambda m: spoken_math(m[0].strip("$")), joined(text))
     text = myst.ROLE.sub(_said_role, text)
-    text = re.sub(r"\s*\(\s*\)", "", text)  # a bracket that held only a reference
+    text = EMPTY_BRACKETS.sub("", text)
     text = re.sub(r"\*\*?([^*]+)\*\*?", r"\1", text)
     return without_page_lines(text)
 

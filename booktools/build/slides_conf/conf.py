@@ -21,7 +21,13 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from booktools import i18n
-from booktools.build.notes import GRADER, LEAD_IN, PAGE_ONLY, spoken_math
+from booktools.build.notes import (
+    EMPTY_BRACKETS,
+    GRADER,
+    LEAD_IN,
+    PAGE_ONLY,
+    spoken_math,
+)
 from booktools.paths import CONFIG, ROOT
 from booktools.sphinx import i18n as sphinx_i18n
 
@@ -242,7 +248,7 @@ class SpokenNotes(SphinxPostTransform):
             for paragraph in list(notes.findall(nodes.paragraph)):
                 drop_page_lines(paragraph, lead_in=LEAD_IN)
                 text = re.sub(r"\s+", " ", paragraph.astext()).strip()
-                text = re.sub(r"\s*\(\s*\)", "", text)  # a bracket that held a label
+                text = EMPTY_BRACKETS.sub("", text)
                 paragraph.replace_self(nodes.paragraph(text, text))
 
 
