@@ -4,7 +4,6 @@ the execution cache that ``make book`` fills (or run one that is not there); the
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from datetime import timezone
@@ -102,14 +101,7 @@ def execute_and_cache(path: Path, cache: Path = CACHE):
 
     from booktools.build import prebuild
 
-    threads = os.environ.get("OMP_NUM_THREADS")
-    try:
-        out = prebuild.execute(str(path), prebuild.execution_timeout(), threads=1)
-    finally:  # execute sets it for the kernel it starts
-        if threads is None:
-            os.environ.pop("OMP_NUM_THREADS", None)
-        else:
-            os.environ["OMP_NUM_THREADS"] = threads
+    out = prebuild.execute(str(path), prebuild.execution_timeout(), threads=1)
     if out.error is not None:
         return None, out.error
     nb = nbformat.reads(out.notebook, as_version=4)

@@ -25,6 +25,12 @@ print("one print,", "in pieces:", end="")
 sys.stdout.flush()
 print(" same line", os.environ["OMP_NUM_THREADS"])
 ```
+
+```{code-cell} python3
+import matplotlib.pyplot as plt
+
+plt.plot([0, 1], [1, 0]);
+```
 """
 )
 
@@ -64,7 +70,7 @@ def test_the_later_chapters_start_first() -> None:
 
 
 @pytest.mark.slow  # runs kernels
-def test_run_caches_successes_only_with_whole_prints(tmp_path: Path) -> None:
+def test_run_caches_only_successes_whole_prints_and_figures(tmp_path: Path) -> None:
     from jupyter_cache import get_cache
 
     good, bad = tmp_path / "good.md", tmp_path / "bad.md"
@@ -90,6 +96,10 @@ def test_run_caches_successes_only_with_whole_prints(tmp_path: Path) -> None:
     assert [o["text"] for o in outputs] == [
         f"one print, in pieces: same line {threads}\n"
     ]
+    # the figure is in the notebook although this process has MPLBACKEND=Agg (conftest.py)
+    assert os.environ["MPLBACKEND"] == "Agg"
+    figure = cache.get_cache_bundle(record.pk).nb.cells[1].outputs
+    assert any("image/png" in o.get("data", {}) for o in figure), figure
 
 
 def test_bad_jobs_are_refused(tmp_path: Path) -> None:

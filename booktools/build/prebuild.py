@@ -28,7 +28,9 @@ import hashlib
 import multiprocessing
 import os
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +48,7 @@ __all__ = [
     "read_chapter",
     "pending",
     "execute",
+    "kernel_environment",
     "run",
     "execution_timeout",
     "INPUTS",
@@ -106,28 +109,49 @@ def pending(paths: list[Path], cache: object) -> list[Path]:
     return todo
 
 
+@contextmanager
+def kernel_environment(threads: int) -> Iterator[None]:
+    """The environment a chapter's kernel inherits, for the duration of the block (restored
+    after it: the tests execute chapters in their own process).
+
+    * ``OMP_NUM_THREADS``: two kernels that each spread over every core would make their
+      threads wait for each other (a timing cell of chapter 7 went from 0.005 to 7.8 ms).
+    * no ``MPLBACKEND``: a kernel that inherits one (the tests set ``Agg``) draws no figure
+      into the notebook, and the run, stored in the cache, showed the chapter without them
+      (chapters 16 and 19 lost four figures that way)."""
+    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MPLBACKEND")}
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ.pop("MPLBACKEND", None)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def execute(path: str, timeout: int, threads: int) -> Outcome:
-    """Run one chapter in a fresh kernel in its own folder (a worker process); the kernel may
-    use ``threads`` threads (the cores shared out among the workers)."""
+    """Run one chapter in a fresh kernel in its own folder (a worker process, or a test's); the
+    kernel may use ``threads`` threads (the cores shared out among the workers)."""
     from jupyter_cache.executors.utils import single_nb_execution
 
     from booktools.sphinx import kernel_client
 
     kernel_client.install()
-    # The kernel inherits it: two kernels that each spread over every core would make their
-    # threads wait for each other (a timing cell of chapter 7 went from 0.005 to 7.8 ms).
-    os.environ["OMP_NUM_THREADS"] = str(threads)
     nb = read_chapter(Path(path))
     # coalesce_streams: one print() can reach the client in two pieces on a busy machine, and
     # Myst-NB would join them with a line break; the kernel's own text is kept instead.
-    result = single_nb_execution(
-        nb,
-        cwd=str(Path(path).parent),
-        timeout=timeout,
-        allow_errors=False,
-        meta_override=True,
-        coalesce_streams=True,
-    )
+    with kernel_environment(threads):
+        result = single_nb_execution(
+            nb,
+            cwd=str(Path(path).parent),
+            timeout=timeout,
+            allow_errors=False,
+            meta_override=True,
+            coalesce_streams=True,
+        )
     if result.err is not None:
         return Outcome(
             path, result.time, None, f"{type(result.err).__name__}: {result.err}"
