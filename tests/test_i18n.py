@@ -14,7 +14,6 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 from _chapters import ROOT
-from _helpers import once
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
@@ -356,28 +355,54 @@ def test_update_marks_a_changed_message_fuzzy_with_the_previous_english(
 
 
 @pytest.fixture(scope="module")
-def korean_book(shared_tmp: Path) -> Path:
-    """The Korean book at _build/html/ko, built from a fresh environment (every page read, so
-    every warning shows) with ``-n -W``, from the execution cache of ``make book``; once per
-    test run (conftest.py's ``shared_tmp``: two pytest workers built it at once, into the same
-    folder)."""
-    if not (HTML / "chapters" / "intro.html").is_file():
+def korean_book() -> Path:
+    """The Korean book that ``make book`` built at _build/html/ko with ``-n -W`` from the
+    execution cache (``booktools i18n build``), read instead of built again: its build left
+    :data:`booktools.i18n.WARNING_FREE` only if no page it read, nor any page read since the
+    last failed build, gave a warning (a failed build drops its environment, so the next one
+    reads every page again; ``test_a_failed_build_is_read_again_in_full``)."""
+    stamp = i18n.KO_HTML / i18n.WARNING_FREE
+    if not stamp.is_file():
         pytest.fail(
-            "no English book at _build/html: run `make book` first", pytrace=False
+            f"no Korean book built warning-free at {i18n.KO_HTML}: run `make book`",
+            pytrace=False,
         )
-    try:
-        once(
-            shared_tmp / "korean_book",
-            lambda out: i18n.build_html(doctrees=out / "doctrees-ko"),
+    sources = [*CATALOGUES, *sorted((ROOT / "chapters").glob("*.md"))]
+    built = stamp.stat().st_mtime
+    newer = [p.name for p in sources if p.stat().st_mtime > built]
+    if newer:
+        pytest.fail(
+            f"the Korean book is older than {newer[:5]}: run `make book`", pytrace=False
         )
-    except SystemExit as exc:
-        pytest.fail(f"the Korean build is not warning-free: {exc}", pytrace=False)
     return i18n.KO_HTML
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # needs the built book
 def test_korean_build_is_warning_free(korean_book: Path) -> None:
     assert (korean_book / "chapters" / "intro.html").is_file()
+
+
+@pytest.mark.parametrize("result", [0, 1])
+def test_a_failed_build_is_read_again_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, result: int
+) -> None:
+    """A strict build that fails leaves no stamp and drops its environment (the pages that
+    warned are read again next time); one that succeeds leaves the stamp."""
+    import jupyter_book.sphinx
+
+    out, doctrees = tmp_path / "html", tmp_path / "doctrees"
+    for folder in (out, doctrees):
+        folder.mkdir()
+    (out / i18n.WARNING_FREE).write_text("from an earlier build")
+    (doctrees / "environment.pickle").write_bytes(b"pages read")
+    monkeypatch.setattr(jupyter_book.sphinx, "build_sphinx", lambda *a, **k: result)
+    if result:
+        with pytest.raises(SystemExit, match="the html build failed"):
+            i18n.build_html(out, doctrees=doctrees)
+    else:
+        i18n.build_html(out, doctrees=doctrees)
+    assert (out / i18n.WARNING_FREE).is_file() == (not result)
+    assert (doctrees / "environment.pickle").is_file() == (not result)
 
 
 class _Page(HTMLParser):

@@ -60,6 +60,7 @@ from booktools.paths import CACHE, ROOT
 __all__ = [
     "POT_DIR",
     "KO_HTML",
+    "WARNING_FREE",
     "BUILD_LOCALES",
     "DOCTREES",
     "overrides",
@@ -72,6 +73,11 @@ __all__ = [
 
 POT_DIR = ROOT / "_build" / "gettext"
 KO_HTML = ROOT / "_build" / "html" / LANGUAGE
+#: The file a strict build that succeeded leaves in its output folder: every page it read,
+#: and every page read by an earlier build since the last failure, gave no warning (a failed
+#: build drops its environment, so the next one reads every page again).  The tests read it
+#: instead of building the Korean book a second time.
+WARNING_FREE = ".warning-free"
 #: Where the build compiles the catalogues (``.mo`` files stay out of the repository).
 BUILD_LOCALES = ROOT / "_build" / "i18n" / "locales"
 DOCTREES = {
@@ -133,6 +139,8 @@ def _sphinx(
 ) -> None:
     from jupyter_book.sphinx import build_sphinx
 
+    stamp = out / WARNING_FREE
+    stamp.unlink(missing_ok=True)
     result = build_sphinx(
         root,
         out,
@@ -145,9 +153,14 @@ def _sphinx(
         keep_going=True,
     )
     if result:
+        # Sphinx keeps the pages it read, the ones that warned too: the next build would not
+        # read them again and would pass without showing their warnings.
+        (Path(doctrees) / "environment.pickle").unlink(missing_ok=True)
         raise SystemExit(
             f"i18n: the {builder} build failed ({result!r}); see the messages above"
         )
+    if strict:
+        stamp.write_text(f"{builder} build with -W: no warning\n", encoding="utf-8")
 
 
 def build_pot(
