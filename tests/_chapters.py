@@ -66,10 +66,11 @@ def newest_change(folders: tuple[str, ...] = DEPENDENCIES, root: Path = ROOT) ->
     )
 
 
-def cached_run(path: Path, cache: Path = CACHE, since: float | None = None):
-    """The executed notebook of chapter ``path`` that ``make book`` stored in its execution
-    cache, or ``None`` when the cache holds no run of the chapter's current code (the key
-    Myst-NB looks up: its code cells), or only a run older than ``since`` (a time as
+def cached_record(path: Path, cache: Path = CACHE, since: float | None = None):
+    """The execution cache's record of chapter ``path`` that ``make book`` stored (its
+    ``data``: the run's seconds and each code cell's, booktools/build/prebuild.py), or
+    ``None`` when the cache holds no run of the chapter's current code (the key Myst-NB
+    looks up: its code cells), or only a run older than ``since`` (a time as
     :func:`newest_change` gives it)."""
     from jupyter_cache import get_cache
 
@@ -77,9 +78,8 @@ def cached_run(path: Path, cache: Path = CACHE, since: float | None = None):
 
     if not (cache / "global.db").is_file():
         return None  # make book has not run (and get_cache would create an empty cache)
-    store = get_cache(str(cache))
     try:
-        record = store.match_cache_notebook(read_chapter(path))
+        record = get_cache(str(cache)).match_cache_notebook(read_chapter(path))
     except KeyError:
         return None
     created = record.created  # stored in UTC, read back without its time zone
@@ -87,7 +87,17 @@ def cached_run(path: Path, cache: Path = CACHE, since: float | None = None):
         created = created.replace(tzinfo=timezone.utc)
     if since is not None and created.timestamp() < since:
         return None
-    return store.get_cache_bundle(record.pk).nb
+    return record
+
+
+def cached_run(path: Path, cache: Path = CACHE, since: float | None = None):
+    """The executed notebook of :func:`cached_record`'s record, or ``None``."""
+    from jupyter_cache import get_cache
+
+    record = cached_record(path, cache, since)
+    return (
+        None if record is None else get_cache(str(cache)).get_cache_bundle(record.pk).nb
+    )
 
 
 def execute_and_cache(path: Path, cache: Path = CACHE):
@@ -106,7 +116,7 @@ def execute_and_cache(path: Path, cache: Path = CACHE):
         return None, out.error
     nb = nbformat.reads(out.notebook, as_version=4)
     get_cache(str(cache)).cache_notebook_bundle(
-        CacheBundleIn(nb, str(path), data={"execution_seconds": out.seconds}),
+        CacheBundleIn(nb, str(path), data=out.cache_data()),
         check_validity=False,
         overwrite=True,
     )

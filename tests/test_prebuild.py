@@ -96,6 +96,11 @@ def test_run_caches_only_successes_whole_prints_and_figures(tmp_path: Path) -> N
     assert [o["text"] for o in outputs] == [
         f"one print, in pieces: same line {threads}\n"
     ]
+    # each code cell's time is kept beside the run, not in the cell (Myst-NB's key hashes it:
+    # `pending` above would not find the run)
+    assert "execution" not in cache.get_cache_bundle(record.pk).nb.cells[0].metadata
+    seconds = record.data["cell_seconds"]
+    assert len(seconds) == 2 and all(0 <= s < 60 for s in seconds), seconds
     # the figure is in the notebook although this process has MPLBACKEND=Agg (conftest.py)
     assert os.environ["MPLBACKEND"] == "Agg"
     figure = cache.get_cache_bundle(record.pk).nb.cells[1].outputs

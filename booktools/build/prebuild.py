@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -48,6 +49,7 @@ __all__ = [
     "read_chapter",
     "pending",
     "execute",
+    "cell_seconds",
     "kernel_environment",
     "run",
     "execution_timeout",
@@ -70,6 +72,15 @@ class Outcome:
     seconds: float
     notebook: str | None
     error: str | None
+    #: Each code cell's seconds from its start to its reply (None: not run), in cell order.
+    cell_seconds: tuple[float | None, ...] = ()
+
+    def cache_data(self) -> dict[str, object]:
+        """What the cache record keeps beside the notebook (its ``data``)."""
+        return {
+            "execution_seconds": self.seconds,
+            "cell_seconds": list(self.cell_seconds),
+        }
 
 
 def chapters(root: Path = ROOT) -> list[Path]:
@@ -143,6 +154,8 @@ def execute(path: str, timeout: int, threads: int) -> Outcome:
     nb = read_chapter(Path(path))
     # coalesce_streams: one print() can reach the client in two pieces on a busy machine, and
     # Myst-NB would join them with a line break; the kernel's own text is kept instead.
+    # record_timing: each cell's start and reply (metadata.execution), which the tests read
+    # (a widget cell that stalled but finished within the build's timeout shows there).
     with kernel_environment(threads):
         result = single_nb_execution(
             nb,
@@ -150,13 +163,38 @@ def execute(path: str, timeout: int, threads: int) -> Outcome:
             timeout=timeout,
             allow_errors=False,
             meta_override=True,
+            record_timing=True,
             coalesce_streams=True,
         )
     if result.err is not None:
         return Outcome(
             path, result.time, None, f"{type(result.err).__name__}: {result.err}"
         )
-    return Outcome(path, result.time, nbformat.writes(nb), None)
+    took = cell_seconds(nb)
+    return Outcome(path, result.time, nbformat.writes(nb), None, took)
+
+
+def cell_seconds(nb: nbformat.NotebookNode) -> tuple[float | None, ...]:
+    """Each code cell's time from its start to its reply, taken out of the cell's metadata
+    (nbclient's ``record_timing``): Myst-NB's cache key hashes every metadata key, so a cell
+    that kept it would never be found again."""
+    took = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        timing = cell.metadata.pop("execution", {})
+        start = timing.get("iopub.execute_input")
+        end = timing.get("shell.execute_reply")
+        took.append(
+            round((_instant(end) - _instant(start)).total_seconds(), 3)
+            if start and end
+            else None
+        )
+    return tuple(took)
+
+
+def _instant(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
 def execution_timeout(root: Path = ROOT) -> int:
@@ -225,7 +263,7 @@ def run(paths: list[Path], cache: object, jobs: int, timeout: int) -> list[Outco
                 CacheBundleIn(
                     nbformat.reads(out.notebook, as_version=4),
                     out.path,
-                    data={"execution_seconds": out.seconds},
+                    data=out.cache_data(),
                 ),
                 check_validity=False,
                 overwrite=True,

@@ -30,8 +30,8 @@ installed
 * in the test processes (``tests/conftest.py``), which execute chapters and notebooks with
   nbclient.
 
-``tests/test_widget_cells.py`` executes every chapter's widget cell in fresh kernels, repeatedly,
-under a short timeout.
+``make book`` records each cell's time (booktools/build/prebuild.py), and
+``tests/test_widget_cells.py`` fails when a chapter's widget cell took a minute or more.
 
 :func:`shut_down_immediately` is the other setting both places share: once a notebook's last
 cell has replied, its kernel is stopped at once instead of asked to exit.  nbclient's default
