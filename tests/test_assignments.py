@@ -1,7 +1,7 @@
 """End to end, as an instructor would: generate an assignment with otter-grader, hand in a
-wrong and a blank submission, grade them with ``otter run`` (booktools.course.grading), check
-the scores.  That the book's own solutions score full marks is checked for every chapter, from
-its autograder zip alone, by tests/test_autograder_zip.py.
+wrong submission, grade it with ``otter run`` (booktools.course.grading), check the scores; and
+that a blank hand-out scores nothing.  That the book's own solutions score full marks is
+checked for every chapter, from its autograder zip alone, by tests/test_autograder_zip.py.
 
 The wrong submissions make the common mistakes the hidden tests must reject: a multiplicative
 mask, a missing 1/sqrt(D), the unbiased variance in LayerNorm, the tanh form of GELU taken for
@@ -10,13 +10,21 @@ the exact one, 1.702 taken for the best constant of x*sigmoid(a*x).
 
 from __future__ import annotations
 
-import csv
+import re
 import shutil
 
 import pytest
 from _chapters import ROOT, cell_errors
+from _hand_ins import (
+    answer_labels,
+    grading_tests,
+    names_read,
+    reads_and_binds,
+    reduced_hand_in,
+)
 
 from booktools.course import assign, grading, leak_scan
+from booktools.course.specs import SPECS
 
 WRONG = {
     "08_attention": {
@@ -55,47 +63,104 @@ WRONG = {
     },
 }
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
+#: The chapters with an autograded exercise.
+GRADED = [s for s in CHAPTERS if grading.solutions(ROOT / "chapters" / f"{s}.md")]
 
 
-@pytest.mark.slow  # two otter runs per chapter (each 10-50 s on 2 cores)
+#: The names a Jupyter kernel defines before any cell runs: a test that reads only these and
+#: the chapter's names could pass on a blank hand-out.
+KERNEL_NAMES = frozenset(
+    "In Out _ __ ___ _i _ii _iii _ih _oh _dh get_ipython exit quit display".split()
+)
+
+
+@pytest.mark.slow  # one otter run per chapter (10-20 s on 2 cores)
 @pytest.mark.parametrize("stem", sorted(WRONG))
-def test_graded_submissions_score_partial_and_zero(stem, assignment, tmp_path):
-    """A submission with the common mistakes scores some points but not those exercises'; the
-    hand-out as given, every cell run, scores nothing: the chapter's own cells satisfy no
-    hidden test."""
+def test_wrong_submission_scores_partial(stem, assignment, tmp_path):
+    """A submission with the common mistakes scores some points but not those exercises'.
+
+    The submission is the reduced hand-in (tests/_hand_ins.py): the answers, right or wrong,
+    and the chapter cells that bind what they and the tests read, not the rest of the chapter
+    (tests/test_autograder_zip.py grades the same reduced hand-in with the right answers: full
+    marks)."""
     chapter = ROOT / "chapters" / f"{stem}.md"
     student, zip_path = assignment(stem)
     answers = grading.solutions(chapter)
-    wrong = grading.fill_answers(
+    wrong = reduced_hand_in(
         student, {**answers, **WRONG[stem]}, tmp_path / "wrong" / student.name
     )
-    blank = tmp_path / "blank" / student.name
-    blank.parent.mkdir()
-    shutil.copy(student, blank)
-    # A run takes 10-50 s; one that still exceeds 120 s would be retried (grading.grade).
-    table = grading.grade_all(
-        [wrong, blank], zip_path, tmp_path / "grades", timeout=120
-    )
-    with table.open() as f:
-        partial, zero = (
-            {k: float(v) for k, v in row.items() if k != "submission"}
-            for row in csv.DictReader(f)
-        )
+    # A run takes 10-20 s; one that still exceeds 120 s would be retried (grading.grade).
+    partial = grading.grade(wrong, zip_path, tmp_path / "grades", timeout=120)
     possible = 2 * len(answers)  # every autograded exercise is worth 2 points
-    print(stem, "wrong", partial["total"], "blank", zero["total"], "of", possible)
+    print(stem, "wrong", partial["total"], "of", possible)
     assert 0 < partial["total"] < possible, partial
     for label in WRONG[stem]:
         assert partial[label] < 2, f"{label}: the wrong answer got full marks"
-    assert zero["total"] == 0, zero
+
+
+def _undecided_tests(nb) -> list[str]:
+    """The exercises of the student notebook ``nb`` (as handed out: its answer cells hold
+    ``...``) with a test that reads no name left unbound by the notebook's cells, each as
+    ``label: the test's call``.  Every other test stops at a ``NameError`` (or a ``KeyError``
+    in the notebook's namespace) in the blank hand-out."""
+    bound = set(KERNEL_NAMES)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            bound |= reads_and_binds(cell.source)[1]
+    return [
+        f"{label}: {test.splitlines()[-1]}"
+        for label in answer_labels(nb)
+        for test in grading_tests(label)
+        if not names_read(test, label) - bound
+    ]
+
+
+@pytest.mark.slow  # otter assign of every chapter: make test runs it, make check leaves it out
+@pytest.mark.parametrize("stem", GRADED)
+def test_blank_hand_out_scores_nothing(stem, assignment, tmp_path):
+    """The chapter's own cells satisfy no test of an autograded exercise.
+
+    Checked statically where that decides it: a test that reads a name (or an exercise's
+    name) that no cell of the blank hand-out binds — by assignment, ``def``, ``import``, a
+    loop, or a change through a subscript or attribute — stops at that name, and scores
+    nothing.  A chapter where some test reads only names its cells bind (chapter 18's
+    ``by_hand``, a list of gradients before Exercise 18.3 makes it a count) depends on their
+    values: its blank reduced hand-in (tests/_hand_ins.py: the cells that bind the names the
+    tests read) is graded by ``otter run`` and must score nothing.  The control: a cell that
+    binds every exercise's names leaves every test undecided.  That otter gives an empty
+    hand-in less than full marks from the zip alone is run by tests/test_autograder_zip.py."""
+    import nbformat
+
+    student, zip_path = assignment(stem)
+    nb = nbformat.read(student, as_version=4)
+    undecided = _undecided_tests(nb)
+    if undecided:
+        blank = reduced_hand_in(student, {}, tmp_path / "blank" / student.name)
+        zero = grading.grade(blank, zip_path, tmp_path / "grades", timeout=120)
+        assert zero["total"] == 0, (undecided, zero)
+    labels = answer_labels(nb)
+    names = sorted({n for label in labels for n in SPECS[label].names})
+    nb.cells.insert(1, nbformat.v4.new_code_cell(f"{', '.join(names)}, = {names}"))
+    assert len(_undecided_tests(nb)) == sum(
+        len(grading_tests(label)) for label in labels
+    )
 
 
 @pytest.mark.slow  # runs the student notebook in a kernel
-@pytest.mark.parametrize("stem", ["09_masks", "06_tokenization"])
+@pytest.mark.parametrize("stem", ["09_masks"])
 def test_student_notebook_runs_from_any_directory(stem, assignment, tmp_path):
-    """Top to bottom in a fresh kernel, from a folder that is not the repository's: data are
-    found through the package, grader.check runs the public tests (failing on blank answers),
-    and the export cell writes the zip to hand in without executing the notebook a second time
-    (assign._config_cell says why)."""
+    """Top to bottom in a fresh kernel, from a folder that is not the repository's: otter's init
+    cell finds the notebook, grader.check runs the public tests (failing on blank answers), and
+    the export cell writes the zip to hand in without executing the notebook a second time
+    (assign._config_cell says why).
+
+    Chapter 9 (5 s of cells) shows what otter's cells do, which does not depend on the chapter.
+    That a chapter finds its data through the package from another folder is shown elsewhere,
+    so that chapter 6 (it reads Tiny Shakespeare; 23 s of cells) runs whole once:
+    tests/test_notebooks.py runs it from an empty folder as its Colab notebook, which holds the
+    student notebook's chapter cells unchanged (and adds its set-up cell and the solutions), and
+    tests/test_autograder_zip.py runs chapter 18, which reads the corpus, from the zip's
+    environment."""
     import zipfile
 
     import nbformat
@@ -144,8 +209,6 @@ def test_student_markdown_renders_in_lab_without_the_book(stem):
     exercises are plain cells, no target for ``{ref}`ex-..```: the assignment's Markdown holds no
     directive and no role; a definition's code shows as a ``<details>`` box (open, as in the
     book, unless it is a long helper), a reference to an exercise as its number."""
-    import re
-
     chapter = ROOT / "chapters" / f"{stem}.md"
     nb = assign.master_notebook(chapter)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")

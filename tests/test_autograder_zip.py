@@ -14,8 +14,18 @@ offline, is left out.  ``otter run`` then runs from that environment with a clea
 environment (no ``PYTHONPATH``, no user site, Jupyter and IPython folders of its own), in a
 working folder outside the repository; the test checks that the environment's ``formulated``
 and its data are the zip's.  One environment serves every chapter (the zips' ``environment.yml``
-must agree), and two ``otter run`` at a time share the machine's cores.  The wrong submission
-of each chapter is an empty hand-in (:func:`_empty_hand_in`), which runs in seconds.
+must agree), and two ``otter run`` at a time share the machine's cores.
+
+What runs in it, and why that is enough (the chapters' own runs are ``make book``'s, checked
+by tests/test_chapters.py): :data:`WHOLE`'s solutions hand-in runs every cell of its chapter;
+every other chapter's is a reduced hand-in (tests/_hand_ins.py: the answers and the chapter
+cells that bind what they and the tests read), which grades the solutions without running the
+chapter again.  What the whole runs of those chapters proved besides is checked directly: that
+what their code imports is in the environment (every import statement of every chapter's code
+and of every test runs there, :func:`_failed_imports`), and that the data they read come from
+the zip's wheel (the corpus that chapters 6 and 18 read, here through ``load_data``).  The wrong
+submission of :data:`EMPTY_HAND_INS` is an empty hand-in (:func:`_empty_hand_in`), which runs
+in seconds.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from pathlib import Path
 
 import pytest
 from _chapters import ROOT
+from _hand_ins import chapter_code, import_statements, reduced_hand_in
 
 from booktools.course import grading
 from booktools.course.specs import SPECS
@@ -45,9 +56,32 @@ GRADED = [
 ]
 #: The chapters whose empty hand-in is also graded from the zip: that the zip can give less
 #: than full marks.  That each hidden test rejects wrong answers is checked for every exercise
-#: by tests/test_grading_fairness.py, and blank and wrong hand-ins of four chapters by
-#: tests/test_assignments.py; grading every chapter's empty hand-in here again took 4 minutes.
+#: by tests/test_grading_fairness.py, wrong hand-ins of four chapters and the blank hand-out of
+#: every chapter by tests/test_assignments.py; grading every chapter's empty hand-in here again
+#: took 4 minutes.
 EMPTY_HAND_INS = ("02_probability_information", "16_parameters")
+#: The one chapter whose solutions hand-in is the whole student notebook, every cell run in the
+#: zip's environment: chapter 18 asks the most of it — it reads the corpus through the package
+#: (``load_data``), builds, trains, checkpoints (in a temporary folder), resumes and samples a
+#: model with the package's training loop, counts GPT-2's parameters with ``transformers`` and
+#: shows a widget — and takes the longest (about a minute).  (Chapter 19 has no autograded
+#: exercise: its zip has nothing to grade.)
+WHOLE = "18_train_tiny_gpt"
+#: An import that no environment has: :func:`_failed_imports` must report it (the control
+#: that shows the import check can fail).
+CONTROL_IMPORT = "import formulated_has_no_such_module"
+#: Runs the import statements given as arguments, each on its own; prints, as JSON on its last
+#: line, those that raised and why.
+_TRY_IMPORTS = """
+import json, sys
+failed = {}
+for statement in sys.argv[1:]:
+    try:
+        exec(statement, {})
+    except Exception as error:
+        failed[statement] = f"{type(error).__name__}: {error}"
+print(json.dumps(failed))
+"""
 
 
 def _clean_env(venv: Path, home: Path) -> dict[str, str]:
@@ -138,17 +172,26 @@ def _empty_hand_in(student: Path, out: Path) -> Path:
 
 
 def _grade(
-    venv: Path, env: dict[str, str], zip_path: Path, submission: Path, out: Path
+    venv: Path,
+    env: dict[str, str],
+    zip_path: Path,
+    submission: Path,
+    out: Path,
+    *,
+    debug: bool = False,
 ) -> dict[str, float]:
-    """``otter run`` of the environment on one submission: points per graded question.  A run
-    that hangs (a kernel reply missed; booktools/course/otter_cli.py is not in the zip's environment)
-    or whose kernel did not start within nbclient's 60 s (a loaded machine: make test runs
-    this beside the browser tests) is tried once more."""
+    """``otter run`` of the environment on one submission: points per graded question.
+    ``debug``: otter's debug mode, in which a cell that raises fails the run (by default
+    otter grades whatever the cells left).  A run that hangs (a kernel reply missed;
+    booktools/course/otter_cli.py is not in the zip's environment) or whose kernel did not
+    start within nbclient's 60 s (a loaded machine: make test runs this beside the browser
+    tests) is tried once more."""
     out.mkdir(parents=True)
     cmd = [
         str(venv / "bin" / "otter"),
         "run",
         "--no-logo",
+        *(["--debug"] if debug else []),
         "-a",
         str(zip_path),
         "-o",
@@ -172,16 +215,53 @@ def _grade(
     return {t["name"]: float(t["score"]) for t in tests if t.get("score") is not None}
 
 
+def _failed_imports(
+    venv: Path, env: dict[str, str], cwd: Path, statements: list[str]
+) -> dict[str, str]:
+    """The import ``statements`` that fail in the environment ``venv`` (one process, each
+    statement on its own): statement -> the error."""
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", _TRY_IMPORTS, *statements],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _every_import() -> list[str]:
+    """Every import statement of every chapter's code (its cells and its solutions, as the
+    student notebook holds them) and of every exercise's tests (which otter runs in it)."""
+    chapters = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
+    tests = [t for spec in SPECS.values() for t in spec.public + spec.hidden]
+    return import_statements([c for p in chapters for c in chapter_code(p)] + tests)
+
+
 @pytest.mark.slow
 def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
     """For every chapter with an autograded exercise, in an environment built from the zip
-    alone: the book's own solutions score full marks (the hand-out, every cell run, each
-    answer cell filled with the book's solution); for :data:`EMPTY_HAND_INS`, a wrong
-    submission (the empty hand-in: every answer left as its placeholder) scores below full."""
+    alone: the book's solutions score full marks, with no cell raising (otter's debug mode) —
+    for :data:`WHOLE`, the hand-out with every cell run and each answer cell filled with the
+    book's solution; for the others, the reduced hand-in (tests/_hand_ins.py: the answers and
+    the chapter cells that bind what they and the tests read, not the rest of the chapter).
+    Every import statement of every chapter and test succeeds in the environment (a control
+    import must fail), and the corpus is read from the zip's wheel.  For
+    :data:`EMPTY_HAND_INS`, a wrong submission (the empty hand-in: every answer left as its
+    placeholder) scores below full.
+
+    A reduced hand-in whose slice missed a cell that a kept cell reads fails here (a
+    ``NameError``, in debug mode); what the slice cannot see is said in tests/_hand_ins.py.
+    What the reduced hand-ins leave unproven is that every cell of every chapter runs in this
+    environment: :data:`WHOLE` shows one whole chapter does, the import check that what the
+    others import is there, and tests/test_chapters.py that each chapter runs (in the book's
+    environment, not this one)."""
     assert set(EMPTY_HAND_INS) <= {p.stem for p in GRADED}, EMPTY_HAND_INS
     start = time.monotonic()
     assert len(GRADED) >= 15, [p.stem for p in GRADED]
     stems = [chapter.stem for chapter in GRADED]
+    assert WHOLE in stems, stems
     with ThreadPoolExecutor(2) as pool:  # written once per test run (conftest.py)
         made = dict(zip(stems, pool.map(assignment, stems)))
     students = {stem: student for stem, (student, _) in made.items()}
@@ -200,7 +280,7 @@ def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
     written = time.monotonic()
     venv, env = _zip_environment(next(iter(zips.values())), tmp_path / "autograder")
     # the zip's package, its data inside it, not this repository's tree; and the corpus read
-    # as chapter 18 reads it (ex-18-3's score does not depend on it, the chapter's cells do)
+    # as chapter 18 reads it
     probe = subprocess.run(
         [
             str(venv / "bin" / "python"),
@@ -222,12 +302,15 @@ def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
     )
     assert str(ROOT) + os.sep not in probe.stdout, probe.stdout
     assert torch_version.startswith("2.13.0") and vocab == "65", probe.stdout
+    failed = _failed_imports(venv, env, tmp_path, [*_every_import(), CONTROL_IMPORT])
+    assert list(failed) == [CONTROL_IMPORT], failed
     built = time.monotonic()
 
     jobs = []
     for chapter in GRADED:
         student, folder = students[chapter.stem], tmp_path / "graded" / chapter.stem
-        right = grading.fill_answers(
+        hand_in = grading.fill_answers if chapter.stem == WHOLE else reduced_hand_in
+        right = hand_in(
             student, grading.solutions(chapter), folder / "solutions" / student.name
         )
         jobs.append(
@@ -236,11 +319,16 @@ def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
         if chapter.stem in EMPTY_HAND_INS:
             wrong = _empty_hand_in(student, folder / "wrong" / student.name)
             jobs.append((chapter.stem, "wrong", wrong, folder / "wrong" / "results"))
-    # the chapter that trains a model first, so the two workers finish together
-    jobs.sort(key=lambda j: j[0] != "18_train_tiny_gpt")
+    # the whole chapter first, so the two workers finish together
+    jobs.sort(key=lambda j: j[0] != WHOLE)
     with ThreadPoolExecutor(2) as pool:
         scores = list(
-            pool.map(lambda j: _grade(venv, env, zips[j[0]], j[2], j[3]), jobs)
+            pool.map(
+                lambda j: _grade(
+                    venv, env, zips[j[0]], j[2], j[3], debug=j[1] == "solutions"
+                ),
+                jobs,
+            )
         )
     graded = time.monotonic()
 
@@ -262,8 +350,8 @@ def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
             f"{stem}: " + ", ".join(f"{k} {sum(v.values()):g}" for k, v in row.items())
         )
     print(
-        f"zips written in {written - start:.0f} s, environment built in {built - written:.0f}"
-        f" s, {len(jobs)} submissions graded in {graded - built:.0f} s"
+        f"zips written in {written - start:.0f} s, environment built and checked in "
+        f"{built - written:.0f} s, {len(jobs)} submissions graded in {graded - built:.0f} s"
     )
     assert not problems, "\n".join(problems)
 
