@@ -1,11 +1,18 @@
-"""Helpers of the browser tests (tests/test_browser.py, tests/test_a11y.py): Debian's Chromium
-via selenium, a static server for the built book, and one measurement of a page in the browser.
+"""Helpers of the browser tests (tests/test_browser.py, tests/test_a11y.py,
+tests/test_quiz_browser.py): Debian's Chromium via selenium, a static server for the built
+book, and the measurement of a page in the browser.
 
-Both books are checked: the English pages and the Korean ones under ``ko/``. Each
-page is loaded once per (width, color mode) and test run (:func:`audit`): the layout
-measurement, axe's audit and the page's images and controls come from that one load, which
-both test modules read, in every pytest-xdist worker (the report is kept on disk for the
-others).
+Both books are checked: the English pages and the Korean ones under ``ko/``.  Each page is
+loaded once per test run (:func:`audit`), at 1280 px in light mode: the layout measurement,
+axe's audit and the page's images and controls come from that one load; then, in the same page,
+as a reader does it, the English book is switched to dark mode with the theme's button (axe
+and the images again), and every page is narrowed to 390 px, as a phone turned or a window
+narrowed (:func:`resize`: the viewport is emulated, and the page's own handlers of the resize
+run), and measured (and audited) again.  A page load (MathJax's typesetting) costs Chromium
+2-3 CPU-seconds, so one instead of three or four per page.  The pages of
+:data:`PHONE_AUDIT_NAMES` are also loaded fresh at 390 px, and tests/test_browser.py checks
+that both agree.  Every test module reads the same reports, in every pytest-xdist worker (the
+worker that loads a page keeps them on disk for the others).
 
 The book must be built first (``make book``; CI runs it before ``make test``). ``BOOK_HTML`` may
 point the tests at another build folder.
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import fcntl
 import functools
 import http.server
 import json
@@ -27,7 +35,7 @@ from typing import Any
 
 import pytest
 from _chapters import ROOT
-from _helpers import locked, run_folder
+from _helpers import run_folder
 
 from booktools.build.toc import toc_files
 
@@ -72,16 +80,7 @@ def new_driver(width: int, height: int = 900) -> Any:
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    # A window is at least 500 px wide, so a phone's width is emulated (as a mobile viewport).
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {
-            "width": width,
-            "height": height,
-            "deviceScaleFactor": 1,
-            "mobile": width < 600,
-        },
-    )
+    emulate(driver, width, height)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
     return driver
@@ -126,14 +125,46 @@ def page_id(page: str, *rest: object) -> str:
     return "-".join(([lang] if lang != "en" else []) + [name] + [str(r) for r in rest])
 
 
-# The measurement, in the page: waits for MathJax and the widget snapshots, then reports.
-MEASURE_JS = r"""
-const done = arguments[arguments.length - 1];
+# In the page: resolves once the page's debounced handlers have run, that is after ``ms`` with
+# no resize and no element added or removed (every change restarts the wait): the theme updates
+# the tab stops of scrolling boxes 300 ms after either (pydata-sphinx-theme's
+# addTabStopsToScrollableElements, which axe checks), the book fits display math and marks wide
+# tables 200 ms after a resize (formulated-live.js).  A timer set after theirs, with the
+# longest of their delays, runs after them.  ``cap`` ms at most, should a page never settle.
+SETTLE_JS = r"""
+const settle = (ms, cap) => new Promise((resolve) => {
+  let timer = null;
+  const again = () => { clearTimeout(timer); timer = setTimeout(done, ms); };
+  const observer = new MutationObserver(again);
+  const limit = setTimeout(() => done(false), cap);
+  function done(settled = true) {
+    observer.disconnect();
+    removeEventListener("resize", again);
+    clearTimeout(timer);
+    clearTimeout(limit);
+    resolve(settled);
+  }
+  observer.observe(document.body, {childList: true, subtree: true});
+  addEventListener("resize", again);
+  again();
+});
+"""
+#: The longest delay of the page's handlers of a resize or a change of the page (SETTLE_JS).
+SETTLE_MS = 300
+
+# The page as a reader gets it, in the page: waits until it is loaded, typeset (MathJax, after
+# the fonts, as the book's fitting of display math does) and its widget snapshots are drawn
+# (all of them, at once), then for the page's handlers of those changes (SETTLE_JS); returns
+# the page's weight as opened and whether it settled.
+LOAD_JS = (
+    SETTLE_JS
+    + r"""
+const [quiet, done] = [arguments[0], arguments[arguments.length - 1]];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 (async () => {
   for (let i = 0; i < 100 && document.readyState !== "complete"; i++) await sleep(100);
+  if (document.fonts) await document.fonts.ready;
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-  await sleep(300);
   // What a reader's browser loaded for the page as opened (before scrolling to any widget).
   const entries = () => [...performance.getEntriesByType("navigation"),
                          ...performance.getEntriesByType("resource")];
@@ -147,144 +178,153 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   // The runtime loads when a widget nears the screen; here all of them are wanted at once.
   if (views().length && window.formulatedLoadWidgets) window.formulatedLoadWidgets();
   for (let i = 0; i < 150 && !views().every(rendered); i++) await sleep(100);
-  await sleep(300);
+  const settled = await settle(quiet, 10 * quiet);
   weight.allBytes = entries().reduce((s, e) => s + (e.decodedBodySize || 0), 0);
-  // A widget output a reader can operate (a slider, a list, a box, a button), which needs the
-  // "static snapshot" note, and one that is complete as drawn (a progress bar), which does not.
-  const controlled = views().filter((s) => s.parentElement.querySelector(
-    ".widget-subarea :is(input, select, textarea, button, [role=slider])")).length;
-  const box = (el) => el.getBoundingClientRect();
-  const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
-  const label = (el) => (el.closest("section[id]") || {}).id || "";
-  await sleep(300);  // the page's own fitting of display math runs on load
-  const report = {innerWidth: window.innerWidth, lang: document.documentElement.lang,
-    shrunk: document.querySelectorAll('mjx-container[data-formulated-fit]').length,
-    pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-    math: [], tables: [], widgets: [], notes: document.querySelectorAll(
-      ".formulated-static-note").length, views: views().length, controlled: controlled,
-    noteTexts: [...new Set([...document.querySelectorAll(".formulated-static-note")]
-      .map((n) => n.textContent.trim()))],
-    weight: weight,
-    unrendered: views().filter((s) => !rendered(s)).length};
-  // Content cut off at the right edge of the article (the theme clips it instead of scrolling
-  // the page): anything wider than the article that no scrolling box around it contains.
-  const article = document.querySelector("article") || document.body;
-  const edge = Math.min(box(article).right, window.innerWidth) + 1;
-  report.sticking = [];
-  for (const el of article.querySelectorAll("*")) {
-    const r = box(el);
-    if (r.width === 0 || r.right <= edge) continue;
-    const style = getComputedStyle(el);  // e.g. a heading's permalink, shown on hover only
-    if (style.visibility === "hidden" || style.opacity === "0") continue;
-    let contained = false;
-    for (let a = el.parentElement; a && a !== article; a = a.parentElement) {
-      if (scrolls(a) || getComputedStyle(a).overflowX === "hidden") { contained = true; break; }
-    }
-    if (contained || scrolls(el)) continue;
-    report.sticking.push({tag: el.tagName.toLowerCase(), cls: String(el.className).slice(0, 60),
-      right: Math.round(r.right), text: el.textContent.trim().slice(0, 60), section: label(el)});
-    if (report.sticking.length >= 10) break;
-  }
-  for (const c of document.querySelectorAll('mjx-container[display="true"]')) {
-    const inner = c.querySelector("mjx-math") || c;
-    const need = box(inner).width, have = c.clientWidth;
-    if (need <= have + 1) continue;
-    let scroller = null;
-    for (let el = c; el && el !== document.body; el = el.parentElement) {
-      if (scrolls(el) && el.scrollWidth > el.clientWidth) { scroller = el; break; }
-    }
-    report.math.push({need: Math.round(need), have: have, scrolls: !!scroller,
-      section: label(c), tex: (c.getAttribute("aria-label") || c.textContent).slice(0, 80)});
-  }
-  for (const t of document.querySelectorAll("article table")) {
-    const parent = t.parentElement;
-    const need = box(t).width, have = parent.clientWidth;
-    if (need <= have + 1) continue;
-    const style = getComputedStyle(parent);
-    // It shows that it scrolls: a visible hint before the box, and the box is a named region
-    // that takes the keyboard's focus (arrow keys then scroll it).
-    const hint = parent.previousElementSibling;
-    report.tables.push({need: Math.round(need), have: have, scrolls: scrolls(parent),
-      bordered: parseFloat(style.borderLeftWidth) > 0 && style.borderLeftStyle !== "none",
-      hinted: !!hint && hint.classList.contains("formulated-scroll-hint") &&
-        hint.offsetWidth > 0 && !!hint.textContent.trim(),
-      hint: hint && hint.classList.contains("formulated-scroll-hint") ? hint.textContent : "",
-      label: parent.getAttribute("aria-label") || "",
-      keyboard: parent.tabIndex === 0 && parent.getAttribute("role") === "region" &&
-        !!(parent.getAttribute("aria-label") || "").trim(),
-      section: label(t)});
-  }
-  // Headings (with their permalink "#", hidden until hover but still taking room) that reach
-  // past the right edge of the window: the page then scrolls sideways on a phone.
-  report.headings = [];
-  for (const h of article.querySelectorAll("h1, h2, h3, h4")) {
-    const right = Math.max(box(h).right, ...[...h.querySelectorAll("*")].map((c) => box(c).right));
-    if (right > window.innerWidth + 1 || h.scrollWidth > h.clientWidth + 1) {
-      report.headings.push({text: h.textContent.trim().slice(0, 60), right: Math.round(right),
-                            section: label(h)});
-    }
-  }
-  const controls = ".widget-slider, .widget-dropdown, .widget-text, .widget-textarea, " +
-    ".widget-checkbox, .widget-toggle-buttons, .widget-radio, .widget-select, " +
-    ".widget-hslider, .widget-vslider, .widget-inline-hbox.widget-play";
-  for (const w of document.querySelectorAll(controls)) {
-    if (w.parentElement.closest(controls)) continue;
-    // The description: a label before the control, or (checkbox) the text after the box.
-    const lab = [...w.querySelectorAll(":scope > .widget-label, :scope > .widget-label-basic")]
-      .find((l) => l.offsetWidth > 0 && l.textContent.replace("\u200b", "").trim());
-    const text = lab ? lab.textContent.trim() : (w.getAttribute("aria-label") || "");
-    const hidden = !lab;
-    report.widgets.push({cls: w.className, text: text, hidden: hidden,
-      truncated: lab ? lab.scrollWidth > lab.clientWidth + 1 : false, section: label(w)});
-  }
-  // Code and printed output that the reader must scroll sideways to read (88 columns,
-  // tests/test_columns.py; a Korean line is wider than its characters).
-  report.scrollingPre = [];
-  for (const pre of article.querySelectorAll("div.cell pre")) {
-    if (pre.offsetWidth === 0 || pre.scrollWidth <= pre.clientWidth + 1) continue;
-    const lines = pre.textContent.split("\n");
-    report.scrollingPre.push({need: pre.scrollWidth, have: pre.clientWidth, section: label(pre),
-      output: !!pre.closest(".cell_output"),
-      line: lines.reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 100)});
-  }
-  // Inline code that wraps: the text on each side of every line break that falls inside a word
-  // (no blank between the last character of one line and the first of the next), e.g.
-  // ["formulated.formulas.attenti", "on"] for a name broken in the middle of a word.
-  report.codeBreaks = [];
-  for (const code of article.querySelectorAll("code.literal")) {
-    if (code.getClientRects().length < 2) continue;
-    const chars = [];  // [character, top of its box or null for a blank at a line end]
-    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      for (let i = 0; i < n.data.length; i++) {
-        const r = document.createRange();
-        r.setStart(n, i);
-        r.setEnd(n, i + 1);
-        const rect = r.getBoundingClientRect();
-        chars.push([n.data[i], rect.width > 0 ? rect.top : null]);
-      }
-    }
-    const text = chars.map((c) => c[0]).join("");
-    let last = null, blank = false;
-    chars.forEach(([ch, top], i) => {
-      if (!ch.trim() || top === null) { blank = true; return; }
-      if (last !== null && top > last + 2 && !blank) {
-        report.codeBreaks.push({before: text.slice(0, i), after: text.slice(i),
-                                table: !!code.closest("table"), section: label(code)});
-      }
-      last = top;
-      blank = false;
-    });
-  }
-  return report;
+  return {weight: weight, settled: settled};
 })().then(done, (e) => done({error: String(e)}));
+"""
+)
+
+# The measurement, in the page as it is now (after LOAD_JS, at any width): what the tests of
+# tests/test_browser.py read.
+MEASURE_JS = r"""
+const views = () => [...document.querySelectorAll(
+  'script[type="application/vnd.jupyter.widget-view+json"]')];
+const rendered = (s) => s.parentElement.querySelector(".widget-subarea *, .jupyter-widgets");
+// A widget output a reader can operate (a slider, a list, a box, a button), which needs the
+// "static snapshot" note, and one that is complete as drawn (a progress bar), which does not.
+const controlled = views().filter((s) => s.parentElement.querySelector(
+  ".widget-subarea :is(input, select, textarea, button, [role=slider])")).length;
+const box = (el) => el.getBoundingClientRect();
+const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+const label = (el) => (el.closest("section[id]") || {}).id || "";
+const report = {innerWidth: window.innerWidth, lang: document.documentElement.lang,
+  shrunk: document.querySelectorAll('mjx-container[data-formulated-fit]').length,
+  pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+  math: [], tables: [], widgets: [], notes: document.querySelectorAll(
+    ".formulated-static-note").length, views: views().length, controlled: controlled,
+  noteTexts: [...new Set([...document.querySelectorAll(".formulated-static-note")]
+    .map((n) => n.textContent.trim()))],
+  unrendered: views().filter((s) => !rendered(s)).length};
+// Content cut off at the right edge of the article (the theme clips it instead of scrolling
+// the page): anything wider than the article that no scrolling box around it contains.
+const article = document.querySelector("article") || document.body;
+const edge = Math.min(box(article).right, window.innerWidth) + 1;
+report.sticking = [];
+for (const el of article.querySelectorAll("*")) {
+  const r = box(el);
+  if (r.width === 0 || r.right <= edge) continue;
+  const style = getComputedStyle(el);  // e.g. a heading's permalink, shown on hover only
+  if (style.visibility === "hidden" || style.opacity === "0") continue;
+  let contained = false;
+  for (let a = el.parentElement; a && a !== article; a = a.parentElement) {
+    if (scrolls(a) || getComputedStyle(a).overflowX === "hidden") { contained = true; break; }
+  }
+  if (contained || scrolls(el)) continue;
+  report.sticking.push({tag: el.tagName.toLowerCase(), cls: String(el.className).slice(0, 60),
+    right: Math.round(r.right), text: el.textContent.trim().slice(0, 60), section: label(el)});
+  if (report.sticking.length >= 10) break;
+}
+for (const c of document.querySelectorAll('mjx-container[display="true"]')) {
+  const inner = c.querySelector("mjx-math") || c;
+  const need = box(inner).width, have = c.clientWidth;
+  if (need <= have + 1) continue;
+  let scroller = null;
+  for (let el = c; el && el !== document.body; el = el.parentElement) {
+    if (scrolls(el) && el.scrollWidth > el.clientWidth) { scroller = el; break; }
+  }
+  report.math.push({need: Math.round(need), have: have, scrolls: !!scroller,
+    section: label(c), tex: (c.getAttribute("aria-label") || c.textContent).slice(0, 80)});
+}
+for (const t of document.querySelectorAll("article table")) {
+  const parent = t.parentElement;
+  const need = box(t).width, have = parent.clientWidth;
+  if (need <= have + 1) continue;
+  const style = getComputedStyle(parent);
+  // It shows that it scrolls: a visible hint before the box, and the box is a named region
+  // that takes the keyboard's focus (arrow keys then scroll it).
+  const hint = parent.previousElementSibling;
+  report.tables.push({need: Math.round(need), have: have, scrolls: scrolls(parent),
+    bordered: parseFloat(style.borderLeftWidth) > 0 && style.borderLeftStyle !== "none",
+    hinted: !!hint && hint.classList.contains("formulated-scroll-hint") &&
+      hint.offsetWidth > 0 && !!hint.textContent.trim(),
+    hint: hint && hint.classList.contains("formulated-scroll-hint") ? hint.textContent : "",
+    label: parent.getAttribute("aria-label") || "",
+    keyboard: parent.tabIndex === 0 && parent.getAttribute("role") === "region" &&
+      !!(parent.getAttribute("aria-label") || "").trim(),
+    section: label(t)});
+}
+// Headings (with their permalink "#", hidden until hover but still taking room) that reach
+// past the right edge of the window: the page then scrolls sideways on a phone.
+report.headings = [];
+for (const h of article.querySelectorAll("h1, h2, h3, h4")) {
+  const right = Math.max(box(h).right, ...[...h.querySelectorAll("*")].map((c) => box(c).right));
+  if (right > window.innerWidth + 1 || h.scrollWidth > h.clientWidth + 1) {
+    report.headings.push({text: h.textContent.trim().slice(0, 60), right: Math.round(right),
+                          section: label(h)});
+  }
+}
+const controls = ".widget-slider, .widget-dropdown, .widget-text, .widget-textarea, " +
+  ".widget-checkbox, .widget-toggle-buttons, .widget-radio, .widget-select, " +
+  ".widget-hslider, .widget-vslider, .widget-inline-hbox.widget-play";
+for (const w of document.querySelectorAll(controls)) {
+  if (w.parentElement.closest(controls)) continue;
+  // The description: a label before the control, or (checkbox) the text after the box.
+  const lab = [...w.querySelectorAll(":scope > .widget-label, :scope > .widget-label-basic")]
+    .find((l) => l.offsetWidth > 0 && l.textContent.replace("\u200b", "").trim());
+  const text = lab ? lab.textContent.trim() : (w.getAttribute("aria-label") || "");
+  const hidden = !lab;
+  report.widgets.push({cls: w.className, text: text, hidden: hidden,
+    truncated: lab ? lab.scrollWidth > lab.clientWidth + 1 : false, section: label(w)});
+}
+// Code and printed output that the reader must scroll sideways to read (88 columns,
+// tests/test_columns.py; a Korean line is wider than its characters).
+report.scrollingPre = [];
+for (const pre of article.querySelectorAll("div.cell pre")) {
+  if (pre.offsetWidth === 0 || pre.scrollWidth <= pre.clientWidth + 1) continue;
+  const lines = pre.textContent.split("\n");
+  report.scrollingPre.push({need: pre.scrollWidth, have: pre.clientWidth, section: label(pre),
+    output: !!pre.closest(".cell_output"),
+    line: lines.reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 100)});
+}
+// Inline code that wraps: the text on each side of every line break that falls inside a word
+// (no blank between the last character of one line and the first of the next), e.g.
+// ["formulated.formulas.attenti", "on"] for a name broken in the middle of a word.
+report.codeBreaks = [];
+for (const code of article.querySelectorAll("code.literal")) {
+  if (code.getClientRects().length < 2) continue;
+  const chars = [];  // [character, top of its box or null for a blank at a line end]
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (let i = 0; i < n.data.length; i++) {
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + 1);
+      const rect = r.getBoundingClientRect();
+      chars.push([n.data[i], rect.width > 0 ? rect.top : null]);
+    }
+  }
+  const text = chars.map((c) => c[0]).join("");
+  let last = null, blank = false;
+  chars.forEach(([ch, top], i) => {
+    if (!ch.trim() || top === null) { blank = true; return; }
+    if (last !== null && top > last + 2 && !blank) {
+      report.codeBreaks.push({before: text.slice(0, i), after: text.slice(i),
+                              table: !!code.closest("table"), section: label(code)});
+    }
+    last = top;
+    blank = false;
+  });
+}
+return report;
 """
 
 
 @dataclass
 class PageReport:
-    """What one page looks like at one width (and, from :func:`audit`, what axe and a screen
-    reader find on it)."""
+    """What one page looks like at one width and color mode (and, from :func:`audit`, what axe
+    and a screen reader find on it).  ``resized``: measured in a page loaded at 1280 px and then
+    narrowed (:func:`resize`), not in one loaded at this width."""
 
     page: str
     width: int
@@ -292,17 +332,116 @@ class PageReport:
     console: list[str] = field(default_factory=list)
     violations: list[dict[str, Any]] = field(default_factory=list)
     content: dict[str, Any] = field(default_factory=dict)
+    mode: str = "light"
+    resized: bool = False
+
+
+def console_errors(driver: Any) -> list[str]:
+    """The SEVERE entries of the browser log since the last call (which emptied it)."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def measure(driver: Any, url: str, page: str, width: int) -> PageReport:
-    """Load ``url`` and measure it (console errors are the SEVERE entries of the browser log)."""
-    driver.get_log("browser")  # drop what an earlier page left
+    """Load ``url``, wait for it (:data:`LOAD_JS`) and measure it (:data:`MEASURE_JS`), with
+    the console errors of the load."""
+    console_errors(driver)  # drop what an earlier page left
     driver.get(url)
-    data = driver.execute_async_script(MEASURE_JS)
-    console = [
-        e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"
-    ]
-    return PageReport(page, width, data, console)
+    loaded = driver.execute_async_script(LOAD_JS, SETTLE_MS)
+    assert "error" not in loaded, f"{page}: {loaded['error']}"
+    data = {**driver.execute_script(MEASURE_JS), **loaded}
+    return PageReport(page, width, data, console_errors(driver))
+
+
+def remeasure(driver: Any, report: PageReport, width: int) -> PageReport:
+    """``report``'s page measured again as it is now, after :func:`resize` to ``width`` (its
+    weight as opened is the load's), with the console errors since ``report``."""
+    data = {**report.data, **driver.execute_script(MEASURE_JS)}
+    console = report.console + console_errors(driver)
+    return dataclasses.replace(
+        report, width=width, data=data, console=console, resized=True
+    )
+
+
+# ---- the page in another width or color mode, in place -----------------------------------------
+
+
+def emulate(driver: Any, width: int, height: int = 900) -> None:
+    """A viewport of ``width`` in ``driver``: a window is at least 500 px wide, so a phone's
+    width is emulated, as a mobile viewport (the page's ``<meta name=viewport>`` applies)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {
+            "width": width,
+            "height": height,
+            "deviceScaleFactor": 1,
+            "mobile": width < 600,
+        },
+    )
+
+
+# Notes that the window fired "resize" (before the viewport changes).
+WATCH_RESIZE_JS = r"""
+window.formulatedResized = false;
+addEventListener("resize", () => { window.formulatedResized = true; }, {once: true});
+"""
+
+# Waits for the page's handlers of a resize (SETTLE_JS).  Chromium fires "resize" when the
+# emulated viewport changes (it did in 2025); were it to stop, the handlers would not run and
+# the page would keep its 1280 px fitting, so then the event is fired as a window does.
+RESIZED_JS = (
+    SETTLE_JS
+    + r"""
+const [quiet, done] = [arguments[0], arguments[arguments.length - 1]];
+const frame = () => new Promise((r) => requestAnimationFrame(r));
+(async () => {
+  for (let i = 0; i < 10 && !window.formulatedResized; i++) await frame();
+  if (!window.formulatedResized) dispatchEvent(new Event("resize"));
+  await settle(quiet, 10 * quiet);
+})().then(() => done(null), (e) => done({error: String(e)}));
+"""
+)
+
+
+def resize(driver: Any, width: int) -> None:
+    """The page in ``driver`` narrowed (or widened) to ``width`` in place, as a window resized
+    or a phone turned (the viewport of :func:`new_driver`), once the page's handlers of the
+    resize have run: the book's fitting of display math and marking of wide tables, the theme's
+    tab stops on scrolling boxes."""
+    driver.execute_script(WATCH_RESIZE_JS)
+    emulate(driver, width)
+    result = driver.execute_async_script(RESIZED_JS, SETTLE_MS)
+    assert result is None, result
+
+
+# Switches the color mode with the theme's own button (pydata-sphinx-theme's
+# .theme-switch-button: it cycles auto, dark, light, or auto, light, dark where the system is
+# dark, so two presses reach any mode) and waits for the theme's color transitions (up to
+# .3 s; axe must read the colors they end on).  Returns the mode the page is then in.
+MODE_JS = r"""
+const [mode, done] = [arguments[0], arguments[arguments.length - 1]];
+const html = document.documentElement;
+const button = document.querySelector(".theme-switch-button");
+for (let i = 0; i < 3 && button && html.dataset.theme !== mode; i++) button.click();
+Promise.all(document.getAnimations().filter((a) => a instanceof CSSTransition)
+  .map((a) => a.finished.catch(() => null))).then(() => done(html.dataset.theme));
+"""
+
+
+def switch_mode(driver: Any, mode: str) -> str:
+    """The page in ``driver`` switched to the color ``mode`` as a reader does (the theme's
+    button, which also keeps it for later pages); the mode it is then in."""
+    return driver.execute_async_script(MODE_JS, mode)
+
+
+def reset_view(driver: Any) -> None:
+    """``driver``'s next page at 1280 px in light mode, whatever was done to this one: the
+    mode kept for the next page (the theme reads ``localStorage`` before it paints), and this
+    page left before the viewport widens (or Chromium would lay it out again, for nothing)."""
+    driver.execute_script(
+        "localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');"
+    )
+    driver.get("about:blank")
+    emulate(driver, WIDTHS[0])
 
 
 # ---- accessibility (axe-core) and page weight -------------------------------------------------
@@ -410,7 +549,7 @@ return {
 """
 
 
-# ---- one load per (page, width, mode), shared by the test modules of a process ------------------
+# ---- one load per page, shared by the test modules of a process --------------------------------
 
 
 class _Browsers:
@@ -420,19 +559,17 @@ class _Browsers:
     def __init__(self) -> None:
         self.httpd, self.url = serve(require_book())
         self.drivers: dict[int, Any] = {}
-        self.modes: dict[int, str] = {}
-        self.cache: dict[tuple[str, int, str], PageReport] = {}
+        self.cache: dict[str, list[PageReport]] = {}
         atexit.register(self.close)
 
-    def driver(self, width: int, mode: str) -> Any:
+    def driver(self, width: int = WIDTHS[0]) -> Any:
+        """The Chromium of ``width``, in light mode, every page as on a first visit (its full
+        weight); a page narrowed or switched to dark mode in it is put back (:func:`reset_view`)."""
         if width not in self.drivers:
-            self.drivers[width] = new_driver(width)
-            no_cache(
-                self.drivers[width]
-            )  # every page as on a first visit: its full weight
-        if self.modes.get(width) != mode:
-            set_mode(self.drivers[width], self.url, mode)
-            self.modes[width] = mode
+            driver = new_driver(width)
+            no_cache(driver)
+            set_mode(driver, self.url, "light")
+            self.drivers[width] = driver
         return self.drivers[width]
 
     def close(self) -> None:
@@ -449,36 +586,16 @@ def browsers() -> _Browsers:
     return _Browsers()
 
 
-def audit(page: str, width: int, mode: str = "light") -> PageReport:
-    """``page`` (a path of :func:`pages`) loaded once per ``width`` and color ``mode`` in this
-    test run: :func:`measure`'s report, axe's violations (:func:`axe_violations`) and the
-    page's images and widget controls (:data:`CONTENT_JS`).  Under pytest-xdist, the worker
-    that loads a page first keeps its report in the run's folder, where the others read it."""
-    if mode not in MODES:
-        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
-    b = browsers()
-    key = (page, width, mode)
-    if key not in b.cache:
-        shared = run_folder()
-        if shared is None:
-            b.cache[key] = _load(b, page, width, mode)
-        else:
-            name = f"{page.replace('/', '~')}-{width}-{mode}"
-            kept = shared / "pages" / f"{name}.json"
-            with locked(kept.with_suffix(".lock")):
-                if not kept.is_file():
-                    report = _load(b, page, width, mode)
-                    kept.write_text(json.dumps(dataclasses.asdict(report)))
-            b.cache[key] = PageReport(**json.loads(kept.read_text()))
-    return b.cache[key]
+#: The color modes each book is audited in: the Korean book in light mode only (its pages have
+#: the same theme, figures and widgets as the English ones; dark mode would double its time).
+BOOK_MODES = {"en": MODES, "ko": ("light",)}
 
-
-#: The pages axe audits at 390 px (every page is audited at 1280 px, and loaded and measured
-#: at 390 px): the intro (prose, the frame), chapter 8 (a widget, figures, a quiz,
-#: exercises), chapter 18 (training output, a table) and appendix B (the widest tables), in
-#: both books.  axe's rules read the page's elements, which are the same at both widths; what
-#: 390 px adds is the phone's frame (its header and drawer), which every page shares.  axe on
-#: every page at 390 px took a tenth of make test.
+#: The pages axe audits at 390 px (every page is audited at 1280 px, and measured at 390 px):
+#: the intro (prose, the frame), chapter 8 (a widget, figures, a quiz, exercises), chapter 18
+#: (training output, a table) and appendix B (the widest tables), in both books.  axe's rules
+#: read the page's elements, which are the same at both widths; what 390 px adds is the phone's
+#: frame (its header and drawer), which every page shares.  axe on every page at 390 px took a
+#: tenth of make test.  These pages are also loaded fresh at 390 px (:func:`fresh_phone_report`).
 PHONE_AUDIT_NAMES = ("intro", "08_attention", "18_train_tiny_gpt", "appendix_b_errata")
 
 
@@ -488,13 +605,152 @@ def audited_by_axe(page: str, width: int) -> bool:
     return width == WIDTHS[0] or name in PHONE_AUDIT_NAMES
 
 
-def _load(b: _Browsers, page: str, width: int, mode: str) -> PageReport:
-    driver = b.driver(width, mode)
-    report = measure(driver, b.url + page, page, width)
-    assert "error" not in report.data, report.data
+def audit(page: str, width: int, mode: str = "light") -> PageReport:
+    """``page`` (a path of :func:`pages`) at ``width`` in color ``mode``: :func:`measure`'s
+    report, axe's violations (:func:`axe_violations`, where :func:`audited_by_axe`) and the
+    page's images and widget controls (:data:`CONTENT_JS`).  All of them come from one load of
+    the page (:func:`page_reports`)."""
+    if mode not in MODES:
+        raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+    for report in page_reports(page):
+        if (report.width, report.mode, report.resized) == (
+            width,
+            mode,
+            width != WIDTHS[0],
+        ):
+            return report
+    raise ValueError(f"{page}: no report at {width} px in {mode} mode (BOOK_MODES)")
+
+
+def fresh_phone_report(page: str) -> PageReport:
+    """``page`` (of :data:`PHONE_AUDIT_NAMES`) loaded at 390 px and measured, as a phone opens
+    it: what :func:`audit`'s page narrowed to 390 px must agree with."""
+    for report in page_reports(page):
+        if report.width == WIDTHS[1] and not report.resized:
+            return report
+    raise ValueError(
+        f"{page} is not loaded fresh at {WIDTHS[1]} px (PHONE_AUDIT_NAMES)"
+    )
+
+
+def page_reports(page: str) -> list[PageReport]:
+    """Every report of ``page`` in this test run, from one load (:func:`_load`).  Under
+    pytest-xdist, the worker that wants a page first keeps its reports in the run's folder,
+    where the others read them (:func:`_shared`)."""
+    b = browsers()
+    if page not in b.cache:
+        folder = run_folder()
+        if folder is None:
+            b.cache[page] = _load(b, page)
+        else:
+            kept = _shared(b, folder / "pages", page)
+            b.cache[page] = [PageReport(**r) for r in json.loads(kept.read_text())]
+    return b.cache[page]
+
+
+#: The pages the collected tests ask :func:`audit` for, in their order (:func:`expect`), and
+#: those that failed to load in :func:`_prefetch` (not tried again there).
+_expected: list[str] = []
+_failed: set[str] = set()
+
+
+def expect(items: list[pytest.Item]) -> None:
+    """Note the pages (the ``page`` parameter) of the collected tests ``items``: what a worker
+    loads while another loads the page it wants (:func:`_shared`)."""
+    params = (getattr(item, "callspec", None) for item in items)
+    found = [c.params["page"] for c in params if c and "page" in c.params]
+    _expected[:] = dict.fromkeys(_expected + found)
+
+
+def _shared(b: _Browsers, folder: Path, page: str) -> Path:
+    """The file of ``page``'s reports in ``folder``, loaded by this worker unless another did.
+    While another loads it, this one loads an expected page that no worker has begun, rather
+    than wait: a worker that only waited would then want the same next page as the other, and
+    the two would go on loading by turns, one at a time."""
+    folder.mkdir(parents=True, exist_ok=True)
+    while not _keep(b, folder, page, wait=False):
+        if not any(_prefetch(b, folder, p) for p in _expected if p != page):
+            _keep(b, folder, page, wait=True)
+            break
+    return _kept(folder, page)
+
+
+def _prefetch(b: _Browsers, folder: Path, page: str) -> bool:
+    """Whether this worker loaded ``page`` now (no worker had begun it)."""
+    if page in _failed or _kept(folder, page).is_file():
+        return False
+    try:
+        return _keep(b, folder, page, wait=False)
+    except Exception:  # noqa: BLE001 - the test that wants the page loads it again and says why
+        _failed.add(page)
+        return True
+
+
+def _kept(folder: Path, page: str) -> Path:
+    return folder / f"{page.replace('/', '~')}.json"
+
+
+def _keep(b: _Browsers, folder: Path, page: str, wait: bool) -> bool:
+    """Whether ``page``'s reports are kept in ``folder`` now, loaded unless they were; without
+    ``wait``, False at once while another worker loads the page."""
+    kept = _kept(folder, page)
+    lock_file = kept.with_suffix(".lock")
+    with open(lock_file, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        if not kept.is_file():
+            reports = [dataclasses.asdict(r) for r in _load(b, page)]
+            kept.write_text(json.dumps(reports))
+    return True
+
+
+def _load(b: _Browsers, page: str) -> list[PageReport]:
+    """``page`` loaded once at 1280 px in light mode and seen in every width and mode of its
+    book in that page (:func:`_views`); a page of :data:`PHONE_AUDIT_NAMES` also loaded fresh
+    at 390 px."""
+    driver = b.driver()
+    try:
+        reports = _views(driver, measure(driver, b.url + page, page, WIDTHS[0]))
+    finally:
+        reset_view(driver)
+    if audited_by_axe(page, WIDTHS[1]):
+        reports.append(measure(b.driver(WIDTHS[1]), b.url + page, page, WIDTHS[1]))
+    return reports
+
+
+def _views(driver: Any, desktop: PageReport) -> list[PageReport]:
+    """In the order that switches the mode least: 1280 px light, dark; narrowed to 390 px:
+    dark (where axe audits it; nothing else reads the phone in dark mode), light.  At 1280 px
+    the dark view shares the light one's measurement: the mode changes colors, not layout."""
+    page = desktop.page
+    dark = "dark" in BOOK_MODES[language_of(page)]
+    reports = [_seen(driver, desktop, "light")]
+    if dark:
+        switch_mode(driver, "dark")
+        reports.append(_seen(driver, reports[-1], "dark"))
+    resize(driver, WIDTHS[1])
+    if dark and audited_by_axe(page, WIDTHS[1]):
+        phone = remeasure(driver, reports[-1], WIDTHS[1])
+        reports.append(_seen(driver, phone, "dark"))
+    if dark:
+        switch_mode(driver, "light")
+    phone = remeasure(driver, reports[-1], WIDTHS[1])
+    reports.append(_seen(driver, phone, "light"))
+    return reports
+
+
+def _seen(driver: Any, report: PageReport, mode: str) -> PageReport:
+    """``report`` in the color ``mode`` the page is now in: axe's violations (where
+    :func:`audited_by_axe`), the images and controls, the console errors so far."""
     theme = driver.execute_script("return document.documentElement.dataset.theme")
-    assert theme == mode, f"{page}: the theme is in {theme!r} mode, not {mode!r}"
-    if audited_by_axe(page, width):
-        report.violations = axe_violations(driver)
-    report.content = driver.execute_script(CONTENT_JS)
-    return report
+    assert theme == mode, f"{report.page}: the theme is in {theme!r} mode, not {mode!r}"
+    audited = audited_by_axe(report.page, report.width)
+    return dataclasses.replace(
+        report,
+        mode=mode,
+        violations=axe_violations(driver) if audited else [],
+        content=driver.execute_script(CONTENT_JS),
+        console=report.console + console_errors(driver),
+    )

@@ -11,13 +11,14 @@
   is at most :data:`MAX_PAGE_BYTES`, the median over the pages at most :data:`MEDIAN_PAGE_BYTES`.
 
 Every page of both books at 1280 px: the English one in light and dark mode, the Korean one
-(``ko/``) in light mode only (its pages have the same theme, figures and widgets; dark mode
-would double its time).  At 390 px, axe audits the pages of ``_browser.PHONE_AUDIT_NAMES``
-in both books, in light mode and, for the English ones, dark mode (see there why these
-suffice); every page is still loaded and measured at 390 px (tests/test_browser.py). One browser per width and pytest worker; each page is loaded once per
-width and mode, and that load also gives tests/test_browser.py its measurement
-(``_browser.audit``). Needs the built book (``make book``) and Chromium with its driver
-(``make test`` installs them).
+(``ko/``) in light mode only (``_browser.BOOK_MODES``).  At 390 px, axe audits the pages of
+``_browser.PHONE_AUDIT_NAMES`` in both books, in light mode and, for the English ones, dark
+mode (see there why these suffice); every page is still measured at 390 px
+(tests/test_browser.py).  Each page is loaded once, at 1280 px in light mode, by one pytest
+worker (``_browser.audit``): switched to dark mode in the page with the theme's button, then
+narrowed to 390 px in the same page, as a reader does; that load also gives
+tests/test_browser.py its measurements.  Needs the built book (``make book``) and Chromium
+with its driver (``make test`` installs them).
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from typing import Any
 import pytest
 from _browser import (
     AXE_VERSION,
+    BOOK_MODES,
     LANGUAGES,
     MODES,
     PHONE_AUDIT_NAMES,
     WIDTHS,
     audited_by_axe,
+    expect,
     language_of,
     page_id,
     pages,
@@ -43,8 +46,6 @@ from _browser import audit as load
 pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
 
 PAGES = [page for language in LANGUAGES for page in pages(language)]
-#: The color modes each book is audited in (the Korean book: light; see above).
-BOOK_MODES = {"en": MODES, "ko": ("light",)}
 #: The size targets for a page as opened (the widget runtime loads later, on demand).
 #: The Korean edition's frame and glosses took the median to 2.51 MB (English) and 2.52 MB
 #: (Korean); it went back under 2.5 MB when sphinx-design's CSS and script (62 KB, no chapter
@@ -56,9 +57,11 @@ FAILING_IMPACTS = ("serious", "critical")
 
 
 @pytest.fixture(scope="module")
-def audit() -> Any:
-    """Each page once per (width, mode), lazily (``_browser.audit``): axe's violations, the
-    images and widget controls of the page (``_browser.CONTENT_JS``), and its weight."""
+def audit(request: pytest.FixtureRequest) -> Any:
+    """Each page in each (width, mode), lazily, from its one load (``_browser.audit``): axe's
+    violations, the images and widget controls of the page (``_browser.CONTENT_JS``), and its
+    weight as opened."""
+    expect(request.session.items)
 
     def get(page: str, width: int, mode: str) -> dict[str, Any]:
         report = load(page, width, mode)
@@ -71,7 +74,9 @@ def audit() -> Any:
     return get
 
 
-# Width outermost, then mode, then page: a worker switches browser and mode rarely.
+# Width outermost, then mode, then page: neighboring cases, which pytest-xdist first hands to
+# the workers in turn, are different pages (a worker that wants a page the other is loading
+# waits for it).
 CASES = [
     pytest.param(page, width, mode, id=page_id(page, width, mode))
     for width in WIDTHS

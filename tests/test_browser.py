@@ -8,6 +8,11 @@ note, the wide-table hint) in the page's language.
 And once: ``make live``'s servers (:class:`booktools.lab.live.LiveBook`), live code on
 chapter 11, the GELU slider moved, the plot redrawn.
 
+Every page is loaded once, at 1280 px, and narrowed to 390 px in the same page, as a phone
+turned or a window narrowed (``_browser.audit``; tests/test_a11y.py reads the same load).  The
+pages of ``_browser.PHONE_AUDIT_NAMES`` are also loaded fresh at 390 px, and
+:func:`test_a_page_narrowed_in_place_looks_as_one_loaded_at_390px` checks that both agree.
+
 Needs the built book (``make book`` first; CI runs it before ``make test``) and
 ``apt-get install chromium chromium-driver``; a missing one fails with that message.
 """
@@ -23,7 +28,10 @@ from _browser import (
     WIDTHS,
     PageReport,
     audit,
+    audited_by_axe,
     browsers,
+    expect,
+    fresh_phone_report,
     language_of,
     new_driver,
     page_id,
@@ -43,9 +51,11 @@ def site() -> str:
 
 
 @pytest.fixture(scope="module")
-def reports() -> Any:
-    """Each page measured once per width (in light mode; tests/test_a11y.py's axe audit comes
-    from the same load), lazily; the tests below read the same report."""
+def reports(request: pytest.FixtureRequest) -> Any:
+    """Each page measured at each width in light mode (at 1280 px as loaded, at 390 px narrowed
+    in place; tests/test_a11y.py's axe audit comes from the same load), lazily; the tests below
+    read the same report."""
+    expect(request.session.items)
 
     def get(page: str, width: int) -> PageReport:
         return audit(page, width, "light")
@@ -210,7 +220,7 @@ def test_page_script_writes_in_the_page_language(
 def test_script_words_are_the_page_script_s(site: str) -> None:
     """The expected words above are what formulated-live.js writes: its tr() on an English and
     on a Korean page (guards the test above against a stale copy of the texts)."""
-    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver = browsers().driver()  # the worker's Chromium
     for language in LANGUAGES:
         driver.get(site + pages(language)[0])
         hint, name, _ = SCRIPT_WORDS[language]
@@ -247,6 +257,71 @@ def test_inline_code_wraps_at_separators_not_inside_words(
             f"  §{b['section']}{' (table)' if b['table'] else ''}: "
             f"...{b['before'][-30:]} | {b['after'][:30]}..."
             for b in bad[:10]
+        )
+    )
+
+
+#: What the tests above read of a page at 390 px: counts, and findings (display math wider
+#: than its box, wide tables, content cut off, headings past the edge, printed output or code
+#: that scrolls, breaks in inline code, widget labels) with what they say but not their pixels.
+PHONE_COUNTS = (
+    "innerWidth",
+    "pageWidth",
+    "shrunk",
+    "lang",
+    "unrendered",
+    "views",
+    "controlled",
+    "notes",
+    "noteTexts",
+)
+PHONE_FINDINGS = (
+    "math",
+    "tables",
+    "sticking",
+    "headings",
+    "scrollingPre",
+    "codeBreaks",
+    "widgets",
+)
+PIXELS = ("need", "have", "right")
+
+
+def what_the_tests_read(report: PageReport) -> dict[str, Any]:
+    """The parts of ``report`` the tests above assert on, pixels of findings left out."""
+    data = report.data
+    findings = {
+        key: [{k: v for k, v in item.items() if k not in PIXELS} for item in data[key]]
+        for key in PHONE_FINDINGS
+    }
+    counts = {key: data[key] for key in PHONE_COUNTS}
+    return {**counts, **findings, "console": report.console}
+
+
+PHONE_CASES = [
+    pytest.param(page, id=page_id(page, WIDTHS[1]))
+    for page in PAGES
+    if audited_by_axe(page, WIDTHS[1])
+]
+
+
+@pytest.mark.parametrize("page", PHONE_CASES)
+def test_a_page_narrowed_in_place_looks_as_one_loaded_at_390px(
+    reports: Any, page: str
+) -> None:
+    """The tests above see every page at 390 px after narrowing it in place (its handlers of
+    the resize run: display math fitted again, wide tables marked); a phone opens the page at
+    390 px.  On the phone-audit pages (both books) the two must agree."""
+    narrowed = what_the_tests_read(reports(page, WIDTHS[1]))
+    fresh = what_the_tests_read(fresh_phone_report(page))
+    differ = [key for key in fresh if narrowed[key] != fresh[key]]
+    assert differ == [], (
+        f"{page} narrowed to 390 px differs from it loaded at 390 px\n"
+        + (
+            "\n".join(
+                f"  {key}:\n    narrowed {narrowed[key]!r:.300}\n    loaded   {fresh[key]!r:.300}"
+                for key in differ
+            )
         )
     )
 
@@ -355,7 +430,7 @@ def test_code_cells_show_88_columns_on_a_laptop(site: str) -> None:
     """At 1280 px a code cell, a printed output and a definition's opened source box show 88
     columns without scrolling (tests/test_columns.py keeps every line within them); at the
     theme's 14 px only 77 fit in a cell and 70 in a source box."""
-    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver = browsers().driver()  # the worker's Chromium
     driver.get(site + "chapters/10_multi_head.html")
     driver.execute_script(
         "document.querySelector('.formulated-source .admonition-title').click()"
@@ -380,7 +455,7 @@ def test_search_snippets_show_formulas_without_tex(site: str) -> None:
     """Search results quote the found page; a formula there reads as text, not as TeX."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver = browsers().driver()  # the worker's Chromium
     driver.get(site + "search.html?q=softmax")
     WebDriverWait(driver, 60, poll_frequency=0.5).until(
         lambda d: d.execute_script(
@@ -415,7 +490,7 @@ def test_live_code_without_a_server_or_repository_says_how_to_go_live(
         pytest.skip(
             "repository.url is set: Live Code goes to Binder (not reachable in tests)"
         )
-    driver = browsers().driver(1280, "light")  # the worker's Chromium
+    driver = browsers().driver()  # the worker's Chromium
     driver.get(site + "chapters/11_ffn_gelu.html")
     driver.find_element(By.CSS_SELECTOR, ".dropdown-launch-buttons > button").click()
     driver.find_element(By.XPATH, "//button[.//span[contains(., 'Live Code')]]").click()
