@@ -136,13 +136,13 @@ const settle = (ms, cap) => new Promise((resolve) => {
   let timer = null;
   const again = () => { clearTimeout(timer); timer = setTimeout(done, ms); };
   const observer = new MutationObserver(again);
-  const limit = setTimeout(() => done(false), cap);
-  function done(settled = true) {
+  const limit = setTimeout(done, cap);
+  function done() {
     observer.disconnect();
     removeEventListener("resize", again);
     clearTimeout(timer);
     clearTimeout(limit);
-    resolve(settled);
+    resolve();
   }
   observer.observe(document.body, {childList: true, subtree: true});
   addEventListener("resize", again);
@@ -155,7 +155,7 @@ SETTLE_MS = 300
 # The page as a reader gets it, in the page: waits until it is loaded, typeset (MathJax, after
 # the fonts, as the book's fitting of display math does) and its widget snapshots are drawn
 # (all of them, at once), then for the page's handlers of those changes (SETTLE_JS); returns
-# the page's weight as opened and whether it settled.
+# the page's weight as opened.
 LOAD_JS = (
     SETTLE_JS
     + r"""
@@ -165,6 +165,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   for (let i = 0; i < 100 && document.readyState !== "complete"; i++) await sleep(100);
   if (document.fonts) await document.fonts.ready;
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  if (document.fonts) await document.fonts.ready;  // and those of the typeset math
   // What a reader's browser loaded for the page as opened (before scrolling to any widget).
   const entries = () => [...performance.getEntriesByType("navigation"),
                          ...performance.getEntriesByType("resource")];
@@ -178,9 +179,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   // The runtime loads when a widget nears the screen; here all of them are wanted at once.
   if (views().length && window.formulatedLoadWidgets) window.formulatedLoadWidgets();
   for (let i = 0; i < 150 && !views().every(rendered); i++) await sleep(100);
-  const settled = await settle(quiet, 10 * quiet);
+  await settle(quiet, 10 * quiet);
   weight.allBytes = entries().reduce((s, e) => s + (e.decodedBodySize || 0), 0);
-  return {weight: weight, settled: settled};
+  return {weight: weight};
 })().then(done, (e) => done({error: String(e)}));
 """
 )
@@ -612,12 +613,9 @@ def audit(page: str, width: int, mode: str = "light") -> PageReport:
     the page (:func:`page_reports`)."""
     if mode not in MODES:
         raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+    wanted = (width, mode, width != WIDTHS[0])  # at 390 px: narrowed in place
     for report in page_reports(page):
-        if (report.width, report.mode, report.resized) == (
-            width,
-            mode,
-            width != WIDTHS[0],
-        ):
+        if (report.width, report.mode, report.resized) == wanted:
             return report
     raise ValueError(f"{page}: no report at {width} px in {mode} mode (BOOK_MODES)")
 

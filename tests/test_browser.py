@@ -430,12 +430,19 @@ def test_code_cells_show_88_columns_on_a_laptop(site: str) -> None:
     """At 1280 px a code cell, a printed output and a definition's opened source box show 88
     columns without scrolling (tests/test_columns.py keeps every line within them); at the
     theme's 14 px only 77 fit in a cell and 70 in a source box."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     driver = browsers().driver()  # the worker's Chromium
     driver.get(site + "chapters/10_multi_head.html")
     driver.execute_script(
         "document.querySelector('.formulated-source .admonition-title').click()"
     )
-    time.sleep(1)  # the box opens
+    WebDriverWait(driver, 10, poll_frequency=0.1).until(  # the box opens
+        lambda d: d.execute_script(
+            "return document.querySelector('.formulated-source div.highlight pre')"
+            ".clientWidth > 0"
+        )
+    )
     columns = driver.execute_script("""
         const pres = [...document.querySelectorAll(
             'div.cell div.highlight pre, div.cell_output pre')].slice(0, 4);
