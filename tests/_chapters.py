@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from booktools.build.prebuild import INPUTS
 from booktools.paths import CACHE
 
 #: The repository's root: the one definition the tests share (tests/test_layout.py).
@@ -39,7 +40,7 @@ def is_notebook(path: Path) -> bool:
 
 #: What a chapter's run depends on besides its own code (which the cache's key covers): the
 #: package its cells import and the data they read.
-DEPENDENCIES = ("formulated", "data")
+DEPENDENCIES = INPUTS
 
 
 def dependencies(path: Path) -> tuple[str, ...]:
