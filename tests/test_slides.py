@@ -408,14 +408,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const fitted = () => document.documentElement.hasAttribute("data-slides-fitted");
   for (let i = 0; i < 300 && !(window.Reveal && Reveal.isReady() && fitted()); i++) await sleep(100);
   if (!fitted()) { done({error: "the deck never finished fitting its slides"}); return; }
+  // every font the slides use is loaded (fitting showed each slide once, which asked for
+  // them): the walk below measures each slide as drawn in its own fonts
+  await document.fonts.ready;
   const box = document.querySelector(".reveal .slides").getBoundingClientRect();
   const problems = [], slides = [];
   const sections = Reveal.getSlides();
   for (let n = 0; n < sections.length; n++) {
     const s = sections[n];
     const idx = Reveal.getIndices(s);
+    // no wait between slides: Reveal.slide is synchronous and every measure below forces
+    // the layout; a wait would only have Chromium draw each slide (CPU spent, nothing read)
     Reveal.slide(idx.h, idx.v);
-    await sleep(30);
     const where = `slide ${n + 1} (${(s.querySelector("h1, h2") || {}).textContent || ""})`;
     const cfg = Reveal.getConfig();
     if (s.scrollHeight > cfg.height + 1 || s.scrollWidth > cfg.width + 1)
@@ -788,15 +792,17 @@ def test_the_fonts_a_deck_names_cover_every_character_it_shows(
     driver: Any, site: str, decks: Path
 ) -> None:
     found = []
+    # each language's fonts read once (fontTools parses the CJK fonts: seconds of CPU)
+    covered = {lang: deck_fonts(decks, lang) for lang in deck_paths.LANGUAGES}
     for language in deck_paths.LANGUAGES:
-        covered = deck_fonts(decks, language)
         for name in lecture.chapters():
             page = deck_paths.deck_path(name, language, decks).read_text(
                 encoding="utf-8"
             )
             drawn = report_of(driver, site, f"{language}/{name}.html")["pseudo"]
             found += [
-                f"{language} {name}: {m}" for m in missing_glyphs(page, covered, drawn)
+                f"{language} {name}: {m}"
+                for m in missing_glyphs(page, covered[language], drawn)
             ]
     assert found == []
     # the check fails on a character no named font has (a private-use one, in text and code)
@@ -806,7 +812,7 @@ def test_the_fonts_a_deck_names_cover_every_character_it_shows(
     planted = page.replace("</h2>", "\ue000</h2>", 1).replace(
         "</code>", "\ue001</code>", 1
     )
-    assert missing_glyphs(planted, deck_fonts(decks, "en")) == [
+    assert missing_glyphs(planted, covered["en"]) == [
         "code '\\ue001' (U+E001)",
         "text '\\ue000' (U+E000)",
     ]
@@ -906,9 +912,9 @@ def test_every_deck_has_its_handout(decks: Path, tmp_path: Path) -> None:
 
 # ---- each check fails on a wrong deck ---------------------------------------------------------
 
-#: A wrong deck: chapter 8's with one fault injected (before </body>, or a replacement): the
-#: snippet, what deck_problems says of it, and what else it may say (a slide too tall to split
-#: is also too tall as made, and set smaller).
+#: A wrong deck: a small deck (:func:`small_deck`) with one fault injected (a slide put first,
+#: a snippet before </body>, or a replacement): the snippet, what deck_problems says of it, and
+#: what else it may say (a slide too tall to split is also too tall as made, and set smaller).
 NOTES = "<aside class='notes'>Say this.</aside>"
 WRONG: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "overflow": (
@@ -962,40 +968,98 @@ WRONG: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
 }
 
+SLIDES_OPEN = '<div class="slides" role="main">'
 
-def wrong_deck(decks: Path, fault: str) -> str:
-    """Chapter 8's English deck with ``fault`` injected, written beside it; its path."""
-    page = (decks / "en" / "chapters" / "08_attention.html").read_text(encoding="utf-8")
+
+def top_slides(page: str) -> tuple[int, int, list[str]]:
+    """The top-level ``<section>`` elements of a deck (a slide, or a stack of them): where the
+    first begins and the last ends in ``page``, and each one's HTML."""
+    found, depth, start = [], 0, 0
+    begin = page.index(SLIDES_OPEN) + len(SLIDES_OPEN)
+    for m in re.compile(r"<section\b[^>]*>|</section>").finditer(page, begin):
+        if m[0] == "</section>":
+            depth -= 1
+            if depth == 0:
+                found.append((start, m.end()))
+        else:
+            if depth == 0:
+                start = m.start()
+            depth += 1
+    return found[0][0], found[-1][1], [page[a:b] for a, b in found]
+
+
+def small_deck(page: str) -> str:
+    """A deck cut down to three of its slides, with everything its checks look at: the title
+    slide, the first slide with math (MathJax typesets it: ``untypeset`` has something to
+    miss), the last exercise (``icon`` draws on an exercise's title).  A load of it costs a
+    fraction of the whole deck's, and each wrong deck is one load."""
+    first, last, sections = top_slides(page)
+    math = next(s for s in sections if 'class="math' in s)
+    exercise = [s for s in sections if 'class="exercise admonition"' in s][-1]
+    kept = list(dict.fromkeys([sections[0], math, exercise]))
+    return page[:first] + "\n".join(kept) + page[last:]
+
+
+def wrong_deck(decks: Path, fault: str, into: Path) -> str:
+    """Chapter 8's English deck cut down (:func:`small_deck`) with ``fault`` injected, written
+    under ``into``; its path there."""
+    page = small_deck(
+        (decks / "en" / "chapters" / "08_attention.html").read_text(encoding="utf-8")
+    )
     snippet = WRONG[fault][0]
     if fault == "untypeset":
         page = re.sub(
             r'src="\.\./_static/mathjax/tex-chtml\.js[^"]*"', 'src="data:,"', page
         )
     elif snippet.startswith("<section"):
-        page = page.replace(
-            '<div class="slides" role="main">',
-            '<div class="slides" role="main">' + snippet,
-            1,
-        )
+        page = page.replace(SLIDES_OPEN, SLIDES_OPEN + snippet, 1)
     else:
         page = page.replace("</body>", snippet + "</body>")
-    # beside the chapters' folder (the same relative paths), outside the leak scan's reach
-    wrong = decks / "en" / "wrong" / f"{fault}.html"
-    wrong.parent.mkdir(exist_ok=True)
+    wrong = into / "en" / "wrong" / f"{fault}.html"
+    wrong.parent.mkdir(parents=True, exist_ok=True)
     wrong.write_text(page, encoding="utf-8")
     return f"en/wrong/{fault}.html"
+
+
+@pytest.fixture(scope="module")
+def wrong_site(decks: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A folder of wrong decks, served: beside them (``en/``) the decks' own ``_static`` and
+    ``_images`` (links), so that a wrong deck loads what the real one does, while the built
+    decks, which other test runs may be reading, and the leak scan never see it."""
+    root = tmp_path_factory.mktemp("wrong-decks")
+    for folder in ("_static", "_images"):
+        (root / "en").mkdir(exist_ok=True)
+        (root / "en" / folder).symlink_to(decks / "en" / folder)
+    httpd, url = serve(root)
+    yield root, url
+    httpd.shutdown()
+
+
+@pytest.mark.browser
+def test_a_small_deck_is_a_deck(driver: Any, decks: Path, wrong_site: Any) -> None:
+    """The deck the wrong decks are made from: three slides, with math and an exercise, no
+    problem found (what each wrong deck shows comes from its fault alone)."""
+    root, url = wrong_site
+    page = (decks / "en" / "chapters" / "08_attention.html").read_text(encoding="utf-8")
+    small = small_deck(page)
+    assert len(top_slides(small)[2]) == 3 < len(top_slides(page)[2])
+    assert 'class="math' in small and 'class="exercise admonition"' in small
+    clean = root / "en" / "wrong" / "clean.html"
+    clean.parent.mkdir(parents=True, exist_ok=True)
+    clean.write_text(small, encoding="utf-8")
+    report = deck_report(driver, url + "en/wrong/clean.html")
+    # (a slide the deck splits counts twice: chapter 8's last exercise does)
+    assert report["slides"] >= 3 and report["typeset"] > 0
+    assert deck_problems(report) == []
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("fault", WRONG)
 def test_each_check_fails_on_a_wrong_deck(
-    driver: Any, site: str, decks: Path, fault: str
+    driver: Any, decks: Path, wrong_site: Any, fault: str
 ) -> None:
-    name = wrong_deck(decks, fault)
-    try:
-        found = deck_problems(deck_report(driver, site + name))
-    finally:
-        (decks / name).unlink()
+    root, url = wrong_site
+    found = deck_problems(deck_report(driver, url + wrong_deck(decks, fault, root)))
     _, says, also = WRONG[fault]
     assert any(says in f for f in found), found
     others = [v[1] for k, v in WRONG.items() if k != fault and v[1] not in also]
