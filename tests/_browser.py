@@ -5,14 +5,17 @@ book, and the measurement of a page in the browser.
 Both books are checked: the English pages and the Korean ones under ``ko/``.  Each page is
 loaded once per test run (:func:`audit`), at 1280 px in light mode: the layout measurement,
 axe's audit and the page's images and controls come from that one load; then, in the same page,
-as a reader does it, the English book is switched to dark mode with the theme's button (axe
-and the images again), and every page is narrowed to 390 px, as a phone turned or a window
-narrowed (:func:`resize`: the viewport is emulated, and the page's own handlers of the resize
-run), and measured (and audited) again.  A page load (MathJax's typesetting) costs Chromium
-2-3 CPU-seconds, so one instead of three or four per page.  The pages of
-:data:`PHONE_AUDIT_NAMES` are also loaded fresh at 390 px, and tests/test_browser.py checks
-that both agree.  Every test module reads the same reports, in every pytest-xdist worker (the
-worker that loads a page keeps them on disk for the others).
+as a reader does it, the English book is switched to dark mode with the theme's button (the
+images, and axe's color rules where :func:`axe_rules` says), and every page is narrowed to
+390 px, as a phone turned or a window narrowed (:func:`resize`: the viewport is emulated, and
+the page's own handlers of the resize run), and measured (and audited) again.  A page load
+(MathJax's typesetting, the widgets drawn) costs Chromium 1-5 CPU-seconds, so one instead of
+three or four per page; an audit by every rule of axe 1-7, two thirds of it its color rules,
+which :func:`axe_rules` runs only where colors can differ from what is audited already.  The
+pages of :data:`PHONE_AUDIT_NAMES` are also loaded fresh at 390 px, and tests/test_browser.py
+checks that both agree.  Every test module reads the same reports, in every pytest-xdist worker
+(the worker that loads a page keeps them on disk for the others: under ``--dist load`` the
+tests of a page go to both workers).
 
 The book must be built first (``make book``; CI runs it before ``make test``). ``BOOK_HTML`` may
 point the tests at another build folder.
@@ -27,6 +30,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import shutil
 import threading
 from dataclasses import dataclass, field
@@ -335,6 +339,8 @@ class PageReport:
     content: dict[str, Any] = field(default_factory=dict)
     mode: str = "light"
     resized: bool = False
+    #: The rules axe audited (a key of AXE_RULE_SETS; "" where it did not run).
+    rules: str = ""
 
 
 def console_errors(driver: Any) -> list[str]:
@@ -467,21 +473,42 @@ def set_mode(driver: Any, site: str, mode: str) -> None:
     )
 
 
+# axe's run of the tags ``arguments[0]``; a second argument narrows it to some of their rules:
+# ``{only: [ids]}`` runs those rules alone, ``{skip: [ids]}`` all but those (:func:`axe_violations`).
 AXE_RUN_JS = r"""
 const done = arguments[arguments.length - 1];
-axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["violations"]})
+const narrow = arguments.length > 2 ? arguments[1] : {};
+const options = {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["violations"]};
+if (narrow.only) options.runOnly = {type: "rule", values: narrow.only};
+if (narrow.skip) options.rules = Object.fromEntries(narrow.skip.map((id) => [id, {enabled: false}]));
+axe.run(document, options)
   .then((r) => done(r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html.slice(0, 160),
                                 summary: (n.failureSummary || "").slice(0, 200)}))}))),
         (e) => done({error: String(e)}));
 """
 
+#: axe's rules among :data:`AXE_TAGS` that read the colors of the page: what the dark mode, or
+#: the Korean book with the English one's classes, can change (see :func:`axe_rules`).  They
+#: are also most of an audit's time: on chapter 8, 1.7 of 2.3 CPU-seconds, on appendix B 4.9
+#: of 6 (color-contrast finds the background behind every piece of text).
+AXE_COLOR_RULES = ("color-contrast", "link-in-text-block")
+#: What :func:`axe_violations` runs: every rule of the tags, the color rules alone, the others.
+AXE_RULE_SETS = {
+    "all": {},
+    "color": {"only": list(AXE_COLOR_RULES)},
+    "no-color": {"skip": list(AXE_COLOR_RULES)},
+}
 
-def axe_violations(driver: Any) -> list[dict[str, Any]]:
-    """axe's WCAG 2.1 A/AA violations of the page loaded in ``driver`` (after :func:`measure`)."""
+
+def axe_violations(driver: Any, rules: str = "all") -> list[dict[str, Any]]:
+    """axe's WCAG 2.1 A/AA violations of the page loaded in ``driver`` (after :func:`measure`),
+    of the rules ``rules`` (a key of :data:`AXE_RULE_SETS`)."""
     if not driver.execute_script("return !!window.axe"):
         driver.execute_script(AXE_JS.read_text(encoding="utf-8"))
-    result = driver.execute_async_script(AXE_RUN_JS, list(AXE_TAGS))
+    result = driver.execute_async_script(
+        AXE_RUN_JS, list(AXE_TAGS), AXE_RULE_SETS[rules]
+    )
     if isinstance(result, dict):
         raise RuntimeError(f"axe failed: {result['error']}")
     return result
@@ -545,6 +572,9 @@ return {
     .map((el) => ({tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || el.type || "",
                    name: name(el), section: section(el)})),
   math: document.querySelectorAll("mjx-container").length,
+  // Elements the theme shows in one color mode only (an image drawn for a dark page and its
+  // light twin): none, or the dark mode has a DOM of its own to audit (_browser.axe_rules).
+  swapped: document.querySelectorAll(".only-light, .only-dark").length,
   assistiveMath: document.querySelectorAll("mjx-container mjx-assistive-mml math").length,
 };
 """
@@ -587,7 +617,7 @@ def browsers() -> _Browsers:
     return _Browsers()
 
 
-#: The color modes each book is audited in: the Korean book in light mode only (its pages have
+#: The color modes each book is seen in: the Korean book in light mode only (its pages have
 #: the same theme, figures and widgets as the English ones; dark mode would double its time).
 BOOK_MODES = {"en": MODES, "ko": ("light",)}
 
@@ -601,9 +631,75 @@ PHONE_AUDIT_NAMES = ("intro", "08_attention", "18_train_tiny_gpt", "appendix_b_e
 
 
 def audited_by_axe(page: str, width: int) -> bool:
-    """Whether :func:`audit` runs axe on ``page`` at ``width`` (see :data:`PHONE_AUDIT_NAMES`)."""
+    """Whether :func:`audit` runs axe on ``page`` at ``width`` in light mode (see
+    :data:`PHONE_AUDIT_NAMES`)."""
     name = page.rsplit("/", 1)[-1].removesuffix(".html")
     return width == WIDTHS[0] or name in PHONE_AUDIT_NAMES
+
+
+# The class names and inline styles of a built page, also those in its widgets' saved state
+# (escaped quotes): what its colors come from, given the book's CSS.
+_STYLED = re.compile(r'\b(class|style)=\\?"([^"\\]*)')
+
+
+def styling(page: str) -> frozenset[str]:
+    """The class names and inline styles that ``page`` (a path of :func:`pages`) has."""
+    html = (HTML / page).read_text(encoding="utf-8")
+    found = set()
+    for kind, value in _STYLED.findall(html):
+        found |= {
+            f"{kind}:{v}" for v in (value.split() if kind == "class" else [value])
+        }
+    return frozenset(found)
+
+
+@functools.cache
+def dark_audit_pages() -> tuple[str, ...]:
+    """The English pages axe's color rules audit in dark mode at 1280 px: the pages of
+    :data:`PHONE_AUDIT_NAMES`, then, one at a time, the page with the most class names and
+    inline styles that the chosen ones lack, until they have every one the book has.
+
+    The dark mode changes the theme's colors, not the page: the same elements, shown or hidden
+    alike (the theme swaps none of this book's images: ``swapped``, tests/test_a11y.py), so
+    axe's other rules find in dark mode what they find in light mode, where every page is
+    audited by all of them.  What the colors of an element are, in either mode, follows from
+    the book's CSS and the element's classes (and inline style): an element whose colors fail
+    in dark mode fails on every page that has its classes, so the chosen pages, which together
+    have them all, show it.  Each audit in dark mode took 2-7 CPU-seconds; 26 pages were 100."""
+    english = pages("en")
+    chosen = [p for p in english if audited_by_axe(p, WIDTHS[1])]
+    have = set().union(*(styling(p) for p in chosen))
+    rest = {p: styling(p) for p in english if p not in chosen}
+    while rest:
+        page = max(rest, key=lambda p: len(rest[p] - have))
+        if not rest[page] - have:
+            break
+        chosen.append(page)
+        have |= rest.pop(page)
+    return tuple(p for p in english if p in chosen)
+
+
+def axe_rules(page: str, width: int, mode: str) -> str | None:
+    """What axe audits of ``page`` at ``width`` in color ``mode`` (a key of
+    :data:`AXE_RULE_SETS`), or ``None`` where it does not run:
+
+    * every rule at 1280 px in light mode on every page of the English book, and at 390 px on
+      those of :data:`PHONE_AUDIT_NAMES` (in both books);
+    * in dark mode (the English book) the color rules only, at 1280 px on the pages of
+      :func:`dark_audit_pages`, at 390 px on those of :data:`PHONE_AUDIT_NAMES`;
+    * on the Korean pages at 1280 px every rule but the color rules, except on those of
+      :data:`PHONE_AUDIT_NAMES` (every rule): a Korean page has the same classes and styles as
+      the English one (tests/test_a11y.py checks it), so the same colors, which the English
+      page's audit checks; what differs is its text: its language, titles, names, alt texts,
+      headings, which the other rules read.  The color rules were two thirds of an audit."""
+    phone = audited_by_axe(page, WIDTHS[1])
+    if width != WIDTHS[0] and not phone:
+        return None
+    if mode == "dark":
+        return "color" if width != WIDTHS[0] or page in dark_audit_pages() else None
+    if language_of(page) != "en" and width == WIDTHS[0] and not phone:
+        return "no-color"
+    return "all"
 
 
 def audit(page: str, width: int, mode: str = "light") -> PageReport:
@@ -707,14 +803,17 @@ def _keep(b: _Browsers, folder: Path, page: str, wait: bool) -> bool:
 def _load(b: _Browsers, page: str) -> list[PageReport]:
     """``page`` loaded once at 1280 px in light mode and seen in every width and mode of its
     book in that page (:func:`_views`); a page of :data:`PHONE_AUDIT_NAMES` also loaded fresh
-    at 390 px."""
+    at 390 px, in the same Chromium (a second one per worker took a CPU-second to start, and
+    more to keep)."""
     driver = b.driver()
     try:
         reports = _views(driver, measure(driver, b.url + page, page, WIDTHS[0]))
+        if audited_by_axe(page, WIDTHS[1]):
+            reset_view(driver)
+            emulate(driver, WIDTHS[1])  # before the page: it opens at 390 px
+            reports.append(measure(driver, b.url + page, page, WIDTHS[1]))
     finally:
         reset_view(driver)
-    if audited_by_axe(page, WIDTHS[1]):
-        reports.append(measure(b.driver(WIDTHS[1]), b.url + page, page, WIDTHS[1]))
     return reports
 
 
@@ -729,7 +828,7 @@ def _views(driver: Any, desktop: PageReport) -> list[PageReport]:
         switch_mode(driver, "dark")
         reports.append(_seen(driver, reports[-1], "dark"))
     resize(driver, WIDTHS[1])
-    if dark and audited_by_axe(page, WIDTHS[1]):
+    if dark and axe_rules(page, WIDTHS[1], "dark"):
         phone = remeasure(driver, reports[-1], WIDTHS[1])
         reports.append(_seen(driver, phone, "dark"))
     if dark:
@@ -740,15 +839,16 @@ def _views(driver: Any, desktop: PageReport) -> list[PageReport]:
 
 
 def _seen(driver: Any, report: PageReport, mode: str) -> PageReport:
-    """``report`` in the color ``mode`` the page is now in: axe's violations (where
-    :func:`audited_by_axe`), the images and controls, the console errors so far."""
+    """``report`` in the color ``mode`` the page is now in: axe's violations (of the rules of
+    :func:`axe_rules`), the images and controls, the console errors so far."""
     theme = driver.execute_script("return document.documentElement.dataset.theme")
     assert theme == mode, f"{report.page}: the theme is in {theme!r} mode, not {mode!r}"
-    audited = audited_by_axe(report.page, report.width)
+    rules = axe_rules(report.page, report.width, mode)
     return dataclasses.replace(
         report,
         mode=mode,
-        violations=axe_violations(driver) if audited else [],
+        rules=rules or "",
+        violations=axe_violations(driver, rules) if rules else [],
         content=driver.execute_script(CONTENT_JS),
         console=report.console + console_errors(driver),
     )

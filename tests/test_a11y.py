@@ -11,14 +11,18 @@
   is at most :data:`MAX_PAGE_BYTES`, the median over the pages at most :data:`MEDIAN_PAGE_BYTES`.
 
 Every page of both books at 1280 px: the English one in light and dark mode, the Korean one
-(``ko/``) in light mode only (``_browser.BOOK_MODES``).  At 390 px, axe audits the pages of
-``_browser.PHONE_AUDIT_NAMES`` in both books, in light mode and, for the English ones, dark
-mode (see there why these suffice); every page is still measured at 390 px
-(tests/test_browser.py).  Each page is loaded once, at 1280 px in light mode, by one pytest
-worker (``_browser.audit``): switched to dark mode in the page with the theme's button, then
-narrowed to 390 px in the same page, as a reader does; that load also gives
-tests/test_browser.py its measurements.  Needs the built book (``make book``) and Chromium
-with its driver (``make test`` installs them).
+(``ko/``) in light mode only (``_browser.BOOK_MODES``).  axe runs the rules that can find
+something new in each view (``_browser.axe_rules``, which says why): every rule on every English
+page in light mode; in dark mode, which changes colors only, the color rules, on pages that
+together have every class of the book (``_browser.dark_audit_pages``); on a Korean page, whose
+classes are the English page's (:func:`test_korean_pages_are_styled_as_the_english_ones`),
+every rule but the color rules.  At 390 px, axe audits the pages of
+``_browser.PHONE_AUDIT_NAMES`` in both books with every rule (and the color rules in dark
+mode); every page is still measured at 390 px (tests/test_browser.py).  Each page is loaded
+once, at 1280 px in light mode, by one pytest worker (``_browser.audit``): switched to dark
+mode in the page with the theme's button, then narrowed to 390 px in the same page, as a reader
+does; that load also gives tests/test_browser.py its measurements.  Needs the built book
+(``make book``) and Chromium with its driver (``make test`` installs them).
 """
 
 from __future__ import annotations
@@ -36,10 +40,13 @@ from _browser import (
     PHONE_AUDIT_NAMES,
     WIDTHS,
     audited_by_axe,
+    axe_rules,
     expect,
     language_of,
     page_id,
     pages,
+    require_book,
+    styling,
 )
 from _browser import audit as load
 
@@ -66,6 +73,7 @@ def audit(request: pytest.FixtureRequest) -> Any:
     def get(page: str, width: int, mode: str) -> dict[str, Any]:
         report = load(page, width, mode)
         return {
+            "rules": report.rules,
             "violations": report.violations,
             "weight": report.data["weight"],
             **report.content,
@@ -82,7 +90,7 @@ CASES = [
     for width in WIDTHS
     for mode in MODES
     for page in PAGES
-    if mode in BOOK_MODES[language_of(page)] and audited_by_axe(page, width)
+    if mode in BOOK_MODES[language_of(page)] and axe_rules(page, width, mode)
 ]
 PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in PAGES]
 EN_PAGE_CASES = [pytest.param(page, id=page_id(page)) for page in pages("en")]
@@ -100,14 +108,11 @@ def format_violations(violations: list[dict[str, Any]]) -> str:
 def test_no_serious_or_critical_axe_violations(
     audit: Any, page: str, width: int, mode: str
 ) -> None:
-    bad = [
-        v
-        for v in audit(page, width, mode)["violations"]
-        if v["impact"] in FAILING_IMPACTS
-    ]
+    found = audit(page, width, mode)
+    bad = [v for v in found["violations"] if v["impact"] in FAILING_IMPACTS]
     assert bad == [], (
         f"{page} at {width}px, {mode} mode: axe {AXE_VERSION} WCAG 2.1 AA "
-        f"violations\n" + format_violations(bad)
+        f"violations ({found['rules']} rules)\n" + format_violations(bad)
     )
 
 
@@ -153,7 +158,13 @@ def test_dark_mode_puts_no_figure_on_a_light_slab(audit: Any, page: str) -> None
     """Figures and widget panels are drawn to follow the theme (formulated/plotting.py); the
     theme's own dark-mode rule for images (a light background: for images drawn for a white
     page) must not apply to them, or their light text and axes vanish on it."""
-    images = audit(page, WIDTHS[0], "dark")["images"]
+    dark = audit(page, WIDTHS[0], "dark")
+    # axe audits the dark mode with the color rules only, for it shows the same elements
+    assert dark["swapped"] == 0, (
+        f"{page}: {dark['swapped']} element(s) shown in one color mode only "
+        "(.only-light, .only-dark): audit the dark mode with every rule (_browser.axe_rules)"
+    )
+    images = dark["images"]
     bad = [i for i in images if i["background"] not in TRANSPARENT]
     assert bad == [], f"{page}: images on a slab in dark mode\n" + "\n".join(
         f"  §{i['section']}{' (widget)' if i['widget'] else ''}: background {i['background']} "
@@ -186,7 +197,7 @@ def test_page_weight_under_the_limit(audit: Any, page: str) -> None:
     weight = audit(page, WIDTHS[0], MODES[0])["weight"]
     assert weight["bytes"] <= MAX_PAGE_BYTES, (
         f"{page}: {weight['bytes'] / 1e6:.2f} MB in {weight['requests']} requests when opened "
-        f"(limit {MAX_PAGE_BYTES / 1e6:.1f} MB); largest: {weight['largest']}"
+        f"(limit {MAX_PAGE_BYTES / 1e6:.1f} MB)"
     )
 
 
@@ -206,3 +217,17 @@ def test_the_phone_audit_pages_are_pages_of_both_books() -> None:
     for language in LANGUAGES:
         audited = [p for p in pages(language) if audited_by_axe(p, WIDTHS[1])]
         assert len(audited) == len(PHONE_AUDIT_NAMES), (language, audited)
+
+
+@pytest.mark.parametrize("page", EN_PAGE_CASES)
+def test_korean_pages_are_styled_as_the_english_ones(page: str) -> None:
+    """A Korean page has the class names and inline styles of the English one (in its widgets
+    too): then the book's CSS gives its text the English page's colors, which axe's color rules
+    check on the English page (``_browser.axe_rules`` leaves them out on the Korean one)."""
+    require_book()
+    english, korean = styling(page), styling(f"ko/{page}")
+    assert english == korean, (
+        f"ko/{page} is styled otherwise than {page}: only Korean "
+        f"{sorted(korean - english)[:8]}, only English {sorted(english - korean)[:8]}; "
+        "audit the Korean pages with axe's color rules too (_browser.axe_rules)"
+    )
