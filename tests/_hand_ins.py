@@ -1,5 +1,6 @@
-"""Hand-ins that ``otter run`` grades without running the whole chapter again, and what the
-chapters import: helpers of tests/test_autograder_zip.py and tests/test_assignments.py.
+"""Hand-ins that ``otter run`` grades without running the whole chapter again, the wrong answers
+they are graded with, and what the chapters import: helpers of tests/test_autograder_zip.py and
+tests/test_assignments.py.
 
 A *reduced hand-in* (:func:`reduced_hand_in`) is a student notebook cut down to what grading
 needs: otter's init cell, the chapter's first code cell (its imports and seeds), every answer
@@ -34,6 +35,53 @@ from pathlib import Path
 
 from booktools.course import assign, grading
 from booktools.course.specs import SPECS
+
+#: Wrong answers (label -> the answer cell's code) of four chapters: the common mistakes that
+#: the hidden tests must reject.  A chapter's wrong submission is its reduced hand-in with these
+#: answers and the book's solutions for its other exercises: it must score some points, but not
+#: those exercises'.  tests/test_assignments.py grades :data:`LOCAL_WRONG`'s through
+#: booktools.course.grading (the instructor's ``otter run``, in the repository's environment);
+#: tests/test_autograder_zip.py grades the others' from their zips alone.
+WRONG = {
+    "08_attention": {
+        # forgets the 1/sqrt(D) of scaled dot-product attention
+        "ex-08-3": "def self_attention(X):\n"
+        "    Q, K, V = X @ ex.QKV_W_QUERY, X @ ex.QKV_W_KEY, X @ ex.QKV_W_VALUE\n"
+        "    return fg.softmax(Q @ K.T) @ V"
+    },
+    "09_masks": {
+        # multiplies the weights by the 0/1 mask instead of adding -inf to the scores
+        "ex-09-2": "lengths, n_b, D_b = [5, 3], 5, 4\n"
+        "Qb, Kb, Vb = (rng.standard_normal((2, n_b, D_b)) for _ in range(3))\n"
+        "real = np.arange(n_b)[None, :] < np.array(lengths)[:, None]\n"
+        "mask_b = np.tril(np.ones((n_b, n_b), dtype=bool))[None] & real[:, None, :]\n"
+        "ours_b = np.stack([(fg.softmax(Qb[b] @ Kb[b].T / np.sqrt(D_b)) * mask_b[b])"
+        " @ Vb[b] for b in range(2)])",
+        # forgets to renormalize
+        "ex-09-3": "product_w = fg.softmax(ex.MASK_SCALED_SCORES) * np.tril(np.ones((4, 4)))\n"
+        "renormalized = product_w",
+        # counts n^2/2 and forgets the diagonal
+        "ex-09-4": "causal_pairs = 1024 * 1023 // 2\nwasted_fraction = 0.5\n"
+        "band_pairs = 2048 * 256",
+    },
+    "11_ffn_gelu": {
+        # the tanh approximation taken for GELU
+        "ex-11-2": "grid = np.linspace(-3, 0, 300001)\n"
+        "values = fg.gelu(grid, approximation='tanh')\n"
+        "x_min, gelu_min = grid[np.argmin(values)], values.min()",
+        # 1.702 believed best for both
+        "ex-11-3": "a1 = a2 = 1.702",
+    },
+    "12_layernorm_residual": {
+        "ex-12-2": "x_row = np.random.default_rng(5).standard_normal((1, 16))\na_limit = 0.01",
+        # the ratio of two LayerNorms that both use the biased variance
+        "ex-12-3": "ratio_4 = ratio_768 = 1.0",
+    },
+}
+#: The chapter whose wrong submission tests/test_assignments.py grades in the repository's
+#: environment (the others' are graded from the zip): one is enough to show that the
+#: instructor's path gives partial marks.
+LOCAL_WRONG = "09_masks"
 
 #: otter's init cell (``grader = otter.Notebook(...)``) and an answer cell of an autograded
 #: exercise, as booktools.course.assign writes them into the student notebook.

@@ -1,11 +1,16 @@
 """End to end, as an instructor would: generate an assignment with otter-grader, hand in a
-wrong submission, grade it with ``otter run`` (booktools.course.grading), check the scores; and
-that a blank hand-out scores nothing.  That the book's own solutions score full marks is
-checked for every chapter, from its autograder zip alone, by tests/test_autograder_zip.py.
+wrong submission, grade it with ``otter run`` (booktools.course.grading, in the repository's
+environment), check the scores; and that a blank hand-out scores nothing.  That the book's own
+solutions score full marks is checked for every chapter, from its autograder zip alone, by
+tests/test_autograder_zip.py, which also grades the other wrong submissions of
+tests/_hand_ins.py's ``WRONG`` there.
 
 The wrong submissions make the common mistakes the hidden tests must reject: a multiplicative
 mask, a missing 1/sqrt(D), the unbiased variance in LayerNorm, the tanh form of GELU taken for
-the exact one, 1.702 taken for the best constant of x*sigmoid(a*x).
+the exact one, 1.702 taken for the best constant of x*sigmoid(a*x).  Each is graded once: this
+module grades :data:`LOCAL_WRONG`'s (the instructor's path needs one ``otter run`` that gives
+partial marks; chapter 18's blank hand-out, below, is its second), tests/test_autograder_zip.py
+the others'.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import shutil
 import pytest
 from _chapters import ROOT, cell_errors
 from _hand_ins import (
+    LOCAL_WRONG,
+    WRONG,
     answer_labels,
     grading_tests,
     names_read,
@@ -26,45 +33,18 @@ from _hand_ins import (
 from booktools.course import assign, grading, leak_scan
 from booktools.course.specs import SPECS
 
-WRONG = {
-    "08_attention": {
-        # forgets the 1/sqrt(D) of scaled dot-product attention
-        "ex-08-3": "def self_attention(X):\n"
-        "    Q, K, V = X @ ex.QKV_W_QUERY, X @ ex.QKV_W_KEY, X @ ex.QKV_W_VALUE\n"
-        "    return fg.softmax(Q @ K.T) @ V"
-    },
-    "09_masks": {
-        # multiplies the weights by the 0/1 mask instead of adding -inf to the scores
-        "ex-09-2": "lengths, n_b, D_b = [5, 3], 5, 4\n"
-        "Qb, Kb, Vb = (rng.standard_normal((2, n_b, D_b)) for _ in range(3))\n"
-        "real = np.arange(n_b)[None, :] < np.array(lengths)[:, None]\n"
-        "mask_b = np.tril(np.ones((n_b, n_b), dtype=bool))[None] & real[:, None, :]\n"
-        "ours_b = np.stack([(fg.softmax(Qb[b] @ Kb[b].T / np.sqrt(D_b)) * mask_b[b])"
-        " @ Vb[b] for b in range(2)])",
-        # forgets to renormalize
-        "ex-09-3": "product_w = fg.softmax(ex.MASK_SCALED_SCORES) * np.tril(np.ones((4, 4)))\n"
-        "renormalized = product_w",
-        # counts n^2/2 and forgets the diagonal
-        "ex-09-4": "causal_pairs = 1024 * 1023 // 2\nwasted_fraction = 0.5\n"
-        "band_pairs = 2048 * 256",
-    },
-    "11_ffn_gelu": {
-        # the tanh approximation taken for GELU
-        "ex-11-2": "grid = np.linspace(-3, 0, 300001)\n"
-        "values = fg.gelu(grid, approximation='tanh')\n"
-        "x_min, gelu_min = grid[np.argmin(values)], values.min()",
-        # 1.702 believed best for both
-        "ex-11-3": "a1 = a2 = 1.702",
-    },
-    "12_layernorm_residual": {
-        "ex-12-2": "x_row = np.random.default_rng(5).standard_normal((1, 16))\na_limit = 0.01",
-        # the ratio of two LayerNorms that both use the biased variance
-        "ex-12-3": "ratio_4 = ratio_768 = 1.0",
-    },
-}
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 #: The chapters with an autograded exercise.
 GRADED = [s for s in CHAPTERS if grading.solutions(ROOT / "chapters" / f"{s}.md")]
+
+
+@pytest.fixture(autouse=True)
+def one_thread_in_kernels(monkeypatch):
+    """The kernels that this module's tests start (otter's, nbclient's) inherit the worker's
+    environment: one OpenMP thread there, as in the worker itself (conftest.py) and in the zip's
+    environment (tests/test_autograder_zip.py), so that two pytest workers on two cores do not
+    spin-wait for each other's threads."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
 
 
 #: The names a Jupyter kernel defines before any cell runs: a test that reads only these and
@@ -74,28 +54,32 @@ KERNEL_NAMES = frozenset(
 )
 
 
-@pytest.mark.slow  # one otter run per chapter (10-20 s on 2 cores)
-@pytest.mark.parametrize("stem", sorted(WRONG))
+@pytest.mark.slow  # one otter run (10-30 s on 2 cores)
+@pytest.mark.parametrize("stem", [LOCAL_WRONG])
 def test_wrong_submission_scores_partial(stem, assignment, tmp_path):
-    """A submission with the common mistakes scores some points but not those exercises'.
+    """A submission with the common mistakes scores some points but not those exercises', when
+    an instructor grades it with booktools.course.grading (``otter run`` from this repository's
+    environment, through booktools.course.otter_cli).
 
     The submission is the reduced hand-in (tests/_hand_ins.py): the answers, right or wrong,
     and the chapter cells that bind what they and the tests read, not the rest of the chapter
     (tests/test_autograder_zip.py grades the same reduced hand-in with the right answers: full
-    marks)."""
+    marks; and the other chapters' wrong submissions, from their zips)."""
     chapter = ROOT / "chapters" / f"{stem}.md"
     student, zip_path = assignment(stem)
     answers = grading.solutions(chapter)
     wrong = reduced_hand_in(
         student, {**answers, **WRONG[stem]}, tmp_path / "wrong" / student.name
     )
-    # A run takes 10-20 s; one that still exceeds 120 s would be retried (grading.grade).
+    # A run takes 10-30 s; one that still exceeds 120 s would be retried (grading.grade).
     partial = grading.grade(wrong, zip_path, tmp_path / "grades", timeout=120)
-    possible = 2 * len(answers)  # every autograded exercise is worth 2 points
+    possible = sum(SPECS[label].points for label in answers)
     print(stem, "wrong", partial["total"], "of", possible)
     assert 0 < partial["total"] < possible, partial
     for label in WRONG[stem]:
-        assert partial[label] < 2, f"{label}: the wrong answer got full marks"
+        assert partial[label] < SPECS[label].points, (
+            f"{label}: the wrong answer got full marks"
+        )
 
 
 def _undecided_tests(nb) -> list[str]:
@@ -127,7 +111,7 @@ def test_blank_hand_out_scores_nothing(stem, assignment, tmp_path):
     ``by_hand``, a list of gradients before Exercise 18.3 makes it a count) depends on their
     values: its blank reduced hand-in (tests/_hand_ins.py: the cells that bind the names the
     tests read) is graded by ``otter run`` and must score nothing.  The control: a cell that
-    binds every exercise's names leaves every test undecided.  That otter gives an empty
+    binds every exercise's names leaves every test undecided.  That otter gives a wrong
     hand-in less than full marks from the zip alone is run by tests/test_autograder_zip.py."""
     import nbformat
 

@@ -12,37 +12,53 @@ into which pip installs only what the zip lists — the book's wheel from the un
 pinned versions from pip's configured (offline) index; PyTorch's CPU index, unreachable
 offline, is left out.  ``otter run`` then runs from that environment with a clean process
 environment (no ``PYTHONPATH``, no user site, Jupyter and IPython folders of its own), in a
-working folder outside the repository; the test checks that the environment's ``formulated``
-and its data are the zip's.  One environment serves every chapter (the zips' ``environment.yml``
-must agree), and two ``otter run`` at a time share the machine's cores.
+working folder outside the repository.  One environment serves every chapter: the
+:func:`zip_environment` fixture builds it once per test run, from the first graded chapter's
+zip, for every pytest-xdist worker, and each chapter's test checks that its own zip's
+``environment.yml`` is the one it was built from.
+
+The tests, which pytest-xdist spreads over its workers (one ``otter run`` at a time each):
+
+* :func:`test_the_zip_environment_is_the_zips_own`: the environment's ``formulated`` and its
+  data are the zip's, not this repository's; every import statement of every chapter's code and
+  of every test succeeds there (a control import must fail).
+* :func:`test_chapter_grades_from_its_zip_alone`, one per graded chapter: the book's solutions
+  score full marks from the chapter's zip, with no cell raising; for the chapters of
+  :data:`ZIP_WRONG`, a wrong submission (tests/_hand_ins.py's ``WRONG``) scores below full, and
+  below full on each exercise it gets wrong.
 
 What runs in it, and why that is enough (the chapters' own runs are ``make book``'s, checked
 by tests/test_chapters.py): :data:`WHOLE`'s solutions hand-in runs every cell of its chapter;
 every other chapter's is a reduced hand-in (tests/_hand_ins.py: the answers and the chapter
 cells that bind what they and the tests read), which grades the solutions without running the
 chapter again.  What the whole runs of those chapters proved besides is checked directly: that
-what their code imports is in the environment (every import statement of every chapter's code
-and of every test runs there, :func:`_failed_imports`), and that the data they read come from
-the zip's wheel (the corpus that chapters 6 and 18 read, here through ``load_data``).  The wrong
-submission of :data:`EMPTY_HAND_INS` is an empty hand-in (:func:`_empty_hand_in`), which runs
-in seconds.
+what their code imports is in the environment (:func:`_failed_imports`), and that the data they
+read come from the zip's wheel (the corpus that chapters 6 and 18 read, here through
+``load_data``).  The wrong submissions are graded here, from the zip alone, except
+``LOCAL_WRONG``'s, which tests/test_assignments.py grades through booktools.course.grading (the
+instructor's ``otter run`` in the repository's environment): each wrong submission is graded
+once, in one of the two environments, and each environment grades at least one.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from _chapters import ROOT
-from _hand_ins import chapter_code, import_statements, reduced_hand_in
+from _hand_ins import (
+    LOCAL_WRONG,
+    WRONG,
+    chapter_code,
+    import_statements,
+    reduced_hand_in,
+)
+from _helpers import once
 
 from booktools.course import grading
 from booktools.course.specs import SPECS
@@ -50,16 +66,16 @@ from booktools.course.wheel import AUTOGRADER_PYTHON, GRADESCOPE_SOURCE, package
 
 #: Every chapter with an autograded exercise (the others' zips have no tests to run).
 GRADED = [
-    p
+    p.stem
     for p in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
     if grading.solutions(p)
 ]
-#: The chapters whose empty hand-in is also graded from the zip: that the zip can give less
-#: than full marks.  That each hidden test rejects wrong answers is checked for every exercise
-#: by tests/test_grading_fairness.py, wrong hand-ins of four chapters and the blank hand-out of
-#: every chapter by tests/test_assignments.py; grading every chapter's empty hand-in here again
-#: took 4 minutes.
-EMPTY_HAND_INS = ("02_probability_information", "16_parameters")
+#: The chapters whose wrong submission (tests/_hand_ins.py's ``WRONG``) is graded from the zip:
+#: every one but the chapter that tests/test_assignments.py grades in the repository's
+#: environment.  That each hidden test rejects wrong answers is checked for every exercise by
+#: tests/test_grading_fairness.py (without otter); that a blank hand-out scores nothing, for
+#: every chapter by tests/test_assignments.py.
+ZIP_WRONG = sorted(set(WRONG) - {LOCAL_WRONG})
 #: The one chapter whose solutions hand-in is the whole student notebook, every cell run in the
 #: zip's environment: chapter 18 asks the most of it — it reads the corpus through the package
 #: (``load_data``), builds, trains, checkpoints (in a temporary folder), resumes and samples a
@@ -85,7 +101,9 @@ print(json.dumps(failed))
 
 
 def _clean_env(venv: Path, home: Path) -> dict[str, str]:
-    """A process environment in which only ``venv`` provides Python packages and kernels."""
+    """A process environment in which only ``venv`` provides Python packages and kernels;
+    ``home`` holds its Jupyter and IPython folders (one per test: two workers' kernels do not
+    share IPython's history database)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -105,14 +123,13 @@ def _clean_env(venv: Path, home: Path) -> dict[str, str]:
         IPYTHONDIR=str(home / "ipython"),
         MPLBACKEND="Agg",
         OMP_NUM_THREADS="1",
-    )  # two runs at a time on shared cores
+    )  # two pytest workers on shared cores: one thread each
     return env
 
 
-def _zip_environment(zip_path: Path, where: Path) -> tuple[Path, dict[str, str]]:
+def _zip_environment(zip_path: Path, where: Path) -> None:
     """Unpack ``zip_path`` as Gradescope does (``where/source``, the zip's ``/autograder/source``)
-    and build a virtual environment from its ``environment.yml`` alone; returns the environment
-    and the process environment to run it with."""
+    and build a virtual environment, ``where/venv``, from its ``environment.yml`` alone."""
     import yaml
 
     source = where / "source"
@@ -148,27 +165,18 @@ def _zip_environment(zip_path: Path, where: Path) -> tuple[Path, dict[str, str]]
         cwd=where,
         env=env,
     )
-    return venv, env
 
 
-def _empty_hand_in(student: Path, out: Path) -> Path:
-    """A wrong submission that is quick to grade: the hand-out's otter cell and its answer cells
-    as handed out (placeholders, nothing answered), the chapter's own cells deleted."""
-    import nbformat
-
-    nb = nbformat.read(student, as_version=4)
-    nb.cells = [
-        c
-        for c in nb.cells
-        if c.cell_type == "code"
-        and (
-            re.search(r"^grader = otter\.Notebook\(", c.source, re.M)
-            or re.match(r"# Exercise \S+: define", c.source)
-        )
-    ]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, out)
-    return out
+@pytest.fixture(scope="session")
+def zip_environment(assignment, shared_tmp) -> Path:
+    """The folder of the environment built from a zip alone (:func:`_zip_environment`:
+    ``venv/``, and ``source/``, the zip unpacked), built once per test run and shared by every
+    pytest-xdist worker (_helpers.once); from the first graded chapter's zip, which every
+    chapter's test compares its own with."""
+    zip_path = assignment(GRADED[0])[1]
+    return once(
+        shared_tmp / "zip_environment", lambda out: _zip_environment(zip_path, out)
+    )
 
 
 def _grade(
@@ -239,48 +247,30 @@ def _every_import() -> list[str]:
     return import_statements([c for p in chapters for c in chapter_code(p)] + tests)
 
 
-@pytest.mark.slow
-def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
-    """For every chapter with an autograded exercise, in an environment built from the zip
-    alone: the book's solutions score full marks, with no cell raising (otter's debug mode) —
-    for :data:`WHOLE`, the hand-out with every cell run and each answer cell filled with the
-    book's solution; for the others, the reduced hand-in (tests/_hand_ins.py: the answers and
-    the chapter cells that bind what they and the tests read, not the rest of the chapter).
-    Every import statement of every chapter and test succeeds in the environment (a control
-    import must fail), and the corpus is read from the zip's wheel.  For
-    :data:`EMPTY_HAND_INS`, a wrong submission (the empty hand-in: every answer left as its
-    placeholder) scores below full.
+def test_the_graded_chapters_are_those_expected():
+    """What the tests below are parametrized with: the graded chapters (found by their
+    solutions), :data:`WHOLE` among them, and every chapter of ``WRONG``."""
+    assert len(GRADED) >= 15, GRADED
+    assert WHOLE in GRADED, GRADED
+    assert set(WRONG) <= set(GRADED) and LOCAL_WRONG in WRONG, (sorted(WRONG), GRADED)
 
-    A reduced hand-in whose slice missed a cell that a kept cell reads fails here (a
-    ``NameError``, in debug mode); what the slice cannot see is said in tests/_hand_ins.py.
-    What the reduced hand-ins leave unproven is that every cell of every chapter runs in this
-    environment: :data:`WHOLE` shows one whole chapter does, the import check that what the
-    others import is there, and tests/test_chapters.py that each chapter runs (in the book's
-    environment, not this one)."""
-    assert set(EMPTY_HAND_INS) <= {p.stem for p in GRADED}, EMPTY_HAND_INS
-    start = time.monotonic()
-    assert len(GRADED) >= 15, [p.stem for p in GRADED]
-    stems = [chapter.stem for chapter in GRADED]
-    assert WHOLE in stems, stems
-    with ThreadPoolExecutor(2) as pool:  # written once per test run (conftest.py)
-        made = dict(zip(stems, pool.map(assignment, stems)))
-    students = {stem: student for stem, (student, _) in made.items()}
-    zips = {stem: zip_path for stem, (_, zip_path) in made.items()}
-    # one environment for all: every zip asks for the same one, with the Python the tests use
-    specs = {
-        stem: zipfile.ZipFile(z).read("environment.yml").decode()
-        for stem, z in zips.items()
-    }
-    assert len(set(specs.values())) == 1, "the zips' environment.yml differ"
+
+@pytest.mark.slow  # builds the environment (pip: a minute) and imports every chapter's modules
+def test_the_zip_environment_is_the_zips_own(zip_environment, tmp_path):
+    """The environment built from the zip alone has the tests' Python; its ``formulated`` and
+    that package's data are the zip's (in the environment), not this repository's tree, and the
+    corpus is read as chapter 18 reads it (``load_data``); every import statement of every
+    chapter's code and of every exercise's tests succeeds there, and a control import fails.
+
+    The imports stand for the whole runs of the chapters whose solutions are graded from a
+    reduced hand-in (tests/_hand_ins.py): those runs would also have failed on a module missing
+    from the zip's ``environment.yml``."""
+    spec = (zip_environment / "source" / "environment.yml").read_text()
     tested = f"{sys.version_info.major}.{sys.version_info.minor}"
     assert AUTOGRADER_PYTHON == tested, (AUTOGRADER_PYTHON, tested)
-    assert f"python={AUTOGRADER_PYTHON}" in next(iter(specs.values())), next(
-        iter(specs.values())
-    )
-    written = time.monotonic()
-    venv, env = _zip_environment(next(iter(zips.values())), tmp_path / "autograder")
-    # the zip's package, its data inside it, not this repository's tree; and the corpus read
-    # as chapter 18 reads it
+    assert f"python={AUTOGRADER_PYTHON}" in spec, spec
+    venv = zip_environment / "venv"
+    env = _clean_env(venv, tmp_path / "home")
     probe = subprocess.run(
         [
             str(venv / "bin" / "python"),
@@ -304,56 +294,55 @@ def test_every_chapter_grades_from_its_zip_alone(assignment, tmp_path):
     assert torch_version.startswith("2.13.0") and vocab == "65", probe.stdout
     failed = _failed_imports(venv, env, tmp_path, [*_every_import(), CONTROL_IMPORT])
     assert list(failed) == [CONTROL_IMPORT], failed
-    built = time.monotonic()
 
-    jobs = []
-    for chapter in GRADED:
-        student, folder = students[chapter.stem], tmp_path / "graded" / chapter.stem
-        hand_in = grading.fill_answers if chapter.stem == WHOLE else reduced_hand_in
-        right = hand_in(
-            student, grading.solutions(chapter), folder / "solutions" / student.name
-        )
-        jobs.append(
-            (chapter.stem, "solutions", right, folder / "solutions" / "results")
-        )
-        if chapter.stem in EMPTY_HAND_INS:
-            wrong = _empty_hand_in(student, folder / "wrong" / student.name)
-            jobs.append((chapter.stem, "wrong", wrong, folder / "wrong" / "results"))
-    # the whole chapter first, so the two workers finish together
-    jobs.sort(key=lambda j: j[0] != WHOLE)
-    with ThreadPoolExecutor(2) as pool:
-        scores = list(
-            pool.map(
-                lambda j: _grade(
-                    venv, env, zips[j[0]], j[2], j[3], debug=j[1] == "solutions"
-                ),
-                jobs,
-            )
-        )
-    graded = time.monotonic()
 
-    table, problems = {}, []
-    for (stem, kind, _, _), got in zip(jobs, scores):
-        table.setdefault(stem, {})[kind] = got
-        full = {
-            label: SPECS[label].points
-            for label in grading.solutions(ROOT / "chapters" / f"{stem}.md")
-        }
-        if kind == "solutions" and got != full:
-            problems.append(
-                f"{stem}: the book's solutions score {got}, expected {full}"
-            )
-        if kind == "wrong" and not sum(got.values()) < sum(full.values()):
-            problems.append(f"{stem}: an empty hand-in scores {got} (full: {full})")
-    for stem, row in table.items():
-        print(
-            f"{stem}: " + ", ".join(f"{k} {sum(v.values()):g}" for k, v in row.items())
-        )
-    print(
-        f"zips written in {written - start:.0f} s, environment built and checked in "
-        f"{built - written:.0f} s, {len(jobs)} submissions graded in {graded - built:.0f} s"
+@pytest.mark.slow  # otter run in the zip's environment: 10 s to a minute (chapter 18)
+@pytest.mark.parametrize("stem", GRADED)
+def test_chapter_grades_from_its_zip_alone(stem, assignment, zip_environment, tmp_path):
+    """The chapter's zip asks for the environment the tests built (its ``environment.yml`` is
+    the one :func:`zip_environment` was built from), and in that environment ``otter run`` with
+    the chapter's zip gives the book's solutions full marks, with no cell raising (otter's debug
+    mode) — for :data:`WHOLE`, the hand-out with every cell run and each answer cell filled with
+    the book's solution; for the others, the reduced hand-in (tests/_hand_ins.py: the answers
+    and the chapter cells that bind what they and the tests read, not the rest of the chapter).
+    For the chapters of :data:`ZIP_WRONG`, the reduced hand-in of ``WRONG``'s answers (the
+    others right) scores some points, but below full, and below full on each exercise answered
+    wrong: the zip's hidden tests grade, and reject those mistakes.
+
+    A reduced hand-in whose slice missed a cell that a kept cell reads fails here (a
+    ``NameError``, in debug mode); what the slice cannot see is said in tests/_hand_ins.py.
+    What the reduced hand-ins leave unproven is that every cell of every chapter runs in this
+    environment: :data:`WHOLE` shows one whole chapter does,
+    :func:`test_the_zip_environment_is_the_zips_own` that what the others import is there, and
+    tests/test_chapters.py that each chapter runs (in the book's environment, not this one)."""
+    chapter = ROOT / "chapters" / f"{stem}.md"
+    student, zip_path = assignment(stem)
+    built_from = (zip_environment / "source" / "environment.yml").read_text()
+    assert zipfile.ZipFile(zip_path).read("environment.yml").decode() == built_from, (
+        "the zips' environment.yml differ"
     )
-    assert not problems, "\n".join(problems)
+    venv = zip_environment / "venv"
+    env = _clean_env(venv, tmp_path / "home")
+    answers = grading.solutions(chapter)
+    full = {label: float(SPECS[label].points) for label in answers}
+    hand_in = grading.fill_answers if stem == WHOLE else reduced_hand_in
+    right = hand_in(student, answers, tmp_path / "solutions" / student.name)
+    got = _grade(
+        venv, env, zip_path, right, tmp_path / "solutions" / "results", debug=True
+    )
+    print(stem, "solutions", sum(got.values()), "of", sum(full.values()))
+    assert got == full, f"{stem}: the book's solutions score {got}, expected {full}"
+    if stem not in ZIP_WRONG:
+        return
+    wrong = reduced_hand_in(
+        student, {**answers, **WRONG[stem]}, tmp_path / "wrong" / student.name
+    )
+    partial = _grade(venv, env, zip_path, wrong, tmp_path / "wrong" / "results")
+    print(stem, "wrong", sum(partial.values()), "of", sum(full.values()))
+    assert set(partial) == set(full), partial
+    assert 0 < sum(partial.values()) < sum(full.values()), partial
+    for label in WRONG[stem]:
+        assert partial[label] < full[label], f"{label}: the wrong answer got full marks"
 
 
 @pytest.mark.slow  # builds the wheel, to read what the build printed
