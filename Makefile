@@ -23,6 +23,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
 export PYTHONHASHSEED := 0
+# Bytecode is cached (__pycache__, ignored by git) even where the environment asks Python not to
+# write it: otherwise every test worker, kernel and tool process compiles the book's modules and
+# pytest rewrites every test module again.
+unexport PYTHONDONTWRITEBYTECODE
 # Pip cache is kept between runs (speeds up CI); nothing is downloaded at run time.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 

@@ -43,6 +43,9 @@ AUTOGRADER_REQUIREMENTS = (
     "ipywidgets==8.1.9",
     "transformers==5.23.0",
     "tokenizers==0.23.3",
+    # as .ci/constraints.txt: from 4.25 it imports rfc3987-syntax, whose grammar parser costs
+    # about 2 CPU-seconds in each of otter's processes (per submission graded)
+    "jsonschema==4.24.1",
 )
 #: Where Gradescope unpacks the autograder zip; otter puts extra files under ``files/``.
 GRADESCOPE_SOURCE = "/autograder/source"
