@@ -149,6 +149,16 @@ def _zip_environment(zip_path: Path, where: Path) -> None:
     env = _clean_env(venv, where / "home")
     python = str(venv / "bin" / "python")
     extra = [c for c in conda if not c.startswith(("python", "pip"))]
+    # The zip's environment.yml has conda install a current pip ("pip"); the venv's own is the
+    # one bundled with this Python (23.2 for 3.11.7), which took 49 CPU-s for what pip 26 does
+    # in 28 (its resolver reads the index for otter's dependencies far more slowly).
+    if "pip" in conda:
+        subprocess.run(
+            [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+            check=True,
+            cwd=where,
+            env=env,
+        )
     # --no-compile: the kernels compile what they import (PyTorch holds thousands of modules)
     subprocess.run(
         [
