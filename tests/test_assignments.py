@@ -30,6 +30,7 @@ from _hand_ins import (
     reduced_hand_in,
 )
 
+from booktools.build import prebuild
 from booktools.course import assign, grading, leak_scan
 from booktools.course.specs import SPECS
 
@@ -39,12 +40,14 @@ GRADED = [s for s in CHAPTERS if grading.solutions(ROOT / "chapters" / f"{s}.md"
 
 
 @pytest.fixture(autouse=True)
-def one_thread_in_kernels(monkeypatch):
+def one_thread_in_kernels():
     """The kernels that this module's tests start (otter's, nbclient's) inherit the worker's
-    environment: one OpenMP thread there, as in the worker itself (conftest.py) and in the zip's
-    environment (tests/test_autograder_zip.py), so that two pytest workers on two cores do not
-    spin-wait for each other's threads."""
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    environment: the one make book gives a chapter's kernel (booktools.build.prebuild's
+    ``kernel_environment``), with one OpenMP thread, as in the worker itself (conftest.py) and
+    in the zip's environment (tests/test_autograder_zip.py), so that two pytest workers on two
+    cores do not spin-wait for each other's threads."""
+    with prebuild.kernel_environment(threads=1):
+        yield
 
 
 #: The names a Jupyter kernel defines before any cell runs: a test that reads only these and
