@@ -176,7 +176,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const initial = entries();
   const weight = {bytes: initial.reduce((s, e) => s + (e.decodedBodySize || 0), 0),
                   requests: initial.length,
-                  widgetRuntime: initial.some((e) => /embed-amd\.js/.test(e.name))};
+                  widgetRuntime: initial.some((e) => /embed-amd\.js/.test(e.name)),
+                  largest: initial.map((e) => [e.name.replace(location.origin, ""),
+                                               e.decodedBodySize || 0])
+                                  .sort((a, b) => b[1] - a[1]).slice(0, 6)};
   const views = () => [...document.querySelectorAll(
     'script[type="application/vnd.jupyter.widget-view+json"]')];
   const rendered = (s) => s.parentElement.querySelector(".widget-subarea *, .jupyter-widgets");
@@ -514,28 +517,11 @@ def axe_violations(driver: Any, rules: str = "all") -> list[dict[str, Any]]:
     return result
 
 
-WEIGHT_JS = r"""
-const entries = [...performance.getEntriesByType("navigation"),
-                 ...performance.getEntriesByType("resource")];
-return {bytes: entries.reduce((s, e) => s + (e.decodedBodySize || e.transferSize || 0), 0),
-        requests: entries.length,
-        largest: entries.map((e) => [e.name.replace(location.origin, ""),
-                                     e.decodedBodySize || e.transferSize || 0])
-                        .sort((a, b) => b[1] - a[1]).slice(0, 6)};
-"""
-
-
 def no_cache(driver: Any) -> None:
     """Every later page of ``driver`` loads as on a first visit (its weight then counts every
     resource; cached ones are missing from the Resource Timing API)."""
     driver.execute_cdp_cmd("Network.enable", {})
     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
-
-
-def page_weight(driver: Any) -> dict[str, Any]:
-    """Bytes (uncompressed bodies: the page and every resource it requested so far) and requests
-    of the page loaded in ``driver``, from the Resource Timing API."""
-    return driver.execute_script(WEIGHT_JS)
 
 
 # Run in the page after the measurement of tests/_browser.py (widgets rendered): the images a
