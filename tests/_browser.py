@@ -517,11 +517,12 @@ def axe_violations(driver: Any, rules: str = "all") -> list[dict[str, Any]]:
     return result
 
 
-def no_cache(driver: Any) -> None:
-    """Every later page of ``driver`` loads as on a first visit (its weight then counts every
-    resource; cached ones are missing from the Resource Timing API)."""
+def http_cache(driver: Any, enabled: bool) -> None:
+    """Chromium's HTTP cache on or off for every later page of ``driver``: off, a page loads as
+    on a first visit (its weight then counts every resource; cached ones are missing from the
+    Resource Timing API)."""
     driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": not enabled})
 
 
 # Run in the page after the measurement of tests/_browser.py (widgets rendered): the images a
@@ -584,7 +585,7 @@ class _Browsers:
         weight); a page narrowed or switched to dark mode in it is put back (:func:`reset_view`)."""
         if width not in self.drivers:
             driver = new_driver(width)
-            no_cache(driver)
+            http_cache(driver, enabled=False)
             set_mode(driver, self.url, "light")
             self.drivers[width] = driver
         return self.drivers[width]

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import pytest
-from _browser import browsers, require_book, reset_view, resize, switch_mode
+from _browser import browsers, http_cache, require_book, reset_view, resize, switch_mode
 
 from formulated.quizzes import Choice, Numeric, Option, questions
 from formulated.quizzes.render import render_quiz
@@ -187,7 +187,7 @@ def test_quiz_answers_right_and_wrong(
     # The chapters share the theme's and MathJax's files, as for a reader going from one to the
     # next: cached, a page loads with a third less of Chromium's time.  The pages' weights
     # (tests/test_a11y.py) are measured without the cache, as on a first visit: put back after.
-    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    http_cache(driver, enabled=True)
     try:
         driver.get(f"{b.url}chapters/{CHAPTERS[quiz_id]}.html")
         for n, (width, mode) in enumerate(views):
@@ -198,7 +198,7 @@ def test_quiz_answers_right_and_wrong(
             problems += [(how, p) for p in in_page(driver, quiz_id, qs)]
     finally:
         reset_view(driver)
-        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        http_cache(driver, enabled=False)
     assert not problems, f"{quiz_id}: {len(problems)} check(s) failed:\n" + "\n".join(
         f"question {p.question} ({how}), {p.what}: {p.message}" for how, p in problems
     )
