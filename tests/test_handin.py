@@ -65,8 +65,9 @@ def _notebook(student, path: Path, answer: str, **kw) -> Path:
     return path
 
 
-def _run(path: Path, cwd: Path) -> nbformat.NotebookNode:
-    """``path`` executed top to bottom in a fresh kernel whose working folder is ``cwd``."""
+def _run(path: Path, cwd: Path, **client: object) -> nbformat.NotebookNode:
+    """``path`` executed top to bottom in a fresh kernel whose working folder is ``cwd``;
+    ``client``: more settings of nbclient's ``NotebookClient``."""
     nb = nbformat.read(path, as_version=4)
     NotebookClient(
         nb,
@@ -74,6 +75,7 @@ def _run(path: Path, cwd: Path) -> nbformat.NotebookNode:
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(cwd)}},
+        **client,
     ).execute()
     return nb
 
@@ -209,3 +211,31 @@ def test_init_cell_carries_only_public_tests():
     source = assign.init_source(STEM, assign._public_tests(tests))
     assert "'>>> 1'" in source and "'>>> 2'" not in source
     compile(source, "init", "exec")
+
+
+def test_init_cell_keeps_one_tests_folder_and_removes_it_at_the_end(
+    student, tmp_path, monkeypatch
+):
+    """The init cell writes the public tests to a temporary folder: run twice, it reuses the
+    one folder; when the kernel ends, the folder is gone (none is left behind per run)."""
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the kernel's tempfile folder
+    init = _cells(student, ANSWER, export=False)[0]
+    shown = nbformat.v4.new_code_cell(
+        "print(_tests_dir, sorted(os.listdir(_tests_dir)))"
+    )
+    nb = nbformat.v4.new_notebook(
+        metadata=student.metadata, cells=[init, shown, init, shown]
+    )
+    path = tmp_path / "work" / WORKED
+    path.parent.mkdir()
+    nbformat.write(nb, path)
+    # ended as Jupyter ends a kernel (the tests' kernels are otherwise killed: conftest.py)
+    ran = _run(path, path.parent, shutdown_kernel="graceful")
+    assert not cell_errors(ran), cell_errors(ran)
+    first, second = (c.outputs[0]["text"] for c in (ran.cells[1], ran.cells[3]))
+    assert first == second and first.startswith(str(temp)), (first, second)
+    assert "ex-08-3.py" in first, first  # the public tests were written there
+    assert not list(temp.iterdir()), list(temp.rglob("*"))  # removed at the end

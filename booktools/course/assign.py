@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -477,24 +475,24 @@ def write_assignment(chapter: str | Path, out: str | Path) -> Path:
     nb = master_notebook(chapter, wheel=wheel)
     nbformat.write(nb, src)
     dist = out / chapter.stem
-    cmd = [
-        str(Path(sys.executable).with_name("otter")),
-        "assign",
-        "--no-run-tests",
-        str(src),
-        str(dist),
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"otter assign failed for {chapter.name}:\n{done.stdout}\n{done.stderr}"
-        )
+    _otter_assign(src, dist, chapter.name)
     for nb_path in (
         student_notebook_path(out, chapter),
         dist / "autograder" / f"{chapter.stem}.ipynb",
     ):
         _init_any_name(nb_path, chapter.stem)
     return student_notebook_path(out, chapter)
+
+
+def _otter_assign(master: Path, dist: Path, name: str) -> None:
+    """``otter assign --no-run-tests master dist``, in this process: a command per chapter
+    paid otter's import again each time (1.6 CPU-seconds of 2.7)."""
+    from otter.assign import main as otter_assign
+
+    try:
+        otter_assign(str(master), str(dist), no_run_tests=True)
+    except Exception as error:
+        raise RuntimeError(f"otter assign failed for {name}: {error}") from error
 
 
 #: The student notebook's helpers, after the tests it carries (:func:`init_source`). Which file
@@ -558,8 +556,11 @@ def _beside_the_notebook():
         os.chdir(here)
 
 
-# the tests as files in a folder of their own: otter reads them from any working folder
-_tests_dir = tempfile.mkdtemp(prefix="%(stem)s-tests-")
+# the tests as files in a folder of their own: otter reads them from any working folder; one
+# folder per kernel, however often this cell runs, removed when the kernel ends
+if not os.path.isdir(globals().get("_tests_dir") or ""):
+    _tests_dir = tempfile.mkdtemp(prefix="%(stem)s-tests-")
+    atexit.register(shutil.rmtree, _tests_dir, True)
 for _name, _test in _PUBLIC_TESTS.items():
     with open(os.path.join(_tests_dir, _name + ".py"), "w", encoding="utf-8") as _file:
         _file.write(f"OK_FORMAT = True\\n\\ntest = {_test!r}\\n")
@@ -583,7 +584,8 @@ def init_source(stem: str, tests: dict[str, dict] | None = None) -> str:
         "# Initialize Otter. This cell finds the file of this notebook (under any name: a "
         "copy,\n# a download) for the export at the end, and carries the public tests, "
         "so that\n# grader.check works from any working folder (Colab too).\n"
-        "import contextlib\nimport glob\nimport json\nimport os\nimport tempfile\n\n"
+        "import atexit\nimport contextlib\nimport glob\nimport json\nimport os\nimport shutil\n"
+        "import tempfile\n\n"
         "import otter\n\n"
         f"_PUBLIC_TESTS = {{  # also in this notebook's metadata\n{lines}\n}}"
         + _INIT_HELPERS
