@@ -836,6 +836,18 @@ def gelu_search_grid():
     return xs, al
 
 
+def least_error_index(err, al):
+    """The index of the constant of ``al`` (a column) whose error ``err`` is least."""
+    # Both fits' errors fall then rise along the grid (checked on all of it), so the
+    # grid's best lies within one step of the best of every 100th constant, then of every
+    # 10th: 73 errors computed instead of 3001
+    lo, hi = 0, len(al) - 1
+    for step in (100, 10, 1):
+        i = lo + step * int(err(al[lo : hi + 1 : step]).argmin())
+        lo, hi = max(i - step, 0), min(i + step, len(al) - 1)
+    return i
+
+
 def a1_fits_x_sigmoid_to_gelu(a1):
     import torch
 
@@ -846,9 +858,10 @@ def a1_fits_x_sigmoid_to_gelu(a1):
             (xs * torch.sigmoid(a * xs) - torch.nn.functional.gelu(xs)).abs().amax(-1)
         )
 
+    best = al[least_error_index(err, al)]
     assert (
         err(torch.tensor(float(a1), dtype=torch.float64)).item()
-        <= err(al).min().item() + 2e-4
+        <= err(best).item() + 2e-4
     )
 
 
@@ -860,9 +873,10 @@ def a2_fits_the_sigmoid_to_the_normal_cdf(a2):
     def err(a):
         return (torch.sigmoid(a * xs) - torch.special.ndtr(xs)).abs().amax(-1)
 
+    best = al[least_error_index(err, al)]
     assert (
         err(torch.tensor(float(a2), dtype=torch.float64)).item()
-        <= err(al).min().item() + 2e-4
+        <= err(best).item() + 2e-4
     )
 
 
@@ -887,6 +901,7 @@ def _ex_11_3_answers():
     def sig(a):
         return 1 / (1 + np.exp(-a * xs))
 
+    # every constant of the grid (not least_error_index): the answers check the tests' search
     a1 = al[np.argmin([np.abs(xs * sig(a) - exact).max() for a in al])]
     a2 = al[np.argmin([np.abs(sig(a) - Phi).max() for a in al])]
     return {}, {
