@@ -145,26 +145,22 @@ def _zip_environment(zip_path: Path, where: Path) -> None:
         if not p.startswith("--extra-index-url")
     ]
     venv = where / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # a venv without pip: this environment's pip installs into it (--python), as the current pip
+    # that the zip's environment.yml asks conda for would; the venv's own (23.2, bundled with
+    # this Python) took 5 CPU-s to set up, and 49 for what pip 26 does in 28
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True
+    )
     env = _clean_env(venv, where / "home")
-    python = str(venv / "bin" / "python")
     extra = [c for c in conda if not c.startswith(("python", "pip"))]
-    # The zip's environment.yml has conda install a current pip ("pip"); the venv's own is the
-    # one bundled with this Python (23.2 for 3.11.7), which took 49 CPU-s for what pip 26 does
-    # in 28 (its resolver reads the index for otter's dependencies far more slowly).
-    if "pip" in conda:
-        subprocess.run(
-            [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
-            check=True,
-            cwd=where,
-            env=env,
-        )
     # --no-compile: the kernels compile what they import (PyTorch holds thousands of modules)
     subprocess.run(
         [
-            python,
+            sys.executable,
             "-m",
             "pip",
+            "--python",
+            str(venv / "bin" / "python"),
             "install",
             "--quiet",
             "--no-compile",
