@@ -33,6 +33,8 @@ import symtable
 from functools import cache
 from pathlib import Path
 
+from _chapters import ROOT
+
 from booktools.course import assign, grading
 from booktools.course.specs import SPECS
 
@@ -82,6 +84,19 @@ WRONG = {
 #: environment (the others' are graded from the zip): one is enough to show that the
 #: instructor's path gives partial marks.
 LOCAL_WRONG = "09_masks"
+
+
+def check_partial(stem: str, scores: dict[str, float]) -> None:
+    """``scores`` (points per autograded exercise) of ``stem``'s wrong submission, from either
+    environment: every exercise of the chapter graded, some points given but not all, and
+    below full marks on each exercise that ``WRONG`` answers wrong."""
+    chapter = ROOT / "chapters" / f"{stem}.md"
+    full = {label: float(SPECS[label].points) for label in grading.solutions(chapter)}
+    assert set(scores) == set(full), (sorted(scores), sorted(full))
+    assert 0 < sum(scores.values()) < sum(full.values()), scores
+    for label in WRONG[stem]:
+        assert scores[label] < full[label], f"{label}: the wrong answer got full marks"
+
 
 #: otter's init cell (``grader = otter.Notebook(...)``) and an answer cell of an autograded
 #: exercise, as booktools.course.assign writes them into the student notebook.
