@@ -131,11 +131,14 @@ def test_blank_hand_out_scores_nothing(stem, assignment, tmp_path):
 
 @pytest.mark.slow  # runs the student notebook in a kernel
 @pytest.mark.parametrize("stem", ["09_masks"])
-def test_student_notebook_runs_from_any_directory(stem, assignment, tmp_path):
+def test_student_notebook_runs_from_any_directory(
+    stem, assignment, tmp_path, monkeypatch
+):
     """Top to bottom in a fresh kernel, from a folder that is not the repository's: otter's init
     cell finds the notebook, grader.check runs the public tests (failing on blank answers), and
     the export cell writes the zip to hand in without executing the notebook a second time
-    (assign._config_cell says why).
+    (assign._config_cell says why); the kernel, shut down as Jupyter does it, leaves nothing
+    in the temporary folder.
 
     Chapter 9 (5 s of cells) shows what otter's cells do, which does not depend on the chapter.
     That a chapter finds its data through the package from another folder is shown elsewhere,
@@ -155,13 +158,18 @@ def test_student_notebook_runs_from_any_directory(stem, assignment, tmp_path):
     copy = elsewhere / student.name
     shutil.copy(student, copy)
     nb = nbformat.read(copy, as_version=4)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the kernel's tempfile folder
     NotebookClient(
         nb,
         timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(elsewhere)}},
+        shutdown_kernel="graceful",  # as Jupyter; the tests' kernels are otherwise killed
     ).execute()
     assert not cell_errors(nb), cell_errors(nb)
+    assert not list(temp.iterdir()), list(temp.rglob("*"))
     checks = [
         o for c in nb.cells if "grader.check(" in c.source for o in c.get("outputs", [])
     ]

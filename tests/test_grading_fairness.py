@@ -403,3 +403,32 @@ def test_values_printed_in_the_chapter_do_not_score(label):
     assert got < SPECS[label].points, (
         f"{label}: the chapter's printed values score {got}"
     )
+
+
+@pytest.mark.parametrize("a0", [0, 1, 99, 100, 101, 150, 1729.4, 2999, 3000])
+def test_least_error_index_finds_a_v_shaped_errors_least(a0):
+    """The coarse-to-fine search of ex-11-3's tests, on errors that fall then rise with their
+    least anywhere: at the grid's ends, on and between the coarse points."""
+    al = np.arange(3001.0)[:, None]
+    found = block.least_error_index(lambda a: np.abs(a[:, 0] - a0), al)
+    assert found == int(np.argmin(np.abs(al[:, 0] - a0))), found
+
+
+@pytest.mark.slow  # the whole grid: 48 million errors
+def test_least_error_index_finds_the_whole_grids_best_for_both_fits():
+    """For ex-11-3's two fits, the constant the search finds is the whole grid's best (every
+    one of the 3001 constants computed, 200 at a time)."""
+    import torch
+
+    xs, al = block.gelu_search_grid()
+    fits = {
+        "x sigmoid(a x) against GELU": lambda a: (
+            (xs * torch.sigmoid(a * xs) - torch.nn.functional.gelu(xs)).abs().amax(-1)
+        ),
+        "sigmoid(a x) against Phi": lambda a: (
+            (torch.sigmoid(a * xs) - torch.special.ndtr(xs)).abs().amax(-1)
+        ),
+    }
+    for name, err in fits.items():
+        whole = torch.cat([err(al[i : i + 200]) for i in range(0, len(al), 200)])
+        assert block.least_error_index(err, al) == int(whole.argmin()), name

@@ -33,6 +33,15 @@ ANSWER = "handed_in_by = 'the worked copy'  # the student's answer cell"
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(autouse=True)
+def _kernel_temp(tmp_path, monkeypatch) -> None:
+    """The kernels' temporary folder is the test's own: a kernel the tests kill (conftest.py)
+    leaves the init cell's tests folder there, not in the machine's."""
+    temp = tmp_path / "kernel-temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+
+
 @pytest.fixture(scope="module")
 def student(assignment) -> nbformat.NotebookNode:
     """The student notebook of chapter 8 as otter assign and booktools.course.assign write it
@@ -216,26 +225,28 @@ def test_init_cell_carries_only_public_tests():
 def test_init_cell_keeps_one_tests_folder_and_removes_it_at_the_end(
     student, tmp_path, monkeypatch
 ):
-    """The init cell writes the public tests to a temporary folder: run twice, it reuses the
-    one folder; when the kernel ends, the folder is gone (none is left behind per run)."""
+    """The init cell writes the public tests to a temporary folder: run again, it reuses the
+    one folder, or writes a new one if that one was deleted; when the kernel shuts down, the
+    folders are gone (none is left behind per run)."""
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))  # the kernel's tempfile folder
-    init = _cells(student, ANSWER, export=False)[0]
-    shown = nbformat.v4.new_code_cell(
-        "print(_tests_dir, sorted(os.listdir(_tests_dir)))"
-    )
+    init = _cells(student, ANSWER, export=False)[0].source
+    shown = "print(_tests_dir, sorted(os.listdir(_tests_dir)))"
+    deleted = "import shutil\nshutil.rmtree(_tests_dir)"
+    sources = [init, shown, init, shown, deleted, init, shown]
     nb = nbformat.v4.new_notebook(
-        metadata=student.metadata, cells=[init, shown, init, shown]
+        metadata=student.metadata, cells=[nbformat.v4.new_code_cell(c) for c in sources]
     )
     path = tmp_path / "work" / WORKED
     path.parent.mkdir()
     nbformat.write(nb, path)
-    # ended as Jupyter ends a kernel (the tests' kernels are otherwise killed: conftest.py)
+    # shut down as Jupyter does it (the tests' kernels are otherwise killed: conftest.py)
     ran = _run(path, path.parent, shutdown_kernel="graceful")
     assert not cell_errors(ran), cell_errors(ran)
-    first, second = (c.outputs[0]["text"] for c in (ran.cells[1], ran.cells[3]))
-    assert first == second and first.startswith(str(temp)), (first, second)
-    assert "ex-08-3.py" in first, first  # the public tests were written there
+    first, again, anew = (ran.cells[i].outputs[0]["text"] for i in (1, 3, 6))
+    assert first == again and first.startswith(str(temp)), (first, again)
+    assert anew != first and anew.startswith(str(temp)), (first, anew)
+    assert "ex-08-3.py" in first and "ex-08-3.py" in anew, (first, anew)
     assert not list(temp.iterdir()), list(temp.rglob("*"))  # removed at the end

@@ -486,13 +486,21 @@ def write_assignment(chapter: str | Path, out: str | Path) -> Path:
 
 def _otter_assign(master: Path, dist: Path, name: str) -> None:
     """``otter assign --no-run-tests master dist``, in this process: a command per chapter
-    paid otter's import again each time (1.6 CPU-seconds of 2.7)."""
+    paid otter's import again each time (1.6 CPU-seconds of 2.7).  otter's log is kept to its
+    errors, as the command's output was (its warning that a chapter without autograded
+    exercises has no tests says what the book intends)."""
+    import logging
+
     from otter.assign import main as otter_assign
+    from otter.logging import level_context
 
     try:
-        otter_assign(str(master), str(dist), no_run_tests=True)
+        with level_context(logging.ERROR):
+            otter_assign(str(master), str(dist), no_run_tests=True)
     except Exception as error:
-        raise RuntimeError(f"otter assign failed for {name}: {error}") from error
+        raise RuntimeError(
+            f"otter assign failed for {name}: {type(error).__name__}: {error}"
+        ) from error
 
 
 #: The student notebook's helpers, after the tests it carries (:func:`init_source`). Which file
