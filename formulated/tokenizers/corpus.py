@@ -76,13 +76,19 @@ def merge_pair(symbols: Sequence[str], pair: tuple[str, str]) -> tuple[str, ...]
     if not (
         isinstance(pair, (tuple, list))
         and len(pair) == 2
-        and all(isinstance(x, str) and x for x in pair)
+        and isinstance(pair[0], str)
+        and isinstance(pair[1], str)
+        and pair[0]
+        and pair[1]
     ):
         raise ValueError(
             f"pair: expected a pair of two non-empty symbols (left, right), "
             f"got {pair!r}"
         )
     left, right = pair
+    # learn_bpe calls this for every word at every merge, and most words hold no pair to merge
+    if left not in symbols or right not in symbols:
+        return tuple(symbols)
     out: list[str] = []
     i = 0
     while i < len(symbols):
