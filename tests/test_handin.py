@@ -34,12 +34,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(autouse=True)
-def _kernel_temp(tmp_path, monkeypatch) -> None:
-    """The kernels' temporary folder is the test's own: a kernel the tests kill (conftest.py)
+def kernel_temp(tmp_path, monkeypatch) -> Path:
+    """The kernels' temporary folder, the test's own: a kernel the tests kill (conftest.py)
     leaves the init cell's tests folder there, not in the machine's."""
     temp = tmp_path / "kernel-temp"
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))
+    return temp
 
 
 @pytest.fixture(scope="module")
@@ -223,15 +224,13 @@ def test_init_cell_carries_only_public_tests():
 
 
 def test_init_cell_keeps_one_tests_folder_and_removes_it_at_the_end(
-    student, tmp_path, monkeypatch
+    student, tmp_path, monkeypatch, kernel_temp
 ):
     """The init cell writes the public tests to a temporary folder: run again, it reuses the
     one folder, or writes a new one if that one was deleted; when the kernel shuts down, the
     folders are gone (none is left behind per run)."""
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    monkeypatch.setenv("TMPDIR", str(temp))  # the kernel's tempfile folder
+    temp = kernel_temp  # the kernel's tempfile folder
     init = _cells(student, ANSWER, export=False)[0].source
     shown = "print(_tests_dir, sorted(os.listdir(_tests_dir)))"
     deleted = "import shutil\nshutil.rmtree(_tests_dir)"
