@@ -81,9 +81,18 @@ ZIP_WRONG = sorted(set(WRONG) - {LOCAL_WRONG})
 #: zip's environment: chapter 18 asks the most of it — it reads the corpus through the package
 #: (``load_data``), builds, trains, checkpoints (in a temporary folder), resumes and samples a
 #: model with the package's training loop, counts GPT-2's parameters with ``transformers`` and
-#: shows a widget — and takes the longest (about a minute).  (Chapter 19 has no autograded
-#: exercise: its zip has nothing to grade.)
+#: shows a widget — and takes the longest.  (Chapter 19 has no autograded exercise: its zip has
+#: nothing to grade.)
 WHOLE = "18_train_tiny_gpt"
+#: In :data:`WHOLE`'s hand-in, the cell that trains the ``book`` preset trains it for
+#: :data:`WHOLE_STEPS` of its 1500 steps (:func:`shortened_training`): the same loop, with its
+#: progress bar, an evaluation (every 250 steps) and a checkpoint.  The other 1250 steps ask
+#: nothing more of the environment and took 40 of the hand-in's 78 CPU-seconds.  The cells
+#: after it read the run's history, sample from it and show its widget, as after the whole run
+#: (the loss passes the unigram level near step 30; the book's pages show the whole run).
+WHOLE_STEPS = 250
+#: The call in :data:`WHOLE`'s training cell that :func:`shortened_training` shortens.
+WHOLE_TRAIN = 'train("book", run_dir / "book", overwrite=True)'
 #: An import that no environment has: :func:`_failed_imports` must report it (the control
 #: that shows the import check can fail).
 CONTROL_IMPORT = "import formulated_has_no_such_module"
@@ -230,6 +239,46 @@ def _grade(
     return {t["name"]: float(t["score"]) for t in tests if t.get("score") is not None}
 
 
+def shortened_training(notebook: Path) -> None:
+    """``notebook`` (:data:`WHOLE`'s hand-in) with its one call :data:`WHOLE_TRAIN` training
+    :data:`WHOLE_STEPS` steps; fails if the chapter's cell no longer holds that call once."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    found = [c for c in nb.cells if WHOLE_TRAIN in c.source]
+    assert len(found) == 1 and found[0].source.count(WHOLE_TRAIN) == 1, (
+        f"{notebook.name}: expected one cell with one {WHOLE_TRAIN}, "
+        f"found {len(found)} cells"
+    )
+    shorter = WHOLE_TRAIN.removesuffix(")") + f", max_steps={WHOLE_STEPS})"
+    found[0].source = found[0].source.replace(WHOLE_TRAIN, shorter)
+    nbformat.write(nb, notebook)
+
+
+def test_shortened_training_changes_the_one_training_call(tmp_path):
+    """:func:`shortened_training` finds the chapter's training call (in the chapter, once) and
+    changes that call only; a notebook without it fails, rather than train the whole run."""
+    import nbformat
+
+    chapter = (ROOT / "chapters" / f"{WHOLE}.md").read_text(encoding="utf-8")
+    assert chapter.count(WHOLE_TRAIN) == 1
+    other = "train(None, run_dir / 'halves', resume=True)"
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(f"x = 1\nresult = {WHOLE_TRAIN}\nresult"),
+            nbformat.v4.new_code_cell(other),
+        ]
+    )
+    path = tmp_path / "hand_in.ipynb"
+    nbformat.write(nb, path)
+    shortened_training(path)
+    cells = [c.source for c in nbformat.read(path, as_version=4).cells]
+    shorter = 'train("book", run_dir / "book", overwrite=True, max_steps=250)'
+    assert cells == [f"x = 1\nresult = {shorter}\nresult", other]
+    with pytest.raises(AssertionError, match="expected one cell"):
+        shortened_training(path)  # the call is gone now
+
+
 def _failed_imports(
     venv: Path, env: dict[str, str], cwd: Path, statements: list[str]
 ) -> dict[str, str]:
@@ -310,7 +359,7 @@ def test_chapter_grades_from_its_zip_alone(stem, assignment, zip_environment, tm
     the one :func:`zip_environment` was built from), and in that environment ``otter run`` with
     the chapter's zip gives the book's solutions full marks, with no cell raising (otter's debug
     mode) — for :data:`WHOLE`, the hand-out with every cell run and each answer cell filled with
-    the book's solution; for the others, the reduced hand-in (tests/_hand_ins.py: the answers
+    the book's solution (its training shortened, :data:`WHOLE_STEPS`); for the others, the reduced hand-in (tests/_hand_ins.py: the answers
     and the chapter cells that bind what they and the tests read, not the rest of the chapter).
     For the chapters of :data:`ZIP_WRONG`, the reduced hand-in of ``WRONG``'s answers (the
     others right) scores some points, but below full, and below full on each exercise answered
@@ -332,8 +381,13 @@ def test_chapter_grades_from_its_zip_alone(stem, assignment, zip_environment, tm
     env = _clean_env(venv, tmp_path / "home")
     answers = grading.solutions(chapter)
     full = {label: float(SPECS[label].points) for label in answers}
-    hand_in = grading.fill_answers if stem == WHOLE else reduced_hand_in
-    right = hand_in(student, answers, tmp_path / "solutions" / student.name)
+    if stem == WHOLE:
+        right = grading.fill_answers(
+            student, answers, tmp_path / "solutions" / student.name
+        )
+        shortened_training(right)
+    else:
+        right = reduced_hand_in(student, answers, tmp_path / "solutions" / student.name)
     got = _grade(
         venv, env, zip_path, right, tmp_path / "solutions" / "results", debug=True
     )
