@@ -12,7 +12,7 @@ the page's own handlers of the resize run), and measured (and audited) again.  A
 (MathJax's typesetting, the widgets drawn) costs Chromium 1-5 CPU-seconds, so one instead of
 three or four per page; an audit by every rule of axe 1-7, two thirds of it its color rules,
 which :func:`axe_rules` runs only where colors can differ from what is audited already.  The
-pages of :data:`PHONE_AUDIT_NAMES` are also loaded fresh at 390 px, and tests/test_browser.py
+pages of :data:`FRESH_PHONE_PAGES` are also loaded fresh at 390 px, and tests/test_browser.py
 checks that both agree.  Every test module reads the same reports, in every pytest-xdist worker
 (the worker that loads a page keeps them on disk for the others: under ``--dist load`` the
 tests of a page go to both workers).
@@ -613,8 +613,16 @@ BOOK_MODES = {"en": MODES, "ko": ("light",)}
 #: (training output, a table) and appendix B (the widest tables), in both books.  axe's rules
 #: read the page's elements, which are the same at both widths; what 390 px adds is the phone's
 #: frame (its header and drawer), which every page shares.  axe on every page at 390 px took a
-#: tenth of make test.  These pages are also loaded fresh at 390 px (:func:`fresh_phone_report`).
+#: tenth of make test.
 PHONE_AUDIT_NAMES = ("intro", "08_attention", "18_train_tiny_gpt", "appendix_b_errata")
+#: The pages also loaded fresh at 390 px (:func:`fresh_phone_report`), as a phone opens them,
+#: to show that narrowing a page in place, as the tests do, sees what a phone's load does: the
+#: handlers that fit display math, mark wide tables and add tab stops run at a load and at a
+#: resize.  They are the book's scripts, the same on every page of both books; these two pages
+#: give them the most to do: chapter 8 (display math, a widget, figures, a quiz) in English,
+#: appendix B (the widest tables) in Korean, whose text is wider.  All eight phone-audit pages
+#: used to be loaded fresh, and agreed in every run; each fresh load cost 2-3 CPU-seconds.
+FRESH_PHONE_PAGES = ("chapters/08_attention.html", "ko/chapters/appendix_b_errata.html")
 
 
 def audited_by_axe(page: str, width: int) -> bool:
@@ -704,13 +712,13 @@ def audit(page: str, width: int, mode: str = "light") -> PageReport:
 
 
 def fresh_phone_report(page: str) -> PageReport:
-    """``page`` (of :data:`PHONE_AUDIT_NAMES`) loaded at 390 px and measured, as a phone opens
+    """``page`` (of :data:`FRESH_PHONE_PAGES`) loaded at 390 px and measured, as a phone opens
     it: what :func:`audit`'s page narrowed to 390 px must agree with."""
     for report in page_reports(page):
         if report.width == WIDTHS[1] and not report.resized:
             return report
     raise ValueError(
-        f"{page} is not loaded fresh at {WIDTHS[1]} px (PHONE_AUDIT_NAMES)"
+        f"{page} is not loaded fresh at {WIDTHS[1]} px (FRESH_PHONE_PAGES)"
     )
 
 
@@ -789,13 +797,13 @@ def _keep(b: _Browsers, folder: Path, page: str, wait: bool) -> bool:
 
 def _load(b: _Browsers, page: str) -> list[PageReport]:
     """``page`` loaded once at 1280 px in light mode and seen in every width and mode of its
-    book in that page (:func:`_views`); a page of :data:`PHONE_AUDIT_NAMES` also loaded fresh
+    book in that page (:func:`_views`); a page of :data:`FRESH_PHONE_PAGES` also loaded fresh
     at 390 px, in the same Chromium (a second one per worker took a CPU-second to start, and
     more to keep)."""
     driver = b.driver()
     try:
         reports = _views(driver, measure(driver, b.url + page, page, WIDTHS[0]))
-        if audited_by_axe(page, WIDTHS[1]):
+        if page in FRESH_PHONE_PAGES:
             reset_view(driver)
             emulate(driver, WIDTHS[1])  # before the page: it opens at 390 px
             reports.append(measure(driver, b.url + page, page, WIDTHS[1]))

@@ -10,7 +10,7 @@ chapter 11, the GELU slider moved, the plot redrawn.
 
 Every page is loaded once, at 1280 px, and narrowed to 390 px in the same page, as a phone
 turned or a window narrowed (``_browser.audit``; tests/test_a11y.py reads the same load).  The
-pages of ``_browser.PHONE_AUDIT_NAMES`` are also loaded fresh at 390 px, and
+pages of ``_browser.FRESH_PHONE_PAGES`` are also loaded fresh at 390 px, and
 :func:`test_a_page_narrowed_in_place_looks_as_one_loaded_at_390px` checks that both agree.
 
 Needs the built book (``make book`` first; CI runs it before ``make test``) and
@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 from _browser import (
+    FRESH_PHONE_PAGES,
     LANGUAGES,
     WIDTHS,
     PageReport,
     audit,
-    audited_by_axe,
     browsers,
     expect,
     fresh_phone_report,
@@ -299,9 +299,7 @@ def what_the_tests_read(report: PageReport) -> dict[str, Any]:
 
 
 PHONE_CASES = [
-    pytest.param(page, id=page_id(page, WIDTHS[1]))
-    for page in PAGES
-    if audited_by_axe(page, WIDTHS[1])
+    pytest.param(page, id=page_id(page, WIDTHS[1])) for page in FRESH_PHONE_PAGES
 ]
 
 
@@ -311,7 +309,8 @@ def test_a_page_narrowed_in_place_looks_as_one_loaded_at_390px(
 ) -> None:
     """The tests above see every page at 390 px after narrowing it in place (its handlers of
     the resize run: display math fitted again, wide tables marked); a phone opens the page at
-    390 px.  On the phone-audit pages (both books) the two must agree."""
+    390 px.  On the pages of ``_browser.FRESH_PHONE_PAGES`` (one per book) the two must
+    agree."""
     narrowed = what_the_tests_read(reports(page, WIDTHS[1]))
     fresh = what_the_tests_read(fresh_phone_report(page))
     differ = [key for key in fresh if narrowed[key] != fresh[key]]
