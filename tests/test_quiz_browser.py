@@ -6,7 +6,8 @@ question, in light mode at 1280 px, then, in the same page (one load per chapter
 cleared), again in one other (mode, width) of dark/light x 1280/390, a third of the chapters
 each: narrowed to 390 px in place and switched with the theme's own button, as a reader does
 (``_browser.resize``, ``_browser.switch_mode``).  The page's answers are the package's
-(``data-answer``), the options' labels its texts, and every verdict is shown (visible).
+(``data-answer``), the options' labels its texts, and every verdict is shown (visible).  The
+pages are loaded without MathJax, which has nothing to typeset in a quiz (:data:`NO_MATHJAX`).
 
 Two input paths:
 
@@ -32,6 +33,7 @@ tests/test_browser.py."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
@@ -39,7 +41,7 @@ import pytest
 from _browser import browsers, http_cache, require_book, reset_view, resize, switch_mode
 
 from formulated.quizzes import Choice, Numeric, Option, questions
-from formulated.quizzes.render import render_quiz
+from formulated.quizzes.render import END, START, render_quiz
 
 pytestmark = pytest.mark.browser  # Chromium: make check leaves it out
 
@@ -175,6 +177,45 @@ return [...forms].map((form, n) => {
 )
 
 
+#: What the chapter pages of :func:`test_quiz_answers_right_and_wrong` load without: the book's
+#: MathJax.  Its typesetting of a page's math took a third of the test's CPU time, and it leaves
+#: the quizzes as they are: a quiz holds no TeX for it to typeset
+#: (:func:`test_the_quizzes_hold_no_math_for_mathjax`), and its verdicts, labels and controls
+#: are the same without it.  The pages with their math typeset are the other browser tests'
+#: (tests/test_browser.py, tests/test_a11y.py: every page, its quiz included).
+NO_MATHJAX = ["*/_static/mathjax/*"]
+#: What MathJax typesets in the book: its delimiters of inline and display math, and an
+#: environment without them.
+TEX_DELIMITERS = re.compile(r"\\\(|\\\[|\$\$|\\begin\{")
+
+
+def tex_in_quizzes(html: str) -> list[str]:
+    """The TeX that MathJax would typeset inside the quizzes of a built page's ``html``."""
+    quizzes = re.findall(f"{re.escape(START)}.*?{re.escape(END)}", html, re.S)
+    return [m for q in quizzes for m in TEX_DELIMITERS.findall(q)]
+
+
+@pytest.mark.parametrize("quiz_id", CHAPTERS)
+def test_the_quizzes_hold_no_math_for_mathjax(quiz_id: str) -> None:
+    """Each chapter's quiz, as built, holds nothing that MathJax typesets, in both books: so
+    :data:`NO_MATHJAX` changes nothing in it.  (Its page has one quiz.)"""
+    for prefix in ("", "ko/"):
+        html = (
+            require_book() / f"{prefix}chapters/{CHAPTERS[quiz_id]}.html"
+        ).read_text(encoding="utf-8")
+        assert html.count(START) == 1, f"{prefix}{quiz_id}: {html.count(START)} quizzes"
+        assert tex_in_quizzes(html) == [], f"{prefix}{quiz_id}: {tex_in_quizzes(html)}"
+
+
+def test_tex_in_a_quiz_is_found() -> None:
+    """The control of :func:`tex_in_quizzes`: TeX inside a quiz is found, outside it is not."""
+    quiz = render_quiz(CONTROL, questions(CONTROL))
+    assert tex_in_quizzes(f"<p>\\(x\\)</p>{quiz}") == []
+    for tex in ("\\(x\\)", "\\[x\\]", "$$x$$", "\\begin{align}"):
+        planted = quiz.replace("</form>", f"{tex}</form>", 1)
+        assert tex_in_quizzes(planted), tex
+
+
 @pytest.mark.parametrize(("quiz_id", "views"), CASES)
 def test_quiz_answers_right_and_wrong(
     quiz_id: str, views: list[tuple[int, str]]
@@ -184,10 +225,12 @@ def test_quiz_answers_right_and_wrong(
     driver = b.driver()
     qs = questions(quiz_id)
     problems = []
-    # The chapters share the theme's and MathJax's files, as for a reader going from one to the
-    # next: cached, a page loads with a third less of Chromium's time.  The pages' weights
-    # (tests/test_a11y.py) are measured without the cache, as on a first visit: put back after.
+    # The chapters share the theme's files, as for a reader going from one to the next: cached,
+    # a page loads with a third less of Chromium's time.  The pages' weights (tests/test_a11y.py)
+    # are measured without the cache, as on a first visit: put back after.  MathJax is not
+    # loaded (:data:`NO_MATHJAX`).
     http_cache(driver, enabled=True)
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": NO_MATHJAX})
     try:
         driver.get(f"{b.url}chapters/{CHAPTERS[quiz_id]}.html")
         for n, (width, mode) in enumerate(views):
@@ -197,6 +240,7 @@ def test_quiz_answers_right_and_wrong(
                 problems += [(how, p) for p in real_input(driver, quiz_id, qs)]
             problems += [(how, p) for p in in_page(driver, quiz_id, qs)]
     finally:
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
         reset_view(driver)
         http_cache(driver, enabled=False)
     assert not problems, f"{quiz_id}: {len(problems)} check(s) failed:\n" + "\n".join(
