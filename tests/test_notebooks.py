@@ -163,15 +163,46 @@ def test_no_chapter_code_opens_a_path_inside_the_repository():
     )  # the control
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("chapter", ["06_tokenization"])
-def test_downloaded_chapter_runs_from_an_empty_directory(chapter, tmp_path):
-    """Chapter 6 reads Tiny Shakespeare: from a bare copy of its notebook, in a new folder,
-    every cell runs (the data found through the package) and nothing is written beside it.
+def test_the_corpus_is_found_from_an_empty_directory(tmp_path):
+    """A notebook run in a folder of its own finds Tiny Shakespeare through the package (not
+    through the folder it runs in) and writes nothing there; with ``FORMULATED_DATA`` naming
+    a folder without it, the lookup fails (the control)."""
+    import os
+    import subprocess
 
-    The tests' one whole run of chapter 6 (23 s of cells): the student-notebook test of
-    tests/test_assignments.py runs chapter 9 instead and leaves finding the data from another
-    folder to this one, since the student notebook holds this notebook's chapter cells."""
+    read = (
+        "from formulated.data import tiny_shakespeare; print(len(tiny_shakespeare()))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "FORMULATED_DATA"}
+    done = subprocess.run(
+        [sys.executable, "-c", read],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == "1115394", done.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []
+    env["FORMULATED_DATA"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", read],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and "FileNotFoundError" in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", ["08_attention"])
+def test_downloaded_chapter_runs_from_an_empty_directory(chapter, tmp_path):
+    """From a bare copy of a chapter's notebook, in a new folder, every cell runs and nothing is
+    written beside it.
+
+    Chapter 8: a widget, figures, a quiz and exercises, in a few seconds of cells.  The
+    chapters that read Tiny Shakespeare (6, 18 and 19) take 20 s to a minute; the package
+    finds it from any folder (:func:`test_the_corpus_is_found_from_an_empty_directory`)."""
     from nbclient import NotebookClient
 
     copy = tmp_path / f"{chapter}.ipynb"
