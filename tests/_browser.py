@@ -620,8 +620,8 @@ PHONE_AUDIT_NAMES = ("intro", "08_attention", "18_train_tiny_gpt", "appendix_b_e
 #: handlers that fit display math, mark wide tables and add tab stops run at a load and at a
 #: resize.  They are the book's scripts, the same on every page of both books; these two pages
 #: give them the most to do: chapter 8 (display math, a widget, figures, a quiz) in English,
-#: appendix B (the widest tables) in Korean, whose text is wider.  All eight phone-audit pages
-#: used to be loaded fresh, and agreed in every run; each fresh load cost 2-3 CPU-seconds.
+#: appendix B (the widest tables) in Korean.  All eight phone-audit pages used to be loaded
+#: fresh, and agreed in every run before this choice; each fresh load cost 2-3 CPU-seconds.
 FRESH_PHONE_PAGES = ("chapters/08_attention.html", "ko/chapters/appendix_b_errata.html")
 
 

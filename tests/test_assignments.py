@@ -141,11 +141,11 @@ def test_student_notebook_runs_from_any_directory(
     in the temporary folder.
 
     Chapter 9 (5 s of cells) shows what otter's cells do, which does not depend on the chapter.
-    That a chapter finds its data through the package from another folder is shown elsewhere:
-    tests/test_notebooks.py reads Tiny Shakespeare from an empty folder (and runs chapter 8's
-    Colab notebook there, which holds the student notebook's chapter cells unchanged and adds
-    its set-up cell and the solutions), and tests/test_autograder_zip.py runs chapter 18, which
-    reads the corpus, from the zip's environment."""
+    That a chapter finds its data through the package from another folder is shown by
+    tests/test_autograder_zip.py: the data folder is found from a folder holding a decoy, and
+    chapter 18, which reads the corpus, runs whole in the zip's environment.  A Colab notebook,
+    which holds the student notebook's chapter cells unchanged (and adds its set-up cell and the
+    solutions), runs whole from an empty folder in tests/test_notebooks.py (chapter 8's)."""
     import zipfile
 
     import nbformat

@@ -81,15 +81,15 @@ ZIP_WRONG = sorted(set(WRONG) - {LOCAL_WRONG})
 #: zip's environment: chapter 18 asks the most of it — it reads the corpus through the package
 #: (``load_data``), builds, trains, checkpoints (in a temporary folder), resumes and samples a
 #: model with the package's training loop, counts GPT-2's parameters with ``transformers`` and
-#: shows a widget — and takes the longest.  (Chapter 19 has no autograded exercise: its zip has
-#: nothing to grade.)
+#: shows a widget.  (Chapter 19 has no autograded exercise: its zip has nothing to grade.)
 WHOLE = "18_train_tiny_gpt"
-#: In :data:`WHOLE`'s hand-in, the cell that trains the ``book`` preset trains it for
-#: :data:`WHOLE_STEPS` of its 1500 steps (:func:`shortened_training`): the same loop, with its
-#: progress bar, an evaluation (every 250 steps) and a checkpoint.  The other 1250 steps ask
-#: nothing more of the environment and took 40 of the hand-in's 78 CPU-seconds.  The cells
-#: after it read the run's history, sample from it and show its widget, as after the whole run
-#: (the loss passes the unigram level near step 30; the book's pages show the whole run).
+#: In :data:`WHOLE`'s hand-in, the cell that trains the ``book`` preset stops after the first
+#: :data:`WHOLE_STEPS` of its 1500 steps (``stop_at_step``, :func:`shortened_training`): the
+#: same run, loop and schedule, with its progress bar, an evaluation (every 250 steps) and a
+#: checkpoint.  The other 1250 steps ask nothing more of the environment and took 40 of the
+#: hand-in's 78 CPU-seconds.  The cells after it read the run's history, sample from it and
+#: show its widget, as after the whole run (the loss passes the unigram level near step 30;
+#: the book's pages show the whole run).
 WHOLE_STEPS = 250
 #: The call in :data:`WHOLE`'s training cell that :func:`shortened_training` shortens.
 WHOLE_TRAIN = 'train("book", run_dir / "book", overwrite=True)'
@@ -240,17 +240,18 @@ def _grade(
 
 
 def shortened_training(notebook: Path) -> None:
-    """``notebook`` (:data:`WHOLE`'s hand-in) with its one call :data:`WHOLE_TRAIN` training
-    :data:`WHOLE_STEPS` steps; fails if the chapter's cell no longer holds that call once."""
+    """``notebook`` (:data:`WHOLE`'s hand-in) with its one call :data:`WHOLE_TRAIN` stopping
+    after :data:`WHOLE_STEPS` steps; fails if the chapter no longer holds that call once."""
     import nbformat
 
     nb = nbformat.read(notebook, as_version=4)
-    found = [c for c in nb.cells if WHOLE_TRAIN in c.source]
-    assert len(found) == 1 and found[0].source.count(WHOLE_TRAIN) == 1, (
-        f"{notebook.name}: expected one cell with one {WHOLE_TRAIN}, "
-        f"found {len(found)} cells"
+    counts = [c.source.count(WHOLE_TRAIN) for c in nb.cells]
+    assert sum(counts) == 1, (
+        f"{notebook.name}: expected one {WHOLE_TRAIN} in one cell, found "
+        f"{[n for n in counts if n]} per cell"
     )
-    shorter = WHOLE_TRAIN.removesuffix(")") + f", max_steps={WHOLE_STEPS})"
+    found = [c for c in nb.cells if WHOLE_TRAIN in c.source]
+    shorter = WHOLE_TRAIN.removesuffix(")") + f", stop_at_step={WHOLE_STEPS})"
     found[0].source = found[0].source.replace(WHOLE_TRAIN, shorter)
     nbformat.write(nb, notebook)
 
@@ -273,9 +274,9 @@ def test_shortened_training_changes_the_one_training_call(tmp_path):
     nbformat.write(nb, path)
     shortened_training(path)
     cells = [c.source for c in nbformat.read(path, as_version=4).cells]
-    shorter = 'train("book", run_dir / "book", overwrite=True, max_steps=250)'
+    shorter = 'train("book", run_dir / "book", overwrite=True, stop_at_step=250)'
     assert cells == [f"x = 1\nresult = {shorter}\nresult", other]
-    with pytest.raises(AssertionError, match="expected one cell"):
+    with pytest.raises(AssertionError, match="expected one"):
         shortened_training(path)  # the call is gone now
 
 
@@ -352,15 +353,16 @@ def test_the_zip_environment_is_the_zips_own(zip_environment, tmp_path):
     assert list(failed) == [CONTROL_IMPORT], failed
 
 
-@pytest.mark.slow  # otter run in the zip's environment: 10 s to a minute (chapter 18)
+@pytest.mark.slow  # otter run in the zip's environment: 10 to 40 s (chapter 18)
 @pytest.mark.parametrize("stem", GRADED)
 def test_chapter_grades_from_its_zip_alone(stem, assignment, zip_environment, tmp_path):
     """The chapter's zip asks for the environment the tests built (its ``environment.yml`` is
     the one :func:`zip_environment` was built from), and in that environment ``otter run`` with
     the chapter's zip gives the book's solutions full marks, with no cell raising (otter's debug
     mode) — for :data:`WHOLE`, the hand-out with every cell run and each answer cell filled with
-    the book's solution (its training shortened, :data:`WHOLE_STEPS`); for the others, the reduced hand-in (tests/_hand_ins.py: the answers
-    and the chapter cells that bind what they and the tests read, not the rest of the chapter).
+    the book's solution (its training stopped at :data:`WHOLE_STEPS`); for the others, the
+    reduced hand-in (tests/_hand_ins.py: the answers and the chapter cells that bind what they
+    and the tests read, not the rest of the chapter).
     For the chapters of :data:`ZIP_WRONG`, the reduced hand-in of ``WRONG``'s answers (the
     others right) scores some points, but below full, and below full on each exercise answered
     wrong: the zip's hidden tests grade, and reject those mistakes.

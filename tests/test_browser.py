@@ -303,6 +303,10 @@ PHONE_CASES = [
 ]
 
 
+def test_the_fresh_phone_pages_are_pages_of_the_books() -> None:
+    assert set(FRESH_PHONE_PAGES) <= set(PAGES), FRESH_PHONE_PAGES
+
+
 @pytest.mark.parametrize("page", PHONE_CASES)
 def test_a_page_narrowed_in_place_looks_as_one_loaded_at_390px(
     reports: Any, page: str

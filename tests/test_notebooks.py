@@ -163,37 +163,6 @@ def test_no_chapter_code_opens_a_path_inside_the_repository():
     )  # the control
 
 
-def test_the_corpus_is_found_from_an_empty_directory(tmp_path):
-    """A notebook run in a folder of its own finds Tiny Shakespeare through the package (not
-    through the folder it runs in) and writes nothing there; with ``FORMULATED_DATA`` naming
-    a folder without it, the lookup fails (the control)."""
-    import os
-    import subprocess
-
-    read = (
-        "from formulated.data import tiny_shakespeare; print(len(tiny_shakespeare()))"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "FORMULATED_DATA"}
-    done = subprocess.run(
-        [sys.executable, "-c", read],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert done.stdout.strip() == "1115394", done.stderr[-2000:]
-    assert list(tmp_path.iterdir()) == []
-    env["FORMULATED_DATA"] = str(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-c", read],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode != 0 and "FileNotFoundError" in done.stderr
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", ["08_attention"])
 def test_downloaded_chapter_runs_from_an_empty_directory(chapter, tmp_path):
@@ -201,8 +170,10 @@ def test_downloaded_chapter_runs_from_an_empty_directory(chapter, tmp_path):
     written beside it.
 
     Chapter 8: a widget, figures, a quiz and exercises, in a few seconds of cells.  The
-    chapters that read Tiny Shakespeare (6, 18 and 19) take 20 s to a minute; the package
-    finds it from any folder (:func:`test_the_corpus_is_found_from_an_empty_directory`)."""
+    chapters that read Tiny Shakespeare (6, 18 and 19) take 20 s to a minute of cells; that
+    the package finds the corpus from any folder, not through the folder it runs in, is
+    tests/test_autograder_zip.py's ``test_the_data_folder_can_be_named_by_an_environment_variable``
+    (run in a folder that holds a decoy), and chapter 18 reads it in the zip's environment."""
     from nbclient import NotebookClient
 
     copy = tmp_path / f"{chapter}.ipynb"
