@@ -250,9 +250,9 @@ def shortened_training(notebook: Path) -> None:
         f"{notebook.name}: expected one {WHOLE_TRAIN} in one cell, found "
         f"{[n for n in counts if n]} per cell"
     )
-    found = [c for c in nb.cells if WHOLE_TRAIN in c.source]
+    (cell,) = [c for c, n in zip(nb.cells, counts) if n]
     shorter = WHOLE_TRAIN.removesuffix(")") + f", stop_at_step={WHOLE_STEPS})"
-    found[0].source = found[0].source.replace(WHOLE_TRAIN, shorter)
+    cell.source = cell.source.replace(WHOLE_TRAIN, shorter)
     nbformat.write(nb, notebook)
 
 
