@@ -68,12 +68,30 @@ def test_bf16_autocast_trains_close_to_float32_and_resumes_exactly(tmp_path):
     assert all(torch.equal(w1[k], w2[k]) for k in w1)
 
 
+#: The backend the compile test hands ``torch.compile``: TorchDynamo captures the block and AOT
+#: autograd traces its forward and backward, as with the default backend (inductor), which would
+#: then generate C++ for the CPU and compile it with g++ (30 CPU-seconds on a cold cache, each
+#: fresh clone).  What the test checks is the loop's: which modules are compiled, how many
+#: graphs, no recompiling, the same numbers as eager.  A CUDA run's inductor generates Triton,
+#: not that C++.
+COMPILE_BACKEND = "aot_eager"
+
+
 @pytest.mark.slow  # torch.compile
-def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampling():
+def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampling(
+    monkeypatch,
+):
     """``compile="blocks"`` (the CUDA default) compiles one block that every layer reuses;
-    evaluation (other batch shapes) and sampling (growing lengths) run eagerly, no new graphs."""
+    evaluation (other batch shapes) and sampling (growing lengths) run eagerly, no new graphs.
+    Compiled with :data:`COMPILE_BACKEND`."""
     from torch._dynamo.utils import counters
 
+    compile_module = torch.nn.Module.compile
+    monkeypatch.setattr(
+        torch.nn.Module,
+        "compile",
+        lambda self, **kw: compile_module(self, backend=COMPILE_BACKEND, **kw),
+    )
     torch._dynamo.reset()
     counters.clear()
     cfg = dict(TINY, L=2, max_steps=6, eval_interval=3)
