@@ -38,12 +38,16 @@ from _chapters import ROOT
 from booktools.course import assign, grading
 from booktools.course.specs import SPECS
 
-#: Wrong answers (label -> the answer cell's code) of four chapters: the common mistakes that
-#: the hidden tests must reject.  A chapter's wrong submission is its reduced hand-in with these
+#: Wrong answers (label -> the answer cell's code) of two chapters: common mistakes that the
+#: hidden tests must reject.  A chapter's wrong submission is its reduced hand-in with these
 #: answers and the book's solutions for its other exercises: it must score some points, but not
 #: those exercises'.  tests/test_assignments.py grades :data:`LOCAL_WRONG`'s through
 #: booktools.course.grading (the instructor's ``otter run``, in the repository's environment);
-#: tests/test_autograder_zip.py grades the others' from their zips alone.
+#: tests/test_autograder_zip.py grades the other's from its zip alone: each path shown to give
+#: partial marks once.  That every exercise's tests reject its most common mistakes (these
+#: among them) is checked for every exercise by tests/test_grading_fairness.py, without otter:
+#: chapters 11 and 12's wrong submissions, graded here from their zips before, held mistakes
+#: that test scores (the tanh form, 1.702 for both constants, a ratio of 1).
 WRONG = {
     "08_attention": {
         # forgets the 1/sqrt(D) of scaled dot-product attention
@@ -65,19 +69,6 @@ WRONG = {
         # counts n^2/2 and forgets the diagonal
         "ex-09-4": "causal_pairs = 1024 * 1023 // 2\nwasted_fraction = 0.5\n"
         "band_pairs = 2048 * 256",
-    },
-    "11_ffn_gelu": {
-        # the tanh approximation taken for GELU
-        "ex-11-2": "grid = np.linspace(-3, 0, 300001)\n"
-        "values = fg.gelu(grid, approximation='tanh')\n"
-        "x_min, gelu_min = grid[np.argmin(values)], values.min()",
-        # 1.702 believed best for both
-        "ex-11-3": "a1 = a2 = 1.702",
-    },
-    "12_layernorm_residual": {
-        "ex-12-2": "x_row = np.random.default_rng(5).standard_normal((1, 16))\na_limit = 0.01",
-        # the ratio of two LayerNorms that both use the biased variance
-        "ex-12-3": "ratio_4 = ratio_768 = 1.0",
     },
 }
 #: The chapter whose wrong submission tests/test_assignments.py grades in the repository's

@@ -23,7 +23,7 @@ The tests, which pytest-xdist spreads over its workers (one ``otter run`` at a t
   data are the zip's, not this repository's; every import statement of every chapter's code and
   of every test succeeds there (a control import must fail).
 * :func:`test_chapter_grades_from_its_zip_alone`, one per graded chapter: the book's solutions
-  score full marks from the chapter's zip, with no cell raising; for the chapters of
+  score full marks from the chapter's zip, with no cell raising; for the chapter of
   :data:`ZIP_WRONG`, a wrong submission (tests/_hand_ins.py's ``WRONG``) scores below full, and
   below full on each exercise it gets wrong.
 
@@ -71,9 +71,9 @@ GRADED = [
     for p in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.md"))
     if grading.solutions(p)
 ]
-#: The chapters whose wrong submission (tests/_hand_ins.py's ``WRONG``) is graded from the zip:
-#: every one but the chapter that tests/test_assignments.py grades in the repository's
-#: environment.  That each hidden test rejects wrong answers is checked for every exercise by
+#: The chapter whose wrong submission (tests/_hand_ins.py's ``WRONG``) is graded from the zip:
+#: the one that tests/test_assignments.py does not grade in the repository's environment.  That
+#: each hidden test rejects wrong answers is checked for every exercise by
 #: tests/test_grading_fairness.py (without otter); that a blank hand-out scores nothing, for
 #: every chapter by tests/test_assignments.py.
 ZIP_WRONG = sorted(set(WRONG) - {LOCAL_WRONG})
@@ -310,6 +310,7 @@ def test_the_graded_chapters_are_those_expected():
     assert len(GRADED) >= 15, GRADED
     assert WHOLE in GRADED, GRADED
     assert set(WRONG) <= set(GRADED) and LOCAL_WRONG in WRONG, (sorted(WRONG), GRADED)
+    assert ZIP_WRONG, "no wrong submission is graded from a zip"
 
 
 @pytest.mark.slow  # builds the environment (pip: a minute) and imports every chapter's modules
@@ -363,7 +364,7 @@ def test_chapter_grades_from_its_zip_alone(stem, assignment, zip_environment, tm
     the book's solution (its training stopped at :data:`WHOLE_STEPS`); for the others, the
     reduced hand-in (tests/_hand_ins.py: the answers and the chapter cells that bind what they
     and the tests read, not the rest of the chapter).
-    For the chapters of :data:`ZIP_WRONG`, the reduced hand-in of ``WRONG``'s answers (the
+    For the chapter of :data:`ZIP_WRONG`, the reduced hand-in of ``WRONG``'s answers (the
     others right) scores some points, but below full, and below full on each exercise answered
     wrong: the zip's hidden tests grade, and reject those mistakes.
 
