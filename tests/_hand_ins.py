@@ -46,8 +46,10 @@ from booktools.course.specs import SPECS
 #: tests/test_autograder_zip.py grades the other's from its zip alone: each path shown to give
 #: partial marks once.  That every exercise's tests reject its most common mistakes (these
 #: among them) is checked for every exercise by tests/test_grading_fairness.py, without otter:
-#: chapters 11 and 12's wrong submissions, graded here from their zips before, held mistakes
-#: that test scores (the tanh form, 1.702 for both constants, a ratio of 1).
+#: chapters 11 and 12's wrong submissions, graded from their zips before, held what that test
+#: scores: the tanh form (11.2) and 1.702 for both constants (11.3) are its mistakes, a ratio
+#: of 1 its guess (12.3), an ``a_limit`` below the answer its mistake (12.2; 0.003 there, 0.01
+#: here).
 WRONG = {
     "08_attention": {
         # forgets the 1/sqrt(D) of scaled dot-product attention
