@@ -48,8 +48,10 @@ from booktools.course.specs import SPECS
 #: among them) is checked for every exercise by tests/test_grading_fairness.py, without otter:
 #: chapters 11 and 12's wrong submissions, graded from their zips before, held what that test
 #: scores: the tanh form (11.2) and 1.702 for both constants (11.3) are its mistakes, a ratio
-#: of 1 its guess (12.3), an ``a_limit`` below the answer its mistake (12.2; 0.003 there, 0.01
-#: here).
+#: of 1 its mistake and its guess (12.3), an ``a_limit`` below the answer its mistake (12.2:
+#: 0.003 there, 0.01 here; its hidden test rejects any value below the answer).  What they
+#: showed besides, that the tests as written into a zip reject under otter, chapter 8's shows
+#: (the zips are written by the same code).
 WRONG = {
     "08_attention": {
         # forgets the 1/sqrt(D) of scaled dot-product attention
@@ -74,7 +76,7 @@ WRONG = {
     },
 }
 #: The chapter whose wrong submission tests/test_assignments.py grades in the repository's
-#: environment (the others' are graded from the zip): one is enough to show that the
+#: environment (the other's is graded from its zip): one is enough to show that the
 #: instructor's path gives partial marks.
 LOCAL_WRONG = "09_masks"
 

@@ -2,15 +2,15 @@
 wrong submission, grade it with ``otter run`` (booktools.course.grading, in the repository's
 environment), check the scores; and that a blank hand-out scores nothing.  That the book's own
 solutions score full marks is checked for every chapter, from its autograder zip alone, by
-tests/test_autograder_zip.py, which also grades the other wrong submissions of
+tests/test_autograder_zip.py, which also grades the other wrong submission of
 tests/_hand_ins.py's ``WRONG`` there.
 
-The wrong submissions make the common mistakes the hidden tests must reject: a multiplicative
-mask, a missing 1/sqrt(D), the unbiased variance in LayerNorm, the tanh form of GELU taken for
-the exact one, 1.702 taken for the best constant of x*sigmoid(a*x).  Each is graded once: this
-module grades :data:`LOCAL_WRONG`'s (the instructor's path needs one ``otter run`` that gives
-partial marks; chapter 18's blank hand-out, below, is its second), tests/test_autograder_zip.py
-the others'.
+The wrong submissions make common mistakes the hidden tests must reject: chapter 9's a
+multiplicative mask, weights not renormalized and the diagonal left out of a count; chapter 8's
+a missing 1/sqrt(D).  Each is graded once: this module grades :data:`LOCAL_WRONG`'s (the
+instructor's path needs one ``otter run`` that gives partial marks; chapter 18's blank
+hand-out, below, is its second), tests/test_autograder_zip.py chapter 8's.  That every
+exercise's tests reject its most common mistakes is tests/test_grading_fairness.py's.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_wrong_submission_scores_partial(stem, assignment, tmp_path):
     The submission is the reduced hand-in (tests/_hand_ins.py): the answers, right or wrong,
     and the chapter cells that bind what they and the tests read, not the rest of the chapter
     (tests/test_autograder_zip.py grades the same reduced hand-in with the right answers: full
-    marks; and the other chapters' wrong submissions, from their zips)."""
+    marks; and chapter 8's wrong submission, from its zip)."""
     chapter = ROOT / "chapters" / f"{stem}.md"
     student, zip_path = assignment(stem)
     answers = grading.solutions(chapter)

@@ -24,9 +24,10 @@ from _browser import new_driver
 from _chapters import MYST_HEADER, ROOT
 
 CHAPTER = "chapters/11_ffn_gelu.md"
-#: A line that Exercise 11.2's folded solution prints (a solution's output once showed outside
-#: its fold after Run All; chapter 15 was opened and run for this alone, 25 s of make test).
-FOLDED_OUTPUT = "argmin x ="
+#: A line that each of Exercises 11.2, 11.3 and 11.4's folded solutions prints (a solution's
+#: output once showed outside its fold after Run All; chapter 15 was opened and run for this
+#: alone, 25 s of make test).
+FOLDED_OUTPUTS = ("argmin x =", "best alpha for GELU", "max |direct - flattened|")
 #: A scratch page: one macro that only the scratch _config.yml defines, one defined nowhere.
 MACRO_PAGE = "chapters/macro_check.md"
 MACRO_PAGE_TEXT = (
@@ -175,8 +176,8 @@ return {cell: !!cell, box: !!box, open: box ? box.open : null,
 
 def test_chapter_11_opens_renders_runs_and_its_slider_redraws(lab_url: str) -> None:
     """Chapter 11 opens as a rendered notebook, unmodified; every cell runs without an error;
-    Exercise 11.2's folded solution keeps its output in a closed box; the GELU slider redraws
-    its plot; the quiz answers."""
+    the folded solutions keep their output in a closed box; the GELU slider redraws its plot;
+    the quiz answers."""
     from selenium.webdriver.common.keys import Keys
 
     driver = new_driver(1280, 1000)
@@ -238,9 +239,10 @@ def test_chapter_11_opens_renders_runs_and_its_slider_redraws(lab_url: str) -> N
         )
         assert status["cells"] > 10 and status["errors"] == [], status["errors"]
         # A folded solution's output is in a closed box (booktools.lab.kernel).
-        folded = driver.execute_script(FOLDED_JS, FOLDED_OUTPUT)
-        assert folded["box"] and folded["open"] is False, folded
-        assert FOLDED_OUTPUT not in folded["visible"].split("click to show")[0], folded
+        for printed in FOLDED_OUTPUTS:
+            folded = driver.execute_script(FOLDED_JS, printed)
+            assert folded["box"] and folded["open"] is False, (printed, folded)
+            assert printed not in folded["visible"].split("click to show")[0], folded
 
         # The GELU widget: move its slider, its plot is redrawn by the kernel.
         plot = """

@@ -2,7 +2,8 @@
 
 CI has no GPU, so the pieces that a CUDA run switches on are run here on the CPU with the
 same code: bf16 autocast (``amp="bf16"``), ``torch.compile`` of the transformer block
-(``compile="blocks"``), the FLOP count behind the model-FLOPs utilization, and the GPU handed
+(``compile="blocks"``; without inductor's code generation, which a CUDA run has:
+:data:`COMPILE_BACKEND`), the FLOP count behind the model-FLOPs utilization, and the GPU handed
 to ``torch.cuda.set_device`` (with CUDA faked).  Each is compared with an independent reference:
 the float32 eager run, PyTorch's own FLOP counter, and set_device's own check of the index.
 """
@@ -68,13 +69,14 @@ def test_bf16_autocast_trains_close_to_float32_and_resumes_exactly(tmp_path):
     assert all(torch.equal(w1[k], w2[k]) for k in w1)
 
 
-#: The backend the compile test hands ``torch.compile``: TorchDynamo captures the block and AOT
-#: autograd traces its forward and backward, as with the default backend (inductor), which would
-#: then generate C++ for the CPU and compile it with g++ (30 CPU-seconds on a cold cache, each
-#: fresh clone).  What the test checks is the loop's: which modules are compiled, how many
-#: graphs, no recompiling, the same numbers as eager.  A CUDA run's inductor generates Triton,
-#: not that C++.
-COMPILE_BACKEND = "aot_eager"
+#: The backend the compile test hands ``torch.compile``: TorchDynamo captures the block, AOT
+#: autograd traces its forward and backward, and inductor's decompositions and partitioner split
+#: them, as with the default backend (inductor), which would then generate C++ for the CPU and
+#: compile it with g++: 30 CPU-seconds more on a cold cache (a new machine; here also each clone
+#: in a new folder).  What the test checks is the loop's: which modules are compiled, how many
+#: graphs, no recompiling, the same numbers as eager.  Inductor's code generation (the C++, or
+#: the Triton of a CUDA run) is not run by make test.
+COMPILE_BACKEND = "aot_eager_decomp_partition"
 
 
 @pytest.mark.slow  # torch.compile
@@ -86,16 +88,21 @@ def test_compiled_block_trains_like_eager_and_never_recompiles_for_eval_or_sampl
     Compiled with :data:`COMPILE_BACKEND`."""
     from torch._dynamo.utils import counters
 
-    compile_module = torch.nn.Module.compile
-    monkeypatch.setattr(
-        torch.nn.Module,
-        "compile",
-        lambda self, **kw: compile_module(self, backend=COMPILE_BACKEND, **kw),
-    )
+    compile_module, compiled_modules = torch.nn.Module.compile, []
+
+    def compile_with_backend(self, *args, **kwargs):
+        compiled_modules.append(self)
+        kwargs.setdefault("backend", COMPILE_BACKEND)
+        return compile_module(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.Module, "compile", compile_with_backend)
     torch._dynamo.reset()
     counters.clear()
     cfg = dict(TINY, L=2, max_steps=6, eval_interval=3)
     compiled = train("book", None, progress=False, compile="blocks", **cfg)
+    assert compiled_modules == list(
+        compiled.model.blocks
+    )  # each block, with the backend
     graphs = counters["stats"]["unique_graphs"]
     assert graphs == 1  # one graph for both layers: the block is compiled once
     eager = train("book", None, progress=False, compile="off", **cfg)
