@@ -517,6 +517,13 @@ def axe_violations(driver: Any, rules: str = "all") -> list[dict[str, Any]]:
     return result
 
 
+def blocked_urls(driver: Any, patterns: list[str]) -> None:
+    """Chromium loads nothing whose URL matches one of ``patterns`` (``*`` a wildcard) in
+    ``driver``'s later pages; ``[]`` lifts the block."""
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": patterns})
+
+
 def http_cache(driver: Any, enabled: bool) -> None:
     """Chromium's HTTP cache on or off for every later page of ``driver``: off, a page loads as
     on a first visit (its weight then counts every resource; cached ones are missing from the

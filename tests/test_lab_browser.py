@@ -334,7 +334,7 @@ def _unmodified(driver: Any) -> None:
         "return [nb.context.model.dirty, nb.title.className];"
     )
     diff = None
-    if dirty[0]:  # what differs from the file as the server gave it
+    if dirty[0]:
         diff = driver.execute_async_script(
             """
             const done = arguments[arguments.length - 1];

@@ -38,7 +38,15 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import pytest
-from _browser import browsers, http_cache, require_book, reset_view, resize, switch_mode
+from _browser import (
+    blocked_urls,
+    browsers,
+    http_cache,
+    require_book,
+    reset_view,
+    resize,
+    switch_mode,
+)
 
 from formulated.quizzes import Choice, Numeric, Option, questions
 from formulated.quizzes.render import END, START, render_quiz
@@ -233,7 +241,7 @@ def test_quiz_answers_right_and_wrong(
     # (:data:`NO_MATHJAX`).
     try:
         http_cache(driver, enabled=True)
-        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": NO_MATHJAX})
+        blocked_urls(driver, NO_MATHJAX)
         driver.get(f"{b.url}chapters/{CHAPTERS[quiz_id]}.html")
         loaded = driver.execute_script(
             "const v = window.MathJax && MathJax.version; delete window.MathJax; return v;"
@@ -246,7 +254,7 @@ def test_quiz_answers_right_and_wrong(
                 problems += [(how, p) for p in real_input(driver, quiz_id, qs)]
             problems += [(how, p) for p in in_page(driver, quiz_id, qs)]
     finally:
-        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        blocked_urls(driver, [])
         reset_view(driver)
         http_cache(driver, enabled=False)
     assert not problems, f"{quiz_id}: {len(problems)} check(s) failed:\n" + "\n".join(

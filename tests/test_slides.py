@@ -11,7 +11,7 @@ or is cut or set smaller, every slide has speaker notes without raw TeX, no slid
 line about the page or the autograder, no slide shows more than 15 lines of code, the fonts the
 deck's CSS names cover every character it shows, the math is typeset, no console error,
 ArrowRight moves to the next slide, axe-core finds nothing serious or critical (on the Korean
-decks every rule but the color rules: :func:`axe_rules`), the median deck
+decks every rule but the color rules: :func:`deck_axe_rules`), the median deck
 weighs at most 2.5 MB -- the Korean decks show the Korean figures, every deck has its handout
 (PDF, a page per slide and notes) and the leak scan finds no solution in any deck.  Each check
 is shown to fail on a wrong deck (:func:`wrong_deck`) or a planted fault.
@@ -509,7 +509,7 @@ document.head.appendChild(script);
 """
 
 
-def axe_rules(deck: str) -> str:
+def deck_axe_rules(deck: str) -> str:
     """What axe audits of ``deck`` (a key of ``_browser.AXE_RULE_SETS``): every rule on an
     English deck; on a Korean one every rule but the color rules.  Both are built from the same
     CSS, and a Korean deck has the English one's class names and inline styles
@@ -663,13 +663,14 @@ def report_of(driver: Any, site: str, deck: str) -> dict[str, Any]:
     loads a deck first keeps its report in the run's folder, where the others read it."""
     if deck not in _REPORTS:
         shared = run_folder()
+        rules = deck_axe_rules(deck)
         if shared is None:
-            _REPORTS[deck] = deck_report(driver, site + deck, axe_rules(deck))
+            _REPORTS[deck] = deck_report(driver, site + deck, rules)
         else:
             kept = shared / "decks" / (deck.replace("/", "~") + ".json")
             with locked(kept.with_suffix(".lock")):
                 if not kept.is_file():
-                    report = deck_report(driver, site + deck, axe_rules(deck))
+                    report = deck_report(driver, site + deck, rules)
                     kept.write_text(json.dumps(report))
             _REPORTS[deck] = json.loads(kept.read_text())
     return _REPORTS[deck]
@@ -692,7 +693,7 @@ def test_every_deck_is_built_in_both_languages(decks: Path) -> None:
         '<html lang="ko"' in ko and "정의 8.1" in ko and "정확한 가중치 : [0.0634" in ko
     )
     assert "cdn" not in ko.lower() and "https://" not in ko.split("<body")[0]
-    # the same style sheets in both languages (what axe_rules relies on)
+    # the same style sheets in both languages (what deck_axe_rules relies on)
     css = {
         lang: {
             p.relative_to(decks / lang): p.read_bytes()
@@ -734,7 +735,7 @@ def test_korean_decks_are_styled_as_the_english_ones(decks: Path, name: str) -> 
     """A Korean deck has the class names and inline styles of the English one: then the decks'
     CSS (the same in both: :func:`test_every_deck_is_built_in_both_languages`) gives its text
     the English deck's colors, which axe's color rules check on the English deck
-    (:func:`axe_rules` leaves them out on the Korean one)."""
+    (:func:`deck_axe_rules` leaves them out on the Korean one)."""
     english, korean = (
         styles_in(deck_paths.deck_path(name, language, decks))
         for language in ("en", "ko")
@@ -742,7 +743,7 @@ def test_korean_decks_are_styled_as_the_english_ones(decks: Path, name: str) -> 
     assert english == korean, (
         f"the Korean deck of {name} is styled otherwise: only Korean "
         f"{sorted(korean - english)[:8]}, only English {sorted(english - korean)[:8]}; "
-        "audit the Korean decks with axe's color rules too (axe_rules)"
+        "audit the Korean decks with axe's color rules too (deck_axe_rules)"
     )
 
 
